@@ -1,0 +1,103 @@
+package dev.punctual.core;
+
+import dev.punctual.core.binary.ArtifactStore;
+import dev.punctual.core.binary.BinaryRepository;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.exec.Backoff;
+import dev.punctual.core.exec.BinaryCache;
+import dev.punctual.core.exec.ExecutorPool;
+import dev.punctual.core.exec.ProcessRunner;
+import dev.punctual.core.exec.RunWorker;
+import dev.punctual.core.infra.Resources;
+import dev.punctual.core.infra.Transactions;
+import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.schedule.Schedules;
+import dev.punctual.core.service.BinaryService;
+import dev.punctual.core.service.JobService;
+import dev.punctual.core.sweep.Sweeper;
+import dev.punctual.core.sweep.WatermarkRepository;
+import dev.punctual.core.time.TimeBuckets;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.presigner.S3Presigner;
+import software.amazon.awssdk.services.sqs.SqsClient;
+
+/**
+ * The scheduler's object graph, built from three SDK clients, a presigner, the settings and a clock. Each
+ * deployable builds one and uses the part it needs; tests build one per emulator set.
+ */
+public final class Punctual {
+    public final Settings settings;
+    public final Clock clock;
+    public final Resources resources;
+    public final TimeBuckets buckets;
+    public final JobRepository jobs;
+    public final RunRepository runs;
+    public final BinaryRepository binaryRepository;
+    public final WatermarkRepository watermarks;
+    public final Transactions tx;
+    public final RunQueue queue;
+    public final ArtifactStore store;
+    public final Schedules schedules;
+    public final Dispatcher dispatcher;
+    public final Sweeper sweeper;
+    public final BinaryService binaries;
+    public final JobService jobService;
+
+    public Punctual(DynamoDbClient dynamo, SqsClient sqs, S3Client s3, S3Presigner presigner, Settings settings,
+                    Clock clock, String queueUrl) {
+        this.settings = settings;
+        this.clock = clock;
+        this.resources = new Resources(settings);
+        this.buckets = new TimeBuckets(settings.shards());
+        this.jobs = new JobRepository(dynamo, resources);
+        this.runs = new RunRepository(dynamo, resources, buckets);
+        this.binaryRepository = new BinaryRepository(dynamo, resources);
+        this.watermarks = new WatermarkRepository(dynamo, resources);
+        this.tx = new Transactions(dynamo);
+        this.queue = new RunQueue(sqs, resources.runQueue(), queueUrl);
+        this.store = new ArtifactStore(s3, presigner, resources.bucket());
+        this.schedules = new Schedules(settings.minInterval());
+        this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, clock);
+        this.sweeper = new Sweeper(runs, watermarks, dispatcher, buckets, settings, clock);
+        this.binaries = new BinaryService(binaryRepository, store, settings, clock);
+        this.jobService = new JobService(jobs, runs, binaries, store, tx, dispatcher, schedules, settings, clock);
+    }
+
+    /** A worker that handles one message at a time; an executor process has one, shared by its pool threads. */
+    public RunWorker worker(String executorId, Path workRoot, ScheduledExecutorService timer) {
+        try {
+            return new RunWorker(runs, jobs, tx, queue, store, new BinaryCache(store, workRoot.resolve("cache")),
+                    new ProcessRunner(settings.logCapBytes(), settings.killGrace()),
+                    new Backoff(settings.retryBase(), settings.retryCap(), new SecureRandom()), settings, clock,
+                    executorId, workRoot.resolve("runs"), timer);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A started executor pool: long-polls 20 s, as many messages as free slots. */
+    public ExecutorPool startExecutor(String executorId, Path workRoot, int waitSeconds) {
+        ScheduledExecutorService timer = Executors.newScheduledThreadPool(1,
+                Thread.ofPlatform().daemon().name("heartbeat-" + executorId).factory());
+        RunWorker worker = worker(executorId, workRoot, timer);
+        return new ExecutorPool(worker, queue, settings.executorConcurrency(), waitSeconds,
+                (int) settings.lease().toSeconds(), settings.shutdownGrace()).start();
+    }
+
+    /** host:pid plus a random suffix, so restarts on one host are told apart. */
+    public static String defaultExecutorId() {
+        return ManagementFactory.getRuntimeMXBean().getName() + "-" + Integer.toHexString(new SecureRandom().nextInt());
+    }
+}

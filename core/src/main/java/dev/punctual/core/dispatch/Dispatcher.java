@@ -1,0 +1,144 @@
+package dev.punctual.core.dispatch;
+
+import dev.punctual.core.infra.Transactions;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.job.JobState;
+import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunIds;
+import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.schedule.Schedule;
+import dev.punctual.core.schedule.Schedules;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+
+/**
+ * Moves SCHEDULED runs into the queue: send (delayed to the due second), then mark QUEUED and, in the same
+ * transaction, materialize the job's next occurrence. When that next occurrence is itself due before
+ * {@code horizon}, it is dispatched in the same call, so a 10-second interval fires every 10 seconds.
+ *
+ * <p>Used by the sweeper and by the API (for runs due before the next sweep could reach them). Sending before
+ * marking means a crash in between leaves a SCHEDULED run that a later sweep sends again; the executor's claim makes
+ * the duplicate message harmless. Marking first would instead risk a QUEUED run with no message.
+ */
+public final class Dispatcher {
+    private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+
+    private final RunRepository runs;
+    private final JobRepository jobs;
+    private final RunQueue queue;
+    private final Transactions tx;
+    private final Schedules schedules;
+    private final Clock clock;
+
+    public Dispatcher(RunRepository runs, JobRepository jobs, RunQueue queue, Transactions tx, Schedules schedules,
+                      Clock clock) {
+        this.runs = runs;
+        this.jobs = jobs;
+        this.queue = queue;
+        this.tx = tx;
+        this.schedules = schedules;
+        this.clock = clock;
+    }
+
+    public DispatchReport dispatch(List<Run> due, Instant horizon) {
+        DispatchReport report = new DispatchReport();
+        Deque<Run> work = new ArrayDeque<>(due.stream().sorted(Comparator.comparing(Run::scheduledAt)).toList());
+        while (!work.isEmpty()) {
+            List<Run> batch = new ArrayList<>();
+            while (!work.isEmpty() && batch.size() < RunQueue.MAX_BATCH) {
+                batch.add(work.poll());
+            }
+            Set<Integer> sent;
+            try {
+                sent = queue.sendBatch(batch.stream()
+                        .map(r -> new RunMessage(r.jobId(), r.runId(), r.scheduledAt())).toList(), clock.instant());
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "sending a batch of " + batch.size() + " runs failed; a later sweep retries", e);
+                sent = Set.of();
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                Run run = batch.get(i);
+                if (!sent.contains(i)) {
+                    report.failed(run);
+                    continue;
+                }
+                report.sent++;
+                try {
+                    markAndMaterialize(run, report).filter(next -> !next.scheduledAt().isAfter(horizon))
+                            .ifPresent(work::add);
+                } catch (RuntimeException e) {
+                    // The message is out; the run stays SCHEDULED and a later sweep sends it again.
+                    LOG.log(Level.WARNING, "marking run " + run.jobId() + "/" + run.runId() + " failed", e);
+                    report.failed(run);
+                }
+            }
+        }
+        return report;
+    }
+
+    /** Marks the sent run QUEUED and writes the job's next occurrence; returns that occurrence if this call made it. */
+    private Optional<Run> markAndMaterialize(Run run, DispatchReport report) {
+        Instant now = clock.instant();
+        Optional<Job> job = jobs.get(run.jobId());
+        boolean pending = job.isPresent() && job.get().state() == JobState.ACTIVE
+                && run.runId().equals(job.get().pendingRunId());
+        if (!pending) {
+            // A one-off run (or its job is gone): just mark it.
+            if (tx.write(List.of(runs.markQueued(run.jobId(), run.runId(), now))).won()) {
+                report.marked++;
+            }
+            return Optional.empty();
+        }
+        Job j = job.get();
+        Schedule schedule = schedules.parse(j.schedule(), j.createdAt(), "schedule");
+        Optional<Run> next = schedule.next(run.scheduledAt()).map(at ->
+                Run.scheduled(j.id(), RunIds.forOccurrence(at), j.owner(), at, j.maxAttempts(), now));
+        List<TransactWriteItem> materialize = new ArrayList<>();
+        materialize.add(jobs.advancePending(j.id(), run.runId(), next.map(Run::runId).orElse(null),
+                next.map(Run::scheduledAt).orElse(null), now));
+        next.ifPresent(n -> materialize.add(runs.insertScheduled(n)));
+
+        List<TransactWriteItem> all = new ArrayList<>();
+        all.add(runs.markQueued(run.jobId(), run.runId(), now));
+        all.addAll(materialize);
+        if (tx.write(all).won()) {
+            report.marked++;
+            next.ifPresent(n -> report.materialized++);
+            return next;
+        }
+        // Lost: an executor may have claimed the run straight from SCHEDULED, or another sweeper got there first.
+        // Do the two halves separately; each is still conditional, so at most one writer materializes.
+        if (tx.write(List.of(runs.markQueued(run.jobId(), run.runId(), now))).won()) {
+            report.marked++;
+        }
+        if (tx.write(materialize).won()) {
+            next.ifPresent(n -> report.materialized++);
+            return next;
+        }
+        return Optional.empty();
+    }
+
+    /** What one dispatch did. Failed runs stay SCHEDULED for a later sweep. */
+    public static final class DispatchReport {
+        public int sent;
+        public int marked;
+        public int materialized;
+        public final List<Run> failed = new ArrayList<>();
+
+        void failed(Run run) {
+            failed.add(run);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.punctual.core.exec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs a user's binary: no shell, a fresh working directory, a scrubbed environment (only what the caller passes),
+ * stdout and stderr merged into one capped log file, and the whole process group killed at the timeout, when the
+ * run is fenced off, or when the leader exits (so a forked daemon does not outlive its run).
+ */
+public final class ProcessRunner {
+    private static final boolean HAS_SETSID = Files.isExecutable(Path.of("/usr/bin/setsid"))
+            || Files.isExecutable(Path.of("/bin/setsid"));
+    /** PATH given to binaries; the executor's own environment is never inherited. */
+    public static final String SAFE_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+    private final long logCapBytes;
+    private final Duration killGrace;
+
+    public ProcessRunner(long logCapBytes, Duration killGrace) {
+        this.logCapBytes = logCapBytes;
+        this.killGrace = killGrace;
+    }
+
+    /** Starts the binary; the returned handle waits for it and can kill it. */
+    public Handle start(Path binary, List<String> args, Map<String, String> env, Path workDir, Path logFile)
+            throws IOException {
+        List<String> command = new ArrayList<>();
+        if (HAS_SETSID) {
+            // setsid makes the binary the leader of a new session and process group, so the whole group
+            // (its children too) can be signalled at once. It execs in place: the pid is the group id.
+            command.add("setsid");
+        }
+        command.add(binary.toAbsolutePath().toString());
+        command.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
+        pb.environment().clear();
+        pb.environment().put("PATH", SAFE_PATH);
+        pb.environment().put("HOME", workDir.toString());
+        pb.environment().put("TMPDIR", workDir.toString());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        p.getOutputStream().close();
+        Handle h = new Handle(p, logFile);
+        h.pump.start();
+        return h;
+    }
+
+    /** A running binary. */
+    public final class Handle {
+        private final Process process;
+        private final Thread pump;
+        private final AtomicReference<String> killedBecause = new AtomicReference<>();
+        private volatile long written;
+        private volatile boolean truncated;
+
+        private Handle(Process process, Path logFile) {
+            this.process = process;
+            this.pump = Thread.ofPlatform().daemon().name("log-" + process.pid()).unstarted(() -> copy(logFile));
+        }
+
+        public long pid() {
+            return process.pid();
+        }
+
+        /** Kills the group (TERM, then KILL after the grace period) and records why. */
+        public void kill(String reason) {
+            if (killedBecause.compareAndSet(null, reason)) {
+                signalGroup("TERM");
+                try {
+                    if (!process.waitFor(killGrace.toMillis(), TimeUnit.MILLISECONDS)) {
+                        signalGroup("KILL");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    signalGroup("KILL");
+                }
+            }
+        }
+
+        /** Waits for the binary to exit or the timeout to pass. */
+        public Result await(Duration timeout) throws InterruptedException {
+            boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (!exited) {
+                kill("timed out after " + timeout.toSeconds() + "s");
+                process.waitFor();
+            }
+            // Whatever the leader left behind in its group dies with it.
+            signalGroup("KILL");
+            pump.join(Duration.ofSeconds(10).toMillis());
+            return new Result(process.exitValue(), killedBecause.get(), written, truncated);
+        }
+
+        private void signalGroup(String signal) {
+            List<String> kill = new ArrayList<>(List.of("kill", "-s", signal, "--"));
+            kill.add(HAS_SETSID ? "-" + process.pid() : Long.toString(process.pid()));
+            try {
+                Process k = new ProcessBuilder(kill).redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                k.waitFor(5, TimeUnit.SECONDS);
+            } catch (IOException e) {
+                process.destroyForcibly();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+            }
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+        }
+
+        private void copy(Path logFile) {
+            byte[] buf = new byte[64 * 1024];
+            try (InputStream in = process.getInputStream(); OutputStream out = Files.newOutputStream(logFile)) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    long room = logCapBytes - written;
+                    if (room > 0) {
+                        int take = (int) Math.min(room, n);
+                        out.write(buf, 0, take);
+                        written += take;
+                    }
+                    if (n > room && !truncated) {
+                        truncated = true;
+                        out.write(("\n[punctual: output truncated at " + logCapBytes + " bytes]\n")
+                                .getBytes(StandardCharsets.UTF_8));
+                    }
+                    // Past the cap we keep reading and discard, so the binary never blocks on a full pipe.
+                }
+            } catch (IOException ignored) {
+                // The pipe closes when the group is killed; what was written so far is the log.
+            }
+        }
+    }
+
+    /** How the binary ended. {@code killedBecause} is null when it exited by itself. */
+    public record Result(int exitCode, String killedBecause, long outputBytes, boolean truncated) {
+    }
+}

@@ -1,0 +1,262 @@
+package dev.punctual.core.exec;
+
+import dev.punctual.core.binary.ArtifactStore;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.infra.Items;
+import dev.punctual.core.infra.Transactions;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.RunState;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import software.amazon.awssdk.services.sqs.model.Message;
+
+/**
+ * Handles one message: claim the run, run its binary, record the outcome, and settle the message (delete it, or
+ * make it visible again after the retry backoff). The claim is the only way a run starts, and the attempt number it
+ * grants fences every later write of this executor.
+ */
+public final class RunWorker {
+    private static final System.Logger LOG = System.getLogger(RunWorker.class.getName());
+    public static final String SHUTDOWN = "executor shutting down";
+    public static final String FENCED = "lease lost to another executor";
+
+    private final RunRepository runs;
+    private final JobRepository jobs;
+    private final Transactions tx;
+    private final RunQueue queue;
+    private final ArtifactStore store;
+    private final BinaryCache cache;
+    private final ProcessRunner runner;
+    private final Backoff backoff;
+    private final Settings settings;
+    private final Clock clock;
+    private final String executorId;
+    private final Path workRoot;
+    private final ScheduledExecutorService timer;
+    private final Map<String, ProcessRunner.Handle> running = new ConcurrentHashMap<>();
+
+    public RunWorker(RunRepository runs, JobRepository jobs, Transactions tx, RunQueue queue, ArtifactStore store,
+                     BinaryCache cache, ProcessRunner runner, Backoff backoff, Settings settings, Clock clock,
+                     String executorId, Path workRoot, ScheduledExecutorService timer) {
+        this.runs = runs;
+        this.jobs = jobs;
+        this.tx = tx;
+        this.queue = queue;
+        this.store = store;
+        this.cache = cache;
+        this.runner = runner;
+        this.backoff = backoff;
+        this.settings = settings;
+        this.clock = clock;
+        this.executorId = executorId;
+        this.workRoot = workRoot;
+        this.timer = timer;
+    }
+
+    public String executorId() {
+        return executorId;
+    }
+
+    /** What happened to one message. */
+    public enum Outcome {
+        SUCCEEDED, FAILED, DEAD, RELEASED, FENCED, EARLY, POISON, CANCELLED, ALREADY_DONE, LEASED_ELSEWHERE, CONFLICT
+    }
+
+    public Outcome handle(Message message) throws InterruptedException {
+        RunMessage m;
+        try {
+            m = RunMessage.decode(message.body());
+        } catch (IllegalArgumentException e) {
+            // Left alone: after maxReceiveCount receives the queue's redrive policy moves it to the DLQ.
+            LOG.log(Level.WARNING, "poison message " + message.messageId() + ": " + e.getMessage());
+            return Outcome.POISON;
+        }
+        Duration early = Duration.between(clock.instant(), m.scheduledAt());
+        if (early.toMillis() > 1000) {
+            queue.changeVisibility(message.receiptHandle(), (int) Math.min(RunQueue.MAX_DELAY_SECONDS,
+                    early.toSeconds()));
+            return Outcome.EARLY;
+        }
+        if (early.toMillis() > 0) {
+            // SQS delays have whole-second granularity and were rounded down: wait out the rest, never start early.
+            Thread.sleep(early.toMillis());
+        }
+
+        Instant now = clock.instant();
+        Transactions.Outcome claim = tx.write(List.of(jobs.conditionNotDeleted(m.jobId()),
+                runs.claim(m.jobId(), m.runId(), executorId, now.plus(settings.lease()), now)));
+        if (!claim.won()) {
+            return lostClaim(message, m, claim, now);
+        }
+        Run run = runs.get(m.jobId(), m.runId()).orElseThrow();
+        return execute(message, run);
+    }
+
+    private Outcome lostClaim(Message message, RunMessage m, Transactions.Outcome claim, Instant now) {
+        if (claim.failed(0)) {
+            // The job was deleted while this run waited in the queue: it must not start.
+            runs.cancelUnstarted(m.jobId(), m.runId(), "job deleted", now, now.plus(settings.retention()));
+            queue.delete(message.receiptHandle());
+            return Outcome.CANCELLED;
+        }
+        if (claim.failed(1)) {
+            Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> old = claim.oldItem(1);
+            if (old == null || RunState.valueOf(Items.str(old, "state")).terminal()) {
+                // Finished (or never existed): this is a duplicate delivery.
+                queue.delete(message.receiptHandle());
+                return Outcome.ALREADY_DONE;
+            }
+            // Another executor holds a live lease; if it dies, this message brings the run back after the lease.
+            return Outcome.LEASED_ELSEWHERE;
+        }
+        return Outcome.CONFLICT;
+    }
+
+    private Outcome execute(Message message, Run run) throws InterruptedException {
+        int attempt = run.attempt();
+        String logKey = ArtifactStore.logKey(run.jobId(), run.runId(), attempt);
+        Path workDir = null;
+        Path logFile = null;
+        ProcessRunner.Handle handle = null;
+        ScheduledFuture<?> beat = null;
+        Integer exitCode = null;
+        String error;
+        String killed = null;
+        try {
+            Job job = jobs.get(run.jobId()).orElseThrow(() -> new IOException("job " + run.jobId() + " is gone"));
+            Path binary = cache.fetch(job.binarySha256());
+            workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
+            logFile = workRoot.resolve(workDir.getFileName() + ".log");
+            Map<String, String> env = new LinkedHashMap<>(job.env());
+            env.put("SCHEDULER_JOB_ID", run.jobId());
+            env.put("SCHEDULER_RUN_ID", run.runId());
+            env.put("SCHEDULER_ATTEMPT", Integer.toString(attempt));
+            env.put("SCHEDULER_SCHEDULED_AT", run.scheduledAt().toString());
+            handle = runner.start(binary, job.args(), env, workDir, logFile);
+            running.put(run.jobId() + "/" + run.runId(), handle);
+            beat = startHeartbeat(message, run, handle);
+            ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));
+            exitCode = result.exitCode();
+            killed = result.killedBecause();
+            error = killed != null ? killed : exitCode == 0 ? null : "exited with code " + exitCode;
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " could not start", e);
+            error = "could not start: " + e.getMessage();
+        } finally {
+            if (beat != null) {
+                beat.cancel(false);
+            }
+            running.remove(run.jobId() + "/" + run.runId());
+        }
+        String storedLog = uploadLog(logKey, logFile);
+        deleteQuietly(workDir, logFile);
+        if (FENCED.equals(killed)) {
+            return Outcome.FENCED;
+        }
+        return settle(message, run, exitCode, error, storedLog, SHUTDOWN.equals(killed));
+    }
+
+    private Outcome settle(Message message, Run run, Integer exitCode, String error, String logKey,
+                           boolean released) {
+        Instant now = clock.instant();
+        Instant expires = now.plus(settings.retention());
+        int attempt = run.attempt();
+        if (error == null) {
+            if (!runs.finish(run.jobId(), run.runId(), attempt, executorId, RunState.SUCCEEDED, exitCode, null,
+                    logKey, now, expires)) {
+                return Outcome.FENCED;
+            }
+            queue.delete(message.receiptHandle());
+            return Outcome.SUCCEEDED;
+        }
+        boolean dead = !released && attempt >= run.maxAttempts();
+        RunState to = dead ? RunState.DEAD : RunState.FAILED;
+        if (!runs.finish(run.jobId(), run.runId(), attempt, executorId, to, exitCode, error, logKey, now, expires)) {
+            return Outcome.FENCED;
+        }
+        if (dead) {
+            queue.delete(message.receiptHandle());
+            return Outcome.DEAD;
+        }
+        int delay = released ? 0 : (int) Math.max(1, backoff.after(attempt).toSeconds());
+        queue.changeVisibility(message.receiptHandle(), delay);
+        return released ? Outcome.RELEASED : Outcome.FAILED;
+    }
+
+    /**
+     * Extends the DynamoDB lease and the message's invisibility together. A lost heartbeat (another executor took
+     * the run after our lease expired) kills our process: the newer attempt owns the run now.
+     */
+    private ScheduledFuture<?> startHeartbeat(Message message, Run run, ProcessRunner.Handle handle) {
+        long period = settings.heartbeat().toMillis();
+        return timer.scheduleAtFixedRate(() -> {
+            try {
+                Instant now = clock.instant();
+                if (!runs.heartbeat(run.jobId(), run.runId(), run.attempt(), executorId,
+                        now.plus(settings.lease()), now)) {
+                    handle.kill(FENCED);
+                    return;
+                }
+                queue.changeVisibility(message.receiptHandle(), (int) settings.lease().toSeconds());
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "heartbeat of " + run.jobId() + "/" + run.runId() + " failed", e);
+            }
+        }, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Kills every running binary, e.g. when the shutdown grace period is over; their runs are released. */
+    public void killAll(String reason) {
+        running.values().forEach(h -> Thread.ofVirtual().start(() -> h.kill(reason)));
+    }
+
+    public int runningCount() {
+        return running.size();
+    }
+
+    private String uploadLog(String key, Path logFile) {
+        if (logFile == null || !Files.exists(logFile)) {
+            return null;
+        }
+        try {
+            store.putLog(key, logFile);
+            return key;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "uploading log " + key + " failed", e);
+            return null;
+        }
+    }
+
+    private static void deleteQuietly(Path dir, Path file) {
+        try {
+            if (file != null) {
+                Files.deleteIfExists(file);
+            }
+            if (dir != null && Files.exists(dir)) {
+                try (Stream<Path> walk = Files.walk(dir)) {
+                    walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        } catch (IOException e) {
+            LOG.log(Level.DEBUG, "cleanup failed", e);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.punctual.core.infra;
+
+import dev.punctual.core.config.Settings;
+import java.util.List;
+
+/**
+ * The single definition of every AWS resource the scheduler uses: table names, keys, indexes, TTL attribute,
+ * queues and bucket. Repositories take their key names from here.
+ */
+public final class Resources {
+
+    public static final String JOB_ID = "jobId";
+    public static final String RUN_ID = "runId";
+    public static final String BINARY_ID = "binaryId";
+    public static final String OWNER = "owner";
+    public static final String OWNER_SORT = "ownerSort";
+    public static final String DUE_SHARD = "dueShard";
+    public static final String DUE_SORT = "dueSort";
+    public static final String EXPIRES_AT = "expiresAt";
+    public static final String SWEEP_NAME = "name";
+
+    public static final String JOBS_BY_OWNER = "byOwner";
+    public static final String RUNS_BY_DUE = "byDue";
+
+    /** Above {@link Settings#DEFAULT_MAX_ATTEMPTS_LIMIT} with room for receives that lose a claim. */
+    public static final int MAX_RECEIVE_COUNT = 25;
+    public static final int MESSAGE_RETENTION_SECONDS = 4 * 24 * 3600;
+
+    private final Settings settings;
+
+    public Resources(Settings settings) {
+        this.settings = settings;
+    }
+
+    public TableSpec jobs() {
+        return new TableSpec(settings.prefix() + "-jobs", JOB_ID, null,
+                List.of(new TableSpec.IndexSpec(JOBS_BY_OWNER, OWNER, OWNER_SORT)), null);
+    }
+
+    public TableSpec runs() {
+        return new TableSpec(settings.prefix() + "-runs", JOB_ID, RUN_ID,
+                List.of(new TableSpec.IndexSpec(RUNS_BY_DUE, DUE_SHARD, DUE_SORT)), EXPIRES_AT);
+    }
+
+    public TableSpec binaries() {
+        return new TableSpec(settings.prefix() + "-binaries", BINARY_ID, null, List.of(), null);
+    }
+
+    public TableSpec sweeps() {
+        return new TableSpec(settings.prefix() + "-sweeps", SWEEP_NAME, null, List.of(), null);
+    }
+
+    public List<TableSpec> tables() {
+        return List.of(jobs(), runs(), binaries(), sweeps());
+    }
+
+    public QueueSpec runQueue() {
+        return new QueueSpec(settings.prefix() + "-runs", settings.prefix() + "-runs-dlq", MAX_RECEIVE_COUNT,
+                (int) settings.lease().toSeconds(), MESSAGE_RETENTION_SECONDS);
+    }
+
+    public String bucket() {
+        return settings.bucket();
+    }
+}

@@ -1,0 +1,54 @@
+package dev.punctual.core.infra;
+
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+
+/**
+ * Runs a TransactWriteItems call and turns a condition failure into a normal "lost" outcome carrying, for each item,
+ * whether its condition failed and the item as it was (when the item asked for ALL_OLD).
+ */
+public final class Transactions {
+    private final DynamoDbClient dynamo;
+
+    public Transactions(DynamoDbClient dynamo) {
+        this.dynamo = dynamo;
+    }
+
+    public Outcome write(List<TransactWriteItem> items) {
+        try {
+            dynamo.transactWriteItems(b -> b.transactItems(items));
+            return new Outcome(true, List.of());
+        } catch (TransactionCanceledException e) {
+            List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
+            boolean conditional = reasons.stream().anyMatch(r -> "ConditionalCheckFailed".equals(r.code()));
+            if (!conditional) {
+                // Conflicts with another transaction (TransactionConflict) are also races we lose; anything
+                // else (throttling, validation) is a real error for the caller's retry policy.
+                boolean conflict = reasons.stream().anyMatch(r -> "TransactionConflict".equals(r.code()));
+                if (!conflict) {
+                    throw e;
+                }
+            }
+            return new Outcome(false, reasons);
+        }
+    }
+
+    /** Whether the transaction won; when it lost, the per-item reasons in request order. */
+    public record Outcome(boolean won, List<CancellationReason> reasons) {
+        public boolean failed(int index) {
+            return index < reasons.size() && "ConditionalCheckFailed".equals(reasons.get(index).code());
+        }
+
+        public Map<String, AttributeValue> oldItem(int index) {
+            if (index >= reasons.size() || !reasons.get(index).hasItem()) {
+                return null;
+            }
+            return reasons.get(index).item();
+        }
+    }
+}

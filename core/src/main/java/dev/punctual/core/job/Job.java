@@ -1,0 +1,29 @@
+package dev.punctual.core.job;
+
+import dev.punctual.core.schedule.ScheduleSpec;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A job: its definition, its owner (tenant), its state and version, and the one pending (SCHEDULED) run of its
+ * schedule, if any. {@code binarySha256} is copied from the binary so executors need not read the binaries table.
+ */
+public record Job(
+        String id,
+        String owner,
+        String name,
+        String binaryId,
+        String binarySha256,
+        List<String> args,
+        Map<String, String> env,
+        ScheduleSpec schedule,
+        int timeoutSeconds,
+        int maxAttempts,
+        JobState state,
+        long version,
+        Instant createdAt,
+        Instant updatedAt,
+        String pendingRunId,
+        Instant nextRunAt) {
+}

@@ -1,0 +1,200 @@
+package dev.punctual.core.job;
+
+import static dev.punctual.core.infra.Items.instant;
+import static dev.punctual.core.infra.Items.n;
+import static dev.punctual.core.infra.Items.s;
+
+import dev.punctual.core.infra.Items;
+import dev.punctual.core.infra.Resources;
+import dev.punctual.core.infra.TableSpec;
+import dev.punctual.core.schedule.ScheduleSpec;
+import dev.punctual.core.time.Instants;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+
+/**
+ * Every key, condition and update expression of the jobs table. Writes that take part in a transaction with the
+ * runs table are returned as {@link TransactWriteItem}s for the caller to combine.
+ */
+public final class JobRepository {
+    private static final String NAME = "name";
+    private static final String BINARY_SHA = "binarySha256";
+    private static final String ARGS = "args";
+    private static final String ENV = "env";
+    private static final String SCHEDULE = "schedule";
+    private static final String TIMEOUT = "timeoutSeconds";
+    private static final String MAX_ATTEMPTS = "maxAttempts";
+    private static final String STATE = "state";
+    private static final String VERSION = "version";
+    private static final String CREATED_AT = "createdAt";
+    private static final String UPDATED_AT = "updatedAt";
+    private static final String PENDING = "pendingRunId";
+    private static final String NEXT_RUN_AT = "nextRunAt";
+
+    private final DynamoDbClient dynamo;
+    private final TableSpec table;
+
+    public JobRepository(DynamoDbClient dynamo, Resources resources) {
+        this.dynamo = dynamo;
+        this.table = resources.jobs();
+    }
+
+    public String tableName() {
+        return table.name();
+    }
+
+    /** Creates the job; fails the transaction if the id is taken. */
+    public TransactWriteItem insert(Job job) {
+        Map<String, AttributeValue> item = new LinkedHashMap<>();
+        item.put(Resources.JOB_ID, s(job.id()));
+        item.put(Resources.OWNER, s(job.owner()));
+        item.put(Resources.OWNER_SORT, s(Instants.fixed(job.createdAt()) + "#" + job.id()));
+        item.put(NAME, s(job.name()));
+        item.put(Resources.BINARY_ID, s(job.binaryId()));
+        item.put(BINARY_SHA, s(job.binarySha256()));
+        item.put(ARGS, Items.strings(job.args()));
+        item.put(ENV, Items.stringMap(job.env()));
+        item.put(SCHEDULE, scheduleValue(job.schedule()));
+        item.put(TIMEOUT, n(job.timeoutSeconds()));
+        item.put(MAX_ATTEMPTS, n(job.maxAttempts()));
+        item.put(STATE, s(job.state().name()));
+        item.put(VERSION, n(job.version()));
+        item.put(CREATED_AT, instant(job.createdAt()));
+        item.put(UPDATED_AT, instant(job.updatedAt()));
+        if (job.pendingRunId() != null) {
+            item.put(PENDING, s(job.pendingRunId()));
+            item.put(NEXT_RUN_AT, instant(job.nextRunAt()));
+        }
+        return TransactWriteItem.builder().put(p -> p.tableName(table.name()).item(item)
+                .conditionExpression("attribute_not_exists(#id)")
+                .expressionAttributeNames(Map.of("#id", Resources.JOB_ID))).build();
+    }
+
+    public Optional<Job> get(String jobId) {
+        var item = dynamo.getItem(b -> b.tableName(table.name()).key(key(jobId)).consistentRead(true)).item();
+        return item == null || item.isEmpty() ? Optional.empty() : Optional.of(fromItem(item));
+    }
+
+    /** One page of an owner's jobs, oldest first. */
+    public PageOfJobs listByOwner(String owner, int limit, Map<String, AttributeValue> startKey) {
+        QueryResponse r = dynamo.query(b -> b.tableName(table.name()).indexName(Resources.JOBS_BY_OWNER)
+                .keyConditionExpression("#o = :o")
+                .expressionAttributeNames(Map.of("#o", Resources.OWNER))
+                .expressionAttributeValues(Map.of(":o", s(owner)))
+                .limit(limit)
+                .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
+        return new PageOfJobs(r.items().stream().map(JobRepository::fromItem).toList(),
+                r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
+    }
+
+    public record PageOfJobs(List<Job> items, Map<String, AttributeValue> lastKey) {
+    }
+
+    /**
+     * Moves the job's pending run from {@code currentRunId} to the next occurrence, or to none (the job completes).
+     * Only one writer can win: the condition pins the run it replaces, so a second sweeper racing on the same
+     * occurrence loses here, and a deleted job gets no new runs.
+     */
+    public TransactWriteItem advancePending(String jobId, String currentRunId, String nextRunId, Instant nextRunAt,
+                                            Instant now) {
+        Map<String, String> names = new HashMap<>(Map.of("#p", PENDING, "#st", STATE, "#u", UPDATED_AT,
+                "#n", NEXT_RUN_AT));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":cur", s(currentRunId),
+                ":active", s(JobState.ACTIVE.name()), ":now", instant(now)));
+        String update;
+        if (nextRunId != null) {
+            update = "SET #p = :next, #n = :nextAt, #u = :now";
+            values.put(":next", s(nextRunId));
+            values.put(":nextAt", instant(nextRunAt));
+        } else {
+            update = "SET #st = :completed, #u = :now REMOVE #p, #n";
+            values.put(":completed", s(JobState.COMPLETED.name()));
+        }
+        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
+                .updateExpression(update)
+                .conditionExpression("#p = :cur AND #st = :active")
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)).build();
+    }
+
+    /**
+     * Marks the job DELETED, provided its pending run is still {@code expectedPending} (null: it has none), so the
+     * cancel of that run written in the same transaction is the right one.
+     */
+    public TransactWriteItem markDeleted(String jobId, String owner, String expectedPending, Instant now) {
+        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#v", VERSION, "#u", UPDATED_AT,
+                "#p", PENDING, "#n", NEXT_RUN_AT, "#o", Resources.OWNER));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":deleted", s(JobState.DELETED.name()),
+                ":one", n(1), ":now", instant(now), ":owner", s(owner)));
+        String condition = "#o = :owner AND #st <> :deleted AND ";
+        if (expectedPending == null) {
+            condition += "attribute_not_exists(#p)";
+        } else {
+            condition += "#p = :pending";
+            values.put(":pending", s(expectedPending));
+        }
+        String cond = condition;
+        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
+                .updateExpression("SET #st = :deleted, #v = #v + :one, #u = :now REMOVE #p, #n")
+                .conditionExpression(cond)
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)).build();
+    }
+
+    /**
+     * A condition that the job still exists and is not deleted: part of every claim, so a run that was already
+     * sitting in the queue when its job was deleted can never start.
+     */
+    public TransactWriteItem conditionNotDeleted(String jobId) {
+        return TransactWriteItem.builder().conditionCheck(c -> c.tableName(table.name()).key(key(jobId))
+                .conditionExpression("attribute_exists(#id) AND #st <> :deleted")
+                .expressionAttributeNames(Map.of("#id", Resources.JOB_ID, "#st", STATE))
+                .expressionAttributeValues(Map.of(":deleted", s(JobState.DELETED.name())))
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
+    }
+
+    private static Map<String, AttributeValue> key(String jobId) {
+        return Map.of(Resources.JOB_ID, s(jobId));
+    }
+
+    private static AttributeValue scheduleValue(ScheduleSpec spec) {
+        Map<String, AttributeValue> m = new LinkedHashMap<>();
+        m.put("type", s(spec.type()));
+        if (spec.at() != null) m.put("at", s(spec.at()));
+        if (spec.every() != null) m.put("every", s(spec.every()));
+        if (spec.start() != null) m.put("start", s(spec.start()));
+        if (spec.end() != null) m.put("end", s(spec.end()));
+        return AttributeValue.fromM(m);
+    }
+
+    static Job fromItem(Map<String, AttributeValue> item) {
+        Map<String, String> sched = Items.stringMap(item, SCHEDULE);
+        return new Job(
+                Items.str(item, Resources.JOB_ID),
+                Items.str(item, Resources.OWNER),
+                Items.str(item, NAME),
+                Items.str(item, Resources.BINARY_ID),
+                Items.str(item, BINARY_SHA),
+                Items.strings(item, ARGS),
+                Items.stringMap(item, ENV),
+                new ScheduleSpec(sched.get("type"), sched.get("at"), sched.get("every"), sched.get("start"),
+                        sched.get("end")),
+                Items.integer(item, TIMEOUT),
+                Items.integer(item, MAX_ATTEMPTS),
+                JobState.valueOf(Items.str(item, STATE)),
+                Items.longValue(item, VERSION),
+                Items.instant(item, CREATED_AT),
+                Items.instant(item, UPDATED_AT),
+                Items.str(item, PENDING),
+                Items.instant(item, NEXT_RUN_AT));
+    }
+}

@@ -1,0 +1,80 @@
+package dev.punctual.core.queue;
+
+import dev.punctual.core.infra.QueueSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
+
+/** The run queue. Each message is delayed so that it becomes visible at its run's due second. */
+public final class RunQueue {
+    public static final int MAX_BATCH = 10;
+    public static final int MAX_DELAY_SECONDS = 900;
+
+    private final SqsClient sqs;
+    private final String queueName;
+    private volatile String url;
+
+    public RunQueue(SqsClient sqs, QueueSpec spec, String urlOverride) {
+        this.sqs = sqs;
+        this.queueName = spec.name();
+        this.url = urlOverride == null || urlOverride.isBlank() ? null : urlOverride;
+    }
+
+    public String url() {
+        String u = url;
+        if (u == null) {
+            u = sqs.getQueueUrl(b -> b.queueName(queueName)).queueUrl();
+            url = u;
+        }
+        return u;
+    }
+
+    /**
+     * The delay that makes a message visible at {@code due}: rounded down, so it is never late; the executor waits
+     * out the sub-second remainder before it starts the run.
+     */
+    public static int delaySeconds(Instant due, Instant now) {
+        long ms = Duration.between(now, due).toMillis();
+        return (int) Math.max(0, Math.min(MAX_DELAY_SECONDS, ms / 1000));
+    }
+
+    /** Sends up to ten messages in one call; returns the indexes (into {@code messages}) that were accepted. */
+    public Set<Integer> sendBatch(List<RunMessage> messages, Instant now) {
+        if (messages.size() > MAX_BATCH) {
+            throw new IllegalArgumentException("at most " + MAX_BATCH + " messages per batch");
+        }
+        List<SendMessageBatchRequestEntry> entries = new ArrayList<>();
+        for (int i = 0; i < messages.size(); i++) {
+            RunMessage m = messages.get(i);
+            entries.add(SendMessageBatchRequestEntry.builder().id(Integer.toString(i)).messageBody(m.encode())
+                    .delaySeconds(delaySeconds(m.scheduledAt(), now)).build());
+        }
+        SendMessageBatchResponse r = sqs.sendMessageBatch(b -> b.queueUrl(url()).entries(entries));
+        Set<Integer> ok = new HashSet<>();
+        r.successful().forEach(e -> ok.add(Integer.parseInt(e.id())));
+        return ok;
+    }
+
+    public List<Message> receive(int max, int waitSeconds, int visibilitySeconds) {
+        return sqs.receiveMessage(b -> b.queueUrl(url()).maxNumberOfMessages(max).waitTimeSeconds(waitSeconds)
+                .visibilityTimeout(visibilitySeconds)
+                .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT)).messages();
+    }
+
+    public void delete(String receiptHandle) {
+        sqs.deleteMessage(b -> b.queueUrl(url()).receiptHandle(receiptHandle));
+    }
+
+    /** Makes the message visible again after {@code seconds}: the retry delay, or a lease extension. */
+    public void changeVisibility(String receiptHandle, int seconds) {
+        sqs.changeMessageVisibility(b -> b.queueUrl(url()).receiptHandle(receiptHandle).visibilityTimeout(seconds));
+    }
+}

@@ -1,0 +1,294 @@
+package dev.punctual.core.run;
+
+import static dev.punctual.core.infra.Items.instant;
+import static dev.punctual.core.infra.Items.n;
+import static dev.punctual.core.infra.Items.s;
+
+import dev.punctual.core.infra.Items;
+import dev.punctual.core.infra.Resources;
+import dev.punctual.core.infra.TableSpec;
+import dev.punctual.core.time.TimeBuckets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+
+/**
+ * Every key, condition and update expression of the runs table, including its due index. A run is in the due
+ * index (attributes {@code dueShard}/{@code dueSort}) exactly while it is SCHEDULED: every transition out of
+ * SCHEDULED removes them, so the sweeper's queries only ever see pending work.
+ *
+ * <p>Each transition is a conditional write that wins or loses. Losing is a normal outcome of a race (two sweepers,
+ * two executors, a delete) and is reported as {@code false}, never thrown.
+ */
+public final class RunRepository {
+    private static final String OWNER = Resources.OWNER;
+    private static final String SCHEDULED_AT = "scheduledAt";
+    private static final String STATE = "state";
+    private static final String ATTEMPT = "attempt";
+    private static final String MAX_ATTEMPTS = "maxAttempts";
+    private static final String LEASE_OWNER = "leaseOwner";
+    private static final String LEASE_EXPIRY = "leaseExpiry";
+    private static final String EXIT_CODE = "exitCode";
+    private static final String STARTED_AT = "startedAt";
+    private static final String FINISHED_AT = "finishedAt";
+    private static final String ERROR = "error";
+    private static final String LOG_KEY = "logKey";
+    private static final String CREATED_AT = "createdAt";
+    private static final String UPDATED_AT = "updatedAt";
+    private static final String QUEUED_AT = "queuedAt";
+
+    private final DynamoDbClient dynamo;
+    private final TableSpec table;
+    private final TimeBuckets buckets;
+
+    public RunRepository(DynamoDbClient dynamo, Resources resources, TimeBuckets buckets) {
+        this.dynamo = dynamo;
+        this.table = resources.runs();
+        this.buckets = buckets;
+    }
+
+    /** Writes a SCHEDULED run into the due index; loses if this occurrence already exists. */
+    public TransactWriteItem insertScheduled(Run run) {
+        Map<String, AttributeValue> item = new LinkedHashMap<>();
+        item.put(Resources.JOB_ID, s(run.jobId()));
+        item.put(Resources.RUN_ID, s(run.runId()));
+        item.put(OWNER, s(run.owner()));
+        item.put(SCHEDULED_AT, instant(run.scheduledAt()));
+        item.put(STATE, s(RunState.SCHEDULED.name()));
+        item.put(ATTEMPT, n(0));
+        item.put(MAX_ATTEMPTS, n(run.maxAttempts()));
+        item.put(CREATED_AT, instant(run.createdAt()));
+        item.put(UPDATED_AT, instant(run.createdAt()));
+        item.put(Resources.DUE_SHARD, s(buckets.partitionFor(run.scheduledAt(), run.jobId(), run.runId())));
+        item.put(Resources.DUE_SORT, s(TimeBuckets.sortKey(run.scheduledAt(), run.jobId(), run.runId())));
+        return TransactWriteItem.builder().put(p -> p.tableName(table.name()).item(item)
+                .conditionExpression("attribute_not_exists(#r)")
+                .expressionAttributeNames(Map.of("#r", Resources.RUN_ID))).build();
+    }
+
+    public Optional<Run> get(String jobId, String runId) {
+        var item = dynamo.getItem(b -> b.tableName(table.name()).key(key(jobId, runId)).consistentRead(true)).item();
+        return item == null || item.isEmpty() ? Optional.empty() : Optional.of(fromItem(item));
+    }
+
+    /** Every SCHEDULED run in one partition of the due index that is due at or before {@code upTo}. */
+    public List<Run> dueIn(String partition, Instant upTo) {
+        List<Run> out = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            Map<String, AttributeValue> from = start;
+            QueryResponse r = dynamo.query(b -> b.tableName(table.name()).indexName(Resources.RUNS_BY_DUE)
+                    .keyConditionExpression("#p = :p AND #s <= :upTo")
+                    .expressionAttributeNames(Map.of("#p", Resources.DUE_SHARD, "#s", Resources.DUE_SORT))
+                    .expressionAttributeValues(Map.of(":p", s(partition),
+                            ":upTo", s(TimeBuckets.sortUpperBound(upTo))))
+                    .exclusiveStartKey(from));
+            r.items().stream().map(RunRepository::fromItem)
+                    // the index is eventually consistent: an item may lag its move out of SCHEDULED
+                    .filter(run -> run.state() == RunState.SCHEDULED)
+                    .forEach(out::add);
+            start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
+        } while (start != null);
+        return out;
+    }
+
+    /** SCHEDULED → QUEUED, once its message is sent. Loses if someone else queued, claimed or cancelled it. */
+    public TransactWriteItem markQueued(String jobId, String runId, Instant now) {
+        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
+                .updateExpression("SET #st = :queued, #q = :now, #u = :now REMOVE #ds, #dk")
+                .conditionExpression("#st = :scheduled")
+                .expressionAttributeNames(Map.of("#st", STATE, "#q", QUEUED_AT, "#u", UPDATED_AT,
+                        "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
+                .expressionAttributeValues(Map.of(":queued", s(RunState.QUEUED.name()),
+                        ":scheduled", s(RunState.SCHEDULED.name()), ":now", instant(now)))).build();
+    }
+
+    /**
+     * The claim: SCHEDULED/QUEUED/FAILED, or RUNNING with an expired lease, → RUNNING with attempt + 1 (the new
+     * fencing token), this executor as lease owner and a fresh lease. Combined by the caller with the job's
+     * not-deleted check; on loss the item as it was comes back in the cancellation reasons.
+     */
+    public TransactWriteItem claim(String jobId, String runId, String executorId, Instant leaseExpiry, Instant now) {
+        Map<String, String> names = new HashMap<>();
+        names.put("#r", Resources.RUN_ID);
+        names.put("#st", STATE);
+        names.put("#a", ATTEMPT);
+        names.put("#lo", LEASE_OWNER);
+        names.put("#le", LEASE_EXPIRY);
+        names.put("#sa", STARTED_AT);
+        names.put("#u", UPDATED_AT);
+        names.put("#ds", Resources.DUE_SHARD);
+        names.put("#dk", Resources.DUE_SORT);
+        names.put("#ec", EXIT_CODE);
+        names.put("#fa", FINISHED_AT);
+        names.put("#err", ERROR);
+        Map<String, AttributeValue> values = new HashMap<>();
+        values.put(":running", s(RunState.RUNNING.name()));
+        values.put(":scheduled", s(RunState.SCHEDULED.name()));
+        values.put(":queued", s(RunState.QUEUED.name()));
+        values.put(":failed", s(RunState.FAILED.name()));
+        values.put(":one", n(1));
+        values.put(":me", s(executorId));
+        values.put(":exp", n(leaseExpiry.toEpochMilli()));
+        values.put(":nowMs", n(now.toEpochMilli()));
+        values.put(":now", instant(now));
+        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
+                .updateExpression("SET #st = :running, #a = #a + :one, #lo = :me, #le = :exp, #sa = :now, #u = :now"
+                        + " REMOVE #ds, #dk, #ec, #fa, #err")
+                .conditionExpression("attribute_exists(#r) AND (#st IN (:scheduled, :queued, :failed)"
+                        + " OR (#st = :running AND #le < :nowMs))")
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
+    }
+
+    /** Extends the lease of the attempt this executor holds; false means it has been fenced off. */
+    public boolean heartbeat(String jobId, String runId, int attempt, String executorId, Instant leaseExpiry,
+                             Instant now) {
+        return update(jobId, runId, "SET #le = :exp, #u = :now",
+                Map.of("#le", LEASE_EXPIRY, "#u", UPDATED_AT),
+                Map.of(":exp", n(leaseExpiry.toEpochMilli()), ":now", instant(now)),
+                attempt, executorId);
+    }
+
+    /**
+     * Records the outcome of the attempt this executor holds: SUCCEEDED, FAILED (will retry) or DEAD. Terminal
+     * outcomes get a TTL so history expires after the retention period.
+     */
+    public boolean finish(String jobId, String runId, int attempt, String executorId, RunState to, Integer exitCode,
+                          String error, String logKey, Instant now, Instant expiresAt) {
+        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#fa", FINISHED_AT, "#u", UPDATED_AT,
+                "#le", LEASE_EXPIRY));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":to", s(to.name()), ":now", instant(now)));
+        StringBuilder set = new StringBuilder("SET #st = :to, #fa = :now, #u = :now");
+        List<String> remove = new ArrayList<>(List.of("#le"));
+        optional(set, remove, names, values, "#ec", EXIT_CODE, exitCode == null ? null : n(exitCode));
+        optional(set, remove, names, values, "#err", ERROR, error == null ? null : s(error));
+        if (logKey != null) {
+            set.append(", #lk = :lk");
+            names.put("#lk", LOG_KEY);
+            values.put(":lk", s(logKey));
+        }
+        if (to.terminal()) {
+            set.append(", #x = :x");
+            names.put("#x", Resources.EXPIRES_AT);
+            values.put(":x", n(expiresAt.getEpochSecond()));
+        }
+        return update(jobId, runId, set + " REMOVE " + String.join(", ", remove), names, values, attempt,
+                executorId);
+    }
+
+    /** Cancels a SCHEDULED run in the same transaction that deletes its job. */
+    public TransactWriteItem cancelScheduled(String jobId, String runId, Instant now) {
+        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
+                .updateExpression("SET #st = :cancelled, #u = :now, #err = :why REMOVE #ds, #dk")
+                .conditionExpression("#st = :scheduled")
+                .expressionAttributeNames(Map.of("#st", STATE, "#u", UPDATED_AT, "#err", ERROR,
+                        "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
+                .expressionAttributeValues(Map.of(":cancelled", s(RunState.CANCELLED.name()),
+                        ":scheduled", s(RunState.SCHEDULED.name()), ":now", instant(now),
+                        ":why", s("job deleted")))).build();
+    }
+
+    /** Cancels a run that has not started (its job was deleted while it waited in the queue). */
+    public boolean cancelUnstarted(String jobId, String runId, String reason, Instant now, Instant expiresAt) {
+        try {
+            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
+                    .updateExpression("SET #st = :cancelled, #u = :now, #err = :why, #x = :x REMOVE #ds, #dk")
+                    .conditionExpression("#st IN (:scheduled, :queued, :failed)")
+                    .expressionAttributeNames(Map.of("#st", STATE, "#u", UPDATED_AT, "#err", ERROR,
+                            "#x", Resources.EXPIRES_AT, "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
+                    .expressionAttributeValues(Map.of(":cancelled", s(RunState.CANCELLED.name()),
+                            ":scheduled", s(RunState.SCHEDULED.name()), ":queued", s(RunState.QUEUED.name()),
+                            ":failed", s(RunState.FAILED.name()), ":now", instant(now), ":why", s(reason),
+                            ":x", n(expiresAt.getEpochSecond()))));
+            return true;
+        } catch (ConditionalCheckFailedException lost) {
+            return false;
+        }
+    }
+
+    /** One page of a job's runs, newest first. */
+    public PageOfRuns listForJob(String jobId, int limit, Map<String, AttributeValue> startKey) {
+        QueryResponse r = dynamo.query(b -> b.tableName(table.name())
+                .keyConditionExpression("#j = :j")
+                .expressionAttributeNames(Map.of("#j", Resources.JOB_ID))
+                .expressionAttributeValues(Map.of(":j", s(jobId)))
+                .scanIndexForward(false)
+                .limit(limit)
+                .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
+        return new PageOfRuns(r.items().stream().map(RunRepository::fromItem).toList(),
+                r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
+    }
+
+    public record PageOfRuns(List<Run> items, Map<String, AttributeValue> lastKey) {
+    }
+
+    private boolean update(String jobId, String runId, String updateExpression, Map<String, String> names,
+                           Map<String, AttributeValue> values, int attempt, String executorId) {
+        Map<String, String> allNames = new HashMap<>(names);
+        allNames.put("#st", STATE);
+        allNames.put("#a", ATTEMPT);
+        allNames.put("#lo", LEASE_OWNER);
+        Map<String, AttributeValue> allValues = new HashMap<>(values);
+        allValues.put(":running", s(RunState.RUNNING.name()));
+        allValues.put(":attempt", n(attempt));
+        allValues.put(":me", s(executorId));
+        try {
+            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
+                    .updateExpression(updateExpression)
+                    .conditionExpression("#st = :running AND #a = :attempt AND #lo = :me")
+                    .expressionAttributeNames(allNames)
+                    .expressionAttributeValues(allValues));
+            return true;
+        } catch (ConditionalCheckFailedException fenced) {
+            return false;
+        }
+    }
+
+    private static void optional(StringBuilder set, List<String> remove, Map<String, String> names,
+                                 Map<String, AttributeValue> values, String alias, String attribute,
+                                 AttributeValue value) {
+        names.put(alias, attribute);
+        if (value == null) {
+            remove.add(alias);
+        } else {
+            set.append(", ").append(alias).append(" = :").append(alias.substring(1));
+            values.put(":" + alias.substring(1), value);
+        }
+    }
+
+    private static Map<String, AttributeValue> key(String jobId, String runId) {
+        return Map.of(Resources.JOB_ID, s(jobId), Resources.RUN_ID, s(runId));
+    }
+
+    public static Run fromItem(Map<String, AttributeValue> item) {
+        Long lease = Items.longValue(item, LEASE_EXPIRY);
+        return new Run(
+                Items.str(item, Resources.JOB_ID),
+                Items.str(item, Resources.RUN_ID),
+                Items.str(item, OWNER),
+                Items.instant(item, SCHEDULED_AT),
+                RunState.valueOf(Items.str(item, STATE)),
+                Items.integer(item, ATTEMPT),
+                Items.integer(item, MAX_ATTEMPTS),
+                Items.str(item, LEASE_OWNER),
+                lease == null ? null : Instant.ofEpochMilli(lease),
+                Items.integer(item, EXIT_CODE),
+                Items.instant(item, STARTED_AT),
+                Items.instant(item, FINISHED_AT),
+                Items.str(item, ERROR),
+                Items.str(item, LOG_KEY),
+                Items.instant(item, CREATED_AT));
+    }
+}

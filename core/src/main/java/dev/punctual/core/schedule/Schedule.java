@@ -1,0 +1,77 @@
+package dev.punctual.core.schedule;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/** A validated schedule: where its occurrences fall. Recurring kinds are materialized one occurrence at a time. */
+public sealed interface Schedule {
+
+    /** The first occurrence at or after {@code now}, if any. */
+    Optional<Instant> first(Instant now);
+
+    /** The occurrence after {@code previous}, if any. */
+    Optional<Instant> next(Instant previous);
+
+    ScheduleSpec spec();
+
+    record Now() implements Schedule {
+        public Optional<Instant> first(Instant now) {
+            return Optional.of(now);
+        }
+
+        public Optional<Instant> next(Instant previous) {
+            return Optional.empty();
+        }
+
+        public ScheduleSpec spec() {
+            return new ScheduleSpec("now", null, null, null, null);
+        }
+    }
+
+    /** Runs once at {@code at}; if that is already past when the job is created, it runs at once. */
+    record Once(Instant at) implements Schedule {
+        public Optional<Instant> first(Instant now) {
+            return Optional.of(at.isBefore(now) ? now : at);
+        }
+
+        public Optional<Instant> next(Instant previous) {
+            return Optional.empty();
+        }
+
+        public ScheduleSpec spec() {
+            return new ScheduleSpec("once", at.toString(), null, null, null);
+        }
+    }
+
+    /** Occurrences at {@code start + k·every}, k ≥ 0, up to and including {@code end} when set. */
+    record Interval(Duration every, Instant start, Instant end) implements Schedule {
+        public Optional<Instant> first(Instant now) {
+            if (!now.isAfter(start)) {
+                return bounded(start);
+            }
+            long elapsed = Duration.between(start, now).toMillis();
+            long step = every.toMillis();
+            long k = (elapsed + step - 1) / step;
+            return bounded(start.plusMillis(k * step));
+        }
+
+        public Optional<Instant> next(Instant previous) {
+            if (previous.isBefore(start)) {
+                return bounded(start);
+            }
+            long step = every.toMillis();
+            long k = Duration.between(start, previous).toMillis() / step + 1;
+            return bounded(start.plusMillis(k * step));
+        }
+
+        private Optional<Instant> bounded(Instant t) {
+            return end != null && t.isAfter(end) ? Optional.empty() : Optional.of(t);
+        }
+
+        public ScheduleSpec spec() {
+            return new ScheduleSpec("interval", null, every.toString(), start.toString(),
+                    end == null ? null : end.toString());
+        }
+    }
+}

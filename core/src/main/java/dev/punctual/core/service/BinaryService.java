@@ -1,0 +1,76 @@
+package dev.punctual.core.service;
+
+import dev.punctual.core.binary.ArtifactStore;
+import dev.punctual.core.binary.Binary;
+import dev.punctual.core.binary.BinaryRepository;
+import dev.punctual.core.config.Settings;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** Registers binaries and hands out presigned uploads; tells whether a binary's bytes have arrived. */
+public final class BinaryService {
+    /** A single presigned PUT; larger binaries would need multipart upload. */
+    public static final long MAX_SIZE = 1024L * 1024 * 1024;
+
+    private final BinaryRepository binaries;
+    private final ArtifactStore store;
+    private final Settings settings;
+    private final Clock clock;
+
+    public BinaryService(BinaryRepository binaries, ArtifactStore store, Settings settings, Clock clock) {
+        this.binaries = binaries;
+        this.store = store;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    public BinaryView register(String owner, BinaryRequest req) {
+        if (req == null) {
+            throw ValidationException.of("body", "is required");
+        }
+        List<FieldError> errors = new ArrayList<>();
+        if (req.name() == null || req.name().isBlank()) {
+            errors.add(new FieldError("name", "is required"));
+        } else if (req.name().length() > 256) {
+            errors.add(new FieldError("name", "must be at most 256 characters"));
+        }
+        String sha = req.sha256() == null ? null : req.sha256().toLowerCase(Locale.ROOT);
+        if (sha == null) {
+            errors.add(new FieldError("sha256", "is required (64 hex digits, as printed by sha256sum)"));
+        } else if (!sha.matches("[0-9a-f]{64}")) {
+            errors.add(new FieldError("sha256", "must be 64 hex digits"));
+        }
+        if (req.size() == null) {
+            errors.add(new FieldError("size", "is required (bytes)"));
+        } else if (req.size() < 1 || req.size() > MAX_SIZE) {
+            errors.add(new FieldError("size", "must be between 1 and " + MAX_SIZE + " bytes"));
+        }
+        if (!errors.isEmpty()) {
+            throw new ValidationException(422, errors);
+        }
+        Instant now = clock.instant();
+        Binary b = new Binary(Ids.next("bin"), owner, req.name(), sha, req.size(), now);
+        ArtifactStore.PresignedUpload up = store.presignUpload(sha, req.size(), settings.uploadUrlTtl());
+        binaries.insert(b);
+        return new BinaryView(b.id(), b.name(), b.sha256(), b.size(), now.toString(), null, up.url(), up.headers(),
+                up.expiresAt().toString());
+    }
+
+    public BinaryView get(String owner, String id) {
+        Binary b = find(owner, id);
+        return new BinaryView(b.id(), b.name(), b.sha256(), b.size(), b.createdAt().toString(), uploaded(b),
+                null, null, null);
+    }
+
+    Binary find(String owner, String id) {
+        return binaries.get(id).filter(b -> b.owner().equals(owner))
+                .orElseThrow(() -> new NotFoundException("binary " + id + " does not exist"));
+    }
+
+    boolean uploaded(Binary b) {
+        return store.size(ArtifactStore.binaryKey(b.sha256())).map(s -> s == b.size()).orElse(false);
+    }
+}

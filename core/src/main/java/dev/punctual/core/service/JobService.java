@@ -1,0 +1,258 @@
+package dev.punctual.core.service;
+
+import dev.punctual.core.binary.ArtifactStore;
+import dev.punctual.core.binary.Binary;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.infra.Resources;
+import dev.punctual.core.infra.Transactions;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.job.JobState;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunIds;
+import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.RunState;
+import dev.punctual.core.schedule.Schedule;
+import dev.punctual.core.schedule.Schedules;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+
+/** Decides everything the jobs API does; the REST layer only maps HTTP to these calls. */
+public final class JobService {
+    private static final System.Logger LOG = System.getLogger(JobService.class.getName());
+    /** Env names a job may not set: they would override the scheduler's own variables or inject libraries. */
+    public static final List<String> RESERVED_ENV_PREFIXES = List.of("AWS_", "LD_", "SCHEDULER_");
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    public static final int MAX_ARGS = 256;
+    public static final int MAX_ENV = 128;
+    public static final int MAX_VALUE_LENGTH = 4096;
+    public static final int MAX_PAGE = 100;
+    private static final int DELETE_RETRIES = 10;
+
+    private final JobRepository jobs;
+    private final RunRepository runs;
+    private final BinaryService binaries;
+    private final ArtifactStore store;
+    private final Transactions tx;
+    private final Dispatcher dispatcher;
+    private final Schedules schedules;
+    private final Settings settings;
+    private final Clock clock;
+
+    public JobService(JobRepository jobs, RunRepository runs, BinaryService binaries, ArtifactStore store,
+                      Transactions tx, Dispatcher dispatcher, Schedules schedules, Settings settings, Clock clock) {
+        this.jobs = jobs;
+        this.runs = runs;
+        this.binaries = binaries;
+        this.store = store;
+        this.tx = tx;
+        this.dispatcher = dispatcher;
+        this.schedules = schedules;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    /**
+     * Validates and creates the job with its first run in one transaction. A first run due before the next sweep
+     * could reach it is dispatched here, so "now" is not a sweep period late. If that dispatch fails, the run is
+     * still SCHEDULED in a bucket the sweeper has not passed, and the next sweep sends it.
+     */
+    public JobView create(String owner, JobRequest req) {
+        if (req == null) {
+            throw ValidationException.of("body", "is required");
+        }
+        Instant now = clock.instant();
+        List<FieldError> errors = new ArrayList<>();
+        validateName(req.name(), errors);
+        List<String> args = req.args() == null ? List.of() : req.args();
+        validateArgs(args, errors);
+        Map<String, String> env = req.env() == null ? Map.of() : req.env();
+        validateEnv(env, errors);
+        int timeout = range(errors, "timeoutSeconds", req.timeoutSeconds(), settings.defaultTimeoutSeconds(), 1,
+                settings.maxTimeoutSeconds());
+        int maxAttempts = range(errors, "maxAttempts", req.maxAttempts(), settings.defaultMaxAttempts(), 1,
+                settings.maxAttemptsLimit());
+        Schedule schedule = null;
+        try {
+            schedule = schedules.parse(req.schedule(), now, "schedule");
+        } catch (ValidationException e) {
+            errors.addAll(e.errors());
+        }
+        Binary binary = null;
+        if (req.binaryId() == null) {
+            errors.add(new FieldError("binaryId", "is required"));
+        } else {
+            try {
+                binary = binaries.find(owner, req.binaryId());
+                if (!binaries.uploaded(binary)) {
+                    errors.add(new FieldError("binaryId", "binary " + binary.id()
+                            + " is not uploaded yet: PUT it to its uploadUrl first"));
+                }
+            } catch (NotFoundException e) {
+                errors.add(new FieldError("binaryId", "no binary with this id"));
+            }
+        }
+        Optional<Instant> first = schedule == null ? Optional.empty() : schedule.first(now);
+        if (schedule != null && first.isEmpty()) {
+            errors.add(new FieldError("schedule", "has no occurrence from now on"));
+        }
+        if (!errors.isEmpty()) {
+            throw new ValidationException(422, errors);
+        }
+
+        String jobId = Ids.next("job");
+        Instant at = first.get();
+        Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, maxAttempts, now);
+        Job job = new Job(jobId, owner, req.name(), binary.id(), binary.sha256(), args, env, schedule.spec(),
+                timeout, maxAttempts, JobState.ACTIVE, 1, now, now, run.runId(), at);
+        if (!tx.write(List.of(jobs.insert(job), runs.insertScheduled(run))).won()) {
+            throw new IllegalStateException("a fresh job id collided");
+        }
+        Instant horizon = now.plus(settings.lookahead());
+        if (!at.isAfter(horizon)) {
+            try {
+                dispatcher.dispatch(List.of(run), horizon);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "immediate dispatch of " + jobId + " failed; the sweeper will send it", e);
+            }
+        }
+        return JobView.of(job);
+    }
+
+    public JobView get(String owner, String jobId) {
+        return JobView.of(find(owner, jobId));
+    }
+
+    public Page<JobView> list(String owner, Integer limit, String cursor) {
+        int n = pageSize(limit);
+        var key = Cursors.decode(cursor, Set.of(Resources.JOB_ID, Resources.OWNER, Resources.OWNER_SORT));
+        var page = jobs.listByOwner(owner, n, key);
+        return new Page<>(page.items().stream().map(JobView::of).toList(), Cursors.encode(page.lastKey()));
+    }
+
+    /**
+     * Deletes the job and cancels its pending run atomically. Runs already in the queue are stopped by the claim,
+     * which checks the job in the same transaction. Deleting a deleted job is a no-op.
+     */
+    public void delete(String owner, String jobId) {
+        for (int i = 0; i < DELETE_RETRIES; i++) {
+            Job job = find(owner, jobId);
+            if (job.state() == JobState.DELETED) {
+                return;
+            }
+            Instant now = clock.instant();
+            List<TransactWriteItem> items = new ArrayList<>();
+            items.add(jobs.markDeleted(jobId, owner, job.pendingRunId(), now));
+            if (job.pendingRunId() != null && runs.get(jobId, job.pendingRunId())
+                    .filter(r -> r.state() == RunState.SCHEDULED).isPresent()) {
+                items.add(runs.cancelScheduled(jobId, job.pendingRunId(), now));
+            }
+            if (tx.write(items).won()) {
+                return;
+            }
+            // A sweep moved the pending run on meanwhile: read again and retry against the new one.
+        }
+        throw new IllegalStateException("job " + jobId + " kept changing during delete; try again");
+    }
+
+    public Page<RunView> runs(String owner, String jobId, Integer limit, String cursor) {
+        find(owner, jobId);
+        var key = Cursors.decode(cursor, Set.of(Resources.JOB_ID, Resources.RUN_ID));
+        var page = runs.listForJob(jobId, pageSize(limit), key);
+        return new Page<>(page.items().stream().map(RunView::of).toList(), Cursors.encode(page.lastKey()));
+    }
+
+    /** The captured output of the run's latest attempt. */
+    public String log(String owner, String jobId, String runId) {
+        find(owner, jobId);
+        Run run = runs.get(jobId, runId).orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
+        if (run.logKey() == null) {
+            throw new NotFoundException("run " + runId + " has no log yet (state " + run.state() + ")");
+        }
+        return store.readText(run.logKey())
+                .orElseThrow(() -> new NotFoundException("the log of run " + runId + " has expired"));
+    }
+
+    private Job find(String owner, String jobId) {
+        return jobs.get(jobId).filter(j -> j.owner().equals(owner))
+                .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
+    }
+
+    private static int pageSize(Integer limit) {
+        if (limit == null) {
+            return 20;
+        }
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new ValidationException(400, List.of(new FieldError("limit", "must be between 1 and " + MAX_PAGE)));
+        }
+        return limit;
+    }
+
+    private static void validateName(String name, List<FieldError> errors) {
+        if (name == null || name.isBlank()) {
+            errors.add(new FieldError("name", "is required"));
+        } else if (name.length() > 128) {
+            errors.add(new FieldError("name", "must be at most 128 characters"));
+        } else if (name.chars().anyMatch(Character::isISOControl)) {
+            errors.add(new FieldError("name", "must not contain control characters"));
+        }
+    }
+
+    private static void validateArgs(List<String> args, List<FieldError> errors) {
+        if (args.size() > MAX_ARGS) {
+            errors.add(new FieldError("args", "must have at most " + MAX_ARGS + " items"));
+            return;
+        }
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a == null) {
+                errors.add(new FieldError("args[" + i + "]", "must be a string"));
+            } else if (a.length() > MAX_VALUE_LENGTH || a.indexOf('\0') >= 0) {
+                errors.add(new FieldError("args[" + i + "]", "must be at most " + MAX_VALUE_LENGTH
+                        + " characters and contain no NUL"));
+            }
+        }
+    }
+
+    private static void validateEnv(Map<String, String> env, List<FieldError> errors) {
+        if (env.size() > MAX_ENV) {
+            errors.add(new FieldError("env", "must have at most " + MAX_ENV + " entries"));
+            return;
+        }
+        env.forEach((name, value) -> {
+            String field = "env." + name;
+            String upper = name.toUpperCase(Locale.ROOT);
+            if (!ENV_NAME.matcher(name).matches()) {
+                errors.add(new FieldError(field, "is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)"));
+            } else if (RESERVED_ENV_PREFIXES.stream().anyMatch(upper::startsWith)) {
+                errors.add(new FieldError(field, "is reserved: names starting with "
+                        + String.join(", ", RESERVED_ENV_PREFIXES) + " cannot be set by a job"));
+            } else if (value == null) {
+                errors.add(new FieldError(field, "must be a string"));
+            } else if (value.length() > MAX_VALUE_LENGTH || value.indexOf('\0') >= 0) {
+                errors.add(new FieldError(field, "must be at most " + MAX_VALUE_LENGTH
+                        + " characters and contain no NUL"));
+            }
+        });
+    }
+
+    private static int range(List<FieldError> errors, String field, Integer value, int dflt, int min, int max) {
+        if (value == null) {
+            return dflt;
+        }
+        if (value < min || value > max) {
+            errors.add(new FieldError(field, "must be between " + min + " and " + max));
+        }
+        return value;
+    }
+}

@@ -1,0 +1,113 @@
+package dev.punctual.core.sweep;
+
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.time.TimeBuckets;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * One sweep: from the persisted watermark up to now + lookahead, query every shard of every minute bucket of the
+ * due index (in parallel; nothing scans), dispatch what is due, then advance the watermark over the buckets that
+ * were fully handled.
+ *
+ * <p>The watermark never passes {@code now − settle}: buckets in the recent past and the lookahead window are
+ * queried again by every sweep, so a run whose index entry lagged, or whose send failed, is found next time. Two
+ * sweeps at once are safe: both may send a run (a duplicate message), but only one marks it and only one
+ * materializes its next occurrence, and the executor's claim runs it once.
+ */
+public final class Sweeper {
+    private static final System.Logger LOG = System.getLogger(Sweeper.class.getName());
+
+    private final RunRepository runs;
+    private final WatermarkRepository watermarks;
+    private final Dispatcher dispatcher;
+    private final TimeBuckets buckets;
+    private final Settings settings;
+    private final Clock clock;
+
+    public Sweeper(RunRepository runs, WatermarkRepository watermarks, Dispatcher dispatcher, TimeBuckets buckets,
+                   Settings settings, Clock clock) {
+        this.runs = runs;
+        this.watermarks = watermarks;
+        this.dispatcher = dispatcher;
+        this.buckets = buckets;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    public SweepReport sweep() {
+        Instant now = clock.instant();
+        Instant horizon = now.plus(settings.lookahead());
+        Instant settled = TimeBuckets.bucketOf(now.minus(settings.settle()));
+        Instant from = watermarks.get().orElse(settled);
+        Instant oldest = TimeBuckets.bucketOf(now.minus(settings.maxSweepBacklog()));
+        if (from.isBefore(oldest)) {
+            LOG.log(Level.WARNING, "watermark " + from + " is older than the sweep backlog limit; runs due before "
+                    + oldest + " are not swept");
+            from = oldest;
+        }
+        Instant last = TimeBuckets.bucketOf(horizon);
+
+        List<Instant> bucketList = new ArrayList<>();
+        for (Instant b = from; !b.isAfter(last); b = b.plus(Duration.ofMinutes(1))) {
+            bucketList.add(b);
+        }
+        TreeSet<Instant> unhandled = new TreeSet<>();
+        List<Run> due = query(bucketList, horizon, unhandled);
+        Dispatcher.DispatchReport d = dispatcher.dispatch(due, horizon);
+        d.failed.forEach(r -> unhandled.add(TimeBuckets.bucketOf(r.scheduledAt())));
+
+        Instant target = settled;
+        if (!unhandled.isEmpty() && unhandled.first().isBefore(target)) {
+            target = unhandled.first();
+        }
+        boolean advanced = target.isAfter(from) && watermarks.advance(target, now);
+        return new SweepReport(from, horizon, bucketList.size(), due.size(), d.sent, d.marked, d.materialized,
+                d.failed.size(), advanced ? target : from);
+    }
+
+    private List<Run> query(List<Instant> bucketList, Instant horizon, TreeSet<Instant> unhandled) {
+        record Part(Instant bucket, Future<List<Run>> result) {
+        }
+        List<Part> parts = new ArrayList<>();
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Instant b : bucketList) {
+                for (int shard = 0; shard < buckets.shards(); shard++) {
+                    String partition = TimeBuckets.partition(b, shard);
+                    parts.add(new Part(b, pool.submit(() -> runs.dueIn(partition, horizon))));
+                }
+            }
+            List<Run> due = new ArrayList<>();
+            for (Part p : parts) {
+                try {
+                    due.addAll(p.result().get());
+                } catch (ExecutionException e) {
+                    LOG.log(Level.WARNING, "querying bucket " + p.bucket() + " failed; it is retried next sweep",
+                            e.getCause());
+                    unhandled.add(p.bucket());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    unhandled.add(p.bucket());
+                }
+            }
+            return due;
+        }
+    }
+
+    /** What one sweep saw and did. */
+    public record SweepReport(Instant from, Instant horizon, int buckets, int due, int sent, int marked,
+                              int materialized, int failed, Instant watermark) {
+    }
+}

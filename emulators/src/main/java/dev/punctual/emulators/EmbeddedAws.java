@@ -1,0 +1,146 @@
+package dev.punctual.emulators;
+
+import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
+import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
+import dev.punctual.core.infra.AwsClients;
+import dev.punctual.core.infra.Provisioner;
+import dev.punctual.core.infra.Resources;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.elasticmq.NodeAddress;
+import org.elasticmq.rest.sqs.SQSRestServer;
+import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+import org.gaul.s3proxy.S3Proxy;
+import org.gaul.s3proxy.auth.AuthenticationType;
+import org.gaul.s3proxy.nio2blob.FilesystemNio2BlobStore;
+import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.sqs.SqsClient;
+
+/**
+ * DynamoDB Local, ElasticMQ (SQS) and S3Proxy (S3), started in this JVM on free loopback ports. The resources are
+ * created from {@link Resources}, the same definition the code reads. With a data directory, DynamoDB and S3 keep
+ * their state across restarts; ElasticMQ keeps queues only in memory.
+ */
+public final class EmbeddedAws implements AutoCloseable {
+    public static final String ACCESS_KEY = "test";
+    public static final String SECRET_KEY = "test";
+    public static final String REGION = "us-east-1";
+
+    private final DynamoDBProxyServer dynamo;
+    private final SQSRestServer sqs;
+    private final S3Proxy s3;
+    private final URI dynamoUri;
+    private final URI sqsUri;
+    private final URI s3Uri;
+
+    private EmbeddedAws(DynamoDBProxyServer dynamo, URI dynamoUri, SQSRestServer sqs, URI sqsUri, S3Proxy s3,
+                        URI s3Uri) {
+        this.dynamo = dynamo;
+        this.sqs = sqs;
+        this.s3 = s3;
+        this.dynamoUri = dynamoUri;
+        this.sqsUri = sqsUri;
+        this.s3Uri = s3Uri;
+    }
+
+    /** Starts all three; {@code dataDir} null means in memory. Ports 0 mean "any free port". */
+    public static EmbeddedAws start(Path dataDir, int dynamoPort, int sqsPort, int s3Port) throws Exception {
+        int dp = dynamoPort == 0 ? freePort() : dynamoPort;
+        List<String> args = new ArrayList<>(List.of("-port", Integer.toString(dp), "-disableTelemetry"));
+        if (dataDir == null) {
+            args.add("-inMemory");
+        } else {
+            Path dir = Files.createDirectories(dataDir.resolve("dynamodb"));
+            // sharedDb: one database whatever region or credentials a client uses, as the emulated account.
+            args.addAll(List.of("-dbPath", dir.toString(), "-sharedDb"));
+        }
+        DynamoDBProxyServer dynamo = ServerRunner.createServerFromCommandLineArgs(args.toArray(String[]::new));
+        dynamo.start();
+
+        int qp = sqsPort == 0 ? freePort() : sqsPort;
+        SQSRestServer sqs = SQSRestServerBuilder.withInterface("127.0.0.1").withPort(qp)
+                .withServerAddress(new NodeAddress("http", "127.0.0.1", qp, "")).start();
+        sqs.waitUntilStarted();
+
+        var blobs = dataDir == null ? new TransientNio2BlobStore()
+                : new FilesystemNio2BlobStore(Files.createDirectories(dataDir.resolve("s3")).toString());
+        S3Proxy s3 = S3Proxy.builder().blobStore(blobs)
+                .endpoint(URI.create("http://127.0.0.1:" + s3Port))
+                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+                .build();
+        s3.start();
+        while (!"STARTED".equals(s3.getState())) {
+            Thread.onSpinWait();
+        }
+        return new EmbeddedAws(dynamo, URI.create("http://127.0.0.1:" + dp), sqs,
+                URI.create("http://127.0.0.1:" + qp), s3, URI.create("http://127.0.0.1:" + s3.getPort()));
+    }
+
+    public static EmbeddedAws startInMemory() throws Exception {
+        return start(null, 0, 0, 0);
+    }
+
+    public URI dynamodbEndpoint() {
+        return dynamoUri;
+    }
+
+    public URI sqsEndpoint() {
+        return sqsUri;
+    }
+
+    public URI s3Endpoint() {
+        return s3Uri;
+    }
+
+    public AwsClients.Target target() {
+        return AwsClients.Target.emulators(dynamoUri, sqsUri, s3Uri);
+    }
+
+    /** Creates every table, queue and bucket of {@code resources} (idempotent). */
+    public void provision(Resources resources) {
+        try (DynamoDbClient d = AwsClients.dynamo(target()); SqsClient q = AwsClients.sqs(target());
+             S3Client s = AwsClients.s3(target())) {
+            new Provisioner(d, q, s).createAll(resources);
+        }
+    }
+
+    /**
+     * Points every AWS SDK client created after this call in this JVM at the emulators, through the SDK's own
+     * system properties (the same ones the {@code AWS_ENDPOINT_URL_*} variables set).
+     */
+    public void exportToSystemProperties() {
+        System.setProperty("aws.endpointUrlDynamodb", dynamoUri.toString());
+        System.setProperty("aws.endpointUrlSqs", sqsUri.toString());
+        System.setProperty("aws.endpointUrlS3", s3Uri.toString());
+        System.setProperty("aws.region", REGION);
+        System.setProperty("aws.accessKeyId", ACCESS_KEY);
+        System.setProperty("aws.secretAccessKey", SECRET_KEY);
+    }
+
+    /** The same, as environment variables for a separate process (an executor started on its own). */
+    public List<String> environmentExports() {
+        return List.of("AWS_ENDPOINT_URL_DYNAMODB=" + dynamoUri, "AWS_ENDPOINT_URL_SQS=" + sqsUri,
+                "AWS_ENDPOINT_URL_S3=" + s3Uri, "AWS_REGION=" + REGION, "AWS_ACCESS_KEY_ID=" + ACCESS_KEY,
+                "AWS_SECRET_ACCESS_KEY=" + SECRET_KEY);
+    }
+
+    @Override
+    public void close() throws Exception {
+        s3.stop();
+        sqs.stopAndWait();
+        dynamo.stop();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
