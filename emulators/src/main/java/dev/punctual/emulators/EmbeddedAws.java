@@ -124,6 +124,24 @@ public final class EmbeddedAws implements AutoCloseable {
         System.setProperty("aws.secretAccessKey", SECRET_KEY);
     }
 
+    /**
+     * Quarkus configuration pointing the Quarkiverse DynamoDB, SQS and S3 clients at the emulators (those clients
+     * read their endpoint, region and credentials from their own configuration).
+     */
+    public java.util.Map<String, String> quarkusConfig() {
+        java.util.Map<String, String> c = new java.util.LinkedHashMap<>();
+        for (var e : java.util.Map.of("dynamodb", dynamoUri, "sqs", sqsUri, "s3", s3Uri).entrySet()) {
+            String p = "quarkus." + e.getKey() + ".";
+            c.put(p + "endpoint-override", e.getValue().toString());
+            c.put(p + "aws.region", REGION);
+            c.put(p + "aws.credentials.type", "static");
+            c.put(p + "aws.credentials.static-provider.access-key-id", ACCESS_KEY);
+            c.put(p + "aws.credentials.static-provider.secret-access-key", SECRET_KEY);
+        }
+        c.put("punctual.s3-path-style", "true");
+        return c;
+    }
+
     /** The same, as environment variables for a separate process (an executor started on its own). */
     public List<String> environmentExports() {
         return List.of("AWS_ENDPOINT_URL_DYNAMODB=" + dynamoUri, "AWS_ENDPOINT_URL_SQS=" + sqsUri,

@@ -96,9 +96,10 @@ public final class RunWorker {
                     early.toSeconds()));
             return Outcome.EARLY;
         }
-        if (early.toMillis() > 0) {
-            // SQS delays have whole-second granularity and were rounded down: wait out the rest, never start early.
-            Thread.sleep(early.toMillis());
+        if (early.toNanos() > 0) {
+            // SQS delays have whole-second granularity and were rounded down: wait out the rest (rounded up to the
+            // next millisecond), so a run never starts before its due instant.
+            Thread.sleep((early.toNanos() + 999_999) / 1_000_000);
         }
 
         Instant now = clock.instant();

@@ -51,12 +51,12 @@ public final class BinaryService {
         if (!errors.isEmpty()) {
             throw new ValidationException(422, errors);
         }
-        Instant now = clock.instant();
+        Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
         Binary b = new Binary(Ids.next("bin"), owner, req.name(), sha, req.size(), now);
         ArtifactStore.PresignedUpload up = store.presignUpload(sha, req.size(), settings.uploadUrlTtl());
         binaries.insert(b);
         return new BinaryView(b.id(), b.name(), b.sha256(), b.size(), now.toString(), null, up.url(), up.headers(),
-                up.expiresAt().toString());
+                up.expiresAt().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
     }
 
     public BinaryView get(String owner, String id) {

@@ -18,6 +18,6 @@ public record JobView(String id, String name, String owner, String binaryId, Lis
     }
 
     static String str(Instant t) {
-        return t == null ? null : t.toString();
+        return t == null ? null : t.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString();
     }
 }

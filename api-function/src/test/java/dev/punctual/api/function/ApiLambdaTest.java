@@ -1,0 +1,208 @@
+package dev.punctual.api.function;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.nullValue;
+
+import dev.punctual.emulators.EmulatorsTestResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The HTTP API through the real Lambda path: RestAssured requests become API Gateway (HTTP API v2) events on
+ * Quarkus's mock event server, and the function runs against the embedded emulators.
+ */
+@QuarkusTest
+@WithTestResource(EmulatorsTestResource.class)
+class ApiLambdaTest {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @Test
+    void uploadsThroughThePresignedUrlAndS3RejectsAWrongBody() throws Exception {
+        byte[] body = "#!/bin/sh\necho hello\n".getBytes(StandardCharsets.UTF_8);
+        JsonPath b = register("hello.sh", body);
+        assertThat(b.getString("uploadUrl")).startsWith("http://127.0.0.1:");
+        assertThat(b.getMap("uploadHeaders")).containsKey("x-amz-checksum-sha256");
+        given().get("/v1/binaries/" + b.getString("id")).then().statusCode(200).body("uploaded", equalTo(false));
+
+        int wrong = put(b, "#!/bin/sh\necho tampered\n".getBytes(StandardCharsets.UTF_8));
+        assertThat(wrong).isBetween(400, 499);
+        given().get("/v1/binaries/" + b.getString("id")).then().body("uploaded", equalTo(false));
+
+        assertThat(put(b, body)).isEqualTo(200);
+        given().get("/v1/binaries/" + b.getString("id")).then().body("uploaded", equalTo(true));
+    }
+
+    @Test
+    void createsGetsListsAndDeletesAJob() throws Exception {
+        String binaryId = uploaded("job.sh");
+        String at = Instant.now().plus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS).toString();
+        Response created = given().contentType(ContentType.JSON)
+                .body(Map.of("name", "nightly", "binaryId", binaryId, "args", List.of("a", "b c"),
+                        "env", Map.of("GREETING", "hi"), "schedule", Map.of("type", "once", "at", at),
+                        "timeoutSeconds", 30, "maxAttempts", 2))
+                .post("/v1/jobs");
+        created.then().statusCode(201).body("nextRunAt", equalTo(at)).body("state", equalTo("ACTIVE"))
+                .body("owner", equalTo("local")).body("version", equalTo(1));
+        String id = created.path("id");
+        assertThat(created.header("Location")).endsWith("/v1/jobs/" + id);
+
+        given().get("/v1/jobs/" + id).then().statusCode(200).body("args[1]", equalTo("b c"))
+                .body("env.GREETING", equalTo("hi")).body("schedule.type", equalTo("once"))
+                .body("schedule.at", equalTo(at));
+        given().get("/v1/jobs/" + id + "/runs").then().statusCode(200)
+                .body("items[0].state", equalTo("SCHEDULED")).body("items[0].scheduledAt", equalTo(at))
+                .body("items[0].attempt", equalTo(0)).body("items[0].exitCode", nullValue());
+        given().get("/v1/jobs").then().statusCode(200).body("items.id", hasItem(id));
+
+        given().delete("/v1/jobs/" + id).then().statusCode(204);
+        given().get("/v1/jobs/" + id).then().statusCode(200).body("state", equalTo("DELETED"))
+                .body("nextRunAt", nullValue());
+        given().get("/v1/jobs/" + id + "/runs").then().body("items[0].state", equalTo("CANCELLED"));
+        given().delete("/v1/jobs/" + id).then().statusCode(204);
+    }
+
+    @Test
+    void listsJobsPageByPageWithACursor() throws Exception {
+        String binaryId = uploaded("page.sh");
+        Set<String> created = new HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            created.add(given().contentType(ContentType.JSON).body(intervalJob("page-" + i, binaryId))
+                    .post("/v1/jobs").then().statusCode(201).extract().path("id"));
+        }
+        Set<String> seen = new HashSet<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            var req = given().queryParam("limit", 1);
+            if (cursor != null) {
+                req = req.queryParam("cursor", cursor);
+            }
+            JsonPath page = req.get("/v1/jobs").then().statusCode(200).extract().jsonPath();
+            assertThat(page.getList("items")).hasSizeLessThanOrEqualTo(1);
+            seen.addAll(page.getList("items.id", String.class));
+            cursor = page.getString("nextCursor");
+            pages++;
+        } while (cursor != null && pages < 50);
+        assertThat(seen).containsAll(created);
+        assertThat(pages).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void rejectsBadInputWithProblemJsonNamingTheFieldAndWritesNothing() throws Exception {
+        String binaryId = uploaded("bad.sh");
+        int before = countJobs();
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
+                "maxAttempts", 3, "colour", "blue"), 400, "colour");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now", "evry", "PT5S")),
+                400, "schedule.evry");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
+                "timeoutSeconds", "soon"), 400, "timeoutSeconds");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
+                "env", Map.of("LD_PRELOAD", "/tmp/x.so")), 422, "env.LD_PRELOAD");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
+                "env", Map.of("AWS_SECRET_ACCESS_KEY", "x")), 422, "env.AWS_SECRET_ACCESS_KEY");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
+                "env", Map.of("SCHEDULER_RUN_ID", "x")), 422, "env.SCHEDULER_RUN_ID");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId,
+                "schedule", Map.of("type", "interval", "every", "PT1S")), 422, "schedule.every");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "weekly")), 422,
+                "schedule.type");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
+                "maxAttempts", 0), 422, "maxAttempts");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
+                "timeoutSeconds", 999999), 422, "timeoutSeconds");
+        assertProblem(Map.of("name", "x", "binaryId", "bin_doesnotexist", "schedule", Map.of("type", "now")), 422,
+                "binaryId");
+        JsonPath notUploaded = register("later.sh", "#!/bin/sh\n".getBytes(StandardCharsets.UTF_8));
+        assertProblem(Map.of("name", "x", "binaryId", notUploaded.getString("id"),
+                "schedule", Map.of("type", "now")), 422, "binaryId");
+        given().contentType(ContentType.JSON).body("{\"name\": ").post("/v1/jobs").then().statusCode(400)
+                .contentType("application/problem+json").body("field", equalTo("body"));
+        given().queryParam("limit", "many").get("/v1/jobs").then().statusCode(400).body("field", equalTo("limit"));
+        given().queryParam("cursor", "garbage").get("/v1/jobs").then().statusCode(400)
+                .body("field", equalTo("cursor"));
+        assertThat(countJobs()).isEqualTo(before);
+    }
+
+    @Test
+    void unknownResourcesAre404ProblemJson() {
+        given().get("/v1/jobs/job_nosuchjobnosuchjob00").then().statusCode(404)
+                .contentType("application/problem+json").body("status", equalTo(404));
+        given().get("/v1/binaries/bin_nope").then().statusCode(404).contentType("application/problem+json");
+        given().contentType(ContentType.JSON).body(Map.of("name", "x", "sha256", "abc", "size", 0))
+                .post("/v1/binaries").then().statusCode(422).body("errors.field", hasItem("sha256"))
+                .body("errors.field", hasItem("size"));
+    }
+
+    private static void assertProblem(Map<String, Object> body, int status, String field) {
+        given().contentType(ContentType.JSON).body(body).post("/v1/jobs").then().statusCode(status)
+                .contentType("application/problem+json").body("status", equalTo(status))
+                .body("field", equalTo(field));
+    }
+
+    private static int countJobs() {
+        int n = 0;
+        String cursor = null;
+        do {
+            var req = given().queryParam("limit", 100);
+            if (cursor != null) {
+                req = req.queryParam("cursor", cursor);
+            }
+            JsonPath page = req.get("/v1/jobs").then().statusCode(200).extract().jsonPath();
+            n += page.getList("items").size();
+            cursor = page.getString("nextCursor");
+        } while (cursor != null);
+        return n;
+    }
+
+    private static Map<String, Object> intervalJob(String name, String binaryId) {
+        String start = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
+        return Map.of("name", name, "binaryId", binaryId,
+                "schedule", Map.of("type", "interval", "every", "PT1H", "start", start));
+    }
+
+    private static String uploaded(String name) throws Exception {
+        byte[] body = ("#!/bin/sh\necho " + name + " " + System.nanoTime() + "\n").getBytes(StandardCharsets.UTF_8);
+        JsonPath b = register(name, body);
+        assertThat(put(b, body)).isEqualTo(200);
+        return b.getString("id");
+    }
+
+    private static JsonPath register(String name, byte[] body) throws Exception {
+        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
+        return given().contentType(ContentType.JSON).body(Map.of("name", name, "sha256", sha, "size", body.length))
+                .post("/v1/binaries").then().statusCode(201).body("sha256", equalTo(sha)).extract().jsonPath();
+    }
+
+    private static int put(JsonPath binary, byte[] body) throws Exception {
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(binary.getString("uploadUrl")))
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(body));
+        Map<String, String> headers = binary.getMap("uploadHeaders");
+        headers.forEach((k, v) -> {
+            if (!k.equalsIgnoreCase("content-length")) {
+                req.header(k, v);
+            }
+        });
+        return HTTP.send(req.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+}

@@ -1,0 +1,38 @@
+package dev.punctual.api;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.service.BinaryRequest;
+import dev.punctual.core.service.BinaryView;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.net.URI;
+import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestResponse;
+
+/** Binaries: register one to get a presigned upload, then ask whether it arrived. */
+@Path("/v1/binaries")
+@Produces(MediaType.APPLICATION_JSON)
+public class BinaryResource {
+    @Inject
+    Punctual punctual;
+    @Inject
+    Tenants tenants;
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public RestResponse<BinaryView> register(BinaryRequest request) {
+        BinaryView b = punctual.binaries.register(tenants.current(), request);
+        return RestResponse.ResponseBuilder.<BinaryView>created(URI.create("/v1/binaries/" + b.id())).entity(b).build();
+    }
+
+    @GET
+    @Path("{id}")
+    public BinaryView get(@RestPath String id) {
+        return punctual.binaries.get(tenants.current(), id);
+    }
+}

@@ -1,0 +1,24 @@
+package dev.punctual.api;
+
+import dev.punctual.core.service.ValidationException;
+
+/**
+ * Query parameters are read as text and parsed here, so a bad value gets a 400 naming the parameter (JAX-RS
+ * would answer a failed conversion with a bare 404).
+ */
+final class Params {
+    private Params() {
+    }
+
+    static Integer integer(String name, String value) {
+        if (value == null || value.isEmpty()) {
+            return null;
+        }
+        try {
+            return Integer.valueOf(value);
+        } catch (NumberFormatException e) {
+            throw new ValidationException(400, java.util.List.of(
+                    new dev.punctual.core.service.FieldError(name, "must be an integer")));
+        }
+    }
+}

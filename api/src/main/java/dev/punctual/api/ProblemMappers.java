@@ -1,0 +1,122 @@
+package dev.punctual.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import dev.punctual.core.service.FieldError;
+import dev.punctual.core.service.ValidationException;
+import jakarta.ws.rs.NotAllowedException;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.NotSupportedException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+
+/** Turns every failure into {@code application/problem+json}; nothing a client sent can produce a bare 500. */
+public class ProblemMappers {
+    private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
+    /** Seconds a client should wait after a 503 caused by AWS throttling or an outage. */
+    static final int RETRY_AFTER_SECONDS = 2;
+
+    @ServerExceptionMapper
+    public Response validation(ValidationException e) {
+        List<FieldError> errors = e.errors();
+        return problem(e.status(), "invalid-request", e.status() == 422 ? "Unprocessable request" : "Bad request",
+                errors.stream().map(f -> f.field() + ": " + f.message()).collect(Collectors.joining("; ")),
+                errors.isEmpty() ? null : errors.get(0).field(), errors);
+    }
+
+    @ServerExceptionMapper
+    public Response notFound(dev.punctual.core.service.NotFoundException e) {
+        return problem(404, "not-found", "Not found", e.getMessage(), null, null);
+    }
+
+    @ServerExceptionMapper
+    public Response unknownField(UnrecognizedPropertyException e) {
+        String field = path(e);
+        return problem(400, "invalid-request", "Bad request", field + ": unknown field", field,
+                List.of(new FieldError(field, "unknown field")));
+    }
+
+    /** More specific than Quarkus's own mapper for this type, so ours answers: a wrong type for a field. */
+    @ServerExceptionMapper
+    public Response wrongType(MismatchedInputException e) {
+        return badJson(e);
+    }
+
+    @ServerExceptionMapper
+    public Response badJson(JsonProcessingException e) {
+        if (e instanceof UnrecognizedPropertyException u) {
+            return unknownField(u);
+        }
+        String field = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? path(m) : "body";
+        String message = e instanceof JsonMappingException && !(e instanceof InvalidTypeIdException)
+                && !"body".equals(field) ? "has the wrong type" : "is not valid JSON";
+        return problem(400, "invalid-request", "Bad request", field + ": " + message, field,
+                List.of(new FieldError(field, message)));
+    }
+
+    @ServerExceptionMapper
+    public Response web(WebApplicationException e) {
+        if (e.getCause() instanceof JsonProcessingException json) {
+            return badJson(json);
+        }
+        int status = e.getResponse().getStatus();
+        if (status == 400) {
+            return problem(400, "invalid-request", "Bad request", "body: " + e.getMessage(), "body",
+                    List.of(new FieldError("body", "could not be read: " + e.getMessage())));
+        }
+        String type = e instanceof NotFoundException ? "not-found"
+                : e instanceof NotAllowedException ? "method-not-allowed"
+                : e instanceof NotSupportedException ? "unsupported-media-type" : "http-" + status;
+        return problem(status, type, e.getResponse().getStatusInfo().getReasonPhrase(), e.getMessage(), null, null);
+    }
+
+    /** AWS throttling or a 5xx from AWS: the client may retry; nothing partial was written (writes are atomic). */
+    @ServerExceptionMapper
+    public Response aws(SdkException e) {
+        boolean retryable = e.retryable() || e instanceof AwsServiceException s
+                && (s.isThrottlingException() || s.statusCode() >= 500);
+        if (!retryable) {
+            return unexpected(e);
+        }
+        LOG.warn("AWS unavailable or throttling", e);
+        return Response.fromResponse(problem(503, "unavailable", "Service unavailable",
+                "storage is busy or unavailable; retry later", null, null))
+                .header("Retry-After", RETRY_AFTER_SECONDS).build();
+    }
+
+    @ServerExceptionMapper
+    public Response unexpected(RuntimeException e) {
+        LOG.error("unexpected error", e);
+        return problem(500, "internal", "Internal error", "an unexpected error occurred", null, null);
+    }
+
+    private static String path(JsonMappingException e) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonMappingException.Reference r : e.getPath()) {
+            if (r.getFieldName() != null) {
+                if (!sb.isEmpty()) {
+                    sb.append('.');
+                }
+                sb.append(r.getFieldName());
+            } else if (r.getIndex() >= 0) {
+                sb.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return sb.isEmpty() ? "body" : sb.toString();
+    }
+
+    static Response problem(int status, String type, String title, String detail, String field,
+                            List<FieldError> errors) {
+        return Response.status(status).type(Problem.MEDIA_TYPE)
+                .entity(new Problem("urn:punctual:problem:" + type, title, status, detail, field, errors)).build();
+    }
+}

@@ -1,0 +1,17 @@
+package dev.punctual.api;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+/** Core's JSON records live outside this module's index of REST types: register them for native images. */
+@RegisterForReflection(targets = {
+        dev.punctual.core.service.JobRequest.class,
+        dev.punctual.core.service.JobView.class,
+        dev.punctual.core.service.RunView.class,
+        dev.punctual.core.service.BinaryRequest.class,
+        dev.punctual.core.service.BinaryView.class,
+        dev.punctual.core.service.Page.class,
+        dev.punctual.core.service.FieldError.class,
+        dev.punctual.core.schedule.ScheduleSpec.class,
+        Problem.class})
+public class ReflectionConfig {
+}

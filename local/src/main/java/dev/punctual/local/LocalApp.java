@@ -1,0 +1,76 @@
+package dev.punctual.local;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.exec.ExecutorPool;
+import dev.punctual.emulators.EmbeddedAws;
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.QuarkusApplication;
+import jakarta.inject.Inject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/** The running local system: the API (served by Quarkus), the sweeper on a timer, and executor pools. */
+public class LocalApp implements QuarkusApplication {
+    private static final Logger LOG = Logger.getLogger(LocalApp.class);
+    /** The ready line scripts and tests wait for; keep its shape stable. */
+    static final String READY = "Punctual local is ready:";
+    static final int LONG_POLL_SECONDS = 20;
+
+    @Inject
+    Punctual punctual;
+    @ConfigProperty(name = "quarkus.http.port")
+    int configuredPort;
+
+    @Override
+    public int run(String... args) throws Exception {
+        LocalMain.LocalOptions o = LocalMain.options;
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().daemon().name("sweeper").factory());
+        if (o.sweepPeriod() != null) {
+            timer.scheduleAtFixedRate(this::sweep, 0, o.sweepPeriod().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        Path work = o.dataDir() != null ? o.dataDir().resolve("executor")
+                : Files.createTempDirectory("punctual-local-");
+        List<ExecutorPool> pools = new ArrayList<>();
+        for (int i = 0; i < o.executors(); i++) {
+            pools.add(punctual.startExecutor("local-" + ProcessHandle.current().pid() + "-" + i,
+                    work.resolve("executor-" + i), LONG_POLL_SECONDS));
+        }
+        int port = actualPort();
+        EmbeddedAws aws = LocalMain.aws;
+        String emulators = aws == null ? "external AWS endpoints"
+                : "DynamoDB " + aws.dynamodbEndpoint() + " | SQS " + aws.sqsEndpoint() + " | S3 " + aws.s3Endpoint();
+        System.out.println(READY + " API http://127.0.0.1:" + port + " | " + emulators + " | prefix "
+                + punctual.settings.prefix() + " | executors " + o.executors());
+        System.out.flush();
+        Quarkus.waitForExit();
+        timer.shutdownNow();
+        pools.forEach(ExecutorPool::close);
+        return 0;
+    }
+
+    private int actualPort() {
+        // With port 0, Quarkus publishes the port it bound as quarkus.http.port once the server is up.
+        return org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getOptionalValue("quarkus.http.port", Integer.class).orElse(configuredPort);
+    }
+
+    private void sweep() {
+        try {
+            var r = punctual.sweeper.sweep();
+            if (r.sent() > 0 || r.failed() > 0) {
+                LOG.infof("sweep: %d due, %d sent, %d failed, watermark %s", r.due(), r.sent(), r.failed(),
+                        r.watermark());
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("sweep failed; the next one retries from the watermark", e);
+        }
+    }
+}

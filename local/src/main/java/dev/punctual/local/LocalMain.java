@@ -1,0 +1,109 @@
+package dev.punctual.local;
+
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.infra.Resources;
+import dev.punctual.emulators.EmbeddedAws;
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bin/run-local}: starts the embedded emulators (unless {@code --external}), creates the resources from
+ * the one definition in core, then boots the API, a sweeper timer and executor pools in this process.
+ */
+@QuarkusMain
+@Command(name = "punctual-local", mixinStandardHelpOptions = true,
+        description = "Runs the whole scheduler in one process on embedded AWS emulators.")
+public class LocalMain implements Callable<Integer> {
+
+    @Option(names = "--port", defaultValue = "8080", description = "API port (0: any free port). Default: ${DEFAULT-VALUE}")
+    int port;
+
+    @Option(names = "--data-dir", description = "Keep DynamoDB and S3 state here across restarts (default: in memory).")
+    Path dataDir;
+
+    @Option(names = "--dynamodb-port", defaultValue = "8000", description = "Default: ${DEFAULT-VALUE}")
+    int dynamoPort;
+
+    @Option(names = "--sqs-port", defaultValue = "9324", description = "Default: ${DEFAULT-VALUE}")
+    int sqsPort;
+
+    @Option(names = "--s3-port", defaultValue = "9090", description = "Default: ${DEFAULT-VALUE}")
+    int s3Port;
+
+    @Option(names = "--executors", defaultValue = "1",
+            description = "Executor pools in this process (0: none; start them as separate processes). Default: ${DEFAULT-VALUE}")
+    int executors;
+
+    @Option(names = "--sweep-period", defaultValue = "PT60S",
+            description = "How often the sweeper runs (EventBridge fires it every minute in AWS). Default: ${DEFAULT-VALUE}")
+    Duration sweepPeriod;
+
+    @Option(names = "--no-sweeper", description = "Do not run the sweeper timer in this process.")
+    boolean noSweeper;
+
+    @Option(names = "--external",
+            description = "Start no emulators: use AWS_ENDPOINT_URL_* / the SDK's defaults (LocalStack, or AWS).")
+    boolean external;
+
+    @Option(names = "--prefix", defaultValue = Settings.DEFAULT_PREFIX,
+            description = "Resource name prefix. Default: ${DEFAULT-VALUE}")
+    String prefix;
+
+    static volatile LocalOptions options;
+    static volatile EmbeddedAws aws;
+
+    public static void main(String... args) {
+        int rc = new CommandLine(new LocalMain()).execute(args);
+        if (rc != 0) {
+            System.exit(rc);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Settings settings = Settings.builder().prefix(prefix).build();
+        System.setProperty("punctual.prefix", prefix);
+        System.setProperty("quarkus.http.port", Integer.toString(port));
+        if (!external) {
+            aws = EmbeddedAws.start(dataDir, dynamoPort, sqsPort, s3Port);
+            aws.quarkusConfig().forEach(System::setProperty);
+            aws.exportToSystemProperties();
+            aws.provision(new Resources(settings));
+        }
+        options = new LocalOptions(executors, noSweeper ? null : sweepPeriod, dataDir);
+        try {
+            Quarkus.run(LocalApp.class, (code, failure) -> {
+                if (failure != null) {
+                    failure.printStackTrace();
+                }
+                stopEmulators();
+                System.exit(code);
+            });
+        } finally {
+            stopEmulators();
+        }
+        return 0;
+    }
+
+    static void stopEmulators() {
+        EmbeddedAws a = aws;
+        aws = null;
+        if (a != null) {
+            try {
+                a.close();
+            } catch (Exception ignored) {
+                // exiting anyway
+            }
+        }
+    }
+
+    /** What the launcher passes to the running application. */
+    record LocalOptions(int executors, Duration sweepPeriod, Path dataDir) {
+    }
+}

@@ -1,0 +1,35 @@
+package dev.punctual.sweeper;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import dev.punctual.core.Punctual;
+import dev.punctual.core.sweep.Sweeper;
+import jakarta.inject.Inject;
+import jakarta.inject.Named;
+import java.util.Map;
+import org.jboss.logging.Logger;
+
+/**
+ * Fired by EventBridge every minute. The event's content does not matter (a sweep always works from the persisted
+ * watermark), so it is taken as a plain map: duplicate, late or missed invocations are all safe.
+ */
+@Named("sweep")
+public class SweepHandler implements RequestHandler<Map<String, Object>, SweepResult> {
+    private static final Logger LOG = Logger.getLogger(SweepHandler.class);
+
+    @Inject
+    Punctual punctual;
+
+    @Override
+    public SweepResult handleRequest(Map<String, Object> event, Context context) {
+        Sweeper.SweepReport r = punctual.sweeper.sweep();
+        SweepResult result = SweepResult.of(r);
+        LOG.infof("sweep %s", result);
+        if (r.failed() > 0) {
+            // Reported as success: the failed runs stay SCHEDULED and the next sweep retries them; a Lambda retry
+            // would only repeat the same work sooner.
+            LOG.warnf("%d runs could not be queued this sweep", r.failed());
+        }
+        return result;
+    }
+}

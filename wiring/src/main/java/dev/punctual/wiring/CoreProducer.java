@@ -1,0 +1,50 @@
+package dev.punctual.wiring;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.infra.AwsClients;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.sqs.SqsClient;
+
+/** Builds core's object graph from the Quarkiverse SDK clients and {@link PunctualConfig}. */
+public class CoreProducer {
+
+    @Produces
+    @Singleton
+    Clock clock() {
+        return Clock.systemUTC();
+    }
+
+    @Produces
+    @Singleton
+    Settings settings(PunctualConfig c) {
+        Settings.Builder b = Settings.builder();
+        c.prefix().ifPresent(b::prefix);
+        c.bucket().ifPresent(b::bucket);
+        c.shards().ifPresent(b::shards);
+        c.lookahead().ifPresent(b::lookahead);
+        c.settle().ifPresent(b::settle);
+        c.lease().ifPresent(b::lease);
+        c.heartbeat().ifPresent(b::heartbeat);
+        c.retryBase().ifPresent(b::retryBase);
+        c.retryCap().ifPresent(b::retryCap);
+        c.minInterval().ifPresent(b::minInterval);
+        c.executorConcurrency().ifPresent(b::executorConcurrency);
+        c.logCapBytes().ifPresent(b::logCapBytes);
+        c.shutdownGrace().ifPresent(b::shutdownGrace);
+        c.retention().ifPresent(b::retention);
+        return b.build();
+    }
+
+    @Produces
+    @Singleton
+    Punctual punctual(DynamoDbClient dynamo, SqsClient sqs, S3Client s3, Settings settings, Clock clock,
+                      PunctualConfig c) {
+        return new Punctual(dynamo, sqs, s3, AwsClients.presignerFromEnvironment(c.s3PathStyle().orElse(false)),
+                settings, clock, c.queueUrl().orElse(null));
+    }
+}

@@ -1,0 +1,51 @@
+package dev.punctual.wiring;
+
+import io.smallrye.config.ConfigMapping;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * {@code punctual.*} configuration (env: {@code PUNCTUAL_*}). Every entry is optional: an unset one keeps the
+ * default named in {@link dev.punctual.core.config.Settings}, so defaults live in one place.
+ */
+@ConfigMapping(prefix = "punctual")
+public interface PunctualConfig {
+    Optional<String> prefix();
+
+    Optional<String> bucket();
+
+    /** Overrides the queue URL (otherwise looked up by name once). */
+    Optional<String> queueUrl();
+
+    OptionalInt shards();
+
+    Optional<Duration> lookahead();
+
+    Optional<Duration> settle();
+
+    Optional<Duration> lease();
+
+    Optional<Duration> heartbeat();
+
+    Optional<Duration> retryBase();
+
+    Optional<Duration> retryCap();
+
+    Optional<Duration> minInterval();
+
+    OptionalInt executorConcurrency();
+
+    OptionalLong logCapBytes();
+
+    Optional<Duration> shutdownGrace();
+
+    Optional<Duration> retention();
+
+    /** Where executors keep the binary cache and run directories. */
+    Optional<String> workDir();
+
+    /** Addresses S3 path-style (LocalStack, S3Proxy). */
+    Optional<Boolean> s3PathStyle();
+}
