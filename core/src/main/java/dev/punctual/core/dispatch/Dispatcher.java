@@ -9,6 +9,7 @@ import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
 import java.lang.System.Logger.Level;
@@ -54,7 +55,14 @@ public final class Dispatcher {
 
     public DispatchReport dispatch(List<Run> due, Instant horizon) {
         DispatchReport report = new DispatchReport();
-        Deque<Run> work = new ArrayDeque<>(due.stream().sorted(Comparator.comparing(Run::scheduledAt)).toList());
+        Deque<Run> work = new ArrayDeque<>();
+        for (Run run : due.stream().sorted(Comparator.comparing(Run::scheduledAt)).toList()) {
+            if (run.state() == RunState.SCHEDULED) {
+                work.add(run);
+            } else {
+                handOn(run, report).filter(next -> !next.scheduledAt().isAfter(horizon)).ifPresent(work::add);
+            }
+        }
         while (!work.isEmpty()) {
             List<Run> batch = new ArrayList<>();
             while (!work.isEmpty() && batch.size() < RunQueue.MAX_BATCH) {
@@ -91,43 +99,89 @@ public final class Dispatcher {
     /** Marks the sent run QUEUED and writes the job's next occurrence; returns that occurrence if this call made it. */
     private Optional<Run> markAndMaterialize(Run run, DispatchReport report) {
         Instant now = clock.instant();
-        Optional<Job> job = jobs.get(run.jobId());
-        boolean pending = job.isPresent() && job.get().state() == JobState.ACTIVE
-                && run.runId().equals(job.get().pendingRunId());
-        if (!pending) {
-            // A one-off run (or its job is gone): just mark it.
-            if (tx.write(List.of(runs.markQueued(run.jobId(), run.runId(), now))).won()) {
+        TransactWriteItem mark = runs.markQueued(run.jobId(), run.runId(), now);
+        Optional<Succession> succession = succession(run, now);
+        if (succession.isEmpty()) {
+            // A one-off run (or its job is gone or already moved on): just mark it.
+            if (tx.writeRetryingConflicts(List.of(mark)).won()) {
                 report.marked++;
             }
+            return Optional.empty();
+        }
+        Succession s = succession.get();
+        List<TransactWriteItem> all = new ArrayList<>();
+        all.add(mark);
+        all.addAll(s.items());
+        if (tx.writeRetryingConflicts(all).won()) {
+            report.marked++;
+            s.next().ifPresent(n -> report.materialized++);
+            return s.next();
+        }
+        // Lost: an executor may have claimed the run straight from SCHEDULED, or another sweeper got there first.
+        // Do the two halves separately; each is still conditional, so at most one writer materializes.
+        if (tx.writeRetryingConflicts(List.of(mark)).won()) {
+            report.marked++;
+        }
+        return materialize(s, report);
+    }
+
+    /**
+     * A run still in the due index that already left SCHEDULED: an executor claimed it before it was marked. Its
+     * job must still move on to the next occurrence; only then does the run leave the index.
+     */
+    private Optional<Run> handOn(Run run, DispatchReport report) {
+        try {
+            Optional<Succession> succession = succession(run, clock.instant());
+            Optional<Run> next = Optional.empty();
+            if (succession.isPresent()) {
+                Transactions.Outcome o = tx.writeRetryingConflicts(succession.get().items());
+                if (o.conflictOnly()) {
+                    report.failed(run);
+                    return Optional.empty();
+                }
+                if (o.won()) {
+                    report.materialized++;
+                    next = succession.get().next();
+                }
+            }
+            runs.unindex(run.jobId(), run.runId());
+            return next;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "handing on run " + run.jobId() + "/" + run.runId() + " failed", e);
+            report.failed(run);
+            return Optional.empty();
+        }
+    }
+
+    private Optional<Run> materialize(Succession s, DispatchReport report) {
+        if (tx.writeRetryingConflicts(s.items()).won()) {
+            s.next().ifPresent(n -> report.materialized++);
+            return s.next();
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The writes that move a job from {@code run} to its next occurrence (or complete it), when {@code run} is the
+     * job's pending run; empty for one-off runs and jobs that are gone or already moved on.
+     */
+    private Optional<Succession> succession(Run run, Instant now) {
+        Optional<Job> job = jobs.get(run.jobId());
+        if (job.isEmpty() || job.get().state() != JobState.ACTIVE || !run.runId().equals(job.get().pendingRunId())) {
             return Optional.empty();
         }
         Job j = job.get();
         Schedule schedule = schedules.parse(j.schedule(), j.createdAt(), "schedule");
         Optional<Run> next = schedule.next(run.scheduledAt()).map(at ->
                 Run.scheduled(j.id(), RunIds.forOccurrence(at), j.owner(), at, j.maxAttempts(), now));
-        List<TransactWriteItem> materialize = new ArrayList<>();
-        materialize.add(jobs.advancePending(j.id(), run.runId(), next.map(Run::runId).orElse(null),
+        List<TransactWriteItem> items = new ArrayList<>();
+        items.add(jobs.advancePending(j.id(), run.runId(), next.map(Run::runId).orElse(null),
                 next.map(Run::scheduledAt).orElse(null), now));
-        next.ifPresent(n -> materialize.add(runs.insertScheduled(n)));
+        next.ifPresent(n -> items.add(runs.insertScheduled(n)));
+        return Optional.of(new Succession(next, items));
+    }
 
-        List<TransactWriteItem> all = new ArrayList<>();
-        all.add(runs.markQueued(run.jobId(), run.runId(), now));
-        all.addAll(materialize);
-        if (tx.write(all).won()) {
-            report.marked++;
-            next.ifPresent(n -> report.materialized++);
-            return next;
-        }
-        // Lost: an executor may have claimed the run straight from SCHEDULED, or another sweeper got there first.
-        // Do the two halves separately; each is still conditional, so at most one writer materializes.
-        if (tx.write(List.of(runs.markQueued(run.jobId(), run.runId(), now))).won()) {
-            report.marked++;
-        }
-        if (tx.write(materialize).won()) {
-            next.ifPresent(n -> report.materialized++);
-            return next;
-        }
-        return Optional.empty();
+    private record Succession(Optional<Run> next, List<TransactWriteItem> items) {
     }
 
     /** What one dispatch did. Failed runs stay SCHEDULED for a later sweep. */

@@ -92,7 +92,8 @@ public final class ProcessRunner {
         public Result await(Duration timeout) throws InterruptedException {
             boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
             if (!exited) {
-                kill("timed out after " + timeout.toSeconds() + "s");
+                kill("timed out after " + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s"
+                        : timeout.toMillis() + "ms"));
                 process.waitFor();
             }
             // Whatever the leader left behind in its group dies with it.

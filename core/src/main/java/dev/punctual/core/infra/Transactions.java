@@ -19,6 +19,27 @@ public final class Transactions {
         this.dynamo = dynamo;
     }
 
+    /**
+     * Like {@link #write}, but a transaction that lost only to a concurrent transaction on the same items (no
+     * condition failed) is tried again: its conditions may well still hold, and giving up could skip a write that
+     * nobody else will make.
+     */
+    public Outcome writeRetryingConflicts(List<TransactWriteItem> items) {
+        Outcome o = write(items);
+        for (int i = 1; i < CONFLICT_RETRIES && o.conflictOnly(); i++) {
+            try {
+                Thread.sleep(10L << i);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return o;
+            }
+            o = write(items);
+        }
+        return o;
+    }
+
+    static final int CONFLICT_RETRIES = 4;
+
     public Outcome write(List<TransactWriteItem> items) {
         try {
             dynamo.transactWriteItems(b -> b.transactItems(items));
@@ -40,6 +61,11 @@ public final class Transactions {
 
     /** Whether the transaction won; when it lost, the per-item reasons in request order. */
     public record Outcome(boolean won, List<CancellationReason> reasons) {
+        /** Lost, but no condition failed: another transaction held the items. */
+        public boolean conflictOnly() {
+            return !won && reasons.stream().noneMatch(r -> "ConditionalCheckFailed".equals(r.code()));
+        }
+
         public boolean failed(int index) {
             return index < reasons.size() && "ConditionalCheckFailed".equals(reasons.get(index).code());
         }

@@ -23,9 +23,12 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
- * Every key, condition and update expression of the runs table, including its due index. A run is in the due
- * index (attributes {@code dueShard}/{@code dueSort}) exactly while it is SCHEDULED: every transition out of
- * SCHEDULED removes them, so the sweeper's queries only ever see pending work.
+ * Every key, condition and update expression of the runs table, including its due index. A run enters the due
+ * index (attributes {@code dueShard}/{@code dueSort}) when it is written SCHEDULED and leaves it only once its job
+ * has been moved on to the next occurrence: {@link #markQueued} removes the entry in the same transaction that
+ * materializes the next run, and cancels remove it. A claim straight from SCHEDULED (the message beat the mark)
+ * leaves the entry, so a later sweep still finds the run, materializes its successor and {@link #unindex}es it;
+ * otherwise a crash between send and mark would end a recurring job.
  *
  * <p>Each transition is a conditional write that wins or loses. Losing is a normal outcome of a race (two sweepers,
  * two executors, a delete) and is reported as {@code false}, never thrown.
@@ -81,7 +84,10 @@ public final class RunRepository {
         return item == null || item.isEmpty() ? Optional.empty() : Optional.of(fromItem(item));
     }
 
-    /** Every SCHEDULED run in one partition of the due index that is due at or before {@code upTo}. */
+    /**
+     * Every run still in one partition of the due index that is due at or before {@code upTo}: SCHEDULED runs to
+     * send, and runs claimed before they were marked, whose successor may still have to be written.
+     */
     public List<Run> dueIn(String partition, Instant upTo) {
         List<Run> out = new ArrayList<>();
         Map<String, AttributeValue> start = null;
@@ -93,10 +99,9 @@ public final class RunRepository {
                     .expressionAttributeValues(Map.of(":p", s(partition),
                             ":upTo", s(TimeBuckets.sortUpperBound(upTo))))
                     .exclusiveStartKey(from));
-            r.items().stream().map(RunRepository::fromItem)
-                    // the index is eventually consistent: an item may lag its move out of SCHEDULED
-                    .filter(run -> run.state() == RunState.SCHEDULED)
-                    .forEach(out::add);
+            // The index is eventually consistent: states seen here may lag; every write acting on them is
+            // conditional on the base item.
+            r.items().stream().map(RunRepository::fromItem).forEach(out::add);
             start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
         } while (start != null);
         return out;
@@ -113,6 +118,21 @@ public final class RunRepository {
                         ":scheduled", s(RunState.SCHEDULED.name()), ":now", instant(now)))).build();
     }
 
+    /** Removes a run that has left SCHEDULED from the due index, once its job has been moved on. */
+    public boolean unindex(String jobId, String runId) {
+        try {
+            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
+                    .updateExpression("REMOVE #ds, #dk")
+                    .conditionExpression("attribute_exists(#ds) AND #st <> :scheduled")
+                    .expressionAttributeNames(Map.of("#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT,
+                            "#st", STATE))
+                    .expressionAttributeValues(Map.of(":scheduled", s(RunState.SCHEDULED.name()))));
+            return true;
+        } catch (ConditionalCheckFailedException lost) {
+            return false;
+        }
+    }
+
     /**
      * The claim: SCHEDULED/QUEUED/FAILED, or RUNNING with an expired lease, → RUNNING with attempt + 1 (the new
      * fencing token), this executor as lease owner and a fresh lease. Combined by the caller with the job's
@@ -127,8 +147,6 @@ public final class RunRepository {
         names.put("#le", LEASE_EXPIRY);
         names.put("#sa", STARTED_AT);
         names.put("#u", UPDATED_AT);
-        names.put("#ds", Resources.DUE_SHARD);
-        names.put("#dk", Resources.DUE_SORT);
         names.put("#ec", EXIT_CODE);
         names.put("#fa", FINISHED_AT);
         names.put("#err", ERROR);
@@ -144,7 +162,7 @@ public final class RunRepository {
         values.put(":now", instant(now));
         return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
                 .updateExpression("SET #st = :running, #a = #a + :one, #lo = :me, #le = :exp, #sa = :now, #u = :now"
-                        + " REMOVE #ds, #dk, #ec, #fa, #err")
+                        + " REMOVE #ec, #fa, #err")
                 .conditionExpression("attribute_exists(#r) AND (#st IN (:scheduled, :queued, :failed)"
                         + " OR (#st = :running AND #le < :nowMs))")
                 .expressionAttributeNames(names)

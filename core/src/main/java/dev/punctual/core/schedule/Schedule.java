@@ -50,7 +50,9 @@ public sealed interface Schedule {
             if (!now.isAfter(start)) {
                 return bounded(start);
             }
-            long elapsed = Duration.between(start, now).toMillis();
+            // Rounded up to the next millisecond: occurrences are whole milliseconds, and the first one must not
+            // fall before a "now" that carries microseconds.
+            long elapsed = Duration.between(start, now).plusNanos(999_999).toMillis();
             long step = every.toMillis();
             long k = (elapsed + step - 1) / step;
             return bounded(start.plusMillis(k * step));

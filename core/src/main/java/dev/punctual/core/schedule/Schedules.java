@@ -14,6 +14,8 @@ import java.util.List;
 public final class Schedules {
     /** A "once" time further in the past than this is a mistake, not clock skew. */
     public static final Duration ONCE_PAST_TOLERANCE = Duration.ofMinutes(5);
+    /** The longest interval: ten years (beyond it, millisecond arithmetic on instants would overflow). */
+    public static final Duration MAX_INTERVAL = Duration.ofDays(3650);
 
     private final Duration minInterval;
 
@@ -93,6 +95,10 @@ public final class Schedules {
             d = Duration.parse(text);
         } catch (DateTimeParseException e) {
             errors.add(new FieldError(field, "is not an ISO-8601 duration (e.g. PT30S, PT5M, P1D)"));
+            return null;
+        }
+        if (d.compareTo(MAX_INTERVAL) > 0) {
+            errors.add(new FieldError(field, "must be at most " + MAX_INTERVAL.toDays() + " days"));
             return null;
         }
         if (d.compareTo(minInterval) < 0) {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -51,7 +52,8 @@ public final class Sweeper {
         Instant now = clock.instant();
         Instant horizon = now.plus(settings.lookahead());
         Instant settled = TimeBuckets.bucketOf(now.minus(settings.settle()));
-        Instant from = watermarks.get().orElse(settled);
+        Optional<Instant> stored = watermarks.get();
+        Instant from = stored.orElse(settled);
         Instant oldest = TimeBuckets.bucketOf(now.minus(settings.maxSweepBacklog()));
         if (from.isBefore(oldest)) {
             LOG.log(Level.WARNING, "watermark " + from + " is older than the sweep backlog limit; runs due before "
@@ -73,7 +75,10 @@ public final class Sweeper {
         if (!unhandled.isEmpty() && unhandled.first().isBefore(target)) {
             target = unhandled.first();
         }
-        boolean advanced = target.isAfter(from) && watermarks.advance(target, now);
+        // With no stored watermark yet, the first sweep persists where it stands (target is never after from
+        // then): otherwise every later sweep would start from its own "now − settle", and an outage would be
+        // skipped rather than caught up.
+        boolean advanced = (stored.isEmpty() || target.isAfter(from)) && watermarks.advance(target, now);
         return new SweepReport(from, horizon, bucketList.size(), due.size(), d.sent, d.marked, d.materialized,
                 d.failed.size(), advanced ? target : from);
     }

@@ -1,0 +1,49 @@
+package dev.punctual.core.exec;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** Test fixture: small /bin/sh scripts in a temporary directory, run through a {@link ProcessRunner}. */
+final class Scripts {
+    static final Duration KILL_GRACE = Duration.ofMillis(500);
+
+    final Path dir;
+    final Path workDir;
+    final Path log;
+
+    Scripts(Path tempDir) throws IOException {
+        this.dir = Files.createDirectories(tempDir.resolve("bin"));
+        this.workDir = Files.createDirectories(tempDir.resolve("work")).toRealPath();
+        this.log = tempDir.resolve("run.log");
+    }
+
+    Path write(String name, String body) throws IOException {
+        Path p = dir.resolve(name);
+        Files.writeString(p, "#!/bin/sh\n" + body + "\n", StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return p;
+    }
+
+    ProcessRunner.Handle start(long capBytes, Path script, List<String> args, Map<String, String> env)
+            throws IOException {
+        return new ProcessRunner(capBytes, KILL_GRACE).start(script, args, env, workDir, log);
+    }
+
+    ProcessRunner.Handle start(Path script) throws IOException {
+        return start(1024 * 1024, script, List.of(), Map.of());
+    }
+
+    String log() throws IOException {
+        return Files.readString(log, StandardCharsets.UTF_8);
+    }
+
+    List<String> logLines() throws IOException {
+        return Files.readAllLines(log, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,58 @@
+package dev.punctual.core.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+class CursorsTest {
+    private static final Set<String> KEYS = Set.of("jobId", "runId");
+
+    private static String b64(String json) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void roundTripsAKey() {
+        Map<String, AttributeValue> key = Map.of("jobId", AttributeValue.fromS("job_abc"),
+                "runId", AttributeValue.fromS("run_2030-01-01T00:00:00.000Z/ü+?&="));
+        String cursor = Cursors.encode(key);
+        assertThat(cursor).doesNotContain("+", "/", "=");
+        assertThat(Cursors.decode(cursor, KEYS)).isEqualTo(key);
+    }
+
+    @Test
+    void noKeyMeansNoCursorAndBack() {
+        assertThat(Cursors.encode(null)).isNull();
+        assertThat(Cursors.decode(null, KEYS)).isNull();
+        assertThat(Cursors.decode("", KEYS)).isNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"!!! not base64 !!!", "bm90IGpzb24", "e30", "eyJqb2JJZCI6ImEifQ"})
+    void rejectsGarbage(String cursor) {
+        // "bm90IGpzb24" is "not json"; "e30" is "{}"; "eyJqb2JJZCI6ImEifQ" is {"jobId":"a"} (a key missing).
+        assertRejected(cursor);
+    }
+
+    @Test
+    void rejectsACursorWithUnexpectedKeys() {
+        assertRejected(b64("{\"jobId\":\"a\",\"runId\":\"b\",\"owner\":\"someone-else\"}"));
+        assertRejected(b64("{\"jobId\":\"a\",\"other\":\"b\"}"));
+        assertRejected(Cursors.encode(Map.of("owner", AttributeValue.fromS("x"), "ownerSort", AttributeValue.fromS("y"))));
+    }
+
+    private static void assertRejected(String cursor) {
+        ValidationException e = catchThrowableOfType(ValidationException.class, () -> Cursors.decode(cursor, KEYS));
+        assertThat(e).as("cursor %s", cursor).isNotNull();
+        assertThat(e.status()).isEqualTo(400);
+        assertThat(e.errors()).extracting(FieldError::field).containsExactly("cursor");
+    }
+}
