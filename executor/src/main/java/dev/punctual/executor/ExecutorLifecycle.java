@@ -9,7 +9,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.nio.file.Path;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -26,13 +25,11 @@ public class ExecutorLifecycle {
     Punctual punctual;
     @Inject
     PunctualConfig config;
-    @ConfigProperty(name = "punctual.executor-id")
-    java.util.Optional<String> executorId;
 
     private ExecutorPool pool;
 
     void start(@Observes StartupEvent e) {
-        String id = executorId.orElseGet(Punctual::defaultExecutorId);
+        String id = config.executorId().orElseGet(Punctual::defaultExecutorId);
         Path work = Path.of(config.workDir().orElse(System.getProperty("java.io.tmpdir") + "/punctual-executor"));
         pool = punctual.startExecutor(id, work, LONG_POLL_SECONDS);
         LOG.infof("executor %s polling %s with %d slots", id, punctual.queue.url(),

@@ -37,6 +37,7 @@ public class CoreProducer {
         c.logCapBytes().ifPresent(b::logCapBytes);
         c.shutdownGrace().ifPresent(b::shutdownGrace);
         c.retention().ifPresent(b::retention);
+        c.emfMetrics().ifPresent(b::emfMetrics);
         return b.build();
     }
 

@@ -48,4 +48,10 @@ public interface PunctualConfig {
 
     /** Addresses S3 path-style (LocalStack, S3Proxy). */
     Optional<Boolean> s3PathStyle();
+
+    /** The executor's name in leases and run history (default: host, pid and a random suffix). */
+    Optional<String> executorId();
+
+    /** Print firing lateness as CloudWatch Embedded Metric Format lines on stdout (set on ECS). */
+    Optional<Boolean> emfMetrics();
 }

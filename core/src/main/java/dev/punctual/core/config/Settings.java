@@ -29,7 +29,8 @@ public record Settings(
         Duration killGrace,
         Duration shutdownGrace,
         Duration retention,
-        Duration uploadUrlTtl) {
+        Duration uploadUrlTtl,
+        boolean emfMetrics) {
 
     public static final String DEFAULT_PREFIX = "punctual";
     public static final int DEFAULT_SHARDS = 4;
@@ -104,6 +105,7 @@ public record Settings(
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
         private Duration retention = DEFAULT_RETENTION;
         private Duration uploadUrlTtl = DEFAULT_UPLOAD_URL_TTL;
+        private boolean emfMetrics;
 
         public Builder prefix(String v) { prefix = v; return this; }
         public Builder bucket(String v) { bucket = v; return this; }
@@ -127,12 +129,14 @@ public record Settings(
         public Builder shutdownGrace(Duration v) { shutdownGrace = v; return this; }
         public Builder retention(Duration v) { retention = v; return this; }
         public Builder uploadUrlTtl(Duration v) { uploadUrlTtl = v; return this; }
+        /** Print firing lateness as CloudWatch Embedded Metric Format lines (executors on ECS). Default off. */
+        public Builder emfMetrics(boolean v) { emfMetrics = v; return this; }
 
         public Settings build() {
             return new Settings(prefix, bucket, shards, sweepPeriod, lookahead, settle, maxSweepBacklog, lease,
                     heartbeat, retryBase, retryCap, minInterval, defaultMaxAttempts, maxAttemptsLimit,
                     defaultTimeoutSeconds, maxTimeoutSeconds, executorConcurrency, logCapBytes, killGrace,
-                    shutdownGrace, retention, uploadUrlTtl);
+                    shutdownGrace, retention, uploadUrlTtl, emfMetrics);
         }
     }
 }

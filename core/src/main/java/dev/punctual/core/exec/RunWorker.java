@@ -109,6 +109,10 @@ public final class RunWorker {
             return lostClaim(message, m, claim, now);
         }
         Run run = runs.get(m.jobId(), m.runId()).orElseThrow();
+        if (settings.emfMetrics()) {
+            System.out.println(FiringMetrics.latenessLine(settings.prefix(),
+                    Duration.between(run.scheduledAt(), now), now));
+        }
         return execute(message, run);
     }
 

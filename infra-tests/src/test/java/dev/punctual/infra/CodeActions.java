@@ -1,0 +1,212 @@
+package dev.punctual.infra;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.Handle;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+/**
+ * The AWS actions a component performs, derived from the compiled code: a call graph over the project's classes
+ * from the component's entry points, collecting every AWS SDK client call (and DynamoDB transaction item kind) it
+ * can reach, attributed to the resource of the adapter class that makes it. Nothing here is listed by hand except
+ * how an SDK method maps to its IAM action and which adapter owns which resource.
+ */
+final class CodeActions {
+    private static final String OURS = "dev/punctual/";
+    private static final String SDK = "software/amazon/awssdk/services/";
+
+    /** Which resource each adapter class acts on: the key is a Terraform resource kind and the table suffix. */
+    static final Map<String, String> ADAPTER_RESOURCE = Map.of(
+            "dev/punctual/core/job/JobRepository", "table:jobs",
+            "dev/punctual/core/run/RunRepository", "table:runs",
+            "dev/punctual/core/binary/BinaryRepository", "table:binaries",
+            "dev/punctual/core/sweep/WatermarkRepository", "table:sweeps",
+            "dev/punctual/core/queue/RunQueue", "queue:runs",
+            "dev/punctual/core/binary/ArtifactStore", "bucket:artifacts");
+
+    /** A permission the code needs: an IAM action on a resource key (see {@link #ADAPTER_RESOURCE}). */
+    record Permission(String action, String resource) implements Comparable<Permission> {
+        public int compareTo(Permission o) {
+            return (resource + action).compareTo(o.resource + o.action);
+        }
+
+        public String toString() {
+            return action + " on " + resource;
+        }
+    }
+
+    private record Method(String owner, String name, String desc) {
+    }
+
+    private record Call(String caller, String owner, String name) {
+    }
+
+    private final Map<String, Map<String, List<Object>>> classes = new HashMap<>();
+
+    /** Every permission reachable from the public methods of {@code entryClasses} (and the named methods). */
+    Set<Permission> derive(List<Class<?>> entryClasses, Set<String> onlyMethods) throws IOException {
+        Deque<Method> work = new ArrayDeque<>();
+        for (Class<?> c : entryClasses) {
+            for (java.lang.reflect.Method m : c.getDeclaredMethods()) {
+                if (onlyMethods.isEmpty() ? java.lang.reflect.Modifier.isPublic(m.getModifiers())
+                        : onlyMethods.contains(m.getName())) {
+                    work.add(new Method(internal(c), m.getName(), org.objectweb.asm.Type.getMethodDescriptor(m)));
+                }
+            }
+        }
+        Set<Method> seen = new HashSet<>();
+        Set<Call> sdkCalls = new HashSet<>();
+        while (!work.isEmpty()) {
+            Method m = work.poll();
+            if (!seen.add(m)) {
+                continue;
+            }
+            for (Object target : calls(m)) {
+                if (target instanceof Method callee && callee.owner().startsWith(OURS)) {
+                    work.add(callee);
+                } else if (target instanceof Call c) {
+                    sdkCalls.add(c);
+                }
+            }
+        }
+        Set<Permission> out = new TreeSet<>();
+        for (Call c : sdkCalls) {
+            String resource = ADAPTER_RESOURCE.get(c.caller());
+            for (String action : actions(c.owner(), c.name())) {
+                if (resource == null) {
+                    throw new AssertionError(c.caller() + " calls " + c.owner() + "." + c.name()
+                            + " but is not a known adapter: add it to ADAPTER_RESOURCE");
+                }
+                out.add(new Permission(action, resource));
+            }
+        }
+        return out;
+    }
+
+    /** The IAM actions an SDK call needs; empty for calls that are not requests (builders, accessors). */
+    static List<String> actions(String owner, String name) {
+        String type = owner.substring(owner.lastIndexOf('/') + 1);
+        return switch (type) {
+            case "DynamoDbClient" -> switch (name) {
+                case "getItem" -> List.of("dynamodb:GetItem");
+                case "putItem" -> List.of("dynamodb:PutItem");
+                case "updateItem" -> List.of("dynamodb:UpdateItem");
+                case "deleteItem" -> List.of("dynamodb:DeleteItem");
+                case "query", "queryPaginator" -> List.of("dynamodb:Query");
+                case "scan", "scanPaginator" -> List.of("dynamodb:Scan");
+                case "batchGetItem" -> List.of("dynamodb:BatchGetItem");
+                case "batchWriteItem" -> List.of("dynamodb:BatchWriteItem");
+                // A transaction is authorized item by item: see TransactWriteItem$Builder below.
+                case "transactWriteItems", "transactGetItems" -> List.of();
+                default -> throw new AssertionError("unmapped DynamoDB call " + name);
+            };
+            case "TransactWriteItem$Builder" -> switch (name) {
+                case "put" -> List.of("dynamodb:PutItem");
+                case "update" -> List.of("dynamodb:UpdateItem");
+                case "delete" -> List.of("dynamodb:DeleteItem");
+                case "conditionCheck" -> List.of("dynamodb:ConditionCheckItem");
+                default -> List.of();
+            };
+            case "SqsClient" -> switch (name) {
+                case "sendMessage", "sendMessageBatch" -> List.of("sqs:SendMessage");
+                case "receiveMessage" -> List.of("sqs:ReceiveMessage");
+                case "deleteMessage", "deleteMessageBatch" -> List.of("sqs:DeleteMessage");
+                case "changeMessageVisibility", "changeMessageVisibilityBatch" -> List.of("sqs:ChangeMessageVisibility");
+                case "getQueueUrl" -> List.of("sqs:GetQueueUrl");
+                case "getQueueAttributes" -> List.of("sqs:GetQueueAttributes");
+                default -> throw new AssertionError("unmapped SQS call " + name);
+            };
+            case "S3Client" -> switch (name) {
+                // HeadObject is authorized as GetObject; without ListBucket a missing key answers 403, not 404.
+                case "headObject" -> List.of("s3:GetObject", "s3:ListBucket");
+                case "getObject", "getObjectAsBytes" -> List.of("s3:GetObject");
+                case "putObject" -> List.of("s3:PutObject");
+                case "deleteObject" -> List.of("s3:DeleteObject");
+                case "listObjectsV2", "listObjectsV2Paginator" -> List.of("s3:ListBucket");
+                default -> throw new AssertionError("unmapped S3 call " + name);
+            };
+            // A presigned URL carries the signer's permissions: the API's role must itself allow the upload.
+            case "S3Presigner" -> switch (name) {
+                case "presignPutObject" -> List.of("s3:PutObject");
+                case "presignGetObject" -> List.of("s3:GetObject");
+                default -> List.of();
+            };
+            default -> List.of();
+        };
+    }
+
+    private List<Object> calls(Method m) throws IOException {
+        Map<String, List<Object>> byMethod = classes.get(m.owner());
+        if (byMethod == null) {
+            byMethod = read(m.owner());
+            classes.put(m.owner(), byMethod);
+        }
+        List<Object> found = byMethod.get(m.name() + m.desc());
+        if (found == null) {
+            // Inherited or an interface method of ours: follow every same-named method of the class.
+            found = new java.util.ArrayList<>();
+            for (var e : byMethod.entrySet()) {
+                if (e.getKey().startsWith(m.name() + "(")) {
+                    found.addAll(e.getValue());
+                }
+            }
+        }
+        return found;
+    }
+
+    private static Map<String, List<Object>> read(String owner) throws IOException {
+        Map<String, List<Object>> out = new HashMap<>();
+        try (InputStream in = ClassLoader.getSystemResourceAsStream(owner + ".class")) {
+            if (in == null) {
+                return out;
+            }
+            new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] ex) {
+                    List<Object> calls = new java.util.ArrayList<>();
+                    out.put(name + desc, calls);
+                    return new MethodVisitor(Opcodes.ASM9) {
+                        @Override
+                        public void visitMethodInsn(int op, String o, String n, String d, boolean itf) {
+                            add(calls, owner, o, n, d);
+                        }
+
+                        @Override
+                        public void visitInvokeDynamicInsn(String n, String d, Handle bsm, Object... args) {
+                            // Lambdas and method references: the implementation method is a bootstrap argument.
+                            for (Object a : args) {
+                                if (a instanceof Handle h) {
+                                    add(calls, owner, h.getOwner(), h.getName(), h.getDesc());
+                                }
+                            }
+                        }
+                    };
+                }
+            }, ClassReader.SKIP_DEBUG);
+        }
+        return out;
+    }
+
+    private static void add(List<Object> calls, String caller, String owner, String name, String desc) {
+        if (owner.startsWith(OURS)) {
+            calls.add(new Method(owner, name, desc));
+        } else if (owner.startsWith(SDK)) {
+            calls.add(new Call(caller, owner, name));
+        }
+    }
+
+    private static String internal(Class<?> c) {
+        return c.getName().replace('.', '/');
+    }
+}

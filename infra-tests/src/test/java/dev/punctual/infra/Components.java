@@ -1,0 +1,73 @@
+package dev.punctual.infra;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The deployables: where their code starts, and where Terraform configures them. */
+final class Components {
+    record Component(String name, List<Class<?>> entryClasses, Set<String> entryMethods, String policyDocument) {
+    }
+
+    static final List<Component> ALL = all();
+
+    private Components() {
+    }
+
+    private static List<Component> all() {
+        try {
+            return List.of(
+                    // The API: every public method of every REST resource.
+                    new Component("api", ApiRoutes.resourceClasses(), Set.of(), "api"),
+                    new Component("sweeper", List.of(dev.punctual.sweeper.SweepHandler.class),
+                            Set.of("handleRequest"), "sweeper"),
+                    new Component("executor", List.of(dev.punctual.executor.ExecutorLifecycle.class),
+                            Set.of("start", "stop"), "executor"));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The Terraform block holding each component's environment. */
+    static Map<String, JsonNode> environments(Terraform tf) {
+        Map<String, JsonNode> out = new LinkedHashMap<>();
+        out.put("api", tf.resource("aws_lambda_function", "api").map(f -> f.path("environment"))
+                .orElseThrow(() -> new AssertionError("no aws_lambda_function.api")));
+        out.put("sweeper", tf.resource("aws_lambda_function", "sweeper").map(f -> f.path("environment"))
+                .orElseThrow(() -> new AssertionError("no aws_lambda_function.sweeper")));
+        out.put("executor", tf.resources("aws_ecs_task_definition").values().stream().findFirst()
+                .map(t -> t.path("container_definitions"))
+                .orElseThrow(() -> new AssertionError("no aws_ecs_task_definition")));
+        return out;
+    }
+
+    /** The values a {@code for_each = toset(local.x)} (or a literal list) iterates over. */
+    static Set<String> forEachValues(Terraform tf, JsonNode resource) {
+        String forEach = resource.path("for_each").asText("");
+        Set<String> out = new TreeSet<>();
+        Matcher local = Pattern.compile("local\\.(\\w+)").matcher(forEach);
+        JsonNode values = local.find() ? tf.local(local.group(1)).orElseThrow() : resource.path("for_each");
+        if (values.isObject()) {
+            values.fieldNames().forEachRemaining(out::add);
+        } else {
+            values.forEach(v -> out.add(v.asText()));
+        }
+        return out;
+    }
+
+    /** The Java release a class was compiled for (class file major version − 44). */
+    static int classFileRelease(Class<?> c) throws IOException {
+        try (var in = new DataInputStream(c.getResourceAsStream(c.getSimpleName() + ".class"))) {
+            in.readInt();
+            in.readUnsignedShort();
+            return in.readUnsignedShort() - 44;
+        }
+    }
+}

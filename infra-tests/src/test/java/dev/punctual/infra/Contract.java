@@ -1,0 +1,299 @@
+package dev.punctual.infra;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.infra.QueueSpec;
+import dev.punctual.core.infra.Resources;
+import dev.punctual.core.infra.TableSpec;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What infra/terraform must agree on with the code. Each check returns the drift it finds (empty: in step), so
+ * the same checks can be shown to fail on a deliberately broken copy.
+ */
+final class Contract {
+    static final String PREFIX_EXPR = "${var.name_prefix}";
+    private static final Pattern TABLE_REF = Pattern.compile("aws_dynamodb_table\\.(\\w+)\\.arn(/index/\\*)?");
+    private static final Pattern QUEUE_REF = Pattern.compile("aws_sqs_queue\\.(\\w+)\\.arn");
+    private static final Pattern BUCKET_REF = Pattern.compile("aws_s3_bucket\\.(\\w+)\\.arn");
+    private static final Pattern LOCAL_REF = Pattern.compile("local\\.(\\w+)");
+    private static final Pattern ENV_NAME = Pattern.compile("\\b(PUNCTUAL_[A-Z0-9_]+)\\b");
+
+    private final Terraform tf;
+    private final Resources resources = new Resources(Settings.defaults());
+
+    Contract(Terraform tf) {
+        this.tf = tf;
+    }
+
+    /** The Terraform name expression of a code resource name: the default prefix becomes the variable. */
+    static String nameExpr(String codeName) {
+        return PREFIX_EXPR + codeName.substring(Settings.DEFAULT_PREFIX.length());
+    }
+
+    List<String> tables() {
+        List<String> drift = new ArrayList<>();
+        for (TableSpec spec : resources.tables()) {
+            Optional<JsonNode> found = table(spec.name());
+            if (found.isEmpty()) {
+                drift.add("no aws_dynamodb_table named " + nameExpr(spec.name()));
+                continue;
+            }
+            JsonNode t = found.get();
+            String where = "table " + spec.name() + ": ";
+            expect(drift, where + "hash_key", spec.hashKey(), t.path("hash_key").asText(null));
+            expect(drift, where + "range_key", spec.rangeKey(), t.path("range_key").asText(null));
+            expect(drift, where + "billing_mode", "PAY_PER_REQUEST", t.path("billing_mode").asText(null));
+            Set<String> declared = new HashSet<>();
+            t.path("attribute").forEach(a -> {
+                declared.add(a.path("name").asText());
+                expect(drift, where + "attribute " + a.path("name").asText() + " type", "S", a.path("type").asText());
+            });
+            Set<String> keys = new TreeSet<>();
+            keys.add(spec.hashKey());
+            if (spec.rangeKey() != null) {
+                keys.add(spec.rangeKey());
+            }
+            spec.indexes().forEach(i -> {
+                keys.add(i.hashKey());
+                keys.add(i.rangeKey());
+            });
+            expect(drift, where + "attributes", keys, new TreeSet<>(declared));
+            Set<String> indexes = new TreeSet<>();
+            t.path("global_secondary_index").forEach(g -> {
+                indexes.add(g.path("name").asText());
+                spec.indexes().stream().filter(i -> i.name().equals(g.path("name").asText())).findFirst()
+                        .ifPresent(i -> {
+                            expect(drift, where + "index " + i.name() + " hash_key", i.hashKey(),
+                                    g.path("hash_key").asText(null));
+                            expect(drift, where + "index " + i.name() + " range_key", i.rangeKey(),
+                                    g.path("range_key").asText(null));
+                            expect(drift, where + "index " + i.name() + " projection", "ALL",
+                                    g.path("projection_type").asText(null));
+                        });
+            });
+            expect(drift, where + "indexes", new TreeSet<>(spec.indexes().stream().map(TableSpec.IndexSpec::name)
+                    .toList()), indexes);
+            JsonNode ttl = t.path("ttl").path(0);
+            if (spec.ttlAttribute() == null) {
+                if (ttl.path("enabled").asBoolean(false)) {
+                    drift.add(where + "has a TTL the code does not use");
+                }
+            } else {
+                expect(drift, where + "ttl attribute", spec.ttlAttribute(), ttl.path("attribute_name").asText(null));
+                expect(drift, where + "ttl enabled", true, ttl.path("enabled").asBoolean(false));
+            }
+            expect(drift, where + "point-in-time recovery", true,
+                    t.path("point_in_time_recovery").path(0).path("enabled").asBoolean(false));
+            expect(drift, where + "server-side encryption", true,
+                    t.path("server_side_encryption").path(0).path("enabled").asBoolean(false));
+        }
+        return drift;
+    }
+
+    List<String> queues() {
+        List<String> drift = new ArrayList<>();
+        QueueSpec spec = resources.runQueue();
+        Optional<Map.Entry<String, JsonNode>> q = queue(spec.name());
+        Optional<Map.Entry<String, JsonNode>> dlq = queue(spec.deadLetterName());
+        if (q.isEmpty() || dlq.isEmpty()) {
+            drift.add("queues " + nameExpr(spec.name()) + " and " + nameExpr(spec.deadLetterName())
+                    + " must both exist");
+            return drift;
+        }
+        JsonNode runs = q.get().getValue();
+        String redrive = runs.path("redrive_policy").asText("");
+        if (!redrive.contains("aws_sqs_queue." + dlq.get().getKey() + ".arn")) {
+            drift.add("queue " + spec.name() + " must redrive to " + spec.deadLetterName());
+        }
+        Matcher m = Pattern.compile("maxReceiveCount\\s*=\\s*\"?(\\d+)").matcher(redrive);
+        expect(drift, "maxReceiveCount", spec.maxReceiveCount(), m.find() ? Integer.parseInt(m.group(1)) : null);
+        // The queue's visibility timeout is the executor lease: a message must not reappear while its run is
+        // still leased, and must reappear soon after a lease is abandoned.
+        expect(drift, "visibility_timeout_seconds", spec.visibilityTimeoutSeconds(),
+                number(runs.path("visibility_timeout_seconds")));
+        return drift;
+    }
+
+    /** Every {@code PUNCTUAL_*} variable set for a component is one the code reads; the resource names are set. */
+    List<String> environment(Map<String, JsonNode> components) {
+        List<String> drift = new ArrayList<>();
+        Set<String> known = Config.environmentNames();
+        Set<String> required = Set.of("PUNCTUAL_PREFIX", "PUNCTUAL_BUCKET", "PUNCTUAL_QUEUE_URL");
+        components.forEach((component, block) -> {
+            Set<String> set = envNames(block);
+            for (String name : set) {
+                if (!known.contains(name)) {
+                    drift.add(component + " sets " + name + ", which no code reads");
+                }
+            }
+            for (String name : required) {
+                if (!set.contains(name)) {
+                    drift.add(component + " does not set " + name);
+                }
+            }
+        });
+        return drift;
+    }
+
+    List<String> permissions(String policyDocument, Set<CodeActions.Permission> needed) {
+        List<String> drift = new ArrayList<>();
+        JsonNode doc = tf.data("aws_iam_policy_document").get(policyDocument);
+        if (doc == null) {
+            return List.of("no data.aws_iam_policy_document." + policyDocument);
+        }
+        Set<CodeActions.Permission> granted = new TreeSet<>();
+        Set<String> queryResources = new HashSet<>();
+        for (JsonNode st : doc.path("statement")) {
+            if ("Deny".equalsIgnoreCase(st.path("effect").asText("Allow"))) {
+                continue;
+            }
+            for (JsonNode a : st.path("actions")) {
+                String action = a.asText();
+                if (!action.matches("(dynamodb|sqs|s3):.*")) {
+                    continue;
+                }
+                for (JsonNode r : st.path("resources")) {
+                    resourceKey(r.asText()).ifPresent(k -> granted.add(new CodeActions.Permission(action, k)));
+                    if (action.equals("dynamodb:Query")) {
+                        queryResources.add(r.asText());
+                    }
+                }
+            }
+        }
+        for (CodeActions.Permission p : needed) {
+            if (!granted.contains(p)) {
+                drift.add(policyDocument + " lacks " + p + " (the code calls it)");
+            }
+        }
+        for (CodeActions.Permission p : granted) {
+            if (!needed.contains(p)) {
+                drift.add(policyDocument + " grants " + p + ", which the code never calls");
+            }
+        }
+        for (CodeActions.Permission p : needed) {
+            if (p.action().equals("dynamodb:Query") && hasIndexes(p.resource())
+                    && queryResources.stream().noneMatch(r -> r.contains("/index/"))) {
+                drift.add(policyDocument + " must allow dynamodb:Query on the indexes of " + p.resource());
+            }
+        }
+        return drift;
+    }
+
+    /** No Allow statement anywhere grants a wildcard action (a Deny of "s3:*" over plain HTTP only restricts). */
+    List<String> noWildcardActions() {
+        List<String> drift = new ArrayList<>();
+        tf.data("aws_iam_policy_document").forEach((name, doc) -> doc.path("statement").forEach(st ->
+                st.path("actions").forEach(a -> {
+                    if ("Deny".equalsIgnoreCase(st.path("effect").asText("Allow"))) {
+                        return;
+                    }
+                    if (a.asText().contains("*")) {
+                        drift.add("policy document " + name + " grants wildcard action " + a.asText());
+                    }
+                })));
+        return drift;
+    }
+
+    Optional<JsonNode> table(String codeName) {
+        return tf.resources("aws_dynamodb_table").values().stream()
+                .filter(t -> nameExpr(codeName).equals(t.path("name").asText())).findFirst();
+    }
+
+    Optional<Map.Entry<String, JsonNode>> queue(String codeName) {
+        return tf.resources("aws_sqs_queue").entrySet().stream()
+                .filter(e -> nameExpr(codeName).equals(e.getValue().path("name").asText())).findFirst();
+    }
+
+    /** The resource key (see {@link CodeActions#ADAPTER_RESOURCE}) an ARN expression stands for. */
+    private Optional<String> resourceKey(String arnExpr) {
+        Matcher t = TABLE_REF.matcher(arnExpr);
+        if (t.find()) {
+            return suffix(tf.resources("aws_dynamodb_table").get(t.group(1))).map(s -> "table:" + s);
+        }
+        Matcher q = QUEUE_REF.matcher(arnExpr);
+        if (q.find()) {
+            return suffix(tf.resources("aws_sqs_queue").get(q.group(1))).map(s -> "queue:" + s);
+        }
+        if (BUCKET_REF.matcher(arnExpr).find()) {
+            return Optional.of("bucket:artifacts");
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String> suffix(JsonNode resource) {
+        if (resource == null) {
+            return Optional.empty();
+        }
+        String name = resource.path("name").asText("");
+        return name.startsWith(PREFIX_EXPR + "-") ? Optional.of(name.substring(PREFIX_EXPR.length() + 1))
+                : Optional.of(name);
+    }
+
+    private boolean hasIndexes(String resourceKey) {
+        return resources.tables().stream().anyMatch(t -> resourceKey.equals("table:" + t.name()
+                .substring(Settings.DEFAULT_PREFIX.length() + 1)) && !t.indexes().isEmpty());
+    }
+
+    /** Names of PUNCTUAL_* variables a block sets, following references to locals. */
+    Set<String> envNames(JsonNode block) {
+        Set<String> out = new LinkedHashSet<>();
+        collectEnv(block, out, new HashSet<>());
+        return out;
+    }
+
+    private void collectEnv(JsonNode node, Set<String> out, Set<String> visitedLocals) {
+        if (node == null) {
+            return;
+        }
+        if (node.isObject()) {
+            node.fields().forEachRemaining(e -> {
+                if (e.getKey().startsWith("PUNCTUAL_")) {
+                    out.add(e.getKey());
+                }
+                collectEnv(e.getValue(), out, visitedLocals);
+            });
+        } else if (node.isArray()) {
+            node.forEach(n -> collectEnv(n, out, visitedLocals));
+        } else if (node.isTextual()) {
+            Matcher names = ENV_NAME.matcher(node.asText());
+            while (names.find()) {
+                out.add(names.group(1));
+            }
+            Matcher locals = LOCAL_REF.matcher(node.asText());
+            while (locals.find()) {
+                String local = locals.group(1);
+                if (visitedLocals.add(local)) {
+                    tf.local(local).ifPresent(v -> collectEnv(v, out, visitedLocals));
+                }
+            }
+        }
+    }
+
+    private Integer number(JsonNode value) {
+        if (value.isNumber()) {
+            return value.asInt();
+        }
+        Matcher v = Pattern.compile("^\\$\\{var\\.(\\w+)}$").matcher(value.asText(""));
+        if (v.find() && tf.hasVariable(v.group(1))) {
+            JsonNode d = tf.variableDefault(v.group(1));
+            return d.isNumber() ? d.asInt() : null;
+        }
+        return null;
+    }
+
+    private static void expect(List<String> drift, String what, Object expected, Object actual) {
+        if (!java.util.Objects.equals(expected, actual)) {
+            drift.add(what + ": code says " + expected + ", terraform says " + actual);
+        }
+    }
+}

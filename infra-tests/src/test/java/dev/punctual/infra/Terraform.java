@@ -1,0 +1,130 @@
+package dev.punctual.infra;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Terraform module's files as HashiCorp's own parser reads them (through {@code @cdktf/hcl2json}): blocks are
+ * lists of objects, expressions are {@code ${…}} strings. Only what the contract tests need.
+ */
+final class Terraform {
+    static final Path PROJECT = findProject();
+    static final Path MODULE = PROJECT.resolve("infra/terraform");
+    private static final Path HCL_TOOL = PROJECT.resolve("infra-tests/hcl");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Map<String, JsonNode> files;
+
+    private Terraform(Map<String, JsonNode> files) {
+        this.files = files;
+    }
+
+    static Terraform load(Path dir) throws IOException, InterruptedException {
+        ensureParser();
+        Process p = new ProcessBuilder("node", HCL_TOOL.resolve("tojson.mjs").toString(), dir.toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException("parsing " + dir + " failed (exit " + p.exitValue() + ")");
+        }
+        Map<String, JsonNode> files = new LinkedHashMap<>();
+        JSON.readTree(out).fields().forEachRemaining(e -> files.put(e.getKey(), e.getValue()));
+        if (files.isEmpty()) {
+            throw new IllegalStateException("no .tf files in " + dir);
+        }
+        return new Terraform(files);
+    }
+
+    /** Installs the parser from the lock file on first use, so `mvn verify` needs nothing done by hand. */
+    private static synchronized void ensureParser() throws IOException, InterruptedException {
+        if (Files.isDirectory(HCL_TOOL.resolve("node_modules/@cdktf/hcl2json"))) {
+            return;
+        }
+        Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund").directory(HCL_TOOL.toFile())
+                .redirectErrorStream(true).start();
+        String log = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!npm.waitFor(5, TimeUnit.MINUTES) || npm.exitValue() != 0) {
+            throw new IllegalStateException("npm ci in " + HCL_TOOL + " failed (Node.js and npm are needed):\n" + log);
+        }
+    }
+
+    /** Every block {@code resource "<type>" "<name>"}, by name. */
+    Map<String, JsonNode> resources(String type) {
+        return blocks("resource", type);
+    }
+
+    Map<String, JsonNode> data(String type) {
+        return blocks("data", type);
+    }
+
+    Optional<JsonNode> resource(String type, String name) {
+        return Optional.ofNullable(resources(type).get(name));
+    }
+
+    private Map<String, JsonNode> blocks(String kind, String type) {
+        Map<String, JsonNode> out = new LinkedHashMap<>();
+        for (JsonNode f : files.values()) {
+            f.path(kind).path(type).fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
+        }
+        return out;
+    }
+
+    /** A variable's default, as JSON. */
+    JsonNode variableDefault(String name) {
+        for (JsonNode f : files.values()) {
+            JsonNode v = f.path("variable").path(name);
+            if (!v.isMissingNode()) {
+                return v.get(0).path("default");
+            }
+        }
+        throw new AssertionError("variable " + name + " is not declared");
+    }
+
+    boolean hasVariable(String name) {
+        return files.values().stream().anyMatch(f -> f.path("variable").has(name));
+    }
+
+    /** A local value, as JSON (locals blocks of every file merged). */
+    Optional<JsonNode> local(String name) {
+        for (JsonNode f : files.values()) {
+            for (JsonNode block : f.path("locals")) {
+                if (block.has(name)) {
+                    return Optional.of(block.get(name));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The raw text of every file, for the few checks that look at expressions. */
+    static List<String> texts(Path dir) throws IOException {
+        List<String> out = new ArrayList<>();
+        try (var s = Files.list(dir)) {
+            for (Path p : s.filter(x -> x.toString().endsWith(".tf")).sorted().toList()) {
+                out.add(Files.readString(p));
+            }
+        }
+        return out;
+    }
+
+    private static Path findProject() {
+        Path p = Path.of("").toAbsolutePath();
+        while (p != null && !Files.exists(p.resolve("infra-tests"))) {
+            p = p.getParent();
+        }
+        if (p == null) {
+            throw new IllegalStateException("cannot find the project root from " + Path.of("").toAbsolutePath());
+        }
+        return p;
+    }
+}

@@ -1,0 +1,111 @@
+# The HTTP API: exactly the routes the api module serves (infra-tests compares them with its JAX-RS annotations),
+# each proxied to the api Lambda with payload format 2.0. Anything else is answered 404 by API Gateway itself.
+
+locals {
+  api_routes = [
+    "POST /v1/binaries",
+    "GET /v1/binaries/{id}",
+    "POST /v1/jobs",
+    "GET /v1/jobs",
+    "GET /v1/jobs/{id}",
+    "DELETE /v1/jobs/{id}",
+    "GET /v1/jobs/{id}/runs",
+    "GET /v1/jobs/{id}/runs/{runId}/log",
+  ]
+}
+
+resource "aws_apigatewayv2_api" "this" {
+  count = var.create_http_api ? 1 : 0
+
+  name          = "${var.name_prefix}-api"
+  description   = "Punctual HTTP API"
+  protocol_type = "HTTP"
+
+  tags = var.tags
+}
+
+resource "aws_apigatewayv2_integration" "api" {
+  count = var.create_http_api ? 1 : 0
+
+  api_id                 = aws_apigatewayv2_api.this[0].id
+  integration_type       = "AWS_PROXY"
+  integration_method     = "POST"
+  integration_uri        = aws_lambda_alias.api.invoke_arn
+  payload_format_version = "2.0"
+  timeout_milliseconds   = 30000
+}
+
+resource "aws_apigatewayv2_authorizer" "jwt" {
+  count = var.create_http_api && local.jwt_enabled ? 1 : 0
+
+  api_id           = aws_apigatewayv2_api.this[0].id
+  name             = "jwt"
+  authorizer_type  = "JWT"
+  identity_sources = ["$request.header.Authorization"]
+
+  jwt_configuration {
+    issuer   = var.jwt_issuer
+    audience = var.jwt_audience
+  }
+}
+
+resource "aws_apigatewayv2_route" "this" {
+  for_each = var.create_http_api ? toset(local.api_routes) : toset([])
+
+  api_id             = aws_apigatewayv2_api.this[0].id
+  route_key          = each.value
+  target             = "integrations/${aws_apigatewayv2_integration.api[0].id}"
+  authorization_type = local.jwt_enabled ? "JWT" : "NONE"
+  authorizer_id      = local.jwt_enabled ? aws_apigatewayv2_authorizer.jwt[0].id : null
+}
+
+resource "aws_cloudwatch_log_group" "api_access" {
+  count = var.create_http_api ? 1 : 0
+
+  name              = "/aws/apigateway/${var.name_prefix}-api"
+  retention_in_days = var.log_retention_days
+
+  tags = var.tags
+}
+
+resource "aws_apigatewayv2_stage" "this" {
+  count = var.create_http_api ? 1 : 0
+
+  api_id      = aws_apigatewayv2_api.this[0].id
+  name        = "$default"
+  auto_deploy = true
+
+  default_route_settings {
+    throttling_burst_limit = var.api_throttling_burst_limit
+    throttling_rate_limit  = var.api_throttling_rate_limit
+  }
+
+  access_log_settings {
+    destination_arn = aws_cloudwatch_log_group.api_access[0].arn
+    format = jsonencode({
+      requestId          = "$context.requestId"
+      sourceIp           = "$context.identity.sourceIp"
+      requestTime        = "$context.requestTime"
+      routeKey           = "$context.routeKey"
+      status             = "$context.status"
+      responseLength     = "$context.responseLength"
+      latencyMs          = "$context.responseLatency"
+      integrationLatency = "$context.integrationLatency"
+      integrationError   = "$context.integrationErrorMessage"
+      authorizerError    = "$context.authorizer.error"
+    })
+  }
+
+  tags = var.tags
+}
+
+resource "aws_lambda_permission" "api_gateway" {
+  count = var.create_http_api ? 1 : 0
+
+  statement_id  = "AllowHttpApi"
+  action        = "lambda:InvokeFunction"
+  function_name = aws_lambda_function.api.function_name
+  qualifier     = aws_lambda_alias.api.name
+  principal     = "apigateway.amazonaws.com"
+  source_arn    = "${aws_apigatewayv2_api.this[0].execution_arn}/*/*"
+}

@@ -1,0 +1,267 @@
+# The executor fleet on ECS Fargate: long-polls the run queue, runs user binaries, scales on runs per task.
+# Everything here is skipped with create_executor_service = false (LocalStack); the task role is in iam.tf.
+
+resource "aws_cloudwatch_log_group" "executor" {
+  count = var.create_executor_service ? 1 : 0
+
+  name              = "/ecs/${var.name_prefix}-executor"
+  retention_in_days = var.log_retention_days
+
+  tags = var.tags
+}
+
+resource "aws_ecs_cluster" "this" {
+  count = var.create_executor_service ? 1 : 0
+
+  name = var.name_prefix
+
+  # The scaling policy below divides by ECS/ContainerInsights RunningTaskCount.
+  setting {
+    name  = "containerInsights"
+    value = "enabled"
+  }
+
+  tags = var.tags
+}
+
+resource "aws_ecs_task_definition" "executor" {
+  count = var.create_executor_service ? 1 : 0
+
+  family                   = "${var.name_prefix}-executor"
+  requires_compatibilities = ["FARGATE"]
+  network_mode             = "awsvpc"
+  cpu                      = var.executor_cpu
+  memory                   = var.executor_memory
+  task_role_arn            = aws_iam_role.executor_task.arn
+  execution_role_arn       = aws_iam_role.executor_execution[0].arn
+
+  runtime_platform {
+    operating_system_family = "LINUX"
+    cpu_architecture        = var.executor_cpu_architecture
+  }
+
+  dynamic "ephemeral_storage" {
+    for_each = var.executor_ephemeral_storage_gib == null ? [] : [var.executor_ephemeral_storage_gib]
+
+    content {
+      size_in_gib = ephemeral_storage.value
+    }
+  }
+
+  container_definitions = jsonencode([{
+    name      = "executor"
+    image     = var.executor_image
+    essential = true
+
+    # Seconds between SIGTERM and SIGKILL (Fargate's maximum). On SIGTERM the executor stops receiving, lets
+    # running binaries finish for the shutdown grace (30 s), kills and releases the rest for retry; a receive
+    # already waiting can take the 20 s long poll. 120 >= 30 + 20, with margin for uploading logs.
+    stopTimeout = 120
+
+    # An init process as PID 1 forwards SIGTERM to the JVM and reaps what user binaries leave behind.
+    linuxParameters = {
+      initProcessEnabled = true
+    }
+
+    environment = [for name, value in local.executor_environment : { name = name, value = value }]
+
+    # One stdout line, one log event: the executor's Embedded Metric Format lines become the FiringLatenessMs
+    # metric without any CloudWatch API call.
+    logConfiguration = {
+      logDriver = "awslogs"
+      options = {
+        "awslogs-group"         = aws_cloudwatch_log_group.executor[0].name
+        "awslogs-region"        = local.region
+        "awslogs-stream-prefix" = "executor"
+      }
+    }
+  }])
+
+  tags = var.tags
+
+  lifecycle {
+    precondition {
+      condition     = var.executor_image != null
+      error_message = "executor_image is required when create_executor_service is true."
+    }
+
+    precondition {
+      condition     = local.shutdown_grace_seconds + 20 <= 120
+      error_message = "shutdown_grace plus the 20 s long poll must fit in the task's 120 s stop timeout."
+    }
+  }
+}
+
+resource "aws_security_group" "executor" {
+  count = var.create_executor_service ? 1 : 0
+
+  name_prefix = "${var.name_prefix}-executor-"
+  description = "Punctual executor tasks: nothing inbound, HTTPS outbound only"
+  vpc_id      = var.vpc_id
+
+  tags = merge(var.tags, { Name = "${var.name_prefix}-executor" })
+
+  lifecycle {
+    create_before_destroy = true
+
+    precondition {
+      condition     = var.vpc_id != null && length(var.private_subnet_ids) > 0
+      error_message = "vpc_id and private_subnet_ids are required when create_executor_service is true."
+    }
+  }
+}
+
+# The only rule: AWS APIs (DynamoDB, SQS, S3, ECR, CloudWatch Logs) on 443. DNS through the VPC resolver is not
+# subject to security groups. User binaries get the same egress.
+resource "aws_vpc_security_group_egress_rule" "executor_https" {
+  count = var.create_executor_service ? 1 : 0
+
+  security_group_id = aws_security_group.executor[0].id
+  description       = "HTTPS to AWS APIs"
+  ip_protocol       = "tcp"
+  from_port         = 443
+  to_port           = 443
+  cidr_ipv4         = "0.0.0.0/0"
+
+  tags = var.tags
+}
+
+resource "aws_ecs_service" "executor" {
+  count = var.create_executor_service ? 1 : 0
+
+  name             = "${var.name_prefix}-executor"
+  cluster          = aws_ecs_cluster.this[0].id
+  task_definition  = aws_ecs_task_definition.executor[0].arn
+  desired_count    = var.executor_min_tasks
+  launch_type      = "FARGATE"
+  platform_version = "LATEST"
+
+  # A replaced task drains like any stopped one: its runs get the grace period, then are retried elsewhere.
+  deployment_minimum_healthy_percent = 100
+  deployment_maximum_percent         = 200
+
+  deployment_circuit_breaker {
+    enable   = true
+    rollback = true
+  }
+
+  network_configuration {
+    subnets          = var.private_subnet_ids
+    security_groups  = [aws_security_group.executor[0].id]
+    assign_public_ip = var.executor_assign_public_ip
+  }
+
+  enable_ecs_managed_tags = true
+  propagate_tags          = "SERVICE"
+
+  tags = var.tags
+
+  lifecycle {
+    # Application Auto Scaling owns the task count.
+    ignore_changes = [desired_count]
+  }
+}
+
+resource "aws_appautoscaling_target" "executor" {
+  count = var.create_executor_service ? 1 : 0
+
+  service_namespace  = "ecs"
+  resource_id        = "service/${aws_ecs_cluster.this[0].name}/${aws_ecs_service.executor[0].name}"
+  scalable_dimension = "ecs:service:DesiredCount"
+  min_capacity       = var.executor_min_tasks
+  max_capacity       = var.executor_max_tasks
+}
+
+# Runs per task: (visible + in-flight run messages) / running tasks. Delayed messages (runs not yet due) are in
+# neither count. In-flight messages are the runs executing now, so a busy fleet is not scaled in just because the
+# queue is momentarily empty. Target at or under executor_concurrency.
+resource "aws_appautoscaling_policy" "executor_runs_per_task" {
+  count = var.create_executor_service ? 1 : 0
+
+  name               = "${var.name_prefix}-executor-runs-per-task"
+  policy_type        = "TargetTrackingScaling"
+  service_namespace  = aws_appautoscaling_target.executor[0].service_namespace
+  resource_id        = aws_appautoscaling_target.executor[0].resource_id
+  scalable_dimension = aws_appautoscaling_target.executor[0].scalable_dimension
+
+  target_tracking_scaling_policy_configuration {
+    target_value       = var.executor_target_runs_per_task
+    scale_in_cooldown  = var.executor_scale_in_cooldown
+    scale_out_cooldown = var.executor_scale_out_cooldown
+
+    customized_metric_specification {
+      metrics {
+        id          = "visible"
+        label       = "Run messages waiting"
+        return_data = false
+
+        metric_stat {
+          stat = "Average"
+
+          metric {
+            namespace   = "AWS/SQS"
+            metric_name = "ApproximateNumberOfMessagesVisible"
+
+            dimensions {
+              name  = "QueueName"
+              value = aws_sqs_queue.runs.name
+            }
+          }
+        }
+      }
+
+      metrics {
+        id          = "in_flight"
+        label       = "Run messages received and not yet deleted"
+        return_data = false
+
+        metric_stat {
+          stat = "Average"
+
+          metric {
+            namespace   = "AWS/SQS"
+            metric_name = "ApproximateNumberOfMessagesNotVisible"
+
+            dimensions {
+              name  = "QueueName"
+              value = aws_sqs_queue.runs.name
+            }
+          }
+        }
+      }
+
+      metrics {
+        id          = "tasks"
+        label       = "Running executor tasks"
+        return_data = false
+
+        metric_stat {
+          stat = "Average"
+
+          metric {
+            namespace   = "ECS/ContainerInsights"
+            metric_name = "RunningTaskCount"
+
+            dimensions {
+              name  = "ClusterName"
+              value = aws_ecs_cluster.this[0].name
+            }
+
+            dimensions {
+              name  = "ServiceName"
+              value = aws_ecs_service.executor[0].name
+            }
+          }
+        }
+      }
+
+      # With no task running, the whole backlog counts against one: scale-out from zero still happens.
+      metrics {
+        id          = "runs_per_task"
+        label       = "Runs per executor task"
+        expression  = "IF(FILL(tasks, 0) > 0, (visible + in_flight) / FILL(tasks, 0), visible + in_flight)"
+        return_data = true
+      }
+    }
+  }
+}

@@ -1,0 +1,32 @@
+variable "region" {
+  description = "AWS region to deploy into."
+  type        = string
+  default     = "us-east-1"
+}
+
+variable "name_prefix" {
+  description = "Prefix of every resource name (the code's punctual.prefix)."
+  type        = string
+  default     = "punctual"
+}
+
+variable "executor_image" {
+  description = "The executor image, e.g. 123456789012.dkr.ecr.us-east-1.amazonaws.com/punctual-executor:0.1.0."
+  type        = string
+}
+
+variable "vpc_id" {
+  description = "VPC of the executor tasks."
+  type        = string
+}
+
+variable "private_subnet_ids" {
+  description = "Private subnets of that VPC for the executor tasks (outbound HTTPS to AWS APIs needed)."
+  type        = list(string)
+}
+
+variable "alarm_sns_topic_arn" {
+  description = "SNS topic for alarm notifications (optional)."
+  type        = string
+  default     = null
+}

@@ -1,0 +1,352 @@
+# One role per component. Each component's DynamoDB, SQS and S3 permissions are in ONE policy document named after
+# it (data.aws_iam_policy_document.api, .sweeper, .executor), listing exactly the calls its code makes on exactly
+# the resources it makes them on; infra-tests derives the same list from the compiled code and fails on drift.
+# Logging and the sweeper's failure destination are separate documents: the code itself never calls them.
+
+data "aws_iam_policy_document" "lambda_assume" {
+  statement {
+    actions = ["sts:AssumeRole"]
+
+    principals {
+      type        = "Service"
+      identifiers = ["lambda.amazonaws.com"]
+    }
+  }
+}
+
+data "aws_iam_policy_document" "ecs_tasks_assume" {
+  statement {
+    actions = ["sts:AssumeRole"]
+
+    principals {
+      type        = "Service"
+      identifiers = ["ecs-tasks.amazonaws.com"]
+    }
+
+    condition {
+      test     = "StringEquals"
+      variable = "aws:SourceAccount"
+      values   = [local.account_id]
+    }
+
+    condition {
+      test     = "ArnLike"
+      variable = "aws:SourceArn"
+      values   = ["arn:${local.partition}:ecs:${local.region}:${local.account_id}:*"]
+    }
+  }
+}
+
+################################################################################
+# api (Lambda)
+################################################################################
+
+resource "aws_iam_role" "api" {
+  name                 = "${var.name_prefix}-api"
+  description          = "Punctual api Lambda"
+  assume_role_policy   = data.aws_iam_policy_document.lambda_assume.json
+  permissions_boundary = var.iam_role_permissions_boundary
+
+  tags = var.tags
+}
+
+data "aws_iam_policy_document" "api" {
+  # Create (transaction: job + first run), get and delete jobs; dispatch runs due within the lookahead.
+  statement {
+    sid       = "Jobs"
+    actions   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
+    resources = [aws_dynamodb_table.jobs.arn]
+  }
+
+  # GET /v1/jobs: an owner's jobs through the byOwner index.
+  statement {
+    sid       = "JobsByOwner"
+    actions   = ["dynamodb:Query"]
+    resources = ["${aws_dynamodb_table.jobs.arn}/index/*"]
+  }
+
+  # First run, dispatch marks, cancellation on delete, and GET /v1/jobs/{id}/runs (a query of the base table).
+  statement {
+    sid       = "Runs"
+    actions   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"]
+    resources = [aws_dynamodb_table.runs.arn]
+  }
+
+  statement {
+    sid       = "Binaries"
+    actions   = ["dynamodb:GetItem", "dynamodb:PutItem"]
+    resources = [aws_dynamodb_table.binaries.arn]
+  }
+
+  # GetQueueUrl only matters where PUNCTUAL_QUEUE_URL is unset; SendMessage also covers SendMessageBatch.
+  statement {
+    sid       = "RunQueue"
+    actions   = ["sqs:SendMessage", "sqs:GetQueueUrl"]
+    resources = [aws_sqs_queue.runs.arn]
+  }
+
+  # The presigned upload URL carries the API role's permissions: the role itself must allow the PUT.
+  statement {
+    sid       = "UploadBinaries"
+    actions   = ["s3:PutObject"]
+    resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*"]
+  }
+
+  # HeadObject of a binary (uploaded yet?) and reading run logs.
+  statement {
+    sid     = "ReadArtifacts"
+    actions = ["s3:GetObject"]
+    resources = [
+      "${aws_s3_bucket.artifacts.arn}/binaries/*",
+      "${aws_s3_bucket.artifacts.arn}/logs/*",
+    ]
+  }
+
+  # Listing a run's log objects; also makes a HeadObject of a missing key answer 404 rather than 403.
+  statement {
+    sid       = "ListArtifacts"
+    actions   = ["s3:ListBucket"]
+    resources = [aws_s3_bucket.artifacts.arn]
+  }
+}
+
+data "aws_iam_policy_document" "api_logs" {
+  statement {
+    actions   = ["logs:CreateLogStream", "logs:PutLogEvents"]
+    resources = ["${aws_cloudwatch_log_group.api.arn}:*"]
+  }
+}
+
+resource "aws_iam_role_policy" "api" {
+  name   = "tables-queue-bucket"
+  role   = aws_iam_role.api.id
+  policy = data.aws_iam_policy_document.api.json
+}
+
+resource "aws_iam_role_policy" "api_logs" {
+  name   = "logs"
+  role   = aws_iam_role.api.id
+  policy = data.aws_iam_policy_document.api_logs.json
+}
+
+resource "aws_iam_role_policy" "api_kms" {
+  count = var.kms_key_arn == null ? 0 : 1
+
+  name   = "artifacts-kms"
+  role   = aws_iam_role.api.id
+  policy = data.aws_iam_policy_document.artifacts_kms[0].json
+}
+
+################################################################################
+# sweeper (Lambda)
+################################################################################
+
+resource "aws_iam_role" "sweeper" {
+  name                 = "${var.name_prefix}-sweeper"
+  description          = "Punctual sweeper Lambda"
+  assume_role_policy   = data.aws_iam_policy_document.lambda_assume.json
+  permissions_boundary = var.iam_role_permissions_boundary
+
+  tags = var.tags
+}
+
+data "aws_iam_policy_document" "sweeper" {
+  # Dispatch: read the job, advance its pending run.
+  statement {
+    sid       = "Jobs"
+    actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
+    resources = [aws_dynamodb_table.jobs.arn]
+  }
+
+  # Dispatch: mark QUEUED, unindex, put the next occurrence.
+  statement {
+    sid       = "Runs"
+    actions   = ["dynamodb:PutItem", "dynamodb:UpdateItem"]
+    resources = [aws_dynamodb_table.runs.arn]
+  }
+
+  # The sweep: every shard of every minute bucket of the byDue index.
+  statement {
+    sid       = "RunsByDue"
+    actions   = ["dynamodb:Query"]
+    resources = ["${aws_dynamodb_table.runs.arn}/index/*"]
+  }
+
+  # The watermark.
+  statement {
+    sid       = "Sweeps"
+    actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
+    resources = [aws_dynamodb_table.sweeps.arn]
+  }
+
+  statement {
+    sid       = "RunQueue"
+    actions   = ["sqs:SendMessage", "sqs:GetQueueUrl"]
+    resources = [aws_sqs_queue.runs.arn]
+  }
+}
+
+data "aws_iam_policy_document" "sweeper_logs" {
+  statement {
+    actions   = ["logs:CreateLogStream", "logs:PutLogEvents"]
+    resources = ["${aws_cloudwatch_log_group.sweeper.arn}:*"]
+  }
+}
+
+# Lambda itself sends failed asynchronous invocations to the on-failure destination, with the function's role.
+data "aws_iam_policy_document" "sweeper_failure_destination" {
+  statement {
+    actions   = ["sqs:SendMessage"]
+    resources = [aws_sqs_queue.sweeper_failures.arn]
+  }
+}
+
+resource "aws_iam_role_policy" "sweeper" {
+  name   = "tables-queue"
+  role   = aws_iam_role.sweeper.id
+  policy = data.aws_iam_policy_document.sweeper.json
+}
+
+resource "aws_iam_role_policy" "sweeper_logs" {
+  name   = "logs"
+  role   = aws_iam_role.sweeper.id
+  policy = data.aws_iam_policy_document.sweeper_logs.json
+}
+
+resource "aws_iam_role_policy" "sweeper_failure_destination" {
+  name   = "failure-destination"
+  role   = aws_iam_role.sweeper.id
+  policy = data.aws_iam_policy_document.sweeper_failure_destination.json
+}
+
+################################################################################
+# executor (ECS task role, and the execution role ECS itself uses)
+################################################################################
+
+# Created even without the ECS service, for executors run elsewhere.
+resource "aws_iam_role" "executor_task" {
+  name                 = "${var.name_prefix}-executor-task"
+  description          = "Punctual executor: the task role its program runs with (never visible to user binaries)"
+  assume_role_policy   = data.aws_iam_policy_document.ecs_tasks_assume.json
+  permissions_boundary = var.iam_role_permissions_boundary
+
+  tags = var.tags
+}
+
+data "aws_iam_policy_document" "executor" {
+  # Claim (transaction: job ConditionCheck not deleted + run update) and the job's binary, args and env.
+  statement {
+    sid       = "Jobs"
+    actions   = ["dynamodb:GetItem", "dynamodb:ConditionCheckItem"]
+    resources = [aws_dynamodb_table.jobs.arn]
+  }
+
+  # Claim, heartbeat, result, cancellation of a deleted job's run.
+  statement {
+    sid       = "Runs"
+    actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
+    resources = [aws_dynamodb_table.runs.arn]
+  }
+
+  # Receive, delete when finished, extend visibility (heartbeat) or set it to the retry backoff.
+  statement {
+    sid       = "RunQueue"
+    actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl"]
+    resources = [aws_sqs_queue.runs.arn]
+  }
+
+  statement {
+    sid       = "ReadBinaries"
+    actions   = ["s3:GetObject"]
+    resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*"]
+  }
+
+  statement {
+    sid       = "WriteLogs"
+    actions   = ["s3:PutObject"]
+    resources = ["${aws_s3_bucket.artifacts.arn}/logs/*"]
+  }
+}
+
+resource "aws_iam_role_policy" "executor" {
+  name   = "tables-queue-bucket"
+  role   = aws_iam_role.executor_task.id
+  policy = data.aws_iam_policy_document.executor.json
+}
+
+resource "aws_iam_role_policy" "executor_kms" {
+  count = var.kms_key_arn == null ? 0 : 1
+
+  name   = "artifacts-kms"
+  role   = aws_iam_role.executor_task.id
+  policy = data.aws_iam_policy_document.artifacts_kms[0].json
+}
+
+resource "aws_iam_role" "executor_execution" {
+  count = var.create_executor_service ? 1 : 0
+
+  name                 = "${var.name_prefix}-executor-execution"
+  description          = "Punctual executor: ECS pulls the image and ships the container's logs with it"
+  assume_role_policy   = data.aws_iam_policy_document.ecs_tasks_assume.json
+  permissions_boundary = var.iam_role_permissions_boundary
+
+  tags = var.tags
+}
+
+data "aws_iam_policy_document" "executor_execution" {
+  count = var.create_executor_service ? 1 : 0
+
+  statement {
+    sid       = "Logs"
+    actions   = ["logs:CreateLogStream", "logs:PutLogEvents"]
+    resources = ["${aws_cloudwatch_log_group.executor[0].arn}:*"]
+  }
+
+  # ecr:GetAuthorizationToken has no resource-level permissions: AWS only accepts "*" for it.
+  dynamic "statement" {
+    for_each = local.executor_ecr == null ? [] : [local.executor_ecr]
+
+    content {
+      sid       = "EcrToken"
+      actions   = ["ecr:GetAuthorizationToken"]
+      resources = ["*"]
+    }
+  }
+
+  dynamic "statement" {
+    for_each = local.executor_ecr == null ? [] : [local.executor_ecr]
+
+    content {
+      sid       = "EcrPull"
+      actions   = ["ecr:BatchCheckLayerAvailability", "ecr:GetDownloadUrlForLayer", "ecr:BatchGetImage"]
+      resources = ["arn:${local.partition}:ecr:${statement.value.region}:${statement.value.account}:repository/${statement.value.repository}"]
+    }
+  }
+}
+
+resource "aws_iam_role_policy" "executor_execution" {
+  count = var.create_executor_service ? 1 : 0
+
+  name   = "pull-and-log"
+  role   = aws_iam_role.executor_execution[0].id
+  policy = data.aws_iam_policy_document.executor_execution[0].json
+}
+
+################################################################################
+# SSE-KMS on the artifacts bucket (optional)
+################################################################################
+
+data "aws_iam_policy_document" "artifacts_kms" {
+  count = var.kms_key_arn == null ? 0 : 1
+
+  statement {
+    actions   = ["kms:GenerateDataKey", "kms:Decrypt"]
+    resources = [var.kms_key_arn]
+
+    condition {
+      test     = "StringEquals"
+      variable = "kms:ViaService"
+      values   = ["s3.${local.region}.amazonaws.com"]
+    }
+  }
+}

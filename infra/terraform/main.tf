@@ -1,0 +1,64 @@
+data "aws_caller_identity" "current" {}
+
+data "aws_partition" "current" {}
+
+data "aws_region" "current" {}
+
+locals {
+  account_id = data.aws_caller_identity.current.account_id
+  partition  = data.aws_partition.current.partition
+  region     = data.aws_region.current.name
+
+  bucket_name = coalesce(var.bucket_name, "${var.name_prefix}-artifacts-${local.account_id}")
+
+  # Relative package paths are relative to this module, so the defaults find the Maven build of this repository.
+  api_zip     = startswith(var.api_zip, "/") ? var.api_zip : "${path.module}/${var.api_zip}"
+  sweeper_zip = startswith(var.sweeper_zip, "/") ? var.sweeper_zip : "${path.module}/${var.sweeper_zip}"
+
+  # SnapStart works on published java21 versions only; every invocation goes through the `live` alias either way.
+  snap_start = var.snap_start && !var.native
+
+  jwt_enabled = var.jwt_issuer != null && length(var.jwt_audience) > 0
+
+  alarm_actions = var.alarm_sns_topic_arn == null ? [] : [var.alarm_sns_topic_arn]
+
+  # What every component reads (Quarkus maps PUNCTUAL_X_Y to punctual.x-y). The queue URL is passed so that no
+  # component needs GetQueueUrl at start-up.
+  common_environment = {
+    PUNCTUAL_PREFIX    = var.name_prefix
+    PUNCTUAL_BUCKET    = aws_s3_bucket.artifacts.id
+    PUNCTUAL_QUEUE_URL = aws_sqs_queue.runs.url
+    PUNCTUAL_LEASE     = "PT${var.lease_seconds}S"
+  }
+
+  lambda_environment = merge(
+    local.common_environment,
+    # Quarkus's documented setting for native executables on the provided runtime.
+    var.native ? { DISABLE_SIGNAL_HANDLERS = "true" } : {},
+    var.extra_environment,
+  )
+
+  executor_environment = merge(
+    local.common_environment,
+    {
+      PUNCTUAL_EXECUTOR_CONCURRENCY = tostring(var.executor_concurrency)
+      PUNCTUAL_SHUTDOWN_GRACE       = var.shutdown_grace
+      PUNCTUAL_WORK_DIR             = "/tmp/punctual"
+      # Firing lateness as Embedded Metric Format lines on stdout; the awslogs driver ships them to CloudWatch.
+      PUNCTUAL_EMF_METRICS = "true"
+    },
+    var.extra_environment,
+  )
+
+  # shutdown_grace in seconds, to check it fits the task's stop timeout.
+  shutdown_grace_seconds = (
+    tonumber(try(regex("([0-9]+)M", var.shutdown_grace)[0], "0")) * 60 +
+    tonumber(try(regex("([0-9]+)S", var.shutdown_grace)[0], "0"))
+  )
+
+  # An ECR image gets pull permissions on its own repository only.
+  executor_ecr = try(regex(
+    "^(?P<account>[0-9]{12})\\.dkr\\.ecr\\.(?P<region>[a-z0-9-]+)\\.amazonaws\\.com(?:\\.cn)?/(?P<repository>[^:@]+)",
+    var.executor_image,
+  ), null)
+}

@@ -1,0 +1,117 @@
+output "api_url" {
+  description = "Base URL of the HTTP API (or of the api function URL when only that is created)."
+  value = (
+    var.create_http_api ? aws_apigatewayv2_api.this[0].api_endpoint :
+    var.create_api_function_url ? aws_lambda_function_url.api[0].function_url : null
+  )
+}
+
+output "api_function_url" {
+  description = "The api Lambda's function URL, when create_api_function_url."
+  value       = try(aws_lambda_function_url.api[0].function_url, null)
+}
+
+output "table_names" {
+  description = "DynamoDB table names, by role."
+  value = {
+    jobs     = aws_dynamodb_table.jobs.name
+    runs     = aws_dynamodb_table.runs.name
+    binaries = aws_dynamodb_table.binaries.name
+    sweeps   = aws_dynamodb_table.sweeps.name
+  }
+}
+
+output "table_arns" {
+  description = "DynamoDB table ARNs, by role."
+  value = {
+    jobs     = aws_dynamodb_table.jobs.arn
+    runs     = aws_dynamodb_table.runs.arn
+    binaries = aws_dynamodb_table.binaries.arn
+    sweeps   = aws_dynamodb_table.sweeps.arn
+  }
+}
+
+output "queue_url" {
+  description = "URL of the run queue (PUNCTUAL_QUEUE_URL)."
+  value       = aws_sqs_queue.runs.url
+}
+
+output "queue_arn" {
+  description = "ARN of the run queue."
+  value       = aws_sqs_queue.runs.arn
+}
+
+output "dlq_url" {
+  description = "URL of the run dead-letter queue."
+  value       = aws_sqs_queue.dlq.url
+}
+
+output "dlq_arn" {
+  description = "ARN of the run dead-letter queue."
+  value       = aws_sqs_queue.dlq.arn
+}
+
+output "sweeper_failures_queue_url" {
+  description = "URL of the queue that receives failed sweeper invocations."
+  value       = aws_sqs_queue.sweeper_failures.url
+}
+
+output "bucket_name" {
+  description = "Name of the artifacts bucket (PUNCTUAL_BUCKET)."
+  value       = aws_s3_bucket.artifacts.id
+}
+
+output "bucket_arn" {
+  description = "ARN of the artifacts bucket."
+  value       = aws_s3_bucket.artifacts.arn
+}
+
+output "api_function_name" {
+  description = "Name of the api Lambda."
+  value       = aws_lambda_function.api.function_name
+}
+
+output "sweeper_function_name" {
+  description = "Name of the sweeper Lambda."
+  value       = aws_lambda_function.sweeper.function_name
+}
+
+output "api_role_arn" {
+  description = "ARN of the api Lambda's role."
+  value       = aws_iam_role.api.arn
+}
+
+output "sweeper_role_arn" {
+  description = "ARN of the sweeper Lambda's role."
+  value       = aws_iam_role.sweeper.arn
+}
+
+output "executor_task_role_arn" {
+  description = "ARN of the executor's task role (also usable by executors run outside this module's ECS service)."
+  value       = aws_iam_role.executor_task.arn
+}
+
+output "executor_execution_role_arn" {
+  description = "ARN of the role ECS uses to pull the executor image and ship its logs."
+  value       = try(aws_iam_role.executor_execution[0].arn, null)
+}
+
+output "ecs_cluster_name" {
+  description = "Name of the executor's ECS cluster."
+  value       = try(aws_ecs_cluster.this[0].name, null)
+}
+
+output "executor_service_name" {
+  description = "Name of the executor's ECS service."
+  value       = try(aws_ecs_service.executor[0].name, null)
+}
+
+output "executor_security_group_id" {
+  description = "Security group of the executor tasks."
+  value       = try(aws_security_group.executor[0].id, null)
+}
+
+output "executor_environment" {
+  description = "The environment the executor container gets, to run an executor elsewhere against this deployment."
+  value       = local.executor_environment
+}

@@ -1,0 +1,352 @@
+################################################################################
+# Names
+################################################################################
+
+variable "name_prefix" {
+  description = "Prefix of every resource name; the code's `punctual.prefix` (tables `<prefix>-jobs`, `-runs`, `-binaries`, `-sweeps`, queues `<prefix>-runs` and `<prefix>-runs-dlq`)."
+  type        = string
+  default     = "punctual"
+
+  validation {
+    # Lower case because it is also part of the bucket name; short enough for IAM role and ECS names.
+    condition     = can(regex("^[a-z0-9][a-z0-9-]{0,30}$", var.name_prefix))
+    error_message = "name_prefix must be 1-31 characters of a-z, 0-9 and '-', starting with a letter or digit."
+  }
+}
+
+variable "tags" {
+  description = "Tags added to every resource that takes tags."
+  type        = map(string)
+  default     = {}
+}
+
+################################################################################
+# Tables, queue, bucket
+################################################################################
+
+variable "lease_seconds" {
+  description = "Executor lease on a running run (`punctual.lease`), and therefore the run queue's visibility timeout. Must exceed the 20 s heartbeat."
+  type        = number
+  default     = 60
+
+  validation {
+    condition     = var.lease_seconds > 20 && var.lease_seconds <= 43200 && floor(var.lease_seconds) == var.lease_seconds
+    error_message = "lease_seconds must be a whole number of seconds above the 20 s heartbeat and at most 43200 (SQS's maximum visibility timeout)."
+  }
+}
+
+variable "table_deletion_protection" {
+  description = "Turn on DynamoDB deletion protection for the four tables."
+  type        = bool
+  default     = false
+}
+
+variable "bucket_name" {
+  description = "Name of the artifacts bucket (binaries and run logs). Null: `<name_prefix>-artifacts-<account id>`."
+  type        = string
+  default     = null
+}
+
+variable "force_destroy" {
+  description = "Let `terraform destroy` delete the artifacts bucket with its objects (and every version)."
+  type        = bool
+  default     = false
+}
+
+variable "kms_key_arn" {
+  description = "Customer-managed KMS key for the artifacts bucket (SSE-KMS with a bucket key). Null: SSE-S3 (AES256). The API and executor roles get kms:GenerateDataKey and kms:Decrypt on it."
+  type        = string
+  default     = null
+}
+
+variable "log_retention_days" {
+  description = "Days run logs (`logs/` in the bucket) and the CloudWatch log groups are kept."
+  type        = number
+  default     = 30
+
+  validation {
+    # The values CloudWatch Logs accepts, so one number serves the log groups and the bucket lifecycle.
+    condition     = contains([1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653], var.log_retention_days)
+    error_message = "log_retention_days must be a retention CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, ...)."
+  }
+}
+
+variable "noncurrent_version_retention_days" {
+  description = "Days a replaced or deleted object version is kept in the versioned artifacts bucket."
+  type        = number
+  default     = 30
+}
+
+################################################################################
+# Lambdas (api, sweeper)
+################################################################################
+
+variable "api_zip" {
+  description = "The api Lambda's package (`mvn -pl api-function -am package` builds it). A relative path is resolved against this module's directory."
+  type        = string
+  default     = "../../api-function/target/function.zip"
+}
+
+variable "sweeper_zip" {
+  description = "The sweeper Lambda's package (`mvn -pl sweeper-function -am package` builds it). A relative path is resolved against this module's directory."
+  type        = string
+  default     = "../../sweeper-function/target/function.zip"
+}
+
+variable "native" {
+  description = "The zips hold Quarkus native executables (built with -Dnative): runtime provided.al2023 instead of java21."
+  type        = bool
+  default     = false
+}
+
+variable "lambda_architecture" {
+  description = "Instruction set of both Lambdas: x86_64 or arm64 (a native build must match it)."
+  type        = string
+  default     = "x86_64"
+
+  validation {
+    condition     = contains(["x86_64", "arm64"], var.lambda_architecture)
+    error_message = "lambda_architecture must be x86_64 or arm64."
+  }
+}
+
+variable "snap_start" {
+  description = "Turn on Lambda SnapStart (java21 only; ignored when native): versions are published and invoked through the `live` alias."
+  type        = bool
+  default     = false
+}
+
+variable "api_memory_size" {
+  description = "Memory of the api Lambda, in MB."
+  type        = number
+  default     = 1024
+}
+
+variable "api_timeout" {
+  description = "Timeout of the api Lambda, in seconds (API Gateway waits at most 30)."
+  type        = number
+  default     = 30
+}
+
+variable "api_reserved_concurrency" {
+  description = "Reserved concurrency of the api Lambda; -1 for none."
+  type        = number
+  default     = -1
+}
+
+variable "sweeper_memory_size" {
+  description = "Memory of the sweeper Lambda, in MB."
+  type        = number
+  default     = 1024
+}
+
+variable "sweeper_timeout" {
+  description = "Timeout of the sweeper Lambda, in seconds."
+  type        = number
+  default     = 60
+}
+
+variable "sweeper_reserved_concurrency" {
+  description = "Reserved concurrency of the sweeper Lambda: sweeps are idempotent, but more than a couple at once only contend for the same rows."
+  type        = number
+  default     = 2
+}
+
+variable "extra_environment" {
+  description = "Further environment variables for every component (e.g. `PUNCTUAL_S3_PATH_STYLE = \"true\"` on LocalStack)."
+  type        = map(string)
+  default     = {}
+}
+
+################################################################################
+# HTTP API
+################################################################################
+
+variable "create_http_api" {
+  description = "Create the API Gateway HTTP API in front of the api Lambda (LocalStack offers HTTP APIs only on paid plans)."
+  type        = bool
+  default     = true
+}
+
+variable "create_api_function_url" {
+  description = "Also give the api Lambda a function URL (same payload format 2.0 as the HTTP API); meant for LocalStack, where HTTP APIs may be unavailable."
+  type        = bool
+  default     = false
+}
+
+variable "api_function_url_authorization_type" {
+  description = "Authorization of the api function URL: AWS_IAM or NONE."
+  type        = string
+  default     = "AWS_IAM"
+
+  validation {
+    condition     = contains(["AWS_IAM", "NONE"], var.api_function_url_authorization_type)
+    error_message = "api_function_url_authorization_type must be AWS_IAM or NONE."
+  }
+}
+
+variable "api_throttling_burst_limit" {
+  description = "Burst limit of every route of the HTTP API."
+  type        = number
+  default     = 100
+}
+
+variable "api_throttling_rate_limit" {
+  description = "Steady-state requests per second of every route of the HTTP API."
+  type        = number
+  default     = 50
+}
+
+variable "jwt_issuer" {
+  description = "Issuer URL of a JWT authorizer. With jwt_audience set, every route requires a valid JWT."
+  type        = string
+  default     = null
+}
+
+variable "jwt_audience" {
+  description = "Accepted audiences (`aud`) of the JWT authorizer. With jwt_issuer set, every route requires a valid JWT."
+  type        = list(string)
+  default     = []
+}
+
+################################################################################
+# Executor (ECS Fargate)
+################################################################################
+
+variable "create_executor_service" {
+  description = "Create the executor's ECS cluster, task definition, service, security group and autoscaling (false on LocalStack, which runs no Fargate tasks in its free plan). The executor's task role is created either way."
+  type        = bool
+  default     = true
+}
+
+variable "executor_image" {
+  description = "The executor container image (built from executor/src/main/docker/Dockerfile.jvm or Dockerfile.native). Required when create_executor_service. An ECR image gets pull permissions on its repository."
+  type        = string
+  default     = null
+}
+
+variable "executor_cpu" {
+  description = "Fargate CPU units of one executor task (shared by its runs)."
+  type        = number
+  default     = 1024
+}
+
+variable "executor_memory" {
+  description = "Fargate memory of one executor task, in MiB (shared by its runs)."
+  type        = number
+  default     = 2048
+}
+
+variable "executor_cpu_architecture" {
+  description = "CPU architecture of the executor tasks: X86_64 or ARM64. User binaries must be built for it."
+  type        = string
+  default     = "X86_64"
+
+  validation {
+    condition     = contains(["X86_64", "ARM64"], var.executor_cpu_architecture)
+    error_message = "executor_cpu_architecture must be X86_64 or ARM64."
+  }
+}
+
+variable "executor_ephemeral_storage_gib" {
+  description = "Ephemeral storage of one executor task in GiB (21-200), for the binary cache and run directories. Null: Fargate's default 20 GiB."
+  type        = number
+  default     = null
+}
+
+variable "executor_concurrency" {
+  description = "Runs one executor task runs at once (`punctual.executor-concurrency`)."
+  type        = number
+  default     = 4
+}
+
+variable "shutdown_grace" {
+  description = "ISO-8601 duration running binaries may finish in after SIGTERM (`punctual.shutdown-grace`). Plus the 20 s long poll it must fit in the task's 120 s stop timeout."
+  type        = string
+  default     = "PT30S"
+
+  validation {
+    condition     = can(regex("^PT([0-9]+M)?([0-9]+S)?$", var.shutdown_grace)) && var.shutdown_grace != "PT"
+    error_message = "shutdown_grace must be an ISO-8601 duration of minutes and/or seconds, e.g. PT30S or PT1M30S."
+  }
+}
+
+variable "executor_min_tasks" {
+  description = "Fewest executor tasks. With 0, a run waits for a scale-out (a minute or more) when nothing is running."
+  type        = number
+  default     = 1
+}
+
+variable "executor_max_tasks" {
+  description = "Most executor tasks."
+  type        = number
+  default     = 10
+}
+
+variable "executor_target_runs_per_task" {
+  description = "Target of the scaling policy: (visible + in-flight run messages) per running task. Keep it at or under executor_concurrency."
+  type        = number
+  default     = 3
+}
+
+variable "executor_scale_in_cooldown" {
+  description = "Seconds after a scale-in before another. A task stopped by scale-in drains: its runs get the shutdown grace, then are retried elsewhere."
+  type        = number
+  default     = 300
+}
+
+variable "executor_scale_out_cooldown" {
+  description = "Seconds after a scale-out before another."
+  type        = number
+  default     = 60
+}
+
+variable "vpc_id" {
+  description = "VPC of the executor tasks' security group. Required when create_executor_service."
+  type        = string
+  default     = null
+}
+
+variable "private_subnet_ids" {
+  description = "Subnets of the executor tasks; they need a route to AWS APIs on 443 (NAT gateway or VPC endpoints for DynamoDB, SQS, S3, ECR, CloudWatch Logs). Required when create_executor_service."
+  type        = list(string)
+  default     = []
+}
+
+variable "executor_assign_public_ip" {
+  description = "Give executor tasks a public IP (only for public subnets without NAT)."
+  type        = bool
+  default     = false
+}
+
+################################################################################
+# IAM
+################################################################################
+
+variable "iam_role_permissions_boundary" {
+  description = "ARN of a permissions boundary for every IAM role this module creates."
+  type        = string
+  default     = null
+}
+
+################################################################################
+# Alarms
+################################################################################
+
+variable "alarm_sns_topic_arn" {
+  description = "SNS topic notified when an alarm fires and when it recovers. Null: alarms without actions."
+  type        = string
+  default     = null
+}
+
+variable "queue_age_alarm_seconds" {
+  description = "Alarm when the oldest message of the run queue is older than this many seconds."
+  type        = number
+  default     = 300
+}
+
+variable "firing_lateness_alarm_ms" {
+  description = "Alarm when the p99 firing lateness (claim time minus due time) over 5 minutes exceeds this many milliseconds."
+  type        = number
+  default     = 1000
+}
