@@ -62,14 +62,14 @@ public final class Punctual {
         this.resources = new Resources(settings);
         this.buckets = new TimeBuckets(settings.shards());
         this.jobs = new JobRepository(dynamo, resources);
-        this.runs = new RunRepository(dynamo, resources, buckets);
+        this.runs = new RunRepository(dynamo, resources, buckets, settings);
         this.binaryRepository = new BinaryRepository(dynamo, resources);
         this.watermarks = new WatermarkRepository(dynamo, resources);
         this.tx = new Transactions(dynamo);
         this.queue = new RunQueue(sqs, resources.runQueue(), queueUrl);
         this.store = new ArtifactStore(s3, presigner, resources.bucket());
         this.schedules = new Schedules(settings.minInterval());
-        this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, clock);
+        this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, settings, clock);
         this.sweeper = new Sweeper(runs, watermarks, dispatcher, buckets, settings, clock);
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
         this.jobService = new JobService(jobs, runs, binaries, store, tx, dispatcher, schedules, settings, clock);

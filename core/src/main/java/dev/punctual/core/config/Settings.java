@@ -14,6 +14,7 @@ public record Settings(
         Duration sweepPeriod,
         Duration lookahead,
         Duration settle,
+        Duration requeueAfter,
         Duration maxSweepBacklog,
         Duration lease,
         Duration heartbeat,
@@ -39,6 +40,11 @@ public record Settings(
     public static final Duration DEFAULT_LOOKAHEAD = Duration.ofMinutes(2);
     /** The watermark trails now by this much, so a bucket is re-queried until index lag cannot hide a run in it. */
     public static final Duration DEFAULT_SETTLE = Duration.ofMinutes(1);
+    /**
+     * A QUEUED or FAILED run whose message has not brought it back this long after it should have (lost by a
+     * crash or an expired message), or a RUNNING run this long past its lease, is sent again by the sweeper.
+     */
+    public static final Duration DEFAULT_REQUEUE_AFTER = Duration.ofMinutes(10);
     public static final Duration DEFAULT_MAX_SWEEP_BACKLOG = Duration.ofDays(1);
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(60);
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(20);
@@ -89,6 +95,7 @@ public record Settings(
         private Duration sweepPeriod = DEFAULT_SWEEP_PERIOD;
         private Duration lookahead = DEFAULT_LOOKAHEAD;
         private Duration settle = DEFAULT_SETTLE;
+        private Duration requeueAfter = DEFAULT_REQUEUE_AFTER;
         private Duration maxSweepBacklog = DEFAULT_MAX_SWEEP_BACKLOG;
         private Duration lease = DEFAULT_LEASE;
         private Duration heartbeat = DEFAULT_HEARTBEAT;
@@ -113,6 +120,7 @@ public record Settings(
         public Builder sweepPeriod(Duration v) { sweepPeriod = v; return this; }
         public Builder lookahead(Duration v) { lookahead = v; return this; }
         public Builder settle(Duration v) { settle = v; return this; }
+        public Builder requeueAfter(Duration v) { requeueAfter = v; return this; }
         public Builder maxSweepBacklog(Duration v) { maxSweepBacklog = v; return this; }
         public Builder lease(Duration v) { lease = v; return this; }
         public Builder heartbeat(Duration v) { heartbeat = v; return this; }
@@ -133,7 +141,8 @@ public record Settings(
         public Builder emfMetrics(boolean v) { emfMetrics = v; return this; }
 
         public Settings build() {
-            return new Settings(prefix, bucket, shards, sweepPeriod, lookahead, settle, maxSweepBacklog, lease,
+            return new Settings(prefix, bucket, shards, sweepPeriod, lookahead, settle, requeueAfter, maxSweepBacklog,
+                    lease,
                     heartbeat, retryBase, retryCap, minInterval, defaultMaxAttempts, maxAttemptsLimit,
                     defaultTimeoutSeconds, maxTimeoutSeconds, executorConcurrency, logCapBytes, killGrace,
                     shutdownGrace, retention, uploadUrlTtl, emfMetrics);

@@ -1,5 +1,6 @@
 package dev.punctual.core.dispatch;
 
+import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
@@ -41,27 +42,40 @@ public final class Dispatcher {
     private final RunQueue queue;
     private final Transactions tx;
     private final Schedules schedules;
+    private final Settings settings;
     private final Clock clock;
 
     public Dispatcher(RunRepository runs, JobRepository jobs, RunQueue queue, Transactions tx, Schedules schedules,
-                      Clock clock) {
+                      Settings settings, Clock clock) {
         this.runs = runs;
         this.jobs = jobs;
         this.queue = queue;
         this.tx = tx;
         this.schedules = schedules;
+        this.settings = settings;
         this.clock = clock;
     }
 
     public DispatchReport dispatch(List<Run> due, Instant horizon) {
+        return dispatch(due, List.of(), horizon);
+    }
+
+    /**
+     * Sends the SCHEDULED runs in {@code due}, and attends to the other index entries whose time has come (see
+     * {@link #attend}): both may yield next occurrences due before {@code horizon}, which are sent too.
+     */
+    public DispatchReport dispatch(List<Run> due, List<RunRepository.Attention> attention, Instant horizon) {
         DispatchReport report = new DispatchReport();
         Deque<Run> work = new ArrayDeque<>();
         for (Run run : due.stream().sorted(Comparator.comparing(Run::scheduledAt)).toList()) {
             if (run.state() == RunState.SCHEDULED) {
                 work.add(run);
             } else {
-                handOn(run, report).filter(next -> !next.scheduledAt().isAfter(horizon)).ifPresent(work::add);
+                attend(run, report).filter(next -> !next.scheduledAt().isAfter(horizon)).ifPresent(work::add);
             }
+        }
+        for (RunRepository.Attention a : attention) {
+            attend(a.run(), report).filter(next -> !next.scheduledAt().isAfter(horizon)).ifPresent(work::add);
         }
         while (!work.isEmpty()) {
             List<Run> batch = new ArrayList<>();
@@ -126,13 +140,32 @@ public final class Dispatcher {
     }
 
     /**
-     * A run still in the due index that already left SCHEDULED: an executor claimed it before it was marked. Its
-     * job must still move on to the next occurrence; only then does the run leave the index.
+     * An index entry that is not a SCHEDULED run, whose attention time has come. First the job must have moved on
+     * to its next occurrence (a run claimed straight from SCHEDULED was never marked, so nobody wrote its
+     * successor). Then, by the run's state now:
+     * <ul>
+     * <li>QUEUED or FAILED this late: its message is gone (a crash between write and send, an expired message):
+     *     send it again;</li>
+     * <li>RUNNING with an expired lease: its executor died and no message is coming back: send it again, and the
+     *     next claim takes over with attempt + 1;</li>
+     * <li>RUNNING with a live lease: look again after the lease plus the requeue timeout;</li>
+     * <li>finished: leave the index.</li>
+     * </ul>
+     * A duplicate message sent here is harmless: the claim lets at most one attempt run.
      */
-    private Optional<Run> handOn(Run run, DispatchReport report) {
+    private Optional<Run> attend(Run seen, DispatchReport report) {
         try {
-            Optional<Succession> succession = succession(run, clock.instant());
+            Optional<Run> found = runs.get(seen.jobId(), seen.runId());
+            if (found.isEmpty()) {
+                return Optional.empty();
+            }
+            Run run = found.get();
+            if (run.state() == RunState.SCHEDULED) {
+                // The index lagged; the base item is still SCHEDULED: send it like any other.
+                return Optional.of(run);
+            }
             Optional<Run> next = Optional.empty();
+            Optional<Succession> succession = succession(run, clock.instant());
             if (succession.isPresent()) {
                 Transactions.Outcome o = tx.writeRetryingConflicts(succession.get().items());
                 if (o.conflictOnly()) {
@@ -144,13 +177,41 @@ public final class Dispatcher {
                     next = succession.get().next();
                 }
             }
-            runs.unindex(run.jobId(), run.runId());
+            Instant now = clock.instant();
+            Instant again = now.plus(settings.lookahead()).plus(settings.requeueAfter());
+            switch (run.state()) {
+                case SUCCEEDED, DEAD, CANCELLED -> runs.unindex(run.jobId(), run.runId());
+                case QUEUED, FAILED -> resend(run, again, report);
+                case RUNNING -> {
+                    if (run.leaseExpiry() == null || run.leaseExpiry().isBefore(now)) {
+                        resend(run, again, report);
+                    } else {
+                        runs.reindex(run.jobId(), run.runId(), RunState.RUNNING, run.attempt(),
+                                run.leaseExpiry().plus(settings.requeueAfter()));
+                    }
+                }
+                default -> {
+                }
+            }
             return next;
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "handing on run " + run.jobId() + "/" + run.runId() + " failed", e);
-            report.failed(run);
+            LOG.log(Level.WARNING, "attending to run " + seen.jobId() + "/" + seen.runId() + " failed", e);
+            report.failed(seen);
             return Optional.empty();
         }
+    }
+
+    private void resend(Run run, Instant again, DispatchReport report) {
+        Set<Integer> sent = queue.sendBatch(List.of(new RunMessage(run.jobId(), run.runId(), run.scheduledAt())),
+                clock.instant());
+        if (sent.isEmpty()) {
+            report.failed(run);
+            return;
+        }
+        LOG.log(Level.INFO, "re-sent stuck run " + run.jobId() + "/" + run.runId() + " (" + run.state()
+                + ", attempt " + run.attempt() + ")");
+        report.resent++;
+        runs.reindex(run.jobId(), run.runId(), run.state(), run.attempt(), again);
     }
 
     private Optional<Run> materialize(Succession s, DispatchReport report) {
@@ -189,6 +250,8 @@ public final class Dispatcher {
         public int sent;
         public int marked;
         public int materialized;
+        /** Stuck runs sent again: QUEUED/FAILED whose message was lost, RUNNING whose executor died. */
+        public int resent;
         public final List<Run> failed = new ArrayList<>();
 
         void failed(Run run) {

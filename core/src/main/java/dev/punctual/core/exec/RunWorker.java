@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import software.amazon.awssdk.services.sqs.model.Message;
 
@@ -38,6 +39,7 @@ public final class RunWorker {
     private static final System.Logger LOG = System.getLogger(RunWorker.class.getName());
     public static final String SHUTDOWN = "executor shutting down";
     public static final String FENCED = "lease lost to another executor";
+    public static final String SELF_FENCED = "lease could not be renewed before it expired";
 
     private final RunRepository runs;
     private final JobRepository jobs;
@@ -156,6 +158,8 @@ public final class RunWorker {
             env.put("SCHEDULER_RUN_ID", run.runId());
             env.put("SCHEDULER_ATTEMPT", Integer.toString(attempt));
             env.put("SCHEDULER_SCHEDULED_AT", run.scheduledAt().toString());
+            // The same for every attempt of this occurrence: a binary can make its side effects idempotent on it.
+            env.put("SCHEDULER_IDEMPOTENCY_KEY", run.jobId() + "@" + run.scheduledAt());
             handle = runner.start(binary, job.args(), env, workDir, logFile);
             running.put(run.jobId() + "/" + run.runId(), handle);
             beat = startHeartbeat(message, run, handle);
@@ -174,7 +178,9 @@ public final class RunWorker {
         }
         String storedLog = uploadLog(logKey, logFile);
         deleteQuietly(workDir, logFile);
-        if (FENCED.equals(killed)) {
+        if (FENCED.equals(killed) || SELF_FENCED.equals(killed)) {
+            // Not ours to record any more (or we cannot tell): the lease expires, and the message or the
+            // sweeper brings the run back as a new attempt.
             return Outcome.FENCED;
         }
         return settle(message, run, exitCode, error, storedLog, SHUTDOWN.equals(killed));
@@ -213,17 +219,24 @@ public final class RunWorker {
      */
     private ScheduledFuture<?> startHeartbeat(Message message, Run run, ProcessRunner.Handle handle) {
         long period = settings.heartbeat().toMillis();
+        AtomicReference<Instant> held = new AtomicReference<>(run.leaseExpiry());
         return timer.scheduleAtFixedRate(() -> {
+            Instant now = clock.instant();
             try {
-                Instant now = clock.instant();
-                if (!runs.heartbeat(run.jobId(), run.runId(), run.attempt(), executorId,
-                        now.plus(settings.lease()), now)) {
+                Instant expiry = now.plus(settings.lease());
+                if (!runs.heartbeat(run.jobId(), run.runId(), run.attempt(), executorId, expiry, now)) {
                     handle.kill(FENCED);
                     return;
                 }
+                held.set(expiry);
                 queue.changeVisibility(message.receiptHandle(), (int) settings.lease().toSeconds());
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "heartbeat of " + run.jobId() + "/" + run.runId() + " failed", e);
+                // Self-fencing: if the next beat would come after our lease ends, another executor may take the
+                // run over any moment; two attempts must never run at once, so ours stops now.
+                if (!now.plus(settings.heartbeat()).isBefore(held.get())) {
+                    handle.kill(SELF_FENCED);
+                }
             }
         }, period, period, TimeUnit.MILLISECONDS);
     }

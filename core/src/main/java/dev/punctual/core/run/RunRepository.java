@@ -4,6 +4,7 @@ import static dev.punctual.core.infra.Items.instant;
 import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
 
+import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
@@ -23,12 +24,14 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
- * Every key, condition and update expression of the runs table, including its due index. A run enters the due
- * index (attributes {@code dueShard}/{@code dueSort}) when it is written SCHEDULED and leaves it only once its job
- * has been moved on to the next occurrence: {@link #markQueued} removes the entry in the same transaction that
- * materializes the next run, and cancels remove it. A claim straight from SCHEDULED (the message beat the mark)
- * leaves the entry, so a later sweep still finds the run, materializes its successor and {@link #unindex}es it;
- * otherwise a crash between send and mark would end a recurring job.
+ * Every key, condition and update expression of the runs table, including its due index. The due index
+ * (attributes {@code dueShard}/{@code dueSort}) holds every unfinished run at the time it next needs the sweeper's
+ * attention: a SCHEDULED run at its due time (send it); a QUEUED or FAILED run when its message should long have
+ * brought it back (send it again: the message was lost); a run an executor holds, when its lease should long
+ * have been renewed (send it again: the executor died). Finished runs leave the index. The claim does not touch
+ * the entry, so a run claimed straight from SCHEDULED (its message beat the mark) is still found at its due time
+ * and its job's next occurrence is written then; otherwise a crash between send and mark would end a recurring
+ * job.
  *
  * <p>Each transition is a conditional write that wins or loses. Losing is a normal outcome of a race (two sweepers,
  * two executors, a delete) and is reported as {@code false}, never thrown.
@@ -53,11 +56,17 @@ public final class RunRepository {
     private final DynamoDbClient dynamo;
     private final TableSpec table;
     private final TimeBuckets buckets;
+    private final Settings settings;
 
-    public RunRepository(DynamoDbClient dynamo, Resources resources, TimeBuckets buckets) {
+    public RunRepository(DynamoDbClient dynamo, Resources resources, TimeBuckets buckets, Settings settings) {
         this.dynamo = dynamo;
         this.table = resources.runs();
         this.buckets = buckets;
+        this.settings = settings;
+    }
+
+    /** A run as the due index shows it, and when it wants attention. The state may lag the base item. */
+    public record Attention(Run run, Instant at) {
     }
 
     /** Writes a SCHEDULED run into the due index; loses if this occurrence already exists. */
@@ -89,7 +98,12 @@ public final class RunRepository {
      * send, and runs claimed before they were marked, whose successor may still have to be written.
      */
     public List<Run> dueIn(String partition, Instant upTo) {
-        List<Run> out = new ArrayList<>();
+        return attentionIn(partition, upTo).stream().map(Attention::run).toList();
+    }
+
+    /** {@link #dueIn}, with the time each entry asked for attention (the instant its sort key starts with). */
+    public List<Attention> attentionIn(String partition, Instant upTo) {
+        List<Attention> out = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
             Map<String, AttributeValue> from = start;
@@ -101,32 +115,61 @@ public final class RunRepository {
                     .exclusiveStartKey(from));
             // The index is eventually consistent: states seen here may lag; every write acting on them is
             // conditional on the base item.
-            r.items().stream().map(RunRepository::fromItem).forEach(out::add);
+            r.items().forEach(item -> out.add(new Attention(fromItem(item),
+                    TimeBuckets.attentionOf(Items.str(item, Resources.DUE_SORT)))));
             start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
         } while (start != null);
         return out;
     }
 
-    /** SCHEDULED → QUEUED, once its message is sent. Loses if someone else queued, claimed or cancelled it. */
+    /**
+     * SCHEDULED → QUEUED, once its message is sent. Loses if someone else queued, claimed or cancelled it. The
+     * index entry moves to when the message must have delivered the run (it is delayed by at most the lookahead),
+     * plus the requeue timeout: only a lost message leaves it QUEUED until then.
+     */
     public TransactWriteItem markQueued(String jobId, String runId, Instant now) {
+        Instant attention = now.plus(settings.lookahead()).plus(settings.requeueAfter());
         return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
-                .updateExpression("SET #st = :queued, #q = :now, #u = :now REMOVE #ds, #dk")
+                .updateExpression("SET #st = :queued, #q = :now, #u = :now, #ds = :ds, #dk = :dk")
                 .conditionExpression("#st = :scheduled")
                 .expressionAttributeNames(Map.of("#st", STATE, "#q", QUEUED_AT, "#u", UPDATED_AT,
                         "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
                 .expressionAttributeValues(Map.of(":queued", s(RunState.QUEUED.name()),
-                        ":scheduled", s(RunState.SCHEDULED.name()), ":now", instant(now)))).build();
+                        ":scheduled", s(RunState.SCHEDULED.name()), ":now", instant(now),
+                        ":ds", s(buckets.partitionFor(attention, jobId, runId)),
+                        ":dk", s(TimeBuckets.sortKey(attention, jobId, runId))))).build();
     }
 
-    /** Removes a run that has left SCHEDULED from the due index, once its job has been moved on. */
+    /**
+     * Moves a run's index entry to {@code attention}, provided it is still in the state and attempt the sweeper
+     * saw (otherwise someone moved it on meanwhile, and their write placed it).
+     */
+    public boolean reindex(String jobId, String runId, RunState seenState, int seenAttempt, Instant attention) {
+        try {
+            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
+                    .updateExpression("SET #ds = :ds, #dk = :dk")
+                    .conditionExpression("#st = :seen AND #a = :attempt")
+                    .expressionAttributeNames(Map.of("#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT,
+                            "#st", STATE, "#a", ATTEMPT))
+                    .expressionAttributeValues(Map.of(":seen", s(seenState.name()), ":attempt", n(seenAttempt),
+                            ":ds", s(buckets.partitionFor(attention, jobId, runId)),
+                            ":dk", s(TimeBuckets.sortKey(attention, jobId, runId)))));
+            return true;
+        } catch (ConditionalCheckFailedException moved) {
+            return false;
+        }
+    }
+
+    /** Removes a finished run from the due index. */
     public boolean unindex(String jobId, String runId) {
         try {
             dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
                     .updateExpression("REMOVE #ds, #dk")
-                    .conditionExpression("attribute_exists(#ds) AND #st <> :scheduled")
+                    .conditionExpression("attribute_exists(#ds) AND #st IN (:succeeded, :dead, :cancelled)")
                     .expressionAttributeNames(Map.of("#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT,
                             "#st", STATE))
-                    .expressionAttributeValues(Map.of(":scheduled", s(RunState.SCHEDULED.name()))));
+                    .expressionAttributeValues(Map.of(":succeeded", s(RunState.SUCCEEDED.name()),
+                            ":dead", s(RunState.DEAD.name()), ":cancelled", s(RunState.CANCELLED.name()))));
             return true;
         } catch (ConditionalCheckFailedException lost) {
             return false;
@@ -197,10 +240,21 @@ public final class RunRepository {
             names.put("#lk", LOG_KEY);
             values.put(":lk", s(logKey));
         }
+        names.put("#ds", Resources.DUE_SHARD);
+        names.put("#dk", Resources.DUE_SORT);
         if (to.terminal()) {
             set.append(", #x = :x");
             names.put("#x", Resources.EXPIRES_AT);
             values.put(":x", n(expiresAt.getEpochSecond()));
+            remove.add("#ds");
+            remove.add("#dk");
+        } else {
+            // FAILED: its message returns within the retry backoff (at most the cap); if it never does, the
+            // sweeper sends the run again this long after.
+            Instant attention = now.plus(settings.retryCap()).plus(settings.requeueAfter());
+            set.append(", #ds = :ds, #dk = :dk");
+            values.put(":ds", s(buckets.partitionFor(attention, jobId, runId)));
+            values.put(":dk", s(TimeBuckets.sortKey(attention, jobId, runId)));
         }
         return update(jobId, runId, set + " REMOVE " + String.join(", ", remove), names, values, attempt,
                 executorId);

@@ -4,6 +4,7 @@ import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.RunState;
 import dev.punctual.core.time.TimeBuckets;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -67,9 +68,17 @@ public final class Sweeper {
             bucketList.add(b);
         }
         TreeSet<Instant> unhandled = new TreeSet<>();
-        List<Run> due = query(bucketList, horizon, unhandled);
-        Dispatcher.DispatchReport d = dispatcher.dispatch(due, horizon);
+        List<RunRepository.Attention> found = query(bucketList, horizon, unhandled);
+        // SCHEDULED runs are sent ahead of time (delayed to their due second); every other entry only once its
+        // attention time has come. An entry left for later sits in a bucket after now, above the watermark.
+        List<Run> due = found.stream().filter(a -> a.run().state() == RunState.SCHEDULED)
+                .map(RunRepository.Attention::run).toList();
+        List<RunRepository.Attention> attend = found.stream()
+                .filter(a -> a.run().state() != RunState.SCHEDULED && !a.at().isAfter(now)).toList();
+        Dispatcher.DispatchReport d = dispatcher.dispatch(due, attend, horizon);
         d.failed.forEach(r -> unhandled.add(TimeBuckets.bucketOf(r.scheduledAt())));
+        found.stream().filter(a -> d.failed.contains(a.run()))
+                .forEach(a -> unhandled.add(TimeBuckets.bucketOf(a.at())));
 
         Instant target = settled;
         if (!unhandled.isEmpty() && unhandled.first().isBefore(target)) {
@@ -80,21 +89,22 @@ public final class Sweeper {
         // skipped rather than caught up.
         boolean advanced = (stored.isEmpty() || target.isAfter(from)) && watermarks.advance(target, now);
         return new SweepReport(from, horizon, bucketList.size(), due.size(), d.sent, d.marked, d.materialized,
-                d.failed.size(), advanced ? target : from);
+                d.failed.size(), d.resent, advanced ? target : from);
     }
 
-    private List<Run> query(List<Instant> bucketList, Instant horizon, TreeSet<Instant> unhandled) {
-        record Part(Instant bucket, Future<List<Run>> result) {
+    private List<RunRepository.Attention> query(List<Instant> bucketList, Instant horizon,
+                                                TreeSet<Instant> unhandled) {
+        record Part(Instant bucket, Future<List<RunRepository.Attention>> result) {
         }
         List<Part> parts = new ArrayList<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (Instant b : bucketList) {
                 for (int shard = 0; shard < buckets.shards(); shard++) {
                     String partition = TimeBuckets.partition(b, shard);
-                    parts.add(new Part(b, pool.submit(() -> runs.dueIn(partition, horizon))));
+                    parts.add(new Part(b, pool.submit(() -> runs.attentionIn(partition, horizon))));
                 }
             }
-            List<Run> due = new ArrayList<>();
+            List<RunRepository.Attention> due = new ArrayList<>();
             for (Part p : parts) {
                 try {
                     due.addAll(p.result().get());
@@ -113,6 +123,6 @@ public final class Sweeper {
 
     /** What one sweep saw and did. */
     public record SweepReport(Instant from, Instant horizon, int buckets, int due, int sent, int marked,
-                              int materialized, int failed, Instant watermark) {
+                              int materialized, int failed, int resent, Instant watermark) {
     }
 }

@@ -44,6 +44,11 @@ public final class TimeBuckets {
         return Instants.fixed(due) + "#" + jobId + "#" + runId;
     }
 
+    /** The instant a sort key starts with: when its run wants attention. */
+    public static Instant attentionOf(String sortKey) {
+        return Instant.parse(sortKey.substring(0, sortKey.indexOf('#')));
+    }
+
     /** The greatest sort key of anything due at or before {@code t}. */
     public static String sortUpperBound(Instant t) {
         return Instants.fixed(t) + "#~";

@@ -74,15 +74,22 @@ class RunRepositoryTest {
     }
 
     @Test
-    void markQueuedWinsFromScheduledAndLeavesTheDueIndex() {
+    void markQueuedWinsFromScheduledAndMovesTheIndexEntryToItsRequeueTime() {
         Job job = job();
         assertThat(markQueued(job)).isTrue();
 
         assertThat(run(job).state()).isEqualTo(RunState.QUEUED);
         Map<String, AttributeValue> raw = Fixture.rawRun(p, job.id(), job.pendingRunId());
-        assertThat(raw).doesNotContainKeys(Resources.DUE_SHARD, Resources.DUE_SORT).containsKey("queuedAt");
+        assertThat(raw).containsKey("queuedAt");
         assertThat(p.runs.dueIn(p.buckets.partitionFor(run(job).scheduledAt(), job.id(), job.pendingRunId()),
                 now.plus(Duration.ofHours(1)))).isEmpty();
+        // Only if its message is lost does anyone look at it again: after the lookahead plus the requeue timeout.
+        Instant attention = now.plus(p.settings.lookahead()).plus(p.settings.requeueAfter());
+        assertThat(p.runs.attentionIn(p.buckets.partitionFor(attention, job.id(), job.pendingRunId()), attention))
+                .singleElement().satisfies(a -> {
+                    assertThat(a.at()).isEqualTo(attention);
+                    assertThat(a.run().state()).isEqualTo(RunState.QUEUED);
+                });
     }
 
     @Test
