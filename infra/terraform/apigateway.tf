@@ -11,6 +11,8 @@ locals {
     "DELETE /v1/jobs/{id}",
     "GET /v1/jobs/{id}/runs",
     "GET /v1/jobs/{id}/runs/{runId}/log",
+    "GET /v1/jobs/{id}/next",
+    "POST /v1/schedules/preview",
   ]
 }
 

@@ -158,10 +158,10 @@ data "aws_iam_policy_document" "sweeper" {
     resources = [aws_dynamodb_table.jobs.arn]
   }
 
-  # Dispatch: mark QUEUED, unindex, put the next occurrence.
+  # Dispatch: mark QUEUED, put the next occurrence; recovery: re-read a stuck run, re-index or unindex it.
   statement {
     sid       = "Runs"
-    actions   = ["dynamodb:PutItem", "dynamodb:UpdateItem"]
+    actions   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
     resources = [aws_dynamodb_table.runs.arn]
   }
 

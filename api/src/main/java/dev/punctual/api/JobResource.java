@@ -5,6 +5,7 @@ import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.Page;
 import dev.punctual.core.service.RunView;
+import dev.punctual.core.service.SchedulePreview;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -50,6 +51,12 @@ public class JobResource {
     public RestResponse<Void> delete(@RestPath String id) {
         punctual.jobService.delete(tenants.current(), id);
         return RestResponse.noContent();
+    }
+
+    @GET
+    @Path("{id}/next")
+    public SchedulePreview next(@RestPath String id, @RestQuery String count) {
+        return punctual.jobService.next(tenants.current(), id, Params.integer("count", count));
     }
 
     @GET

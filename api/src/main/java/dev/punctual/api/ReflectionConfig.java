@@ -12,6 +12,10 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         dev.punctual.core.service.Page.class,
         dev.punctual.core.service.FieldError.class,
         dev.punctual.core.schedule.ScheduleSpec.class,
+        dev.punctual.core.schedule.DateSpec.class,
+        dev.punctual.core.service.PreviewRequest.class,
+        dev.punctual.core.service.SchedulePreview.class,
+        dev.punctual.core.service.PreviewOccurrence.class,
         Problem.class})
 public class ReflectionConfig {
 }

@@ -145,6 +145,22 @@ class ApiLambdaTest {
     }
 
     @Test
+    void throttledStorageAnswers503WithRetryAfterAndWritesNothing() throws Exception {
+        String binaryId = uploaded("throttled.sh");
+        int before = countJobs();
+        FaultInjection.throttleTransactions = true;
+        try {
+            given().contentType(ContentType.JSON)
+                    .body(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now")))
+                    .post("/v1/jobs").then().statusCode(503).header("Retry-After", "2")
+                    .contentType("application/problem+json").body("status", equalTo(503));
+        } finally {
+            FaultInjection.throttleTransactions = false;
+        }
+        assertThat(countJobs()).isEqualTo(before);
+    }
+
+    @Test
     void unknownResourcesAre404ProblemJson() {
         given().get("/v1/jobs/job_nosuchjobnosuchjob00").then().statusCode(404)
                 .contentType("application/problem+json").body("status", equalTo(404));

@@ -7,6 +7,7 @@ import static dev.punctual.core.infra.Items.s;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
+import dev.punctual.core.schedule.DateSpec;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.time.Instants;
 import java.time.Instant;
@@ -166,18 +167,57 @@ public final class JobRepository {
         return Map.of(Resources.JOB_ID, s(jobId));
     }
 
+    /**
+     * The schedule as a map of strings, readable in the table; a dates entry is a string when it is an instant and
+     * a {@code {local, zone}} map when it is a wall-clock time, as in the JSON.
+     */
     private static AttributeValue scheduleValue(ScheduleSpec spec) {
         Map<String, AttributeValue> m = new LinkedHashMap<>();
         m.put("type", s(spec.type()));
-        if (spec.at() != null) m.put("at", s(spec.at()));
-        if (spec.every() != null) m.put("every", s(spec.every()));
-        if (spec.start() != null) m.put("start", s(spec.start()));
-        if (spec.end() != null) m.put("end", s(spec.end()));
+        putIfSet(m, "at", spec.at());
+        putIfSet(m, "every", spec.every());
+        putIfSet(m, "start", spec.start());
+        putIfSet(m, "end", spec.end());
+        putIfSet(m, "expression", spec.expression());
+        putIfSet(m, "timezone", spec.timezone());
+        putIfSet(m, "dstGap", spec.dstGap());
+        putIfSet(m, "dstOverlap", spec.dstOverlap());
+        if (spec.dates() != null) {
+            m.put("dates", AttributeValue.fromL(spec.dates().stream().map(JobRepository::dateValue).toList()));
+        }
         return AttributeValue.fromM(m);
     }
 
+    private static AttributeValue dateValue(DateSpec d) {
+        if (d.instant() != null) {
+            return s(d.instant());
+        }
+        Map<String, AttributeValue> m = new LinkedHashMap<>();
+        putIfSet(m, "local", d.local());
+        putIfSet(m, "zone", d.zone());
+        return AttributeValue.fromM(m);
+    }
+
+    private static void putIfSet(Map<String, AttributeValue> m, String name, String value) {
+        if (value != null) {
+            m.put(name, s(value));
+        }
+    }
+
+    private static ScheduleSpec scheduleSpec(AttributeValue value) {
+        Map<String, AttributeValue> m = value == null || !value.hasM() ? Map.of() : value.m();
+        AttributeValue dates = m.get("dates");
+        return new ScheduleSpec(Items.str(m, "type"), Items.str(m, "at"), Items.str(m, "every"),
+                Items.str(m, "start"), Items.str(m, "end"), Items.str(m, "expression"), Items.str(m, "timezone"),
+                Items.str(m, "dstGap"), Items.str(m, "dstOverlap"),
+                dates == null || !dates.hasL() ? null : dates.l().stream().map(JobRepository::dateSpec).toList());
+    }
+
+    private static DateSpec dateSpec(AttributeValue v) {
+        return v.s() != null ? DateSpec.of(v.s()) : DateSpec.local(Items.str(v.m(), "local"), Items.str(v.m(), "zone"));
+    }
+
     static Job fromItem(Map<String, AttributeValue> item) {
-        Map<String, String> sched = Items.stringMap(item, SCHEDULE);
         return new Job(
                 Items.str(item, Resources.JOB_ID),
                 Items.str(item, Resources.OWNER),
@@ -186,8 +226,7 @@ public final class JobRepository {
                 Items.str(item, BINARY_SHA),
                 Items.strings(item, ARGS),
                 Items.stringMap(item, ENV),
-                new ScheduleSpec(sched.get("type"), sched.get("at"), sched.get("every"), sched.get("start"),
-                        sched.get("end")),
+                scheduleSpec(item.get(SCHEDULE)),
                 Items.integer(item, TIMEOUT),
                 Items.integer(item, MAX_ATTEMPTS),
                 JobState.valueOf(Items.str(item, STATE)),

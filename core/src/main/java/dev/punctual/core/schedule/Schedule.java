@@ -4,16 +4,33 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
-/** A validated schedule: where its occurrences fall. Recurring kinds are materialized one occurrence at a time. */
-public sealed interface Schedule {
+/**
+ * A validated schedule: where its occurrences fall. Recurring kinds are materialized one occurrence at a time: the
+ * dispatcher asks for {@link #next} of the run it just queued, so nothing is ever computed far ahead.
+ *
+ * <p>Occurrences are nominal instants. Jitter (a later increment) belongs on top of them, where a run is created from
+ * an occurrence: it must not feed back into {@link #next}, which has to be given the nominal instant (so a run's
+ * jittered due time must be stored beside, not instead of, the occurrence it stands for).
+ */
+public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.Interval, CronSchedule, DatesSchedule {
 
     /** The first occurrence at or after {@code now}, if any. */
     Optional<Instant> first(Instant now);
 
-    /** The occurrence after {@code previous}, if any. */
+    /** The occurrence strictly after {@code previous}, if any. */
     Optional<Instant> next(Instant previous);
 
     ScheduleSpec spec();
+
+    /** {@link #first} with the occurrence's zone and DST provenance, for previews. */
+    default Optional<Occurrence> firstOccurrence(Instant now) {
+        return first(now).map(Occurrence::utc);
+    }
+
+    /** {@link #next} with the occurrence's zone and DST provenance, for previews. */
+    default Optional<Occurrence> nextOccurrence(Instant previous) {
+        return next(previous).map(Occurrence::utc);
+    }
 
     record Now() implements Schedule {
         public Optional<Instant> first(Instant now) {

@@ -15,6 +15,7 @@ import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
+import dev.punctual.core.time.Instants;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Instant;
@@ -127,6 +128,55 @@ public final class JobService {
             }
         }
         return JobView.of(job);
+    }
+
+    /**
+     * The next occurrences of a schedule that is not a job yet, validated exactly as {@link #create} validates it,
+     * from {@code from} (default now).
+     */
+    public SchedulePreview preview(PreviewRequest req) {
+        if (req == null) {
+            throw ValidationException.of("body", "is required");
+        }
+        Instant now = clock.instant();
+        List<FieldError> errors = new ArrayList<>();
+        int count = range(errors, "count", req.count(), SchedulePreview.DEFAULT_COUNT, 1, SchedulePreview.MAX_COUNT);
+        Instant from = now;
+        if (req.from() != null) {
+            from = Instants.parseOrNull(req.from());
+            if (from == null) {
+                errors.add(new FieldError("from",
+                        "is not an ISO-8601 instant with an offset (e.g. 2030-01-01T09:00:00Z)"));
+            }
+        }
+        Schedule schedule = null;
+        try {
+            schedule = schedules.parse(req.schedule(), now, "schedule");
+        } catch (ValidationException e) {
+            errors.addAll(e.errors());
+        }
+        if (!errors.isEmpty()) {
+            throw new ValidationException(422, errors);
+        }
+        return SchedulePreview.of(schedule, from, count);
+    }
+
+    /**
+     * A job's next occurrences from now, computed as the dispatcher computes them (its stored schedule parsed at
+     * its creation time). A job that will not run again (completed, deleted) has none.
+     */
+    public SchedulePreview next(String owner, String jobId, Integer count) {
+        int n = count == null ? SchedulePreview.DEFAULT_COUNT : count;
+        if (n < 1 || n > SchedulePreview.MAX_COUNT) {
+            throw new ValidationException(400, List.of(new FieldError("count", "must be between 1 and "
+                    + SchedulePreview.MAX_COUNT)));
+        }
+        Job job = find(owner, jobId);
+        Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
+        if (job.state() != JobState.ACTIVE) {
+            return SchedulePreview.empty(schedule);
+        }
+        return SchedulePreview.of(schedule, clock.instant(), n);
     }
 
     public JobView get(String owner, String jobId) {

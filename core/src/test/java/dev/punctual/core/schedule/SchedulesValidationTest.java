@@ -45,10 +45,10 @@ class SchedulesValidationTest {
     @Test
     void unknownType() {
         ValidationException e = catchThrowableOfType(ValidationException.class,
-                () -> schedules.parse(new ScheduleSpec("cron", null, null, null, null), NOW, "schedule"));
+                () -> schedules.parse(new ScheduleSpec("weekly", null, null, null, null), NOW, "schedule"));
         assertThat(e.errors()).singleElement().satisfies(err -> {
             assertThat(err.field()).isEqualTo("schedule.type");
-            assertThat(err.message()).contains("cron");
+            assertThat(err.message()).contains("weekly");
         });
     }
 

@@ -1,0 +1,134 @@
+package dev.punctual.core.schedule;
+
+import com.cronutils.model.Cron;
+import com.cronutils.model.field.CronFieldName;
+import com.cronutils.model.time.ExecutionTime;
+import com.cronutils.model.time.generator.FieldValueGeneratorFactory;
+import com.cronutils.parser.CronParser;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A parsed cron expression of {@link CronDialect}, matched against wall-clock time only. Time zones and DST are
+ * applied on top by {@link CronTimeline}: cron-utils sees local times as if they were UTC, where every day has 24
+ * hours, so its own DST handling never comes into play.
+ */
+public final class CronExpression {
+    private static final String CRON_UTILS_PREFIX = "Failed to parse cron expression. ";
+
+    private final String text;
+    private final boolean seconds;
+    private final List<ExecutionTime> days;
+    private final List<Integer> secondValues;
+
+    private CronExpression(String text, boolean seconds, List<ExecutionTime> days, List<Integer> secondValues) {
+        this.text = text;
+        this.seconds = seconds;
+        this.days = days;
+        this.secondValues = secondValues;
+    }
+
+    /** @throws IllegalArgumentException with a message fit for a user when {@code text} is not in the dialect */
+    public static CronExpression parse(String text) {
+        String[] f = text.trim().split("\\s+");
+        if (f.length != 5 && f.length != 6) {
+            throw new IllegalArgumentException("must have 5 fields (minute hour day-of-month month day-of-week), "
+                    + "or 6 with a leading seconds field; got " + f.length);
+        }
+        CronParser parser = f.length == 6 ? CronDialect.SIX_FIELDS : CronDialect.FIVE_FIELDS;
+        String normalized = String.join(" ", f);
+        Cron cron = parseOne(parser, normalized);
+        int dom = f.length - 3;
+        int dow = f.length - 1;
+        // Unix cron: when both day fields are restricted, a day matches if EITHER does. cron-utils would require
+        // both, so such an expression is matched as two, one per day field, and the earlier match wins. With one
+        // or no day field restricted, the other becomes "?", the form cron-utils evaluates unambiguously.
+        List<String[]> variants = new ArrayList<>();
+        if (restricted(f[dom]) && restricted(f[dow])) {
+            variants.add(with(f, dow, "?"));
+            variants.add(with(f, dom, "?"));
+        } else if (restricted(f[dow])) {
+            variants.add(with(f, dom, "?"));
+        } else {
+            variants.add(with(with(f, dom, restricted(f[dom]) ? f[dom] : "*"), dow, "?"));
+        }
+        List<ExecutionTime> days = variants.stream()
+                .map(v -> ExecutionTime.forCron(parseOne(parser, String.join(" ", v)))).toList();
+        List<Integer> secondValues = f.length == 6
+                ? FieldValueGeneratorFactory.forCronField(cron.retrieve(CronFieldName.SECOND)).generateCandidates(0, 59)
+                : List.of(0);
+        CronExpression e = new CronExpression(normalized, f.length == 6, days, secondValues);
+        if (e.nextAfter(LocalDateTime.of(2000, 1, 1, 0, 0)).isEmpty()) {
+            throw new IllegalArgumentException("never matches a date");
+        }
+        return e;
+    }
+
+    private static Cron parseOne(CronParser parser, String text) {
+        try {
+            return parser.parse(text).validate();
+        } catch (IllegalArgumentException e) {
+            String m = e.getMessage() == null ? "invalid" : e.getMessage();
+            throw new IllegalArgumentException(m.startsWith(CRON_UTILS_PREFIX)
+                    ? m.substring(CRON_UTILS_PREFIX.length()) : m, e);
+        }
+    }
+
+    private static boolean restricted(String dayField) {
+        return !dayField.equals("*") && !dayField.equals("?");
+    }
+
+    private static String[] with(String[] fields, int index, String value) {
+        String[] copy = fields.clone();
+        copy[index] = value;
+        return copy;
+    }
+
+    /** The first wall-clock time strictly after {@code t} that matches, in whole seconds; empty if none ever does. */
+    public Optional<LocalDateTime> nextAfter(LocalDateTime t) {
+        LocalDateTime best = null;
+        for (ExecutionTime e : days) {
+            LocalDateTime n = e.nextExecution(t.atZone(ZoneOffset.UTC)).map(z -> z.toLocalDateTime()).orElse(null);
+            if (n != null && (best == null || n.isBefore(best))) {
+                best = n;
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    /**
+     * The shortest distance in seconds between two matching seconds of a minute, counted around the minute (a
+     * 6-field expression); 60 for a 5-field one. Bounds how often the expression can fire.
+     */
+    public int shortestSecondsGap() {
+        int gap = 60;
+        for (int i = 0; i < secondValues.size(); i++) {
+            int next = i + 1 < secondValues.size() ? secondValues.get(i + 1) : secondValues.get(0) + 60;
+            gap = Math.min(gap, next - secondValues.get(i));
+        }
+        return gap;
+    }
+
+    public boolean hasSeconds() {
+        return seconds;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof CronExpression c && c.text.equals(text);
+    }
+
+    @Override
+    public int hashCode() {
+        return text.hashCode();
+    }
+
+    /** The expression with single spaces between fields. */
+    @Override
+    public String toString() {
+        return text;
+    }
+}
