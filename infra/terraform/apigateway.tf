@@ -11,7 +11,12 @@ locals {
     "DELETE /v1/jobs/{id}",
     "GET /v1/jobs/{id}/runs",
     "GET /v1/jobs/{id}/runs/{runId}/log",
+    "POST /v1/jobs/{id}/runs/{runId}/retry",
+    "GET /v1/runs",
     "GET /v1/jobs/{id}/next",
+    "POST /v1/jobs/{id}/trigger",
+    "POST /v1/jobs/{id}/pause",
+    "POST /v1/jobs/{id}/resume",
     "POST /v1/schedules/preview",
   ]
 }

@@ -68,11 +68,29 @@ resource "aws_dynamodb_table" "runs" {
     type = "S"
   }
 
+  attribute {
+    name = "ownerState"
+    type = "S"
+  }
+
+  attribute {
+    name = "finishedSort"
+    type = "S"
+  }
+
   # The sparse due index the sweeper reads: one partition per minute bucket and write shard.
   global_secondary_index {
     name            = "byDue"
     hash_key        = "dueShard"
     range_key       = "dueSort"
+    projection_type = "ALL"
+  }
+
+  # The sparse dead-letter index: only DEAD runs carry ownerState (<owner>#DEAD) and finishedSort.
+  global_secondary_index {
+    name            = "byOwnerState"
+    hash_key        = "ownerState"
+    range_key       = "finishedSort"
     projection_type = "ALL"
   }
 

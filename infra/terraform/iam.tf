@@ -54,7 +54,7 @@ data "aws_iam_policy_document" "api" {
   # Create (transaction: job + first run), get and delete jobs; dispatch runs due within the lookahead.
   statement {
     sid       = "Jobs"
-    actions   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
+    actions   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"]
     resources = [aws_dynamodb_table.jobs.arn]
   }
 
@@ -70,6 +70,13 @@ data "aws_iam_policy_document" "api" {
     sid       = "Runs"
     actions   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"]
     resources = [aws_dynamodb_table.runs.arn]
+  }
+
+  # GET /v1/runs?state=DEAD: an owner's dead runs through the byOwnerState index.
+  statement {
+    sid       = "RunsByOwnerState"
+    actions   = ["dynamodb:Query"]
+    resources = ["${aws_dynamodb_table.runs.arn}/index/*"]
   }
 
   statement {
@@ -183,6 +190,13 @@ data "aws_iam_policy_document" "sweeper" {
     sid       = "RunQueue"
     actions   = ["sqs:SendMessage", "sqs:GetQueueUrl"]
     resources = [aws_sqs_queue.runs.arn]
+  }
+
+  # Dead-letter reconciliation: each sweep drains the run queue's DLQ and marks the runs it names DEAD.
+  statement {
+    sid       = "RunDeadLetterQueue"
+    actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueUrl"]
+    resources = [aws_sqs_queue.dlq.arn]
   }
 }
 

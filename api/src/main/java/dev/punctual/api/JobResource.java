@@ -1,9 +1,12 @@
 package dev.punctual.api;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.Page;
+import dev.punctual.core.service.ResumeRequest;
 import dev.punctual.core.service.RunView;
 import dev.punctual.core.service.SchedulePreview;
 import jakarta.inject.Inject;
@@ -27,6 +30,8 @@ public class JobResource {
     Punctual punctual;
     @Inject
     Tenants tenants;
+    @Inject
+    ObjectMapper json;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -53,6 +58,31 @@ public class JobResource {
         return RestResponse.noContent();
     }
 
+    /** One extra run now, outside the schedule: 202 with the run. */
+    @POST
+    @Path("{id}/trigger")
+    public RestResponse<RunView> trigger(@RestPath String id) {
+        return RestResponse.accepted(punctual.lifecycle.trigger(tenants.current(), id));
+    }
+
+    @POST
+    @Path("{id}/pause")
+    public JobView pause(@RestPath String id) {
+        return punctual.lifecycle.pause(tenants.current(), id);
+    }
+
+    /**
+     * The body is optional ({@code {"catchUp": "skip|latest|all"}}, default skip), so it is read here: a POST
+     * without one has no content type to choose a reader by.
+     */
+    @POST
+    @Path("{id}/resume")
+    @Consumes(MediaType.WILDCARD)
+    public JobView resume(@RestPath String id, String body) throws JsonProcessingException {
+        ResumeRequest request = body == null || body.isBlank() ? null : json.readValue(body, ResumeRequest.class);
+        return punctual.lifecycle.resume(tenants.current(), id, request);
+    }
+
     @GET
     @Path("{id}/next")
     public SchedulePreview next(@RestPath String id, @RestQuery String count) {
@@ -63,6 +93,12 @@ public class JobResource {
     @Path("{id}/runs")
     public Page<RunView> runs(@RestPath String id, @RestQuery String limit, @RestQuery String cursor) {
         return punctual.jobService.runs(tenants.current(), id, Params.integer("limit", limit), cursor);
+    }
+
+    @POST
+    @Path("{id}/runs/{runId}/retry")
+    public RestResponse<RunView> retry(@RestPath String id, @RestPath String runId) {
+        return RestResponse.accepted(punctual.deadLetters.retry(tenants.current(), id, runId));
     }
 
     @GET

@@ -28,7 +28,12 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response validation(ValidationException e) {
         List<FieldError> errors = e.errors();
-        return problem(e.status(), "invalid-request", e.status() == 422 ? "Unprocessable request" : "Bad request",
+        return problem(e.status(), e.status() == 409 ? "conflict" : "invalid-request",
+                switch (e.status()) {
+                    case 409 -> "Conflict";
+                    case 422 -> "Unprocessable request";
+                    default -> "Bad request";
+                },
                 errors.stream().map(f -> f.field() + ": " + f.message()).collect(Collectors.joining("; ")),
                 errors.isEmpty() ? null : errors.get(0).field(), errors);
     }
@@ -36,6 +41,11 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response notFound(dev.punctual.core.service.NotFoundException e) {
         return problem(404, "not-found", "Not found", e.getMessage(), null, null);
+    }
+
+    @ServerExceptionMapper
+    public Response conflict(dev.punctual.core.service.ConflictException e) {
+        return problem(409, "conflict", "Conflict", e.getMessage(), null, null);
     }
 
     @ServerExceptionMapper

@@ -16,6 +16,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         dev.punctual.core.service.PreviewRequest.class,
         dev.punctual.core.service.SchedulePreview.class,
         dev.punctual.core.service.PreviewOccurrence.class,
+        dev.punctual.core.service.ResumeRequest.class,
         Problem.class})
 public class ReflectionConfig {
 }

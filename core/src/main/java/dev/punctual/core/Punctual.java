@@ -16,6 +16,7 @@ import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.service.BinaryService;
+import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.sweep.WatermarkRepository;
@@ -54,6 +55,8 @@ public final class Punctual {
     public final Sweeper sweeper;
     public final BinaryService binaries;
     public final JobService jobService;
+    public final dev.punctual.core.service.DeadLetterService deadLetters;
+    public final JobLifecycle lifecycle;
 
     public Punctual(DynamoDbClient dynamo, SqsClient sqs, S3Client s3, S3Presigner presigner, Settings settings,
                     Clock clock, String queueUrl) {
@@ -70,9 +73,12 @@ public final class Punctual {
         this.store = new ArtifactStore(s3, presigner, resources.bucket());
         this.schedules = new Schedules(settings.minInterval());
         this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, settings, clock);
-        this.sweeper = new Sweeper(runs, watermarks, dispatcher, buckets, settings, clock);
+        this.sweeper = new Sweeper(runs, watermarks, dispatcher, buckets, settings, clock,
+                new dev.punctual.core.queue.DeadLetterQueue(sqs, resources.runQueue()));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
         this.jobService = new JobService(jobs, runs, binaries, store, tx, dispatcher, schedules, settings, clock);
+        this.deadLetters = new dev.punctual.core.service.DeadLetterService(jobs, runs, queue, clock);
+        this.lifecycle = new JobLifecycle(jobs, runs, tx, dispatcher, schedules, settings, clock);
     }
 
     /** A worker that handles one message at a time; an executor process has one, shared by its pool threads. */

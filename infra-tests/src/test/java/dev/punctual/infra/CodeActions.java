@@ -33,6 +33,7 @@ final class CodeActions {
             "dev/punctual/core/binary/BinaryRepository", "table:binaries",
             "dev/punctual/core/sweep/WatermarkRepository", "table:sweeps",
             "dev/punctual/core/queue/RunQueue", "queue:runs",
+            "dev/punctual/core/queue/DeadLetterQueue", "queue:runs-dlq",
             "dev/punctual/core/binary/ArtifactStore", "bucket:artifacts");
 
     /** A permission the code needs: an IAM action on a resource key (see {@link #ADAPTER_RESOURCE}). */

@@ -33,7 +33,9 @@ class DriftDetectionTest {
 
     @Test
     void anExtraPermissionIsReported() throws Exception {
-        Contract c = mutated(s -> s.replaceFirst("\"sqs:ReceiveMessage\"", "\"sqs:ReceiveMessage\", \"sqs:PurgeQueue\""));
+        // The executor's statement (the sweeper's dead-letter statement also allows sqs:ReceiveMessage).
+        Contract c = mutated(s -> s.replaceFirst("\"sqs:ReceiveMessage\", \"sqs:DeleteMessage\", \"sqs:Change",
+                "\"sqs:ReceiveMessage\", \"sqs:PurgeQueue\", \"sqs:DeleteMessage\", \"sqs:Change"));
         Set<CodeActions.Permission> needed = new CodeActions().derive(
                 Components.ALL.get(2).entryClasses(), Components.ALL.get(2).entryMethods());
         assertThat(c.permissions("executor", needed)).anyMatch(d -> d.contains("sqs:PurgeQueue"));

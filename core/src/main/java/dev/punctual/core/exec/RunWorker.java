@@ -105,7 +105,7 @@ public final class RunWorker {
         }
 
         Instant now = clock.instant();
-        Transactions.Outcome claim = tx.write(List.of(jobs.conditionNotDeleted(m.jobId()),
+        Transactions.Outcome claim = tx.write(List.of(jobs.conditionRunnable(m.jobId()),
                 runs.claim(m.jobId(), m.runId(), executorId, now.plus(settings.lease()), now)));
         if (!claim.won()) {
             return lostClaim(message, m, claim, now);
@@ -120,8 +120,10 @@ public final class RunWorker {
 
     private Outcome lostClaim(Message message, RunMessage m, Transactions.Outcome claim, Instant now) {
         if (claim.failed(0)) {
-            // The job was deleted while this run waited in the queue: it must not start.
-            runs.cancelUnstarted(m.jobId(), m.runId(), "job deleted", now, now.plus(settings.retention()));
+            // The job was deleted or paused while this run waited in the queue: it must not start.
+            Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> job = claim.oldItem(0);
+            String reason = job != null && "PAUSED".equals(Items.str(job, "state")) ? "job paused" : "job deleted";
+            runs.cancelUnstarted(m.jobId(), m.runId(), reason, now, now.plus(settings.retention()));
             queue.delete(message.receiptHandle());
             return Outcome.CANCELLED;
         }
@@ -201,7 +203,8 @@ public final class RunWorker {
         }
         boolean dead = !released && attempt >= run.maxAttempts();
         RunState to = dead ? RunState.DEAD : RunState.FAILED;
-        if (!runs.finish(run.jobId(), run.runId(), attempt, executorId, to, exitCode, error, logKey, now, expires)) {
+        if (!runs.finish(run.jobId(), run.runId(), attempt, executorId, to, exitCode, error, logKey, now, expires,
+                run.owner())) {
             return Outcome.FENCED;
         }
         if (dead) {

@@ -18,9 +18,13 @@ public final class Resources {
     public static final String DUE_SORT = "dueSort";
     public static final String EXPIRES_AT = "expiresAt";
     public static final String SWEEP_NAME = "name";
+    /** Set only on DEAD runs ({@code <owner>#DEAD}, {@code <finishedAt fixed>#<jobId>#<runId>}): a sparse index. */
+    public static final String OWNER_STATE = "ownerState";
+    public static final String FINISHED_SORT = "finishedSort";
 
     public static final String JOBS_BY_OWNER = "byOwner";
     public static final String RUNS_BY_DUE = "byDue";
+    public static final String RUNS_BY_OWNER_STATE = "byOwnerState";
 
     /** Above {@link Settings#DEFAULT_MAX_ATTEMPTS_LIMIT} with room for receives that lose a claim. */
     public static final int MAX_RECEIVE_COUNT = 25;
@@ -39,7 +43,8 @@ public final class Resources {
 
     public TableSpec runs() {
         return new TableSpec(settings.prefix() + "-runs", JOB_ID, RUN_ID,
-                List.of(new TableSpec.IndexSpec(RUNS_BY_DUE, DUE_SHARD, DUE_SORT)), EXPIRES_AT);
+                List.of(new TableSpec.IndexSpec(RUNS_BY_DUE, DUE_SHARD, DUE_SORT),
+                        new TableSpec.IndexSpec(RUNS_BY_OWNER_STATE, OWNER_STATE, FINISHED_SORT)), EXPIRES_AT);
     }
 
     public TableSpec binaries() {

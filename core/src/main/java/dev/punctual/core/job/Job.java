@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * A job: its definition, its owner (tenant), its state and version, and the one pending (SCHEDULED) run of its
- * schedule, if any. {@code binarySha256} is copied from the binary so executors need not read the binaries table.
+ * schedule, if any; {@code pausedAt} while it is PAUSED (when {@code nextRunAt} is still the due time of the pending
+ * run the pause cancelled). {@code binarySha256} is copied from the binary so executors need not read the binaries table.
  */
 public record Job(
         String id,
@@ -25,5 +26,14 @@ public record Job(
         Instant createdAt,
         Instant updatedAt,
         String pendingRunId,
-        Instant nextRunAt) {
+        Instant nextRunAt,
+        Instant pausedAt) {
+
+    /** A job that is not paused. */
+    public Job(String id, String owner, String name, String binaryId, String binarySha256, List<String> args,
+               Map<String, String> env, ScheduleSpec schedule, int timeoutSeconds, int maxAttempts, JobState state,
+               long version, Instant createdAt, Instant updatedAt, String pendingRunId, Instant nextRunAt) {
+        this(id, owner, name, binaryId, binarySha256, args, env, schedule, timeoutSeconds, maxAttempts, state,
+                version, createdAt, updatedAt, pendingRunId, nextRunAt, null);
+    }
 }

@@ -40,6 +40,7 @@ public final class JobRepository {
     private static final String UPDATED_AT = "updatedAt";
     private static final String PENDING = "pendingRunId";
     private static final String NEXT_RUN_AT = "nextRunAt";
+    private static final String PAUSED_AT = "pausedAt";
 
     private final DynamoDbClient dynamo;
     private final TableSpec table;
@@ -152,15 +153,75 @@ public final class JobRepository {
     }
 
     /**
-     * A condition that the job still exists and is not deleted: part of every claim, so a run that was already
-     * sitting in the queue when its job was deleted can never start.
+     * Pauses an ACTIVE job, provided its pending run is still {@code expectedPending} (null: it has none), so the
+     * cancel of that run written in the same transaction is the right one. Records {@code pausedAt}, from which
+     * resume counts the missed occurrences, and keeps {@code nextRunAt} (the cancelled run's due time, which a
+     * lagging sweep may have left before {@code pausedAt}) so resume counts from that one if it is earlier.
      */
-    public TransactWriteItem conditionNotDeleted(String jobId) {
+    public TransactWriteItem markPaused(String jobId, String owner, String expectedPending, Instant now) {
+        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#v", VERSION, "#u", UPDATED_AT,
+                "#p", PENDING, "#o", Resources.OWNER, "#pa", PAUSED_AT));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":paused", s(JobState.PAUSED.name()),
+                ":active", s(JobState.ACTIVE.name()), ":one", n(1), ":now", instant(now), ":owner", s(owner)));
+        String condition = "#o = :owner AND #st = :active AND ";
+        if (expectedPending == null) {
+            condition += "attribute_not_exists(#p)";
+        } else {
+            condition += "#p = :pending";
+            values.put(":pending", s(expectedPending));
+        }
+        String cond = condition;
+        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
+                .updateExpression("SET #st = :paused, #pa = :now, #v = #v + :one, #u = :now REMOVE #p")
+                .conditionExpression(cond)
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)).build();
+    }
+
+    /**
+     * Resumes a job paused at {@code pausedAt} (the condition pins that pause, so two resumes cannot both win):
+     * ACTIVE with {@code nextRunId} as its pending run, or COMPLETED when the schedule has no further occurrence.
+     */
+    public TransactWriteItem markResumed(String jobId, String owner, Instant pausedAt, String nextRunId,
+                                         Instant nextRunAt, Instant now) {
+        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#v", VERSION, "#u", UPDATED_AT,
+                "#p", PENDING, "#n", NEXT_RUN_AT, "#o", Resources.OWNER, "#pa", PAUSED_AT));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":paused", s(JobState.PAUSED.name()),
+                ":one", n(1), ":now", instant(now), ":owner", s(owner), ":pausedAt", instant(pausedAt)));
+        String update;
+        if (nextRunId != null) {
+            update = "SET #st = :to, #p = :next, #n = :nextAt, #v = #v + :one, #u = :now REMOVE #pa";
+            values.put(":to", s(JobState.ACTIVE.name()));
+            values.put(":next", s(nextRunId));
+            values.put(":nextAt", instant(nextRunAt));
+        } else {
+            update = "SET #st = :to, #v = #v + :one, #u = :now REMOVE #pa, #p, #n";
+            values.put(":to", s(JobState.COMPLETED.name()));
+        }
+        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
+                .updateExpression(update)
+                .conditionExpression("#o = :owner AND #st = :paused AND #pa = :pausedAt")
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)).build();
+    }
+
+    /**
+     * A condition that the job exists and may run (ACTIVE or COMPLETED: not PAUSED, not DELETED): part of every
+     * claim, so a run that was already sitting in the queue when its job was deleted or paused never starts. The
+     * job as it was comes back on failure, so the caller can tell which.
+     */
+    public TransactWriteItem conditionRunnable(String jobId) {
         return TransactWriteItem.builder().conditionCheck(c -> c.tableName(table.name()).key(key(jobId))
-                .conditionExpression("attribute_exists(#id) AND #st <> :deleted")
+                .conditionExpression("attribute_exists(#id) AND #st IN (:active, :completed)")
                 .expressionAttributeNames(Map.of("#id", Resources.JOB_ID, "#st", STATE))
-                .expressionAttributeValues(Map.of(":deleted", s(JobState.DELETED.name())))
+                .expressionAttributeValues(Map.of(":active", s(JobState.ACTIVE.name()),
+                        ":completed", s(JobState.COMPLETED.name())))
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
+    }
+
+    /** The former name of {@link #conditionRunnable}, which now also refuses a PAUSED job. */
+    public TransactWriteItem conditionNotDeleted(String jobId) {
+        return conditionRunnable(jobId);
     }
 
     private static Map<String, AttributeValue> key(String jobId) {
@@ -234,6 +295,7 @@ public final class JobRepository {
                 Items.instant(item, CREATED_AT),
                 Items.instant(item, UPDATED_AT),
                 Items.str(item, PENDING),
-                Items.instant(item, NEXT_RUN_AT));
+                Items.instant(item, NEXT_RUN_AT),
+                Items.instant(item, PAUSED_AT));
     }
 }

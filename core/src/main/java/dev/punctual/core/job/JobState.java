@@ -1,6 +1,9 @@
 package dev.punctual.core.job;
 
-/** ACTIVE: has or may get a pending run. COMPLETED: its schedule has no further occurrence. DELETED: final. */
+/**
+ * ACTIVE: has or may get a pending run. PAUSED: no pending run and no run starts until resumed. COMPLETED: its
+ * schedule has no further occurrence. DELETED: final.
+ */
 public enum JobState {
-    ACTIVE, COMPLETED, DELETED
+    ACTIVE, PAUSED, COMPLETED, DELETED
 }

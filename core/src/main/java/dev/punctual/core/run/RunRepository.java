@@ -88,6 +88,18 @@ public final class RunRepository {
                 .expressionAttributeNames(Map.of("#r", Resources.RUN_ID))).build();
     }
 
+    /**
+     * {@link #insertScheduled}, also over a CANCELLED run of the same occurrence (the pending run a pause
+     * cancelled, scheduled again by resume); loses if the occurrence exists in any other state.
+     */
+    public TransactWriteItem insertScheduledOverCancelled(Run run) {
+        TransactWriteItem insert = insertScheduled(run);
+        return TransactWriteItem.builder().put(p -> p.tableName(table.name()).item(insert.put().item())
+                .conditionExpression("attribute_not_exists(#r) OR #st = :cancelled")
+                .expressionAttributeNames(Map.of("#r", Resources.RUN_ID, "#st", STATE))
+                .expressionAttributeValues(Map.of(":cancelled", s(RunState.CANCELLED.name())))).build();
+    }
+
     public Optional<Run> get(String jobId, String runId) {
         var item = dynamo.getItem(b -> b.tableName(table.name()).key(key(jobId, runId)).consistentRead(true)).item();
         return item == null || item.isEmpty() ? Optional.empty() : Optional.of(fromItem(item));
@@ -228,6 +240,15 @@ public final class RunRepository {
      */
     public boolean finish(String jobId, String runId, int attempt, String executorId, RunState to, Integer exitCode,
                           String error, String logKey, Instant now, Instant expiresAt) {
+        return finish(jobId, runId, attempt, executorId, to, exitCode, error, logKey, now, expiresAt, null);
+    }
+
+    /**
+     * {@link #finish}; a DEAD outcome with its {@code owner} also enters the sparse dead-letter index
+     * ({@link Resources#RUNS_BY_OWNER_STATE}), newest last by finish time.
+     */
+    public boolean finish(String jobId, String runId, int attempt, String executorId, RunState to, Integer exitCode,
+                          String error, String logKey, Instant now, Instant expiresAt, String owner) {
         Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#fa", FINISHED_AT, "#u", UPDATED_AT,
                 "#le", LEASE_EXPIRY));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":to", s(to.name()), ":now", instant(now)));
@@ -248,6 +269,13 @@ public final class RunRepository {
             values.put(":x", n(expiresAt.getEpochSecond()));
             remove.add("#ds");
             remove.add("#dk");
+            if (to == RunState.DEAD && owner != null) {
+                set.append(", #os = :os, #fs = :fs");
+                names.put("#os", Resources.OWNER_STATE);
+                names.put("#fs", Resources.FINISHED_SORT);
+                values.put(":os", s(deadPartition(owner)));
+                values.put(":fs", s(TimeBuckets.sortKey(now, jobId, runId)));
+            }
         } else {
             // FAILED: its message returns within the retry backoff (at most the cap); if it never does, the
             // sweeper sends the run again this long after.
@@ -262,6 +290,11 @@ public final class RunRepository {
 
     /** Cancels a SCHEDULED run in the same transaction that deletes its job. */
     public TransactWriteItem cancelScheduled(String jobId, String runId, Instant now) {
+        return cancelScheduled(jobId, runId, now, "job deleted");
+    }
+
+    /** Cancels a SCHEDULED run in the same transaction that deletes or pauses its job, saying why. */
+    public TransactWriteItem cancelScheduled(String jobId, String runId, Instant now, String reason) {
         return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
                 .updateExpression("SET #st = :cancelled, #u = :now, #err = :why REMOVE #ds, #dk")
                 .conditionExpression("#st = :scheduled")
@@ -269,7 +302,7 @@ public final class RunRepository {
                         "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
                 .expressionAttributeValues(Map.of(":cancelled", s(RunState.CANCELLED.name()),
                         ":scheduled", s(RunState.SCHEDULED.name()), ":now", instant(now),
-                        ":why", s("job deleted")))).build();
+                        ":why", s(reason)))).build();
     }
 
     /** Cancels a run that has not started (its job was deleted while it waited in the queue). */
@@ -304,6 +337,82 @@ public final class RunRepository {
     }
 
     public record PageOfRuns(List<Run> items, Map<String, AttributeValue> lastKey) {
+    }
+
+    /**
+     * Marks DEAD a run whose message was dead-lettered, provided it is still at the attempt seen and waiting for
+     * that message (QUEUED or FAILED) or held under an expired lease; it leaves the due index and enters the
+     * dead-letter index. Loses if the run moved on (finished, claimed, re-driven) meanwhile.
+     */
+    public boolean markDeadLettered(Run seen, String error, Instant now, Instant expiresAt) {
+        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#a", ATTEMPT, "#le", LEASE_EXPIRY,
+                "#fa", FINISHED_AT, "#u", UPDATED_AT, "#err", ERROR, "#x", Resources.EXPIRES_AT,
+                "#os", Resources.OWNER_STATE, "#fs", Resources.FINISHED_SORT, "#ds", Resources.DUE_SHARD));
+        names.put("#dk", Resources.DUE_SORT);
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":dead", s(RunState.DEAD.name()),
+                ":queued", s(RunState.QUEUED.name()), ":failed", s(RunState.FAILED.name()),
+                ":running", s(RunState.RUNNING.name()), ":attempt", n(seen.attempt()),
+                ":nowMs", n(now.toEpochMilli()), ":now", instant(now), ":why", s(error),
+                ":x", n(expiresAt.getEpochSecond()), ":os", s(deadPartition(seen.owner()))));
+        values.put(":fs", s(TimeBuckets.sortKey(now, seen.jobId(), seen.runId())));
+        try {
+            dynamo.updateItem(u -> u.tableName(table.name()).key(key(seen.jobId(), seen.runId()))
+                    .updateExpression("SET #st = :dead, #fa = :now, #u = :now, #err = :why, #x = :x, #os = :os,"
+                            + " #fs = :fs REMOVE #le, #ds, #dk")
+                    .conditionExpression("#a = :attempt AND (#st IN (:queued, :failed)"
+                            + " OR (#st = :running AND #le < :nowMs))")
+                    .expressionAttributeNames(names)
+                    .expressionAttributeValues(values));
+            return true;
+        } catch (ConditionalCheckFailedException moved) {
+            return false;
+        }
+    }
+
+    /** The dead-letter index partition of an owner's DEAD runs. */
+    public static String deadPartition(String owner) {
+        return owner + "#" + RunState.DEAD.name();
+    }
+
+    /** One page of an owner's DEAD runs through the sparse dead-letter index, most recently finished first. */
+    public PageOfRuns listDead(String owner, int limit, Map<String, AttributeValue> startKey) {
+        QueryResponse r = dynamo.query(b -> b.tableName(table.name()).indexName(Resources.RUNS_BY_OWNER_STATE)
+                .keyConditionExpression("#p = :p")
+                .expressionAttributeNames(Map.of("#p", Resources.OWNER_STATE))
+                .expressionAttributeValues(Map.of(":p", s(deadPartition(owner))))
+                .scanIndexForward(false)
+                .limit(limit)
+                .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
+        return new PageOfRuns(r.items().stream().map(RunRepository::fromItem).toList(),
+                r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
+    }
+
+    /**
+     * Re-drives a DEAD run: DEAD (at the attempt seen) → QUEUED with {@code maxAttempts} raised, out of the
+     * dead-letter index and without its TTL, and back in the due index at the time its message must have brought
+     * it back (as {@link #markQueued}), so a lost message is sent again. The attempt number is kept: the next
+     * claim continues it, so it stays a fencing token. Loses if the run is not DEAD at that attempt any more.
+     */
+    public boolean redrive(String jobId, String runId, int seenAttempt, int maxAttempts, Instant now) {
+        Instant attention = now.plus(settings.lookahead()).plus(settings.requeueAfter());
+        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#a", ATTEMPT, "#m", MAX_ATTEMPTS,
+                "#q", QUEUED_AT, "#u", UPDATED_AT, "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT,
+                "#os", Resources.OWNER_STATE, "#fs", Resources.FINISHED_SORT, "#x", Resources.EXPIRES_AT));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":queued", s(RunState.QUEUED.name()),
+                ":dead", s(RunState.DEAD.name()), ":attempt", n(seenAttempt), ":max", n(maxAttempts),
+                ":now", instant(now), ":ds", s(buckets.partitionFor(attention, jobId, runId)),
+                ":dk", s(TimeBuckets.sortKey(attention, jobId, runId))));
+        try {
+            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
+                    .updateExpression("SET #st = :queued, #m = :max, #q = :now, #u = :now, #ds = :ds, #dk = :dk"
+                            + " REMOVE #os, #fs, #x")
+                    .conditionExpression("#st = :dead AND #a = :attempt")
+                    .expressionAttributeNames(names)
+                    .expressionAttributeValues(values));
+            return true;
+        } catch (ConditionalCheckFailedException lost) {
+            return false;
+        }
     }
 
     private boolean update(String jobId, String runId, String updateExpression, Map<String, String> names,

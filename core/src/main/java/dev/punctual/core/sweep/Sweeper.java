@@ -2,6 +2,9 @@ package dev.punctual.core.sweep;
 
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.infra.Resources;
+import dev.punctual.core.queue.DeadLetterQueue;
+import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
@@ -38,9 +41,17 @@ public final class Sweeper {
     private final TimeBuckets buckets;
     private final Settings settings;
     private final Clock clock;
+    private final DeadLetterQueue deadLetters;
 
     public Sweeper(RunRepository runs, WatermarkRepository watermarks, Dispatcher dispatcher, TimeBuckets buckets,
                    Settings settings, Clock clock) {
+        this(runs, watermarks, dispatcher, buckets, settings, clock, null);
+    }
+
+    /** With {@code deadLetters}, each sweep also reconciles the run queue's dead-letter queue. */
+    public Sweeper(RunRepository runs, WatermarkRepository watermarks, Dispatcher dispatcher, TimeBuckets buckets,
+                   Settings settings, Clock clock, DeadLetterQueue deadLetters) {
+        this.deadLetters = deadLetters;
         this.runs = runs;
         this.watermarks = watermarks;
         this.dispatcher = dispatcher;
@@ -88,6 +99,13 @@ public final class Sweeper {
         // then): otherwise every later sweep would start from its own "now − settle", and an outage would be
         // skipped rather than caught up.
         boolean advanced = (stored.isEmpty() || target.isAfter(from)) && watermarks.advance(target, now);
+        if (deadLetters != null) {
+            try {
+                reconcileDeadLetters();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "reconciling the dead-letter queue failed; it is retried next sweep", e);
+            }
+        }
         return new SweepReport(from, horizon, bucketList.size(), due.size(), d.sent, d.marked, d.materialized,
                 d.failed.size(), d.resent, advanced ? target : from);
     }
@@ -119,6 +137,55 @@ public final class Sweeper {
             }
             return due;
         }
+    }
+
+    /** Messages read from the dead-letter queue per sweep. */
+    public static final int DEAD_LETTER_BATCHES = 5;
+
+    /**
+     * Drains up to {@link #DEAD_LETTER_BATCHES} × 10 messages of the run queue's dead-letter queue. A message
+     * whose run is finished (or gone) is deleted; one whose run still waits for it (QUEUED, FAILED, or RUNNING
+     * under an expired lease) marks the run DEAD, conditional on the state and attempt read, then is deleted; a
+     * SCHEDULED run is left to the due index, which sends it again; a body that is not a run message is logged
+     * and deleted. A message whose run moved on meanwhile stays, and is looked at again next sweep.
+     *
+     * @return how many runs were marked DEAD
+     */
+    public int reconcileDeadLetters() {
+        int marked = 0;
+        for (int batch = 0; batch < DEAD_LETTER_BATCHES; batch++) {
+            List<software.amazon.awssdk.services.sqs.model.Message> messages = deadLetters.receive(10, 60);
+            if (messages.isEmpty()) {
+                break;
+            }
+            for (var message : messages) {
+                RunMessage m;
+                try {
+                    m = RunMessage.decode(message.body());
+                } catch (IllegalArgumentException poison) {
+                    LOG.log(Level.WARNING, "deleting a dead-lettered message that is not a run message: "
+                            + poison.getMessage());
+                    deadLetters.delete(message.receiptHandle());
+                    continue;
+                }
+                Optional<Run> run = runs.get(m.jobId(), m.runId());
+                if (run.isEmpty() || run.get().state().terminal() || run.get().state() == RunState.SCHEDULED) {
+                    deadLetters.delete(message.receiptHandle());
+                    continue;
+                }
+                Instant now = clock.instant();
+                if (runs.markDeadLettered(run.get(), "message dead-lettered after " + Resources.MAX_RECEIVE_COUNT
+                        + " receives", now, now.plus(settings.retention()))) {
+                    marked++;
+                    LOG.log(Level.WARNING, "run " + m.jobId() + "/" + m.runId() + " is DEAD: its message was"
+                            + " dead-lettered");
+                    deadLetters.delete(message.receiptHandle());
+                } else if (runs.get(m.jobId(), m.runId()).map(r -> r.state().terminal()).orElse(true)) {
+                    deadLetters.delete(message.receiptHandle());
+                }
+            }
+        }
+        return marked;
     }
 
     /** What one sweep saw and did. */

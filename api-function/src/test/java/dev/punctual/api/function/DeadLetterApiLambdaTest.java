@@ -1,0 +1,131 @@
+package dev.punctual.api.function;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.run.RunState;
+import dev.punctual.emulators.EmulatorsTestResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Dead letters through the real Lambda path: {@code GET /v1/runs?state=DEAD} and
+ * {@code POST /v1/jobs/{id}/runs/{runId}/retry}. Runs are made DEAD by the repository's own claim and finish, as
+ * an executor would.
+ */
+@QuarkusTest
+@WithTestResource(EmulatorsTestResource.class)
+class DeadLetterApiLambdaTest {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @Inject
+    Punctual punctual;
+
+    @Test
+    void listsDeadRunsNewestFirstPageByPageAndRequiresStateDead() throws Exception {
+        List<String> made = new ArrayList<>(); // job ids (run ids are per occurrence: they may repeat across jobs)
+        for (int i = 0; i < 3; i++) {
+            made.add(0, deadRun("dl-page-" + i)[0]);
+        }
+        List<String> seen = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            var req = given().queryParam("state", "DEAD").queryParam("limit", 1);
+            if (cursor != null) {
+                req = req.queryParam("cursor", cursor);
+            }
+            JsonPath page = req.get("/v1/runs").then().statusCode(200).extract().jsonPath();
+            assertThat(page.getList("items")).hasSizeLessThanOrEqualTo(1);
+            assertThat(page.getList("items.state", String.class)).allMatch("DEAD"::equals);
+            seen.addAll(page.getList("items.jobId", String.class));
+            cursor = page.getString("nextCursor");
+            pages++;
+        } while (cursor != null && pages < 50);
+        assertThat(seen).containsSubsequence(made);
+        assertThat(pages).isGreaterThanOrEqualTo(3);
+
+        given().get("/v1/runs").then().statusCode(400).contentType("application/problem+json")
+                .body("field", equalTo("state"));
+        given().queryParam("state", "FAILED").get("/v1/runs").then().statusCode(400)
+                .contentType("application/problem+json").body("field", equalTo("state"));
+        given().queryParam("state", "DEAD").queryParam("limit", 0).get("/v1/runs").then().statusCode(400)
+                .body("field", equalTo("limit"));
+        given().queryParam("state", "DEAD").queryParam("cursor", "garbage").get("/v1/runs").then().statusCode(400)
+                .body("field", equalTo("cursor"));
+    }
+
+    @Test
+    void retryRequeuesADeadRunWithFreshAttemptsAndRefusesAnythingElse() throws Exception {
+        String[] dead = deadRun("dl-retry");
+        String jobId = dead[0];
+        String runId = dead[1];
+        String retry = "/v1/jobs/" + jobId + "/runs/" + runId + "/retry";
+
+        given().post(retry).then().statusCode(202).body("runId", equalTo(runId)).body("jobId", equalTo(jobId))
+                .body("state", equalTo("QUEUED")).body("attempt", equalTo(1)).body("maxAttempts", equalTo(3));
+        assertThat(punctual.runs.get(jobId, runId).orElseThrow().state()).isEqualTo(RunState.QUEUED);
+        given().queryParam("state", "DEAD").queryParam("limit", 100).get("/v1/runs").then().statusCode(200)
+                .extract().jsonPath().getList("items.jobId", String.class).forEach(id -> assertThat(id)
+                        .isNotEqualTo(jobId));
+
+        given().post(retry).then().statusCode(409).contentType("application/problem+json")
+                .body("status", equalTo(409)).body("field", equalTo("runId"));
+        given().post("/v1/jobs/" + jobId + "/runs/run_nope/retry").then().statusCode(404);
+        given().post("/v1/jobs/job_nope/runs/" + runId + "/retry").then().statusCode(404);
+    }
+
+    /** A job (once, in an hour; maxAttempts 2) whose run is claimed and finished DEAD: {jobId, runId}. */
+    private String[] deadRun(String name) throws Exception {
+        String at = Instant.now().plus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS).toString();
+        String jobId = given().contentType(ContentType.JSON)
+                .body(Map.of("name", name, "binaryId", uploaded(name), "schedule", Map.of("type", "once", "at", at),
+                        "maxAttempts", 2))
+                .post("/v1/jobs").then().statusCode(201).extract().path("id");
+        String runId = given().get("/v1/jobs/" + jobId + "/runs").then().statusCode(200).extract()
+                .path("items[0].runId");
+        Instant now = Instant.now();
+        assertThat(punctual.tx.write(List.of(punctual.jobs.conditionNotDeleted(jobId),
+                punctual.runs.claim(jobId, runId, "ex-test", now.plus(Duration.ofMinutes(1)), now))).won()).isTrue();
+        assertThat(punctual.runs.finish(jobId, runId, 1, "ex-test", RunState.DEAD, 3, "exited with code 3", null,
+                Instant.now(), now.plus(Duration.ofDays(1)), "local")).isTrue();
+        return new String[] {jobId, runId};
+    }
+
+    private static String uploaded(String name) throws Exception {
+        byte[] body = ("#!/bin/sh\necho " + name + " " + System.nanoTime() + "\n").getBytes(StandardCharsets.UTF_8);
+        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
+        JsonPath b = given().contentType(ContentType.JSON)
+                .body(Map.of("name", name, "sha256", sha, "size", body.length))
+                .post("/v1/binaries").then().statusCode(201).extract().jsonPath();
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(b.getString("uploadUrl")))
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(body));
+        Map<String, String> headers = b.getMap("uploadHeaders");
+        headers.forEach((k, v) -> {
+            if (!k.equalsIgnoreCase("content-length")) {
+                req.header(k, v);
+            }
+        });
+        assertThat(HTTP.send(req.build(), HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+        return b.getString("id");
+    }
+}

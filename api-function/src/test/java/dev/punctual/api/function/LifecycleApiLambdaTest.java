@@ -1,0 +1,115 @@
+package dev.punctual.api.function;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.matchesPattern;
+import static org.hamcrest.Matchers.notNullValue;
+import static org.hamcrest.Matchers.nullValue;
+
+import dev.punctual.emulators.EmulatorsTestResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HexFormat;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Trigger, pause and resume through the real Lambda path: status codes and bodies, on the embedded emulators. */
+@QuarkusTest
+@WithTestResource(EmulatorsTestResource.class)
+class LifecycleApiLambdaTest {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @Test
+    void triggerPauseAndResumeAnswerWithTheRunOrTheJob() throws Exception {
+        String start = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
+        String id = createJob(start);
+
+        given().post("/v1/jobs/" + id + "/trigger").then().statusCode(202).contentType(ContentType.JSON)
+                .body("jobId", equalTo(id)).body("state", equalTo("QUEUED")).body("attempt", equalTo(0))
+                .body("runId", matchesPattern("\\d{8}T\\d{6}\\.\\d{3}Z-t[0-9a-f]{6}"));
+        given().get("/v1/jobs/" + id).then().body("nextRunAt", equalTo(start)).body("state", equalTo("ACTIVE"));
+        given().get("/v1/jobs/" + id + "/runs").then().body("items.size()", equalTo(2));
+
+        String pausedAt = given().post("/v1/jobs/" + id + "/pause").then().statusCode(200)
+                .body("state", equalTo("PAUSED")).body("pausedAt", notNullValue()).body("nextRunAt", nullValue())
+                .body("version", equalTo(2)).extract().path("pausedAt");
+        given().post("/v1/jobs/" + id + "/pause").then().statusCode(200).body("state", equalTo("PAUSED"))
+                .body("pausedAt", equalTo(pausedAt)).body("version", equalTo(2));
+        given().get("/v1/jobs/" + id + "/runs").then().body("items.find { it.scheduledAt == '" + start
+                + "' }.state", equalTo("CANCELLED"));
+        conflict(given().post("/v1/jobs/" + id + "/trigger"));
+
+        given().contentType(ContentType.JSON).body(Map.of("catchUp", "sometimes")).post("/v1/jobs/" + id + "/resume")
+                .then().statusCode(422).contentType("application/problem+json").body("field", equalTo("catchUp"));
+        given().contentType(ContentType.JSON).body(Map.of("catchup", "all")).post("/v1/jobs/" + id + "/resume")
+                .then().statusCode(400).contentType("application/problem+json").body("field", equalTo("catchup"));
+        given().get("/v1/jobs/" + id).then().body("state", equalTo("PAUSED"));
+
+        given().contentType(ContentType.JSON).body(Map.of("catchUp", "latest")).post("/v1/jobs/" + id + "/resume")
+                .then().statusCode(200).body("state", equalTo("ACTIVE")).body("nextRunAt", equalTo(start))
+                .body("pausedAt", nullValue()).body("version", equalTo(3));
+        conflict(given().post("/v1/jobs/" + id + "/resume"));
+
+        // Without a body, resume skips what was missed.
+        given().post("/v1/jobs/" + id + "/pause").then().statusCode(200);
+        given().post("/v1/jobs/" + id + "/resume").then().statusCode(200).body("state", equalTo("ACTIVE"))
+                .body("nextRunAt", equalTo(start));
+        given().get("/v1/jobs/" + id + "/runs").then().body("items.findAll { it.state == 'SCHEDULED' }.size()",
+                equalTo(1));
+    }
+
+    @Test
+    void aDeletedOrUnknownJobCannotBeTriggeredPausedOrResumed() throws Exception {
+        String id = createJob(Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString());
+        given().delete("/v1/jobs/" + id).then().statusCode(204);
+
+        conflict(given().post("/v1/jobs/" + id + "/trigger"));
+        conflict(given().post("/v1/jobs/" + id + "/pause"));
+        conflict(given().contentType(ContentType.JSON).body(Map.of("catchUp", "all"))
+                .post("/v1/jobs/" + id + "/resume"));
+        given().get("/v1/jobs/" + id + "/runs").then().body("items.size()", equalTo(1));
+
+        for (String op : new String[] {"trigger", "pause", "resume"}) {
+            given().post("/v1/jobs/job_doesnotexist/" + op).then().statusCode(404)
+                    .contentType("application/problem+json").body("type", equalTo("urn:punctual:problem:not-found"));
+        }
+    }
+
+    private static void conflict(io.restassured.response.Response r) {
+        r.then().statusCode(409).contentType("application/problem+json")
+                .body("type", equalTo("urn:punctual:problem:conflict")).body("status", equalTo(409))
+                .body("detail", notNullValue());
+    }
+
+    private static String createJob(String start) throws Exception {
+        byte[] body = ("#!/bin/sh\necho lifecycle " + System.nanoTime() + "\n").getBytes(StandardCharsets.UTF_8);
+        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
+        JsonPath b = given().contentType(ContentType.JSON)
+                .body(Map.of("name", "lifecycle.sh", "sha256", sha, "size", body.length))
+                .post("/v1/binaries").then().statusCode(201).extract().jsonPath();
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(b.getString("uploadUrl")))
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(body));
+        Map<String, String> headers = b.getMap("uploadHeaders");
+        headers.forEach((k, v) -> {
+            if (!k.equalsIgnoreCase("content-length")) {
+                req.header(k, v);
+            }
+        });
+        assertThat(HTTP.send(req.build(), HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+        return given().contentType(ContentType.JSON).body(Map.of("name", "paused-and-resumed",
+                        "binaryId", b.getString("id"),
+                        "schedule", Map.of("type", "interval", "every", "PT1H", "start", start)))
+                .post("/v1/jobs").then().statusCode(201).extract().path("id");
+    }
+}

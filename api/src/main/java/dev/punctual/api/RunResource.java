@@ -1,0 +1,26 @@
+package dev.punctual.api;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.service.Page;
+import dev.punctual.core.service.RunView;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.jboss.resteasy.reactive.RestQuery;
+
+/** Runs across jobs: the dead letters. Maps HTTP to {@link dev.punctual.core.service.DeadLetterService}. */
+@Path("/v1/runs")
+@Produces(MediaType.APPLICATION_JSON)
+public class RunResource {
+    @Inject
+    Punctual punctual;
+    @Inject
+    Tenants tenants;
+
+    @GET
+    public Page<RunView> list(@RestQuery String state, @RestQuery String limit, @RestQuery String cursor) {
+        return punctual.deadLetters.list(tenants.current(), state, Params.integer("limit", limit), cursor);
+    }
+}

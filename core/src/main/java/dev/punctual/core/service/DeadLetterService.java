@@ -1,0 +1,90 @@
+package dev.punctual.core.service;
+
+import dev.punctual.core.infra.Resources;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.job.JobState;
+import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.RunState;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Dead letters: an owner's DEAD runs (through the runs table's sparse {@code byOwnerState} index) and their
+ * re-drive. A retried run gets a fresh set of attempts (its job's {@code maxAttempts} more) while its attempt
+ * number keeps counting, so it stays the fencing token.
+ */
+public final class DeadLetterService {
+    private final JobRepository jobs;
+    private final RunRepository runs;
+    private final RunQueue queue;
+    private final Clock clock;
+
+    public DeadLetterService(JobRepository jobs, RunRepository runs, RunQueue queue, Clock clock) {
+        this.jobs = jobs;
+        this.runs = runs;
+        this.queue = queue;
+        this.clock = clock;
+    }
+
+    /** The owner's runs in {@code state} (only {@code DEAD} for now), most recently finished first. */
+    public Page<RunView> list(String owner, String state, Integer limit, String cursor) {
+        if (state == null || state.isEmpty()) {
+            throw new ValidationException(400, List.of(new FieldError("state", "is required (DEAD)")));
+        }
+        if (!RunState.DEAD.name().equals(state)) {
+            throw new ValidationException(400, List.of(new FieldError("state", "only DEAD is supported")));
+        }
+        int n = pageSize(limit);
+        var key = Cursors.decode(cursor, Set.of(Resources.JOB_ID, Resources.RUN_ID, Resources.OWNER_STATE,
+                Resources.FINISHED_SORT));
+        var page = runs.listDead(owner, n, key);
+        return new Page<>(page.items().stream().map(RunView::of).toList(), Cursors.encode(page.lastKey()));
+    }
+
+    /**
+     * DEAD → QUEUED with a fresh set of attempts, then its message is sent (if the send fails, the due index
+     * brings it back after {@code requeue-after}). 404 for an unknown job or run; 409 naming {@code runId} for a
+     * run that is not DEAD, or {@code id} for a deleted or paused job.
+     */
+    public RunView retry(String owner, String jobId, String runId) {
+        Job job = jobs.get(jobId).filter(j -> j.owner().equals(owner))
+                .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
+        Run run = runs.get(jobId, runId).orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
+        if (job.state() == JobState.DELETED || job.state() == JobState.PAUSED) {
+            // The claim would cancel it at once: refuse rather than accept a retry that cannot run.
+            throw new ValidationException(409, List.of(new FieldError("id", "job " + jobId + " is "
+                    + job.state().name().toLowerCase(java.util.Locale.ROOT))));
+        }
+        if (run.state() != RunState.DEAD) {
+            throw notDead(run.state());
+        }
+        Instant now = clock.instant();
+        if (!runs.redrive(jobId, runId, run.attempt(), run.attempt() + job.maxAttempts(), now)) {
+            throw notDead(runs.get(jobId, runId).map(Run::state).orElse(null));
+        }
+        queue.sendBatch(List.of(new RunMessage(jobId, runId, run.scheduledAt())), now);
+        return RunView.of(runs.get(jobId, runId).orElseThrow());
+    }
+
+    private static ValidationException notDead(RunState state) {
+        return new ValidationException(409, List.of(new FieldError("runId",
+                "only a DEAD run can be retried; this one is " + state)));
+    }
+
+    private static int pageSize(Integer limit) {
+        if (limit == null) {
+            return 20;
+        }
+        if (limit < 1 || limit > JobService.MAX_PAGE) {
+            throw new ValidationException(400, List.of(new FieldError("limit",
+                    "must be between 1 and " + JobService.MAX_PAGE)));
+        }
+        return limit;
+    }
+}
