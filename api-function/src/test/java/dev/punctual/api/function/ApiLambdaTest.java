@@ -133,6 +133,12 @@ class ApiLambdaTest {
                 "timeoutSeconds", 999999), 422, "timeoutSeconds");
         assertProblem(Map.of("name", "x", "binaryId", "bin_doesnotexist", "schedule", Map.of("type", "now")), 422,
                 "binaryId");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
+                "nonRetryableExitCodes", List.of(64, 0)), 422, "nonRetryableExitCodes[1]");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
+                "nonRetryableExitCodes", List.of(64, 64)), 422, "nonRetryableExitCodes[1]");
+        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
+                "nonRetryableExitCodes", List.of("sixty-four")), 400, "nonRetryableExitCodes[0]");
         JsonPath notUploaded = register("later.sh", "#!/bin/sh\n".getBytes(StandardCharsets.UTF_8));
         assertProblem(Map.of("name", "x", "binaryId", notUploaded.getString("id"),
                 "schedule", Map.of("type", "now")), 422, "binaryId");

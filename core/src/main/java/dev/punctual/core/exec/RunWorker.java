@@ -150,6 +150,7 @@ public final class RunWorker {
         Integer exitCode = null;
         String error;
         String killed = null;
+        boolean retryable = true;
         try {
             Job job = jobs.get(run.jobId()).orElseThrow(() -> new IOException("job " + run.jobId() + " is gone"));
             Path binary = cache.fetch(job.binarySha256());
@@ -169,6 +170,11 @@ public final class RunWorker {
             exitCode = result.exitCode();
             killed = result.killedBecause();
             error = killed != null ? killed : exitCode == 0 ? null : "exited with code " + exitCode;
+            if (killed == null && job.nonRetryableExitCodes().contains(exitCode)) {
+                // The job says retrying cannot help with this exit code: dead at once, attempts left or not.
+                retryable = false;
+                error += " (non-retryable)";
+            }
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " could not start", e);
             error = "could not start: " + e.getMessage();
@@ -185,11 +191,11 @@ public final class RunWorker {
             // sweeper brings the run back as a new attempt.
             return Outcome.FENCED;
         }
-        return settle(message, run, exitCode, error, storedLog, SHUTDOWN.equals(killed));
+        return settle(message, run, exitCode, error, storedLog, SHUTDOWN.equals(killed), retryable);
     }
 
     private Outcome settle(Message message, Run run, Integer exitCode, String error, String logKey,
-                           boolean released) {
+                           boolean released, boolean retryable) {
         Instant now = clock.instant();
         Instant expires = now.plus(settings.retention());
         int attempt = run.attempt();
@@ -201,7 +207,7 @@ public final class RunWorker {
             queue.delete(message.receiptHandle());
             return Outcome.SUCCEEDED;
         }
-        boolean dead = !released && attempt >= run.maxAttempts();
+        boolean dead = !released && (!retryable || attempt >= run.maxAttempts());
         RunState to = dead ? RunState.DEAD : RunState.FAILED;
         if (!runs.finish(run.jobId(), run.runId(), attempt, executorId, to, exitCode, error, logKey, now, expires,
                 run.owner())) {

@@ -27,13 +27,18 @@ public record Job(
         Instant updatedAt,
         String pendingRunId,
         Instant nextRunAt,
-        Instant pausedAt) {
+        Instant pausedAt,
+        List<Integer> nonRetryableExitCodes) {
+
+    public Job {
+        nonRetryableExitCodes = nonRetryableExitCodes == null ? List.of() : List.copyOf(nonRetryableExitCodes);
+    }
 
     /** A job that is not paused. */
     public Job(String id, String owner, String name, String binaryId, String binarySha256, List<String> args,
                Map<String, String> env, ScheduleSpec schedule, int timeoutSeconds, int maxAttempts, JobState state,
                long version, Instant createdAt, Instant updatedAt, String pendingRunId, Instant nextRunAt) {
         this(id, owner, name, binaryId, binarySha256, args, env, schedule, timeoutSeconds, maxAttempts, state,
-                version, createdAt, updatedAt, pendingRunId, nextRunAt, null);
+                version, createdAt, updatedAt, pendingRunId, nextRunAt, null, List.of());
     }
 }

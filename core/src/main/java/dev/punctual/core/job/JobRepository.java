@@ -34,6 +34,7 @@ public final class JobRepository {
     private static final String SCHEDULE = "schedule";
     private static final String TIMEOUT = "timeoutSeconds";
     private static final String MAX_ATTEMPTS = "maxAttempts";
+    private static final String NO_RETRY_CODES = "nonRetryableExitCodes";
     private static final String STATE = "state";
     private static final String VERSION = "version";
     private static final String CREATED_AT = "createdAt";
@@ -68,6 +69,10 @@ public final class JobRepository {
         item.put(SCHEDULE, scheduleValue(job.schedule()));
         item.put(TIMEOUT, n(job.timeoutSeconds()));
         item.put(MAX_ATTEMPTS, n(job.maxAttempts()));
+        if (!job.nonRetryableExitCodes().isEmpty()) {
+            item.put(NO_RETRY_CODES, AttributeValue.fromL(job.nonRetryableExitCodes().stream()
+                    .map(c -> n(c)).toList()));
+        }
         item.put(STATE, s(job.state().name()));
         item.put(VERSION, n(job.version()));
         item.put(CREATED_AT, instant(job.createdAt()));
@@ -296,6 +301,8 @@ public final class JobRepository {
                 Items.instant(item, UPDATED_AT),
                 Items.str(item, PENDING),
                 Items.instant(item, NEXT_RUN_AT),
-                Items.instant(item, PAUSED_AT));
+                Items.instant(item, PAUSED_AT),
+                item.containsKey(NO_RETRY_CODES) ? item.get(NO_RETRY_CODES).l().stream()
+                        .map(v -> Integer.valueOf(v.n())).toList() : List.of());
     }
 }

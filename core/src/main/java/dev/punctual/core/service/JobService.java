@@ -38,6 +38,7 @@ public final class JobService {
     public static final int MAX_ENV = 128;
     public static final int MAX_VALUE_LENGTH = 4096;
     public static final int MAX_PAGE = 100;
+    public static final int MAX_EXIT_CODES = 32;
     private static final int DELETE_RETRIES = 10;
 
     private final JobRepository jobs;
@@ -83,6 +84,7 @@ public final class JobService {
                 settings.maxTimeoutSeconds());
         int maxAttempts = range(errors, "maxAttempts", req.maxAttempts(), settings.defaultMaxAttempts(), 1,
                 settings.maxAttemptsLimit());
+        List<Integer> noRetry = exitCodes(req.nonRetryableExitCodes(), errors);
         Schedule schedule = null;
         try {
             schedule = schedules.parse(req.schedule(), now, "schedule");
@@ -115,7 +117,7 @@ public final class JobService {
         Instant at = first.get();
         Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, maxAttempts, now);
         Job job = new Job(jobId, owner, req.name(), binary.id(), binary.sha256(), args, env, schedule.spec(),
-                timeout, maxAttempts, JobState.ACTIVE, 1, now, now, run.runId(), at);
+                timeout, maxAttempts, JobState.ACTIVE, 1, now, now, run.runId(), at, null, noRetry);
         if (!tx.write(List.of(jobs.insert(job), runs.insertScheduled(run))).won()) {
             throw new IllegalStateException("a fresh job id collided");
         }
@@ -294,6 +296,28 @@ public final class JobService {
                         + " characters and contain no NUL"));
             }
         });
+    }
+
+    /** Exit codes 1–255 (0 is success), at most {@value #MAX_EXIT_CODES}, no duplicates. */
+    private static List<Integer> exitCodes(List<Integer> codes, List<FieldError> errors) {
+        if (codes == null) {
+            return List.of();
+        }
+        if (codes.size() > MAX_EXIT_CODES) {
+            errors.add(new FieldError("nonRetryableExitCodes", "must have at most " + MAX_EXIT_CODES + " items"));
+            return List.of();
+        }
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (int i = 0; i < codes.size(); i++) {
+            Integer c = codes.get(i);
+            String field = "nonRetryableExitCodes[" + i + "]";
+            if (c == null || c < 1 || c > 255) {
+                errors.add(new FieldError(field, "must be an exit code between 1 and 255"));
+            } else if (!seen.add(c)) {
+                errors.add(new FieldError(field, "is listed twice"));
+            }
+        }
+        return codes;
     }
 
     private static int range(List<FieldError> errors, String field, Integer value, int dflt, int min, int max) {

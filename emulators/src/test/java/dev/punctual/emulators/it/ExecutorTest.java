@@ -135,6 +135,27 @@ class ExecutorTest {
     }
 
     @Test
+    void aNonRetryableExitCodeIsDeadAtOnceWhileOtherFailuresAreRetried() {
+        stack(fast());
+        executor("ex-1");
+        Path witness = tmp.resolve("w");
+        // Exits 2 on the first attempt (retryable), then 64 (listed as non-retryable).
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(
+                "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ \"$SCHEDULER_ATTEMPT\" = 1 ] && exit 2\nexit 64"));
+        JobView job = p.jobService.create(OWNER, new JobRequest("usage error", binaryId, null,
+                Map.of("WITNESS", witness.toString()), NOW, null, 5, List.of(64, 78)));
+        assertThat(job.nonRetryableExitCodes()).containsExactly(64, 78);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> stateOf(job) == RunState.DEAD);
+        Run r = onlyRun(job);
+        assertThat(r.attempt()).as("attempt 1 (exit 2) was retried; attempt 2 (exit 64) was not").isEqualTo(2);
+        assertThat(r.exitCode()).isEqualTo(64);
+        assertThat(r.error()).isEqualTo("exited with code 64 (non-retryable)");
+        assertThat(lines(witness)).containsExactly("1", "2");
+        assertThat(p.jobService.get(OWNER, job.id()).nonRetryableExitCodes()).containsExactly(64, 78);
+    }
+
+    @Test
     void theBinarySeesItsArgsTheSchedulerVariablesAndItsOwnEnvButNothingOfTheExecutor() {
         stack(fast());
         executor("ex-1");
