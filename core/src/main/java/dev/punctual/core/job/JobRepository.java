@@ -142,14 +142,7 @@ public final class JobRepository {
                 "#p", PENDING, "#n", NEXT_RUN_AT, "#o", Resources.OWNER));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":deleted", s(JobState.DELETED.name()),
                 ":one", n(1), ":now", instant(now), ":owner", s(owner)));
-        String condition = "#o = :owner AND #st <> :deleted AND ";
-        if (expectedPending == null) {
-            condition += "attribute_not_exists(#p)";
-        } else {
-            condition += "#p = :pending";
-            values.put(":pending", s(expectedPending));
-        }
-        String cond = condition;
+        String cond = "#o = :owner AND #st <> :deleted AND " + pendingIs(expectedPending, values);
         return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
                 .updateExpression("SET #st = :deleted, #v = #v + :one, #u = :now REMOVE #p, #n")
                 .conditionExpression(cond)
@@ -168,14 +161,7 @@ public final class JobRepository {
                 "#p", PENDING, "#o", Resources.OWNER, "#pa", PAUSED_AT));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":paused", s(JobState.PAUSED.name()),
                 ":active", s(JobState.ACTIVE.name()), ":one", n(1), ":now", instant(now), ":owner", s(owner)));
-        String condition = "#o = :owner AND #st = :active AND ";
-        if (expectedPending == null) {
-            condition += "attribute_not_exists(#p)";
-        } else {
-            condition += "#p = :pending";
-            values.put(":pending", s(expectedPending));
-        }
-        String cond = condition;
+        String cond = "#o = :owner AND #st = :active AND " + pendingIs(expectedPending, values);
         return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
                 .updateExpression("SET #st = :paused, #pa = :now, #v = #v + :one, #u = :now REMOVE #p")
                 .conditionExpression(cond)
@@ -208,6 +194,18 @@ public final class JobRepository {
                 .conditionExpression("#o = :owner AND #st = :paused AND #pa = :pausedAt")
                 .expressionAttributeNames(names)
                 .expressionAttributeValues(values)).build();
+    }
+
+    /**
+     * The condition that the job's pending run is still {@code expectedPending} (null: it has none), i.e. the one the
+     * caller read, so the run it cancels in the same transaction is the right one.
+     */
+    private static String pendingIs(String expectedPending, Map<String, AttributeValue> values) {
+        if (expectedPending == null) {
+            return "attribute_not_exists(#p)";
+        }
+        values.put(":pending", s(expectedPending));
+        return "#p = :pending";
     }
 
     /**
