@@ -6,22 +6,20 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.nullValue;
 
+import static dev.punctual.api.function.ApiBinaries.put;
+import static dev.punctual.api.function.ApiBinaries.register;
+import static dev.punctual.api.function.ApiBinaries.uploaded;
+
 import dev.punctual.emulators.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,8 +32,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(EmulatorsTestResource.class)
 class ApiLambdaTest {
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
-
     @Test
     void uploadsThroughThePresignedUrlAndS3RejectsAWrongBody() throws Exception {
         byte[] body = "#!/bin/sh\necho hello\n".getBytes(StandardCharsets.UTF_8);
@@ -201,30 +197,5 @@ class ApiLambdaTest {
         String start = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
         return Map.of("name", name, "binaryId", binaryId,
                 "schedule", Map.of("type", "interval", "every", "PT1H", "start", start));
-    }
-
-    private static String uploaded(String name) throws Exception {
-        byte[] body = ("#!/bin/sh\necho " + name + " " + System.nanoTime() + "\n").getBytes(StandardCharsets.UTF_8);
-        JsonPath b = register(name, body);
-        assertThat(put(b, body)).isEqualTo(200);
-        return b.getString("id");
-    }
-
-    private static JsonPath register(String name, byte[] body) throws Exception {
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
-        return given().contentType(ContentType.JSON).body(Map.of("name", name, "sha256", sha, "size", body.length))
-                .post("/v1/binaries").then().statusCode(201).body("sha256", equalTo(sha)).extract().jsonPath();
-    }
-
-    private static int put(JsonPath binary, byte[] body) throws Exception {
-        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(binary.getString("uploadUrl")))
-                .PUT(HttpRequest.BodyPublishers.ofByteArray(body));
-        Map<String, String> headers = binary.getMap("uploadHeaders");
-        headers.forEach((k, v) -> {
-            if (!k.equalsIgnoreCase("content-length")) {
-                req.header(k, v);
-            }
-        });
-        return HTTP.send(req.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 }

@@ -6,23 +6,18 @@ import static org.hamcrest.Matchers.equalTo;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.run.RunState;
+import static dev.punctual.api.function.ApiBinaries.uploaded;
+
 import dev.punctual.emulators.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -35,8 +30,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(EmulatorsTestResource.class)
 class DeadLetterApiLambdaTest {
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
-
     @Inject
     Punctual punctual;
 
@@ -109,23 +102,5 @@ class DeadLetterApiLambdaTest {
         assertThat(punctual.runs.finish(jobId, runId, 1, "ex-test", RunState.DEAD, 3, "exited with code 3", null,
                 Instant.now(), now.plus(Duration.ofDays(1)), "local")).isTrue();
         return new String[] {jobId, runId};
-    }
-
-    private static String uploaded(String name) throws Exception {
-        byte[] body = ("#!/bin/sh\necho " + name + " " + System.nanoTime() + "\n").getBytes(StandardCharsets.UTF_8);
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
-        JsonPath b = given().contentType(ContentType.JSON)
-                .body(Map.of("name", name, "sha256", sha, "size", body.length))
-                .post("/v1/binaries").then().statusCode(201).extract().jsonPath();
-        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(b.getString("uploadUrl")))
-                .PUT(HttpRequest.BodyPublishers.ofByteArray(body));
-        Map<String, String> headers = b.getMap("uploadHeaders");
-        headers.forEach((k, v) -> {
-            if (!k.equalsIgnoreCase("content-length")) {
-                req.header(k, v);
-            }
-        });
-        assertThat(HTTP.send(req.build(), HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
-        return b.getString("id");
     }
 }

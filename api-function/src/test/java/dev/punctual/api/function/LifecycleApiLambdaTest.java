@@ -1,26 +1,19 @@
 package dev.punctual.api.function;
 
 import static io.restassured.RestAssured.given;
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.nullValue;
 
+import static dev.punctual.api.function.ApiBinaries.uploaded;
+
 import dev.punctual.emulators.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
-import io.restassured.path.json.JsonPath;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.HexFormat;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -28,8 +21,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(EmulatorsTestResource.class)
 class LifecycleApiLambdaTest {
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
-
     @Test
     void triggerPauseAndResumeAnswerWithTheRunOrTheJob() throws Exception {
         String start = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
@@ -93,22 +84,8 @@ class LifecycleApiLambdaTest {
     }
 
     private static String createJob(String start) throws Exception {
-        byte[] body = ("#!/bin/sh\necho lifecycle " + System.nanoTime() + "\n").getBytes(StandardCharsets.UTF_8);
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
-        JsonPath b = given().contentType(ContentType.JSON)
-                .body(Map.of("name", "lifecycle.sh", "sha256", sha, "size", body.length))
-                .post("/v1/binaries").then().statusCode(201).extract().jsonPath();
-        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(b.getString("uploadUrl")))
-                .PUT(HttpRequest.BodyPublishers.ofByteArray(body));
-        Map<String, String> headers = b.getMap("uploadHeaders");
-        headers.forEach((k, v) -> {
-            if (!k.equalsIgnoreCase("content-length")) {
-                req.header(k, v);
-            }
-        });
-        assertThat(HTTP.send(req.build(), HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
         return given().contentType(ContentType.JSON).body(Map.of("name", "paused-and-resumed",
-                        "binaryId", b.getString("id"),
+                        "binaryId", uploaded("lifecycle.sh"),
                         "schedule", Map.of("type", "interval", "every", "PT1H", "start", start)))
                 .post("/v1/jobs").then().statusCode(201).extract().path("id");
     }

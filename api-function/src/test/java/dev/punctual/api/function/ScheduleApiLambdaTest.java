@@ -5,19 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 
+import static dev.punctual.api.function.ApiBinaries.uploaded;
+
 import dev.punctual.emulators.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -127,25 +122,5 @@ class ScheduleApiLambdaTest {
     private static void job(Map<String, Object> body, int status, String field) {
         given().contentType(ContentType.JSON).body(body).post("/v1/jobs").then().statusCode(status)
                 .contentType("application/problem+json").body("field", equalTo(field));
-    }
-
-    private static String uploaded(String name) throws Exception {
-        byte[] body = ("#!/bin/sh\necho " + name + " " + System.nanoTime() + "\n").getBytes(StandardCharsets.UTF_8);
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
-        JsonPath b = given().contentType(ContentType.JSON)
-                .body(Map.of("name", name, "sha256", sha, "size", body.length))
-                .post("/v1/binaries").then().statusCode(201).extract().jsonPath();
-        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(b.getString("uploadUrl")))
-                .PUT(HttpRequest.BodyPublishers.ofByteArray(body));
-        Map<String, String> headers = b.getMap("uploadHeaders");
-        headers.forEach((k, v) -> {
-            if (!k.equalsIgnoreCase("content-length")) {
-                req.header(k, v);
-            }
-        });
-        int status = HttpClient.newHttpClient().send(req.build(), HttpResponse.BodyHandlers.discarding())
-                .statusCode();
-        assertThat(status).isEqualTo(200);
-        return b.getString("id");
     }
 }
