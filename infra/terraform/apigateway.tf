@@ -8,6 +8,7 @@ locals {
     "POST /v1/jobs",
     "GET /v1/jobs",
     "GET /v1/jobs/{id}",
+    "PUT /v1/jobs/{id}",
     "DELETE /v1/jobs/{id}",
     "GET /v1/jobs/{id}/runs",
     "GET /v1/jobs/{id}/runs/{runId}/log",
@@ -17,6 +18,7 @@ locals {
     "POST /v1/jobs/{id}/trigger",
     "POST /v1/jobs/{id}/pause",
     "POST /v1/jobs/{id}/resume",
+    "POST /v1/jobs/{id}/backfill",
     "POST /v1/schedules/preview",
   ]
 }

@@ -248,24 +248,26 @@ resource "aws_iam_role" "executor_task" {
 }
 
 data "aws_iam_policy_document" "executor" {
-  # Claim (transaction: job ConditionCheck not deleted + run update) and the job's binary, args and env.
+  # Claim (transaction: job ConditionCheck not deleted, or under an overlap policy an update of its active run,
+  # + run update) and the job's binary, args and env.
   statement {
     sid       = "Jobs"
-    actions   = ["dynamodb:GetItem", "dynamodb:ConditionCheckItem"]
+    actions   = ["dynamodb:GetItem", "dynamodb:ConditionCheckItem", "dynamodb:UpdateItem"]
     resources = [aws_dynamodb_table.jobs.arn]
   }
 
-  # Claim, heartbeat, result, cancellation of a deleted job's run.
+  # Claim (and the overlap check on the job's active run), heartbeat, result, cancellation of a deleted job's run.
   statement {
     sid       = "Runs"
-    actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
+    actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"]
     resources = [aws_dynamodb_table.runs.arn]
   }
 
-  # Receive, delete when finished, extend visibility (heartbeat) or set it to the retry backoff.
+  # Receive, delete when finished, extend visibility (heartbeat) or set it to the retry backoff; send a fresh
+  # message for a run waiting on an overlapping one (overlap: queue).
   statement {
     sid       = "RunQueue"
-    actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl"]
+    actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl", "sqs:SendMessage"]
     resources = [aws_sqs_queue.runs.arn]
   }
 

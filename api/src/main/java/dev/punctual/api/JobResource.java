@@ -3,6 +3,8 @@ package dev.punctual.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.punctual.core.Punctual;
+import dev.punctual.core.service.BackfillRequest;
+import dev.punctual.core.service.BackfillView;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.Page;
@@ -14,10 +16,13 @@ import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import java.net.URI;
+import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
@@ -37,7 +42,17 @@ public class JobResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public RestResponse<JobView> create(JobRequest request) {
         JobView job = punctual.jobService.create(tenants.current(), request);
-        return RestResponse.ResponseBuilder.<JobView>created(URI.create("/v1/jobs/" + job.id())).entity(job).build();
+        return RestResponse.ResponseBuilder.<JobView>created(URI.create("/v1/jobs/" + job.id())).entity(job)
+                .header(HttpHeaders.ETAG, job.etag()).build();
+    }
+
+    /** Replaces the job's definition; {@code If-Match} must carry the ETag read (428 without it, 409 if stale). */
+    @PUT
+    @Path("{id}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public RestResponse<JobView> update(@RestPath String id, @RestHeader("If-Match") String ifMatch,
+                                        JobRequest request) {
+        return withEtag(punctual.jobService.update(tenants.current(), id, ifMatch, request));
     }
 
     @GET
@@ -47,8 +62,12 @@ public class JobResource {
 
     @GET
     @Path("{id}")
-    public JobView get(@RestPath String id) {
-        return punctual.jobService.get(tenants.current(), id);
+    public RestResponse<JobView> get(@RestPath String id) {
+        return withEtag(punctual.jobService.get(tenants.current(), id));
+    }
+
+    private static RestResponse<JobView> withEtag(JobView job) {
+        return RestResponse.ResponseBuilder.ok(job).header(HttpHeaders.ETAG, job.etag()).build();
     }
 
     @DELETE
@@ -65,6 +84,14 @@ public class JobResource {
         return RestResponse.accepted(punctual.lifecycle.trigger(tenants.current(), id));
     }
 
+    /** A run for each past occurrence in {@code [from, to]} that has none: 202 with what was created. */
+    @POST
+    @Path("{id}/backfill")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public RestResponse<BackfillView> backfill(@RestPath String id, BackfillRequest request) {
+        return RestResponse.accepted(punctual.lifecycle.backfill(tenants.current(), id, request));
+    }
+
     @POST
     @Path("{id}/pause")
     public JobView pause(@RestPath String id) {
@@ -72,7 +99,7 @@ public class JobResource {
     }
 
     /**
-     * The body is optional ({@code {"catchUp": "skip|latest|all"}}, default skip), so it is read here: a POST
+     * The body is optional ({@code {"catchUp": "skip|latest|all"}}, default the job's own), so it is read here: a POST
      * without one has no content type to choose a reader by.
      */
     @POST

@@ -32,6 +32,7 @@ public class ProblemMappers {
                 switch (e.status()) {
                     case 409 -> "Conflict";
                     case 422 -> "Unprocessable request";
+                    case 428 -> "Precondition required";
                     default -> "Bad request";
                 },
                 errors.stream().map(f -> f.field() + ": " + f.message()).collect(Collectors.joining("; ")),

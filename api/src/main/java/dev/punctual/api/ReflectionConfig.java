@@ -17,6 +17,10 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         dev.punctual.core.service.SchedulePreview.class,
         dev.punctual.core.service.PreviewOccurrence.class,
         dev.punctual.core.service.ResumeRequest.class,
+        dev.punctual.core.service.BackfillRequest.class,
+        dev.punctual.core.service.BackfillView.class,
+        dev.punctual.core.firing.JitterSpec.class,
+        dev.punctual.core.firing.CatchUpSpec.class,
         Problem.class})
 public class ReflectionConfig {
 }

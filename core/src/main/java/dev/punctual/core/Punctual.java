@@ -5,6 +5,7 @@ import dev.punctual.core.binary.BinaryRepository;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.exec.Backoff;
+import dev.punctual.core.firing.RunPlanner;
 import dev.punctual.core.exec.BinaryCache;
 import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.exec.ProcessRunner;
@@ -51,6 +52,7 @@ public final class Punctual {
     public final RunQueue queue;
     public final ArtifactStore store;
     public final Schedules schedules;
+    public final RunPlanner planner;
     public final Dispatcher dispatcher;
     public final Sweeper sweeper;
     public final BinaryService binaries;
@@ -72,13 +74,15 @@ public final class Punctual {
         this.queue = new RunQueue(sqs, resources.runQueue(), queueUrl);
         this.store = new ArtifactStore(s3, presigner, resources.bucket());
         this.schedules = new Schedules(settings.minInterval());
-        this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, settings, clock);
+        this.planner = new RunPlanner(new SecureRandom());
+        this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, settings, clock, planner);
         this.sweeper = new Sweeper(runs, watermarks, dispatcher, buckets, settings, clock,
                 new dev.punctual.core.queue.DeadLetterQueue(sqs, resources.runQueue()));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
-        this.jobService = new JobService(jobs, runs, binaries, store, tx, dispatcher, schedules, settings, clock);
+        this.jobService = new JobService(jobs, runs, binaries, store, tx, dispatcher, schedules, settings, clock,
+                planner);
         this.deadLetters = new dev.punctual.core.service.DeadLetterService(jobs, runs, queue, clock);
-        this.lifecycle = new JobLifecycle(jobs, runs, tx, dispatcher, schedules, settings, clock);
+        this.lifecycle = new JobLifecycle(jobs, runs, tx, dispatcher, schedules, settings, clock, planner);
     }
 
     /** A worker that handles one message at a time; an executor process has one, shared by its pool threads. */

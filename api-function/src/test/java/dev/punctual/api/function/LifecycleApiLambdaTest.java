@@ -52,7 +52,7 @@ class LifecycleApiLambdaTest {
                 .body("pausedAt", nullValue()).body("version", equalTo(3));
         conflict(given().post("/v1/jobs/" + id + "/resume"));
 
-        // Without a body, resume skips what was missed.
+        // Without a body, resume applies the job's own catchUp (nothing was missed here).
         given().post("/v1/jobs/" + id + "/pause").then().statusCode(200);
         given().post("/v1/jobs/" + id + "/resume").then().statusCode(200).body("state", equalTo("ACTIVE"))
                 .body("nextRunAt", equalTo(start));

@@ -1,6 +1,8 @@
 package dev.punctual.core.dispatch;
 
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.firing.CatchUp;
+import dev.punctual.core.firing.RunPlanner;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
@@ -44,9 +46,11 @@ public final class Dispatcher {
     private final Schedules schedules;
     private final Settings settings;
     private final Clock clock;
+    private final RunPlanner planner;
 
     public Dispatcher(RunRepository runs, JobRepository jobs, RunQueue queue, Transactions tx, Schedules schedules,
-                      Settings settings, Clock clock) {
+                      Settings settings, Clock clock, RunPlanner planner) {
+        this.planner = planner;
         this.runs = runs;
         this.jobs = jobs;
         this.queue = queue;
@@ -77,10 +81,20 @@ public final class Dispatcher {
         for (RunRepository.Attention a : attention) {
             attend(a.run(), report).filter(next -> !next.scheduledAt().isAfter(horizon)).ifPresent(work::add);
         }
+        CatchUpWindows windows = new CatchUpWindows();
         while (!work.isEmpty()) {
             List<Run> batch = new ArrayList<>();
             while (!work.isEmpty() && batch.size() < RunQueue.MAX_BATCH) {
-                batch.add(work.poll());
+                Run run = work.poll();
+                if (run.scheduledAt().isBefore(clock.instant().minus(CatchUp.MISSED_AFTER))) {
+                    catchUp(run, windows, report).filter(r -> !r.scheduledAt().isAfter(horizon))
+                            .ifPresent(batch::add);
+                } else {
+                    batch.add(run);
+                }
+            }
+            if (batch.isEmpty()) {
+                continue;
             }
             Set<Integer> sent;
             try {
@@ -167,20 +181,29 @@ public final class Dispatcher {
             Optional<Run> next = Optional.empty();
             Optional<Succession> succession = succession(run, clock.instant());
             if (succession.isPresent()) {
-                Transactions.Outcome o = tx.writeRetryingConflicts(succession.get().items());
+                Succession s = succession.get();
+                Transactions.Outcome o = tx.writeRetryingConflicts(s.items());
                 if (o.conflictOnly()) {
                     report.failed(run);
                     return Optional.empty();
                 }
+                if (!o.won() && o.failed(1) && s.next().isPresent()) {
+                    // The next occurrence already has a run (a backfill made it): move on to the first without.
+                    Optional<Succession> past = succession(run, clock.instant(), true);
+                    if (past.isPresent()) {
+                        s = past.get();
+                        o = tx.writeRetryingConflicts(s.items());
+                    }
+                }
                 if (o.won()) {
                     report.materialized++;
-                    next = succession.get().next();
+                    next = s.next();
                 }
             }
             Instant now = clock.instant();
             Instant again = now.plus(settings.lookahead()).plus(settings.requeueAfter());
             switch (run.state()) {
-                case SUCCEEDED, DEAD, CANCELLED -> runs.unindex(run.jobId(), run.runId());
+                case SUCCEEDED, DEAD, CANCELLED, SKIPPED -> runs.unindex(run.jobId(), run.runId());
                 case QUEUED, FAILED -> resend(run, again, report);
                 case RUNNING -> {
                     if (run.leaseExpiry() == null || run.leaseExpiry().isBefore(now)) {
@@ -215,7 +238,18 @@ public final class Dispatcher {
     }
 
     private Optional<Run> materialize(Succession s, DispatchReport report) {
-        if (tx.writeRetryingConflicts(s.items()).won()) {
+        Transactions.Outcome o = tx.writeRetryingConflicts(s.items());
+        if (!o.won() && o.failed(1) && s.next().isPresent()) {
+            // The next occurrence already has a run (a backfill made it): the job moves on to the first one
+            // that has none.
+            Optional<Succession> past = succession(s.current(), clock.instant(), true);
+            if (past.isEmpty()) {
+                return Optional.empty();
+            }
+            s = past.get();
+            o = tx.writeRetryingConflicts(s.items());
+        }
+        if (o.won()) {
             s.next().ifPresent(n -> report.materialized++);
             return s.next();
         }
@@ -227,22 +261,129 @@ public final class Dispatcher {
      * job's pending run; empty for one-off runs and jobs that are gone or already moved on.
      */
     private Optional<Succession> succession(Run run, Instant now) {
+        return succession(run, now, false);
+    }
+
+    /** {@link #succession}; with {@code skipExisting}, past occurrences that already have a run. */
+    private Optional<Succession> succession(Run run, Instant now, boolean skipExisting) {
         Optional<Job> job = jobs.get(run.jobId());
         if (job.isEmpty() || job.get().state() != JobState.ACTIVE || !run.runId().equals(job.get().pendingRunId())) {
             return Optional.empty();
         }
         Job j = job.get();
         Schedule schedule = schedules.parse(j.schedule(), j.createdAt(), "schedule");
-        Optional<Run> next = schedule.next(run.scheduledAt()).map(at ->
-                Run.scheduled(j.id(), RunIds.forOccurrence(at), j.owner(), at, j.maxAttempts(), now));
-        List<TransactWriteItem> items = new ArrayList<>();
-        items.add(jobs.advancePending(j.id(), run.runId(), next.map(Run::runId).orElse(null),
-                next.map(Run::scheduledAt).orElse(null), now));
-        next.ifPresent(n -> items.add(runs.insertScheduled(n)));
-        return Optional.of(new Succession(next, items));
+        Optional<Instant> at = schedule.next(run.occurrence());
+        while (skipExisting && at.isPresent() && runs.get(j.id(), RunIds.forOccurrence(at.get())).isPresent()) {
+            at = schedule.next(at.get());
+        }
+        Optional<Run> next = at.map(t -> planner.plan(j, t, now));
+        return Optional.of(new Succession(run, next, advance(j, run, next, now)));
     }
 
-    private record Succession(Optional<Run> next, List<TransactWriteItem> items) {
+    private List<TransactWriteItem> advance(Job j, Run from, Optional<Run> next, Instant now) {
+        List<TransactWriteItem> items = new ArrayList<>();
+        items.add(jobs.advancePending(j.id(), from.runId(), next.map(Run::runId).orElse(null),
+                next.map(Run::scheduledAt).orElse(null), now));
+        next.ifPresent(n -> items.add(runs.insertScheduledOverCancelled(n)));
+        return items;
+    }
+
+    private record Succession(Run current, Optional<Run> next, List<TransactWriteItem> items) {
+    }
+
+    /**
+     * A SCHEDULED run found late (due more than {@link CatchUp#MISSED_AFTER} ago: the scheduler could not dispatch
+     * it in time). If it is its job's pending run of a recurring schedule, the job's catch-up policy decides which of
+     * the occurrences missed since run late: {@code skip} none, {@code latest} the most recent, {@code all} each,
+     * the most recent {@code maxRuns}; none older than {@code maxAge}. When the policy leaves this run out, it
+     * becomes SKIPPED (its error counts what was skipped) and, in the same transaction, the job moves on to the
+     * first occurrence the policy keeps, or to its first future one: that run is returned to be sent instead. Other
+     * runs (one-off kinds, catch-up and backfill runs, triggers) are sent as they are.
+     */
+    private Optional<Run> catchUp(Run run, CatchUpWindows windows, DispatchReport report) {
+        Instant keptFrom = windows.keptFrom.get(run.jobId());
+        if (keptFrom != null && !run.occurrence().isBefore(keptFrom)) {
+            return Optional.of(run);
+        }
+        try {
+            Optional<Job> found = jobs.get(run.jobId());
+            if (found.isEmpty() || found.get().state() != JobState.ACTIVE
+                    || !run.runId().equals(found.get().pendingRunId())) {
+                return Optional.of(run);
+            }
+            Job job = found.get();
+            Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
+            if (schedule instanceof Schedule.Now || schedule instanceof Schedule.Once) {
+                return Optional.of(run);
+            }
+            Instant now = clock.instant();
+            CatchUp policy = job.firing().catchUp();
+            Instant missedBefore = now.minus(CatchUp.MISSED_AFTER);
+            Instant oldest = now.minus(policy.maxAge());
+            int keep = switch (policy.mode()) {
+                case SKIP -> 0;
+                case LATEST -> 1;
+                case ALL -> policy.maxRuns();
+            };
+            // Walk the missed occurrences (from the run's, or from maxAge ago if that is later), keeping the last
+            // `keep` of them; t ends on the first occurrence that is not missed.
+            Deque<Instant> kept = new ArrayDeque<>();
+            int walked = 0;
+            Optional<Instant> t = run.occurrence().isBefore(oldest) ? schedule.first(oldest)
+                    : Optional.of(run.occurrence());
+            if (keep == 0) {
+                t = schedule.first(missedBefore);
+            }
+            while (t.isPresent() && t.get().isBefore(missedBefore)) {
+                walked++;
+                if (keep > 0) {
+                    if (kept.size() == keep) {
+                        kept.removeFirst();
+                    }
+                    kept.addLast(t.get());
+                }
+                t = schedule.next(t.get());
+            }
+            Optional<Instant> target = kept.isEmpty() ? t : Optional.of(kept.getFirst());
+            if (target.isPresent() && target.get().equals(run.occurrence())) {
+                windows.keptFrom.put(run.jobId(), run.occurrence());
+                return Optional.of(run);
+            }
+            // Left out: move the job past it to the target, skipping occurrences that already have a run.
+            while (target.isPresent() && runs.get(job.id(), RunIds.forOccurrence(target.get()))
+                    .filter(r -> r.state() != RunState.CANCELLED).isPresent()) {
+                target = schedule.next(target.get());
+            }
+            Optional<Run> next = target.map(at -> planner.plan(job, at, now));
+            String why = "missed: not run by catchUp " + policy.mode().wire() + " (maxAge " + policy.maxAge()
+                    + ", maxRuns " + policy.maxRuns() + "); occurrences from " + run.occurrence() + " up to "
+                    + next.map(r -> r.occurrence().toString()).orElse("the end of the schedule")
+                    + " not run" + (keep == 0 ? "" : " (" + walked + " within maxAge, " + kept.size() + " kept)");
+            List<TransactWriteItem> items = new ArrayList<>(advance(job, run, next, now));
+            items.add(runs.skipScheduled(job.id(), run.runId(), why, now, now.plus(settings.retention())));
+            if (!tx.writeRetryingConflicts(items).won()) {
+                // The job or run moved on meanwhile (another sweeper, a delete, a pause): nothing to send from here.
+                return Optional.empty();
+            }
+            report.skipped++;
+            LOG.log(Level.INFO, "job " + job.id() + ": " + why);
+            next.ifPresent(n -> {
+                report.materialized++;
+                if (!kept.isEmpty()) {
+                    windows.keptFrom.put(job.id(), n.occurrence());
+                }
+            });
+            return next;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "catch-up of " + run.jobId() + "/" + run.runId() + " failed", e);
+            report.failed(run);
+            return Optional.empty();
+        }
+    }
+
+    /** Per dispatch call: the first occurrence of each job its catch-up policy keeps, once computed. */
+    private static final class CatchUpWindows {
+        final java.util.Map<String, Instant> keptFrom = new java.util.HashMap<>();
     }
 
     /** What one dispatch did. Failed runs stay SCHEDULED for a later sweep. */
@@ -252,6 +393,8 @@ public final class Dispatcher {
         public int materialized;
         /** Stuck runs sent again: QUEUED/FAILED whose message was lost, RUNNING whose executor died. */
         public int resent;
+        /** Late pending runs left out by their job's catch-up policy (now SKIPPED). */
+        public int skipped;
         public final List<Run> failed = new ArrayList<>();
 
         void failed(Run run) {

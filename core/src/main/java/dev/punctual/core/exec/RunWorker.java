@@ -2,6 +2,8 @@ package dev.punctual.core.exec;
 
 import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.firing.FiringPolicy;
+import dev.punctual.core.firing.Overlap;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
@@ -18,16 +20,20 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
@@ -80,8 +86,18 @@ public final class RunWorker {
 
     /** What happened to one message. */
     public enum Outcome {
-        SUCCEEDED, FAILED, DEAD, RELEASED, FENCED, EARLY, POISON, CANCELLED, ALREADY_DONE, LEASED_ELSEWHERE, CONFLICT
+        SUCCEEDED, FAILED, DEAD, RELEASED, FENCED, EARLY, POISON, CANCELLED, ALREADY_DONE, LEASED_ELSEWHERE, CONFLICT,
+        /** Not started: an earlier run of the job is still running and the job says {@code overlap: forbid}. */
+        SKIPPED,
+        /** Not started yet: an earlier run of the job is still running and the job says {@code overlap: queue}. */
+        WAITING,
+        /** Not started within the job's {@code maxRunAge}: DEAD. */
+        EXPIRED
     }
+
+    /** How often a run held back by {@code overlap: queue} looks again whether the running one has finished. */
+    public static final Duration OVERLAP_POLL = Duration.ofSeconds(5);
+    private static final int CLAIM_RACES = 3;
 
     public Outcome handle(Message message) throws InterruptedException {
         RunMessage m;
@@ -105,30 +121,82 @@ public final class RunWorker {
         }
 
         Instant now = clock.instant();
-        Transactions.Outcome claim = tx.write(List.of(jobs.conditionRunnable(m.jobId()),
-                runs.claim(m.jobId(), m.runId(), executorId, now.plus(settings.lease()), now)));
-        if (!claim.won()) {
-            return lostClaim(message, m, claim, now);
+        FiringPolicy policy = jobs.get(m.jobId()).map(Job::firing).orElse(FiringPolicy.DEFAULT);
+        if (now.isAfter(m.scheduledAt().plus(policy.maxRunAge())) && expired(message, m, policy, now)) {
+            return Outcome.EXPIRED;
         }
-        Run run = runs.get(m.jobId(), m.runId()).orElseThrow();
-        if (settings.emfMetrics()) {
-            System.out.println(FiringMetrics.latenessLine(settings.prefix(),
-                    Duration.between(run.scheduledAt(), now), now));
+        for (int race = 0; race < CLAIM_RACES; race++) {
+            now = clock.instant();
+            Claim c = claim(m, policy, now);
+            Transactions.Outcome claim = tx.write(c.items());
+            if (claim.won()) {
+                Run run = runs.get(m.jobId(), m.runId()).orElseThrow();
+                if (settings.emfMetrics()) {
+                    System.out.println(FiringMetrics.latenessLine(settings.prefix(),
+                            Duration.between(run.scheduledAt(), now), now));
+                }
+                return execute(message, run);
+            }
+            Outcome lost = lostClaim(message, m, claim, c, now);
+            if (lost != null) {
+                return lost;
+            }
+            // The job's active run changed between our read and our claim (another run of it started): again.
         }
-        return execute(message, run);
+        return Outcome.CONFLICT;
     }
 
-    private Outcome lostClaim(Message message, RunMessage m, Transactions.Outcome claim, Instant now) {
-        if (claim.failed(0)) {
-            // The job was deleted or paused while this run waited in the queue: it must not start.
-            Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> job = claim.oldItem(0);
-            String reason = job != null && "PAUSED".equals(Items.str(job, "state")) ? "job paused" : "job deleted";
-            runs.cancelUnstarted(m.jobId(), m.runId(), reason, now, now.plus(settings.retention()));
-            queue.delete(message.receiptHandle());
-            return Outcome.CANCELLED;
+    /**
+     * The claim transaction: the job may run (not PAUSED or DELETED) and the run is claimable. Under
+     * {@code overlap: forbid|queue} the job's active run must also not be RUNNING under a live lease, and becomes
+     * this run: two runs of one job claimed at once expect the same active run, so at most one wins.
+     */
+    private Claim claim(RunMessage m, FiringPolicy policy, Instant now) {
+        TransactWriteItem grant = runs.claim(m.jobId(), m.runId(), executorId, now.plus(settings.lease()), now);
+        if (policy.overlap() == Overlap.ALLOW) {
+            return new Claim(List.of(jobs.conditionRunnable(m.jobId()), grant), -1, null);
         }
-        if (claim.failed(1)) {
-            Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> old = claim.oldItem(1);
+        String active = jobs.activeRun(m.jobId());
+        List<TransactWriteItem> items = new ArrayList<>();
+        items.add(jobs.takeActiveRun(m.jobId(), active, m.runId()));
+        int overlapIndex = -1;
+        if (active != null && !active.equals(m.runId())) {
+            overlapIndex = items.size();
+            items.add(runs.conditionNotRunning(m.jobId(), active, now));
+        }
+        items.add(grant);
+        return new Claim(items, overlapIndex, active);
+    }
+
+    /** A claim's items: the job's check first, the run's grant last, and where the overlap check is (-1: none). */
+    private record Claim(List<TransactWriteItem> items, int overlapIndex, String active) {
+        int runIndex() {
+            return items.size() - 1;
+        }
+    }
+
+    /** Whether the run has waited longer than the job's maxRunAge; if so it is now DEAD and the message gone. */
+    private boolean expired(Message message, RunMessage m, FiringPolicy policy, Instant now) {
+        Optional<Run> run = runs.get(m.jobId(), m.runId());
+        if (run.isEmpty() || run.get().state().terminal() || !now.isAfter(run.get().dueSince()
+                .plus(policy.maxRunAge()))) {
+            return false;
+        }
+        String why = "not started within maxRunAge " + policy.maxRunAge() + " of becoming due at "
+                + run.get().dueSince();
+        if (!runs.markDeadLettered(run.get(), why, now, now.plus(settings.retention()))) {
+            // Running under a live lease, or it moved on meanwhile: not ours to end.
+            return false;
+        }
+        LOG.log(Level.INFO, "run " + m.jobId() + "/" + m.runId() + " " + why);
+        queue.delete(message.receiptHandle());
+        return true;
+    }
+
+    /** What a lost claim means; null: a race on the job's active run, to be tried again. */
+    private Outcome lostClaim(Message message, RunMessage m, Transactions.Outcome claim, Claim c, Instant now) {
+        if (claim.failed(c.runIndex())) {
+            Map<String, AttributeValue> old = claim.oldItem(c.runIndex());
             if (old == null || RunState.valueOf(Items.str(old, "state")).terminal()) {
                 // Finished (or never existed): this is a duplicate delivery.
                 queue.delete(message.receiptHandle());
@@ -136,6 +204,45 @@ public final class RunWorker {
             }
             // Another executor holds a live lease; if it dies, this message brings the run back after the lease.
             return Outcome.LEASED_ELSEWHERE;
+        }
+        if (claim.failed(0)) {
+            Map<String, AttributeValue> job = claim.oldItem(0);
+            String state = job == null ? null : Items.str(job, "state");
+            if ("ACTIVE".equals(state) || "COMPLETED".equals(state)) {
+                return null;
+            }
+            // The job was deleted or paused while this run waited in the queue: it must not start.
+            String reason = "PAUSED".equals(state) ? "job paused" : "job deleted";
+            runs.cancelUnstarted(m.jobId(), m.runId(), reason, now, now.plus(settings.retention()));
+            queue.delete(message.receiptHandle());
+            return Outcome.CANCELLED;
+        }
+        if (c.overlapIndex() >= 0 && claim.failed(c.overlapIndex())) {
+            return overlapping(message, m, c.active(), now);
+        }
+        return Outcome.CONFLICT;
+    }
+
+    /** The job's run {@code active} is still running: skip this one (forbid) or look again shortly (queue). */
+    private Outcome overlapping(Message message, RunMessage m, String active, Instant now) {
+        FiringPolicy policy = jobs.get(m.jobId()).map(Job::firing).orElse(FiringPolicy.DEFAULT);
+        if (policy.overlap() == Overlap.QUEUE) {
+            // The re-sent messages carry the time of the next look, not the run's due time, so the age is
+            // checked against the run itself here.
+            if (expired(message, m, policy, now)) {
+                return Outcome.EXPIRED;
+            }
+            // A fresh message rather than a longer invisibility: a long wait must not count towards the queue's
+            // maxReceiveCount and end in the dead-letter queue. Sent before the delete: a crash in between
+            // leaves a duplicate, which the claim makes harmless.
+            queue.sendBatch(List.of(new RunMessage(m.jobId(), m.runId(), now.plus(OVERLAP_POLL))), now);
+            queue.delete(message.receiptHandle());
+            return Outcome.WAITING;
+        }
+        if (runs.endUnstarted(m.jobId(), m.runId(), RunState.SKIPPED, "run " + active
+                + " of this job was still running (overlap: forbid)", now, now.plus(settings.retention()))) {
+            queue.delete(message.receiptHandle());
+            return Outcome.SKIPPED;
         }
         return Outcome.CONFLICT;
     }

@@ -1,5 +1,6 @@
 package dev.punctual.core.job;
 
+import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.schedule.ScheduleSpec;
 import java.time.Instant;
 import java.util.List;
@@ -8,7 +9,7 @@ import java.util.Map;
 /**
  * A job: its definition, its owner (tenant), its state and version, and the one pending (SCHEDULED) run of its
  * schedule, if any; {@code pausedAt} while it is PAUSED (when {@code nextRunAt} is still the due time of the pending
- * run the pause cancelled). {@code binarySha256} is copied from the binary so executors need not read the binaries table.
+ * run the pause cancelled); {@code firing}: jitter, catch-up, overlap and max run age. {@code binarySha256} is copied from the binary so executors need not read the binaries table.
  */
 public record Job(
         String id,
@@ -28,10 +29,21 @@ public record Job(
         String pendingRunId,
         Instant nextRunAt,
         Instant pausedAt,
-        List<Integer> nonRetryableExitCodes) {
+        List<Integer> nonRetryableExitCodes,
+        FiringPolicy firing) {
 
     public Job {
         nonRetryableExitCodes = nonRetryableExitCodes == null ? List.of() : List.copyOf(nonRetryableExitCodes);
+        firing = firing == null ? FiringPolicy.DEFAULT : firing;
+    }
+
+    /** A job with the default firing policy. */
+    public Job(String id, String owner, String name, String binaryId, String binarySha256, List<String> args,
+               Map<String, String> env, ScheduleSpec schedule, int timeoutSeconds, int maxAttempts, JobState state,
+               long version, Instant createdAt, Instant updatedAt, String pendingRunId, Instant nextRunAt,
+               Instant pausedAt, List<Integer> nonRetryableExitCodes) {
+        this(id, owner, name, binaryId, binarySha256, args, env, schedule, timeoutSeconds, maxAttempts, state,
+                version, createdAt, updatedAt, pendingRunId, nextRunAt, pausedAt, nonRetryableExitCodes, null);
     }
 
     /** A job that is not paused. */
@@ -39,6 +51,6 @@ public record Job(
                Map<String, String> env, ScheduleSpec schedule, int timeoutSeconds, int maxAttempts, JobState state,
                long version, Instant createdAt, Instant updatedAt, String pendingRunId, Instant nextRunAt) {
         this(id, owner, name, binaryId, binarySha256, args, env, schedule, timeoutSeconds, maxAttempts, state,
-                version, createdAt, updatedAt, pendingRunId, nextRunAt, null, List.of());
+                version, createdAt, updatedAt, pendingRunId, nextRunAt, null, List.of(), null);
     }
 }

@@ -4,12 +4,17 @@ import static dev.punctual.core.infra.Items.instant;
 import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
 
+import dev.punctual.core.firing.CatchUp;
+import dev.punctual.core.firing.FiringPolicy;
+import dev.punctual.core.firing.Jitter;
+import dev.punctual.core.firing.Overlap;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
 import dev.punctual.core.schedule.DateSpec;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.time.Instants;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -42,6 +47,8 @@ public final class JobRepository {
     private static final String PENDING = "pendingRunId";
     private static final String NEXT_RUN_AT = "nextRunAt";
     private static final String PAUSED_AT = "pausedAt";
+    private static final String FIRING = "firing";
+    private static final String ACTIVE_RUN = "activeRunId";
 
     private final DynamoDbClient dynamo;
     private final TableSpec table;
@@ -73,6 +80,7 @@ public final class JobRepository {
             item.put(NO_RETRY_CODES, AttributeValue.fromL(job.nonRetryableExitCodes().stream()
                     .map(c -> n(c)).toList()));
         }
+        item.put(FIRING, firingValue(job.firing()));
         item.put(STATE, s(job.state().name()));
         item.put(VERSION, n(job.version()));
         item.put(CREATED_AT, instant(job.createdAt()));
@@ -209,6 +217,80 @@ public final class JobRepository {
     }
 
     /**
+     * Replaces the job's definition (a {@code PUT}): provided it is still at {@code expectedVersion}, not DELETED,
+     * and its pending run is still {@code expectedPending} (null: none), so the pending run replaced in the same
+     * transaction is the right one. {@code job} carries the new definition, state, version, pending run and
+     * {@code nextRunAt}; its id, owner and creation time are not written.
+     */
+    public TransactWriteItem replace(Job job, long expectedVersion, String expectedPending) {
+        Map<String, String> names = new HashMap<>(Map.of("#name", NAME, "#b", Resources.BINARY_ID, "#sha",
+                BINARY_SHA, "#args", ARGS, "#env", ENV, "#sch", SCHEDULE, "#to", TIMEOUT, "#ma", MAX_ATTEMPTS,
+                "#nr", NO_RETRY_CODES, "#f", FIRING));
+        names.putAll(Map.of("#st", STATE, "#v", VERSION, "#u", UPDATED_AT, "#p", PENDING, "#n", NEXT_RUN_AT,
+                "#o", Resources.OWNER));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":name", s(job.name()), ":b", s(job.binaryId()),
+                ":sha", s(job.binarySha256()), ":args", Items.strings(job.args()), ":env", Items.stringMap(job.env()),
+                ":sch", scheduleValue(job.schedule()), ":to", n(job.timeoutSeconds()), ":ma", n(job.maxAttempts()),
+                ":nr", AttributeValue.fromL(job.nonRetryableExitCodes().stream().map(c -> n(c)).toList()),
+                ":f", firingValue(job.firing())));
+        values.putAll(Map.of(":st", s(job.state().name()), ":v", n(job.version()), ":expected", n(expectedVersion),
+                ":now", instant(job.updatedAt()), ":deleted", s(JobState.DELETED.name()), ":owner", s(job.owner())));
+        StringBuilder update = new StringBuilder("SET #name = :name, #b = :b, #sha = :sha, #args = :args,"
+                + " #env = :env, #sch = :sch, #to = :to, #ma = :ma, #nr = :nr, #f = :f, #st = :st, #v = :v,"
+                + " #u = :now");
+        if (job.pendingRunId() != null) {
+            update.append(", #p = :next, #n = :nextAt");
+            values.put(":next", s(job.pendingRunId()));
+            values.put(":nextAt", instant(job.nextRunAt()));
+        } else {
+            update.append(" REMOVE #p, #n");
+        }
+        String cond = "#o = :owner AND #v = :expected AND #st <> :deleted AND " + pendingIs(expectedPending, values);
+        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(job.id()))
+                .updateExpression(update.toString())
+                .conditionExpression(cond)
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
+    }
+
+    /**
+     * The claim's check on the job of a run that must not overlap another: the job may run (as
+     * {@link #conditionRunnable}) and its active run is still {@code seenActive} (null: none), the one whose state
+     * the same transaction checks; it becomes {@code runId}. Two runs claimed at once both expect the same active
+     * run, so only one can win. The job as it was comes back on failure.
+     */
+    public TransactWriteItem takeActiveRun(String jobId, String seenActive, String runId) {
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":active", s(JobState.ACTIVE.name()),
+                ":completed", s(JobState.COMPLETED.name()), ":run", s(runId)));
+        String seen;
+        if (seenActive == null) {
+            seen = "attribute_not_exists(#ar)";
+        } else {
+            seen = "#ar = :seen";
+            values.put(":seen", s(seenActive));
+        }
+        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
+                .updateExpression("SET #ar = :run")
+                .conditionExpression("attribute_exists(#id) AND #st IN (:active, :completed) AND " + seen)
+                .expressionAttributeNames(Map.of("#id", Resources.JOB_ID, "#st", STATE, "#ar", ACTIVE_RUN))
+                .expressionAttributeValues(values)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
+    }
+
+    /** The run most recently claimed under {@code overlap: forbid|queue} (null: none yet), as in {@code item}. */
+    public static String activeRunOf(Map<String, AttributeValue> item) {
+        return item == null ? null : Items.str(item, ACTIVE_RUN);
+    }
+
+    /** The active run of a job as read by {@link #get}: null if none. */
+    public String activeRun(String jobId) {
+        var item = dynamo.getItem(b -> b.tableName(table.name()).key(key(jobId)).consistentRead(true)
+                .projectionExpression("#ar").expressionAttributeNames(Map.of("#ar", ACTIVE_RUN))).item();
+        return activeRunOf(item);
+    }
+
+    /**
      * A condition that the job exists and may run (ACTIVE or COMPLETED: not PAUSED, not DELETED): part of every
      * claim, so a run that was already sitting in the queue when its job was deleted or paused never starts. The
      * job as it was comes back on failure, so the caller can tell which.
@@ -229,6 +311,35 @@ public final class JobRepository {
 
     private static Map<String, AttributeValue> key(String jobId) {
         return Map.of(Resources.JOB_ID, s(jobId));
+    }
+
+    private static AttributeValue firingValue(FiringPolicy f) {
+        Map<String, AttributeValue> m = new LinkedHashMap<>();
+        if (f.jitter() != null) {
+            m.put("jitterMode", s(f.jitter().mode().name()));
+            m.put("jitterMax", s(f.jitter().max().toString()));
+        }
+        m.put("catchUp", s(f.catchUp().mode().name()));
+        m.put("catchUpMaxAge", s(f.catchUp().maxAge().toString()));
+        m.put("catchUpMaxRuns", n(f.catchUp().maxRuns()));
+        m.put("overlap", s(f.overlap().name()));
+        m.put("maxRunAge", s(f.maxRunAge().toString()));
+        return AttributeValue.fromM(m);
+    }
+
+    /** Jobs written before firing policies existed have none stored: they get the defaults. */
+    private static FiringPolicy firing(AttributeValue value) {
+        if (value == null || !value.hasM()) {
+            return FiringPolicy.DEFAULT;
+        }
+        Map<String, AttributeValue> m = value.m();
+        String jitterMode = Items.str(m, "jitterMode");
+        Jitter jitter = jitterMode == null ? null
+                : new Jitter(Jitter.Mode.valueOf(jitterMode), Duration.parse(Items.str(m, "jitterMax")));
+        CatchUp catchUp = new CatchUp(CatchUp.Mode.valueOf(Items.str(m, "catchUp")),
+                Duration.parse(Items.str(m, "catchUpMaxAge")), Items.integer(m, "catchUpMaxRuns"));
+        return new FiringPolicy(jitter, catchUp, Overlap.valueOf(Items.str(m, "overlap")),
+                Duration.parse(Items.str(m, "maxRunAge")));
     }
 
     /**
@@ -301,6 +412,7 @@ public final class JobRepository {
                 Items.instant(item, NEXT_RUN_AT),
                 Items.instant(item, PAUSED_AT),
                 item.containsKey(NO_RETRY_CODES) ? item.get(NO_RETRY_CODES).l().stream()
-                        .map(v -> Integer.valueOf(v.n())).toList() : List.of());
+                        .map(v -> Integer.valueOf(v.n())).toList() : List.of(),
+                firing(item.get(FIRING)));
     }
 }

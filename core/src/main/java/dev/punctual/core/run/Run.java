@@ -3,7 +3,9 @@ package dev.punctual.core.run;
 import java.time.Instant;
 
 /**
- * One occurrence of a job. {@code attempt} is also the fencing token: every write by an executor is conditional on
+ * One occurrence of a job: {@code occurrence} is the schedule's instant it stands for (its run id is made from it,
+ * and the job's next occurrence is computed from it); {@code scheduledAt} is when it is due, the occurrence plus
+ * the job's jitter. {@code attempt} is also the fencing token: every write by an executor is conditional on
  * the attempt it was granted, so a stale executor can never overwrite a newer attempt.
  */
 public record Run(
@@ -21,11 +23,35 @@ public record Run(
         Instant finishedAt,
         String error,
         String logKey,
-        Instant createdAt) {
+        Instant createdAt,
+        Instant occurrence) {
+
+    public Run {
+        occurrence = occurrence == null ? scheduledAt : occurrence;
+    }
+
+    /** A run due at its occurrence (no jitter). */
+    public Run(String jobId, String runId, String owner, Instant scheduledAt, RunState state, int attempt,
+               int maxAttempts, String leaseOwner, Instant leaseExpiry, Integer exitCode, Instant startedAt,
+               Instant finishedAt, String error, String logKey, Instant createdAt) {
+        this(jobId, runId, owner, scheduledAt, state, attempt, maxAttempts, leaseOwner, leaseExpiry, exitCode,
+                startedAt, finishedAt, error, logKey, createdAt, null);
+    }
 
     public static Run scheduled(String jobId, String runId, String owner, Instant scheduledAt, int maxAttempts,
                                 Instant now) {
-        return new Run(jobId, runId, owner, scheduledAt, RunState.SCHEDULED, 0, maxAttempts, null, null, null,
-                null, null, null, null, now);
+        return scheduled(jobId, runId, owner, scheduledAt, scheduledAt, maxAttempts, now);
+    }
+
+    /** A SCHEDULED run of {@code occurrence}, due at {@code dueAt} (the occurrence plus its jitter). */
+    public static Run scheduled(String jobId, String runId, String owner, Instant occurrence, Instant dueAt,
+                                int maxAttempts, Instant now) {
+        return new Run(jobId, runId, owner, dueAt, RunState.SCHEDULED, 0, maxAttempts, null, null, null,
+                null, null, null, null, now, occurrence);
+    }
+
+    /** When the run became due: its due time, or its creation if it was created late (catch-up, backfill). */
+    public Instant dueSince() {
+        return createdAt != null && createdAt.isAfter(scheduledAt) ? createdAt : scheduledAt;
     }
 }

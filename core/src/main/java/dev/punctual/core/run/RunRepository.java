@@ -52,6 +52,7 @@ public final class RunRepository {
     private static final String CREATED_AT = "createdAt";
     private static final String UPDATED_AT = "updatedAt";
     private static final String QUEUED_AT = "queuedAt";
+    private static final String OCCURRENCE = "occurrence";
 
     private final DynamoDbClient dynamo;
     private final TableSpec table;
@@ -69,20 +70,26 @@ public final class RunRepository {
     public record Attention(Run run, Instant at) {
     }
 
-    /** Writes a SCHEDULED run into the due index; loses if this occurrence already exists. */
+    /**
+     * Writes a SCHEDULED run into the due index; loses if this occurrence already exists. A run created already due
+     * (a catch-up, a backfill) is indexed at its creation, not in a past bucket the sweeper has left behind.
+     */
     public TransactWriteItem insertScheduled(Run run) {
         Map<String, AttributeValue> item = new LinkedHashMap<>();
         item.put(Resources.JOB_ID, s(run.jobId()));
         item.put(Resources.RUN_ID, s(run.runId()));
         item.put(OWNER, s(run.owner()));
         item.put(SCHEDULED_AT, instant(run.scheduledAt()));
+        if (!run.occurrence().equals(run.scheduledAt())) {
+            item.put(OCCURRENCE, instant(run.occurrence()));
+        }
         item.put(STATE, s(RunState.SCHEDULED.name()));
         item.put(ATTEMPT, n(0));
         item.put(MAX_ATTEMPTS, n(run.maxAttempts()));
         item.put(CREATED_AT, instant(run.createdAt()));
         item.put(UPDATED_AT, instant(run.createdAt()));
-        item.put(Resources.DUE_SHARD, s(buckets.partitionFor(run.scheduledAt(), run.jobId(), run.runId())));
-        item.put(Resources.DUE_SORT, s(TimeBuckets.sortKey(run.scheduledAt(), run.jobId(), run.runId())));
+        item.put(Resources.DUE_SHARD, s(buckets.partitionFor(run.dueSince(), run.jobId(), run.runId())));
+        item.put(Resources.DUE_SORT, s(TimeBuckets.sortKey(run.dueSince(), run.jobId(), run.runId())));
         return TransactWriteItem.builder().put(p -> p.tableName(table.name()).item(item)
                 .conditionExpression("attribute_not_exists(#r)")
                 .expressionAttributeNames(Map.of("#r", Resources.RUN_ID))).build();
@@ -177,11 +184,12 @@ public final class RunRepository {
         try {
             dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
                     .updateExpression("REMOVE #ds, #dk")
-                    .conditionExpression("attribute_exists(#ds) AND #st IN (:succeeded, :dead, :cancelled)")
+                    .conditionExpression("attribute_exists(#ds) AND #st IN (:succeeded, :dead, :cancelled, :skipped)")
                     .expressionAttributeNames(Map.of("#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT,
                             "#st", STATE))
                     .expressionAttributeValues(Map.of(":succeeded", s(RunState.SUCCEEDED.name()),
-                            ":dead", s(RunState.DEAD.name()), ":cancelled", s(RunState.CANCELLED.name()))));
+                            ":dead", s(RunState.DEAD.name()), ":cancelled", s(RunState.CANCELLED.name()),
+                            ":skipped", s(RunState.SKIPPED.name()))));
             return true;
         } catch (ConditionalCheckFailedException lost) {
             return false;
@@ -307,13 +315,23 @@ public final class RunRepository {
 
     /** Cancels a run that has not started (its job was deleted while it waited in the queue). */
     public boolean cancelUnstarted(String jobId, String runId, String reason, Instant now, Instant expiresAt) {
+        return endUnstarted(jobId, runId, RunState.CANCELLED, reason, now, expiresAt);
+    }
+
+    /**
+     * Ends a run that has not started (SCHEDULED, QUEUED or FAILED) as CANCELLED or SKIPPED, saying why; it leaves
+     * the due index and expires after the retention period. Loses if it started or finished meanwhile.
+     */
+    public boolean endUnstarted(String jobId, String runId, RunState to, String reason, Instant now,
+                                Instant expiresAt) {
         try {
             dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
-                    .updateExpression("SET #st = :cancelled, #u = :now, #err = :why, #x = :x REMOVE #ds, #dk")
+                    .updateExpression("SET #st = :to, #u = :now, #fa = :now, #err = :why, #x = :x REMOVE #ds, #dk")
                     .conditionExpression("#st IN (:scheduled, :queued, :failed)")
                     .expressionAttributeNames(Map.of("#st", STATE, "#u", UPDATED_AT, "#err", ERROR,
-                            "#x", Resources.EXPIRES_AT, "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
-                    .expressionAttributeValues(Map.of(":cancelled", s(RunState.CANCELLED.name()),
+                            "#fa", FINISHED_AT, "#x", Resources.EXPIRES_AT, "#ds", Resources.DUE_SHARD,
+                            "#dk", Resources.DUE_SORT))
+                    .expressionAttributeValues(Map.of(":to", s(to.name()),
                             ":scheduled", s(RunState.SCHEDULED.name()), ":queued", s(RunState.QUEUED.name()),
                             ":failed", s(RunState.FAILED.name()), ":now", instant(now), ":why", s(reason),
                             ":x", n(expiresAt.getEpochSecond()))));
@@ -321,6 +339,52 @@ public final class RunRepository {
         } catch (ConditionalCheckFailedException lost) {
             return false;
         }
+    }
+
+    /**
+     * SCHEDULED → SKIPPED, in the transaction that moves its job past it to a later occurrence (a missed run its
+     * catch-up policy leaves out).
+     */
+    public TransactWriteItem skipScheduled(String jobId, String runId, String reason, Instant now,
+                                           Instant expiresAt) {
+        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
+                .updateExpression("SET #st = :skipped, #u = :now, #fa = :now, #err = :why, #x = :x REMOVE #ds, #dk")
+                .conditionExpression("#st = :scheduled")
+                .expressionAttributeNames(Map.of("#st", STATE, "#u", UPDATED_AT, "#fa", FINISHED_AT, "#err", ERROR,
+                        "#x", Resources.EXPIRES_AT, "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
+                .expressionAttributeValues(Map.of(":skipped", s(RunState.SKIPPED.name()),
+                        ":scheduled", s(RunState.SCHEDULED.name()), ":now", instant(now), ":why", s(reason),
+                        ":x", n(expiresAt.getEpochSecond())))).build();
+    }
+
+    /**
+     * Moves a SCHEDULED run to a new due time and attempt budget (a job update that keeps the same next
+     * occurrence); loses if the run was sent, claimed or cancelled meanwhile.
+     */
+    public TransactWriteItem reschedule(Run run) {
+        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(run.jobId(), run.runId()))
+                .updateExpression("SET #sa = :sa, #oc = :oc, #m = :m, #u = :now, #ds = :ds, #dk = :dk")
+                .conditionExpression("#st = :scheduled")
+                .expressionAttributeNames(Map.of("#st", STATE, "#sa", SCHEDULED_AT, "#oc", OCCURRENCE,
+                        "#m", MAX_ATTEMPTS, "#u", UPDATED_AT, "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
+                .expressionAttributeValues(Map.of(":scheduled", s(RunState.SCHEDULED.name()),
+                        ":sa", instant(run.scheduledAt()), ":oc", instant(run.occurrence()),
+                        ":m", n(run.maxAttempts()), ":now", instant(run.createdAt()),
+                        ":ds", s(buckets.partitionFor(run.dueSince(), run.jobId(), run.runId())),
+                        ":dk", s(TimeBuckets.sortKey(run.dueSince(), run.jobId(), run.runId()))))).build();
+    }
+
+    /**
+     * A condition that the run {@code runId} of the job is not RUNNING under a live lease: part of the claim of a
+     * job whose runs must not overlap. The run as it was comes back on failure.
+     */
+    public TransactWriteItem conditionNotRunning(String jobId, String runId, Instant now) {
+        return TransactWriteItem.builder().conditionCheck(c -> c.tableName(table.name()).key(key(jobId, runId))
+                .conditionExpression("attribute_not_exists(#st) OR #st <> :running OR #le < :nowMs")
+                .expressionAttributeNames(Map.of("#st", STATE, "#le", LEASE_EXPIRY))
+                .expressionAttributeValues(Map.of(":running", s(RunState.RUNNING.name()),
+                        ":nowMs", n(now.toEpochMilli())))
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
     }
 
     /** One page of a job's runs, newest first. */
@@ -470,6 +534,7 @@ public final class RunRepository {
                 Items.instant(item, FINISHED_AT),
                 Items.str(item, ERROR),
                 Items.str(item, LOG_KEY),
-                Items.instant(item, CREATED_AT));
+                Items.instant(item, CREATED_AT),
+                Items.instant(item, OCCURRENCE));
     }
 }

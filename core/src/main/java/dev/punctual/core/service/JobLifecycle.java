@@ -2,6 +2,9 @@ package dev.punctual.core.service;
 
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.firing.CatchUp;
+import dev.punctual.core.firing.FiringPolicies;
+import dev.punctual.core.firing.RunPlanner;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
@@ -12,6 +15,7 @@ import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
+import dev.punctual.core.time.Instants;
 import java.lang.System.Logger.Level;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -21,7 +25,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
@@ -31,22 +34,16 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
  */
 public final class JobLifecycle {
     private static final System.Logger LOG = System.getLogger(JobLifecycle.class.getName());
-    /** At most this many missed occurrences are run by {@code catchUp: all} (the most recent ones). */
-    public static final int MAX_CATCH_UP = 100;
+    /** At most this many missed occurrences are run by the default {@code catchUp: all} (the most recent ones). */
+    public static final int MAX_CATCH_UP = CatchUp.DEFAULT_MAX_RUNS;
+    /** The most occurrences one backfill may create. */
+    public static final int MAX_BACKFILL = 1000;
+    /** Backfilled runs dispatched by the request itself (the oldest); the sweeper sends the rest within a minute. */
+    static final int BACKFILL_DISPATCH_NOW = 100;
     /** DynamoDB's limit on the items of one transaction. */
     static final int MAX_TRANSACTION_ITEMS = 100;
     private static final int RETRIES = 10;
     private static final SecureRandom RANDOM = new SecureRandom();
-
-    /** What resume does with the occurrences that fell while the job was paused. */
-    public enum CatchUp {
-        /** None of them: the next future occurrence becomes the pending run (the default). */
-        SKIP,
-        /** One run, for the most recent of them, now. */
-        LATEST,
-        /** Every one of them (at most {@link #MAX_CATCH_UP}, the most recent), now. */
-        ALL
-    }
 
     private final JobRepository jobs;
     private final RunRepository runs;
@@ -55,9 +52,11 @@ public final class JobLifecycle {
     private final Schedules schedules;
     private final Settings settings;
     private final Clock clock;
+    private final RunPlanner planner;
 
     public JobLifecycle(JobRepository jobs, RunRepository runs, Transactions tx, Dispatcher dispatcher,
-                        Schedules schedules, Settings settings, Clock clock) {
+                        Schedules schedules, Settings settings, Clock clock, RunPlanner planner) {
+        this.planner = planner;
         this.jobs = jobs;
         this.runs = runs;
         this.tx = tx;
@@ -120,30 +119,32 @@ public final class JobLifecycle {
         throw new IllegalStateException("job " + jobId + " kept changing during pause; try again");
     }
 
-    /** Parses {@code catchUp} (null: skip); a 422 naming the field otherwise. */
-    public static CatchUp catchUp(ResumeRequest req) {
+    /** The job's catch-up policy, its mode overridden by the request's {@code catchUp}; a 422 naming the field. */
+    static CatchUp catchUp(Job job, ResumeRequest req) {
+        CatchUp policy = job.firing().catchUp();
         String value = req == null ? null : req.catchUp();
         if (value == null) {
-            return CatchUp.SKIP;
+            return policy;
         }
-        try {
-            return CatchUp.valueOf(value.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
+        CatchUp.Mode mode = FiringPolicies.catchUpMode(value);
+        if (mode == null) {
             throw new ValidationException(422, List.of(new FieldError("catchUp",
                     "must be one of skip, latest, all")));
         }
+        return policy.withMode(mode);
     }
 
     /**
      * Resumes a paused job. The occurrences of its schedule at or after {@code pausedAt} (or the due time of the
-     * pending run the pause cancelled, if earlier) and before now were missed; {@code catchUp} decides which of them run now. The first occurrence at or after now becomes the
-     * pending run. The job's update, the new pending run and the catch-up runs are one transaction (when they fit in
-     * one: up to 98 catch-up runs; the rest, at most two, follow in a second one); then the runs due are
-     * dispatched.
+     * pending run the pause cancelled, if earlier) and before now were missed; the job's {@code catchUp} (its mode
+     * overridden by the request's) decides which of them run now, none older than its {@code maxAge}. The first
+     * occurrence at or after now becomes the pending run. The job's update, the new pending run and the most recent
+     * catch-up runs are one transaction (DynamoDB allows 100 items); older catch-up runs follow in further ones.
+     * Then the runs due are dispatched.
      */
     public JobView resume(String owner, String jobId, ResumeRequest req) {
-        CatchUp policy = catchUp(req);
         Job job = find(owner, jobId);
+        CatchUp policy = catchUp(job, req);
         if (job.state() != JobState.PAUSED) {
             throw new ConflictException("job " + jobId + " is " + job.state() + ": only a PAUSED job can be resumed");
         }
@@ -152,24 +153,30 @@ public final class JobLifecycle {
         Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
         // Counted from the pause, or from the run it cancelled if a lagging sweep had left that one due earlier.
         Instant from = job.nextRunAt() != null && job.nextRunAt().isBefore(pausedAt) ? job.nextRunAt() : pausedAt;
+        // Occurrences older than the policy's maxAge never run.
+        Instant oldest = now.minus(policy.maxAge());
+        if (from.isBefore(oldest)) {
+            from = oldest;
+        }
 
-        // The missed occurrences (only the most recent MAX_CATCH_UP are kept) and the first one from now on.
+        // The missed occurrences (only the most recent maxRuns are kept) and the first one from now on.
         Deque<Instant> missed = new ArrayDeque<>();
         Optional<Instant> t = schedule.first(from);
         while (t.isPresent() && t.get().isBefore(now)) {
-            if (missed.size() == MAX_CATCH_UP) {
+            if (missed.size() == policy.maxRuns()) {
                 missed.removeFirst();
             }
             missed.addLast(t.get());
             t = schedule.next(t.get());
         }
-        List<Instant> catchUp = switch (policy) {
+        List<Instant> catchUp = switch (policy.mode()) {
             case SKIP -> List.of();
             case LATEST -> missed.isEmpty() ? List.of() : List.of(missed.getLast());
             case ALL -> List.copyOf(missed);
         };
         List<Run> catchUpRuns = new ArrayList<>();
         for (Instant at : catchUp) {
+            // Due now: no jitter on top of a run that is already late.
             Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, job.maxAttempts(), now);
             if (!alreadyRan(run)) {
                 catchUpRuns.add(run);
@@ -177,7 +184,7 @@ public final class JobLifecycle {
         }
         Optional<Run> pending = Optional.empty();
         while (t.isPresent()) {
-            Run next = Run.scheduled(jobId, RunIds.forOccurrence(t.get()), owner, t.get(), job.maxAttempts(), now);
+            Run next = planner.plan(job, t.get(), now);
             if (!alreadyRan(next)) {
                 pending = Optional.of(next);
                 break;
@@ -190,7 +197,7 @@ public final class JobLifecycle {
                 pending.map(Run::scheduledAt).orElse(null), now));
         pending.ifPresent(r -> first.add(runs.insertScheduledOverCancelled(r)));
         List<TransactWriteItem> rest = new ArrayList<>();
-        // The most recent catch-up runs go into the first transaction; older ones past its limit into the second.
+        // The most recent catch-up runs go into the first transaction; older ones past its limit into later ones.
         for (Run r : catchUpRuns.reversed()) {
             (first.size() < MAX_TRANSACTION_ITEMS ? first : rest).add(runs.insertScheduledOverCancelled(r));
         }
@@ -200,8 +207,10 @@ public final class JobLifecycle {
                     + (now2.state() == JobState.PAUSED ? " and changed during resume; try again"
                     : ": only a PAUSED job can be resumed"));
         }
-        if (!rest.isEmpty() && !tx.write(rest).won()) {
-            LOG.log(Level.WARNING, "resume of " + jobId + ": some of the oldest catch-up runs already existed");
+        for (int i = 0; i < rest.size(); i += MAX_TRANSACTION_ITEMS) {
+            if (!tx.write(rest.subList(i, Math.min(rest.size(), i + MAX_TRANSACTION_ITEMS))).won()) {
+                LOG.log(Level.WARNING, "resume of " + jobId + ": some of the oldest catch-up runs already existed");
+            }
         }
         List<Run> due = new ArrayList<>(catchUpRuns);
         Instant horizon = now.plus(settings.lookahead());
@@ -214,6 +223,101 @@ public final class JobLifecycle {
             }
         }
         return JobView.of(find(owner, jobId));
+    }
+
+    /**
+     * Creates a run for each occurrence of the job's schedule in {@code [from, to]} that has none yet, through the
+     * same path as scheduled runs: SCHEDULED, then dispatched (the oldest {@value #BACKFILL_DISPATCH_NOW} here, the
+     * rest by the next sweep). Only the past can be backfilled ({@code to} ≤ now: future occurrences run on their
+     * own), at most {@value #MAX_BACKFILL} occurrences, and only while the job may run. The runs are not the job's
+     * pending run and get no jitter; they obey its overlap policy like any other run. Idempotent: an occurrence
+     * that already has a run (it ran, or an earlier backfill made it) is counted, not duplicated.
+     */
+    public BackfillView backfill(String owner, String jobId, BackfillRequest req) {
+        if (req == null) {
+            throw ValidationException.of("body", "is required");
+        }
+        Instant now = clock.instant();
+        List<FieldError> errors = new ArrayList<>();
+        Instant from = instant(req.from(), "from", errors);
+        Instant to = instant(req.to(), "to", errors);
+        if (from != null && to != null && to.isBefore(from)) {
+            errors.add(new FieldError("to", "must not be before from"));
+        }
+        if (to != null && to.isAfter(now)) {
+            errors.add(new FieldError("to", "must not be in the future (it is " + now
+                    + "): future occurrences run on schedule"));
+        }
+        Job job = find(owner, jobId);
+        refuseUnlessRunnable(job, "backfill");
+        Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
+        if (schedule instanceof Schedule.Now || schedule instanceof Schedule.Once) {
+            errors.add(new FieldError("schedule", "a '" + job.schedule().type()
+                    + "' job has no recurring occurrences to backfill: use POST /v1/jobs/{id}/trigger"));
+        }
+        if (!errors.isEmpty()) {
+            throw new ValidationException(422, errors);
+        }
+        List<Instant> occurrences = new ArrayList<>();
+        for (Optional<Instant> t = schedule.first(from); t.isPresent() && !t.get().isAfter(to);
+             t = schedule.next(t.get())) {
+            if (occurrences.size() == MAX_BACKFILL) {
+                throw new ValidationException(422, List.of(new FieldError("to", "the range holds more than "
+                        + MAX_BACKFILL + " occurrences: backfill it in parts")));
+            }
+            occurrences.add(t.get());
+        }
+        List<Run> created = new ArrayList<>();
+        for (Instant at : occurrences) {
+            Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, job.maxAttempts(), now);
+            if (runs.get(jobId, run.runId()).isEmpty()) {
+                created.add(run);
+            }
+        }
+        // In chunks of one transaction each, with the job's runnable check, so a delete or pause racing with the
+        // backfill stops it; a chunk that loses a race with another backfill is re-checked run by run.
+        List<Run> written = new ArrayList<>();
+        for (int i = 0; i < created.size(); i += MAX_TRANSACTION_ITEMS - 1) {
+            List<Run> chunk = created.subList(i, Math.min(created.size(), i + MAX_TRANSACTION_ITEMS - 1));
+            List<TransactWriteItem> items = new ArrayList<>();
+            items.add(jobs.conditionRunnable(jobId));
+            chunk.forEach(r -> items.add(runs.insertScheduled(r)));
+            Transactions.Outcome o = tx.write(items);
+            if (o.won()) {
+                written.addAll(chunk);
+                continue;
+            }
+            if (o.failed(0)) {
+                refuseUnlessRunnable(find(owner, jobId), "backfill");
+            }
+            for (Run r : chunk) {
+                if (tx.write(List.of(jobs.conditionRunnable(jobId), runs.insertScheduled(r))).won()) {
+                    written.add(r);
+                }
+            }
+        }
+        List<Run> now2 = written.subList(0, Math.min(written.size(), BACKFILL_DISPATCH_NOW));
+        if (!now2.isEmpty()) {
+            try {
+                dispatcher.dispatch(now2, now.plus(settings.lookahead()));
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "dispatch of the backfill of " + jobId + " failed; the sweeper sends it", e);
+            }
+        }
+        return new BackfillView(jobId, from.toString(), to.toString(), occurrences.size(),
+                written.stream().map(Run::runId).toList(), occurrences.size() - written.size());
+    }
+
+    private static Instant instant(String text, String field, List<FieldError> errors) {
+        if (text == null) {
+            errors.add(new FieldError(field, "is required (an ISO-8601 instant such as 2030-01-01T09:00:00Z)"));
+            return null;
+        }
+        Instant t = Instants.parseOrNull(text);
+        if (t == null) {
+            errors.add(new FieldError(field, "is not an ISO-8601 instant with an offset (e.g. 2030-01-01T09:00:00Z)"));
+        }
+        return t;
     }
 
     /** Whether the occurrence already has a run that is not a cancelled one (it ran, or is running, already). */

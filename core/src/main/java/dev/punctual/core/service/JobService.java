@@ -4,13 +4,15 @@ import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.binary.Binary;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.firing.FiringPolicies;
+import dev.punctual.core.firing.FiringPolicy;
+import dev.punctual.core.firing.RunPlanner;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.run.Run;
-import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.Schedule;
@@ -50,9 +52,12 @@ public final class JobService {
     private final Schedules schedules;
     private final Settings settings;
     private final Clock clock;
+    private final RunPlanner planner;
 
     public JobService(JobRepository jobs, RunRepository runs, BinaryService binaries, ArtifactStore store,
-                      Transactions tx, Dispatcher dispatcher, Schedules schedules, Settings settings, Clock clock) {
+                      Transactions tx, Dispatcher dispatcher, Schedules schedules, Settings settings, Clock clock,
+                      RunPlanner planner) {
+        this.planner = planner;
         this.jobs = jobs;
         this.runs = runs;
         this.binaries = binaries;
@@ -70,10 +75,153 @@ public final class JobService {
      * still SCHEDULED in a bucket the sweeper has not passed, and the next sweep sends it.
      */
     public JobView create(String owner, JobRequest req) {
+        Instant now = clock.instant();
+        Definition d = validate(owner, req, now);
+        String jobId = Ids.next("job");
+        Job draft = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, null, null);
+        Run run = planner.plan(draft, d.first(), now);
+        Job job = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, run.runId(), run.scheduledAt());
+        if (!tx.write(List.of(jobs.insert(job), runs.insertScheduled(run))).won()) {
+            throw new IllegalStateException("a fresh job id collided");
+        }
+        dispatchIfDueSoon(run, now);
+        return JobView.of(job);
+    }
+
+    /**
+     * Replaces the job's definition ({@code PUT}): validated exactly as {@link #create}; {@code ifMatch} must be the
+     * version the caller read (its ETag), or nothing changes and the answer is 409. The pending run of the old
+     * schedule is replaced by the first occurrence of the new one from now, in the same transaction (when both are
+     * the same occurrence, the pending run is moved to the new due time instead). A PAUSED job stays paused, with
+     * no pending run; a COMPLETED job whose new schedule has occurrences left is ACTIVE again. Runs already queued
+     * or running finish under the definition their executor read when it claimed them.
+     */
+    public JobView update(String owner, String jobId, String ifMatch, JobRequest req) {
+        long expected = parseIfMatch(ifMatch);
+        Instant now = clock.instant();
+        Job old = find(owner, jobId);
+        if (old.state() == JobState.DELETED) {
+            throw new NotFoundException("job " + jobId + " does not exist");
+        }
+        if (old.version() != expected) {
+            throw new ConflictException("job " + jobId + " is at version " + old.version() + ", not " + expected
+                    + ": read it again and re-apply your change");
+        }
+        Definition d = validate(owner, req, now);
+        for (int i = 0; i < DELETE_RETRIES; i++) {
+            JobState state = old.state() == JobState.PAUSED ? JobState.PAUSED : JobState.ACTIVE;
+            Job draft = d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now, null, null);
+            Optional<Run> oldPending = old.pendingRunId() == null ? Optional.empty()
+                    : runs.get(jobId, old.pendingRunId());
+            List<TransactWriteItem> items = new ArrayList<>();
+            Run next = null;
+            if (state == JobState.ACTIVE) {
+                Optional<Instant> t = Optional.of(d.first());
+                while (t.isPresent()) {
+                    Run candidate = planner.plan(draft, t.get(), now);
+                    boolean isOldPending = oldPending.filter(r -> r.runId().equals(candidate.runId())).isPresent();
+                    if (isOldPending && oldPending.get().state() == RunState.SCHEDULED) {
+                        items.add(runs.reschedule(candidate));
+                        next = candidate;
+                        break;
+                    }
+                    if (!isOldPending && !occupied(candidate)) {
+                        items.add(runs.insertScheduledOverCancelled(candidate));
+                        next = candidate;
+                        break;
+                    }
+                    // This occurrence already ran (or is running): the next one is the first left to run.
+                    t = d.schedule().next(t.get());
+                }
+                if (next == null) {
+                    state = JobState.COMPLETED;
+                    draft = d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now, null, null);
+                }
+            }
+            boolean replaced = next != null && oldPending.isPresent()
+                    && oldPending.get().runId().equals(next.runId());
+            if (!replaced && oldPending.filter(r -> r.state() == RunState.SCHEDULED).isPresent()) {
+                items.add(runs.cancelScheduled(jobId, old.pendingRunId(), now,
+                        "replaced by version " + (old.version() + 1) + " of the job"));
+            }
+            Job job = d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now,
+                    next == null ? null : next.runId(), next == null ? null : next.scheduledAt());
+            items.add(0, jobs.replace(job, expected, old.pendingRunId()));
+            Transactions.Outcome o = tx.write(items);
+            if (o.won()) {
+                if (next != null) {
+                    dispatchIfDueSoon(next, now);
+                }
+                return JobView.of(find(owner, jobId));
+            }
+            old = find(owner, jobId);
+            if (old.state() == JobState.DELETED) {
+                throw new NotFoundException("job " + jobId + " does not exist");
+            }
+            if (old.version() != expected) {
+                throw new ConflictException("job " + jobId + " changed to version " + old.version()
+                        + " meanwhile: read it again and re-apply your change");
+            }
+            // Same version, but a sweep moved the pending run on meanwhile: plan again against the new one.
+        }
+        throw new IllegalStateException("job " + jobId + " kept changing during update; try again");
+    }
+
+    /** Whether the occurrence already has a run that is not a cancelled one. */
+    private boolean occupied(Run run) {
+        return runs.get(run.jobId(), run.runId()).filter(r -> r.state() != RunState.CANCELLED).isPresent();
+    }
+
+    /** The version in an {@code If-Match} header: {@code "3"}, {@code 3} or {@code W/"3"}. */
+    static long parseIfMatch(String ifMatch) {
+        if (ifMatch == null || ifMatch.isBlank()) {
+            throw new ValidationException(428, List.of(new FieldError("If-Match",
+                    "is required: send the job's ETag (its version) from GET /v1/jobs/{id}")));
+        }
+        String v = ifMatch.trim();
+        if (v.startsWith("W/")) {
+            v = v.substring(2);
+        }
+        if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
+            v = v.substring(1, v.length() - 1);
+        }
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new ValidationException(400, List.of(new FieldError("If-Match",
+                    "must be the job's ETag, e.g. \"3\"")));
+        }
+    }
+
+    private void dispatchIfDueSoon(Run run, Instant now) {
+        Instant horizon = now.plus(settings.lookahead());
+        if (!run.scheduledAt().isAfter(horizon)) {
+            try {
+                dispatcher.dispatch(List.of(run), horizon);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "immediate dispatch of " + run.jobId() + "/" + run.runId()
+                        + " failed; the sweeper will send it", e);
+            }
+        }
+    }
+
+    /** A validated job request. */
+    private record Definition(String name, Binary binary, List<String> args, Map<String, String> env,
+                              Schedule schedule, int timeout, int maxAttempts, List<Integer> noRetry,
+                              FiringPolicy firing, Instant first) {
+        Job job(String id, String owner, JobState state, long version, Instant createdAt, Instant updatedAt,
+                String pendingRunId, Instant nextRunAt) {
+            return new Job(id, owner, name, binary.id(), binary.sha256(), args, env, schedule.spec(), timeout,
+                    maxAttempts, state, version, createdAt, updatedAt, pendingRunId, nextRunAt, null, noRetry,
+                    firing);
+        }
+    }
+
+    /** Every check of a job request; one 422 naming each bad field, and nothing written. */
+    private Definition validate(String owner, JobRequest req, Instant now) {
         if (req == null) {
             throw ValidationException.of("body", "is required");
         }
-        Instant now = clock.instant();
         List<FieldError> errors = new ArrayList<>();
         validateName(req.name(), errors);
         List<String> args = req.args() == null ? List.of() : req.args();
@@ -85,6 +233,8 @@ public final class JobService {
         int maxAttempts = range(errors, "maxAttempts", req.maxAttempts(), settings.defaultMaxAttempts(), 1,
                 settings.maxAttemptsLimit());
         List<Integer> noRetry = exitCodes(req.nonRetryableExitCodes(), errors);
+        FiringPolicy firing = FiringPolicies.parse(req.jitter(), req.catchUp(), req.overlap(), req.maxRunAge(),
+                errors);
         Schedule schedule = null;
         try {
             schedule = schedules.parse(req.schedule(), now, "schedule");
@@ -112,24 +262,8 @@ public final class JobService {
         if (!errors.isEmpty()) {
             throw new ValidationException(422, errors);
         }
-
-        String jobId = Ids.next("job");
-        Instant at = first.get();
-        Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, maxAttempts, now);
-        Job job = new Job(jobId, owner, req.name(), binary.id(), binary.sha256(), args, env, schedule.spec(),
-                timeout, maxAttempts, JobState.ACTIVE, 1, now, now, run.runId(), at, null, noRetry);
-        if (!tx.write(List.of(jobs.insert(job), runs.insertScheduled(run))).won()) {
-            throw new IllegalStateException("a fresh job id collided");
-        }
-        Instant horizon = now.plus(settings.lookahead());
-        if (!at.isAfter(horizon)) {
-            try {
-                dispatcher.dispatch(List.of(run), horizon);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "immediate dispatch of " + jobId + " failed; the sweeper will send it", e);
-            }
-        }
-        return JobView.of(job);
+        return new Definition(req.name(), binary, args, env, schedule, timeout, maxAttempts, noRetry, firing,
+                first.get());
     }
 
     /**

@@ -1,5 +1,8 @@
 package dev.punctual.core.service;
 
+import dev.punctual.core.firing.CatchUpSpec;
+import dev.punctual.core.firing.FiringPolicies;
+import dev.punctual.core.firing.JitterSpec;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.schedule.ScheduleSpec;
@@ -7,17 +10,28 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-/** A job as the API shows it; a paused job has no {@code nextRunAt}. */
+/**
+ * A job as the API shows it, firing policy defaults filled in; a paused job has no {@code nextRunAt}. {@code version}
+ * is also the job's ETag: {@code PUT} must send it back in {@code If-Match}.
+ */
 public record JobView(String id, String name, String owner, String binaryId, List<String> args,
                       Map<String, String> env, ScheduleSpec schedule, int timeoutSeconds, int maxAttempts,
                       String state, long version, String createdAt, String updatedAt, String nextRunAt,
-                      String pausedAt, List<Integer> nonRetryableExitCodes) {
+                      String pausedAt, List<Integer> nonRetryableExitCodes, JitterSpec jitter, CatchUpSpec catchUp,
+                      String overlap, String maxRunAge) {
 
     public static JobView of(Job j) {
         return new JobView(j.id(), j.name(), j.owner(), j.binaryId(), j.args(), j.env(), j.schedule(),
                 j.timeoutSeconds(), j.maxAttempts(), j.state().name(), j.version(), str(j.createdAt()),
                 str(j.updatedAt()), j.state() == JobState.PAUSED ? null : str(j.nextRunAt()), str(j.pausedAt()),
-                j.nonRetryableExitCodes());
+                j.nonRetryableExitCodes(), FiringPolicies.jitterSpec(j.firing()),
+                FiringPolicies.catchUpSpec(j.firing()), j.firing().overlap().wire(),
+                j.firing().maxRunAge().toString());
+    }
+
+    /** The ETag of this version of the job. */
+    public String etag() {
+        return "\"" + version + "\"";
     }
 
     static String str(Instant t) {

@@ -153,6 +153,17 @@ final class Fixture {
         return job;
     }
 
+    /** {@link #insertJob} with a firing policy; the pending run is the occurrence {@code firstAt}, unjittered. */
+    static Job insertJob(Punctual p, ScheduleSpec spec, Instant firstAt, Instant now, int maxAttempts,
+                         dev.punctual.core.firing.FiringPolicy firing) {
+        String jobId = Ids.next("job");
+        Run run = Run.scheduled(jobId, RunIds.forOccurrence(firstAt), OWNER, firstAt, maxAttempts, now);
+        Job job = new Job(jobId, OWNER, "job", "bin_x", FAKE_SHA, List.of(), Map.of(), spec, 60, maxAttempts,
+                JobState.ACTIVE, 1, now, now, run.runId(), firstAt, null, List.of(), firing);
+        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run))).won()).isTrue();
+        return job;
+    }
+
     static Job insertOnceJob(Punctual p, Instant at, Instant now) {
         return insertJob(p, once(at), at, now, 3);
     }

@@ -173,7 +173,7 @@ class LifecycleTest {
     void resumeWithSkipRunsNoneOfTheMissedOccurrences() {
         Paused s = pausedHourlyJob();
 
-        JobView resumed = s.p().lifecycle.resume(OWNER, s.job().id(), null);
+        JobView resumed = s.p().lifecycle.resume(OWNER, s.job().id(), new ResumeRequest("skip"));
 
         assertResumedWithPending(s, resumed);
         assertThat(Fixture.runsOf(s.p(), s.job().id())).extracting(Run::runId, Run::state).containsExactly(

@@ -304,7 +304,8 @@ class SweeperTest {
 
         RunQueue broken = new RunQueue(Fixture.sqs(), p.resources.runQueue(),
                 TestStack.aws().sqsEndpoint() + "/000000000000/nope");
-        Dispatcher failing = new Dispatcher(p.runs, p.jobs, broken, p.tx, p.schedules, p.settings, clock);
+        Dispatcher failing = new Dispatcher(p.runs, p.jobs, broken, p.tx, p.schedules, p.settings, clock,
+                p.planner);
         Sweeper badSweeper = new Sweeper(p.runs, p.watermarks, failing, p.buckets, settings, clock);
 
         Sweeper.SweepReport bad = badSweeper.sweep();
