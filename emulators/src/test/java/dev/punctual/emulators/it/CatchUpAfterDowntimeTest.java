@@ -18,7 +18,11 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Catch-up after the scheduler could not dispatch for a while: a per-minute job whose pending run (t0 + 1 min) was
@@ -82,40 +86,27 @@ class CatchUpAfterDowntimeTest {
         assertPendingIs33(o);
     }
 
-    @Test
-    void skipRunsNoneOfThemAndRecordsTheSkip() {
-        Outage o = sweepAfterOutage(CatchUp.DEFAULT.withMode(CatchUp.Mode.SKIP));
-
-        assertSkippedFirstSaying(o, "skip");
-        assertThat(o.minutesIn(RunState.QUEUED)).containsExactly(30, 31, 32);
-        assertPendingIs33(o);
+    /**
+     * Each policy that leaves the pending run out, and the runs it sends: skip none of the missed ones; latest the
+     * most recent; all the most recent maxRuns (5), or those younger than maxAge (10 min: now − 10 min is
+     * t0 + 20 min 30 s, so t0 + 21 min is the oldest kept). Then t0 + 30 … 32 min as usual.
+     */
+    static Stream<Arguments> policiesThatLeaveRunsOut() {
+        return Stream.of(
+                Arguments.of(CatchUp.DEFAULT.withMode(CatchUp.Mode.SKIP), "skip", minutes(30, 32)),
+                Arguments.of(CatchUp.DEFAULT.withMode(CatchUp.Mode.LATEST), "latest", minutes(29, 32)),
+                Arguments.of(new CatchUp(CatchUp.Mode.ALL, Duration.ofDays(1), 5), "all", minutes(25, 32)),
+                Arguments.of(new CatchUp(CatchUp.Mode.ALL, Duration.ofMinutes(10), 100), "all", minutes(21, 32)));
     }
 
-    @Test
-    void latestRunsOnlyTheMostRecentMissedOne() {
-        Outage o = sweepAfterOutage(CatchUp.DEFAULT.withMode(CatchUp.Mode.LATEST));
+    @ParameterizedTest
+    @MethodSource("policiesThatLeaveRunsOut")
+    void thePolicyDecidesWhichMissedOccurrencesRunAndTheRestIsRecorded(CatchUp policy, String mode,
+                                                                        List<Integer> queued) {
+        Outage o = sweepAfterOutage(policy);
 
-        assertSkippedFirstSaying(o, "latest");
-        assertThat(o.minutesIn(RunState.QUEUED)).containsExactly(29, 30, 31, 32);
-        assertPendingIs33(o);
-    }
-
-    @Test
-    void allIsCappedByMaxRuns() {
-        Outage o = sweepAfterOutage(new CatchUp(CatchUp.Mode.ALL, Duration.ofDays(1), 5));
-
-        assertSkippedFirstSaying(o, "all");
-        assertThat(o.minutesIn(RunState.QUEUED)).containsExactlyElementsOf(minutes(25, 32));
-        assertPendingIs33(o);
-    }
-
-    @Test
-    void allIsCappedByMaxAge() {
-        // now − 10 min = t0 + 20 min 30 s: t0 + 21 min is the oldest occurrence young enough.
-        Outage o = sweepAfterOutage(new CatchUp(CatchUp.Mode.ALL, Duration.ofMinutes(10), 100));
-
-        assertSkippedFirstSaying(o, "all");
-        assertThat(o.minutesIn(RunState.QUEUED)).containsExactlyElementsOf(minutes(21, 32));
+        assertSkippedFirstSaying(o, mode);
+        assertThat(o.minutesIn(RunState.QUEUED)).containsExactlyElementsOf(queued);
         assertPendingIs33(o);
     }
 
