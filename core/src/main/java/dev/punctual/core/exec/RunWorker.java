@@ -308,7 +308,7 @@ public final class RunWorker {
         int attempt = run.attempt();
         if (error == null) {
             if (!runs.finish(run.jobId(), run.runId(), attempt, executorId, RunState.SUCCEEDED, exitCode, null,
-                    logKey, now, expires)) {
+                    logKey, now, expires, null, run.queuedAt() == null)) {
                 return Outcome.FENCED;
             }
             queue.delete(message.receiptHandle());
@@ -317,7 +317,7 @@ public final class RunWorker {
         boolean dead = !released && (!retryable || attempt >= run.maxAttempts());
         RunState to = dead ? RunState.DEAD : RunState.FAILED;
         if (!runs.finish(run.jobId(), run.runId(), attempt, executorId, to, exitCode, error, logKey, now, expires,
-                run.owner())) {
+                run.owner(), run.queuedAt() == null)) {
             return Outcome.FENCED;
         }
         if (dead) {

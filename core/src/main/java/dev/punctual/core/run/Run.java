@@ -5,7 +5,8 @@ import java.time.Instant;
 /**
  * One occurrence of a job: {@code occurrence} is the schedule's instant it stands for (its run id is made from it,
  * and the job's next occurrence is computed from it); {@code scheduledAt} is when it is due, the occurrence plus
- * the job's jitter. {@code attempt} is also the fencing token: every write by an executor is conditional on
+ * the job's jitter. {@code queuedAt}: when the dispatcher marked it QUEUED (null: it never did, e.g. an executor
+ * claimed it straight from SCHEDULED). {@code attempt} is also the fencing token: every write by an executor is conditional on
  * the attempt it was granted, so a stale executor can never overwrite a newer attempt.
  */
 public record Run(
@@ -24,10 +25,19 @@ public record Run(
         String error,
         String logKey,
         Instant createdAt,
-        Instant occurrence) {
+        Instant occurrence,
+        Instant queuedAt) {
 
     public Run {
         occurrence = occurrence == null ? scheduledAt : occurrence;
+    }
+
+    /** A run as first written: not marked QUEUED yet. */
+    public Run(String jobId, String runId, String owner, Instant scheduledAt, RunState state, int attempt,
+               int maxAttempts, String leaseOwner, Instant leaseExpiry, Integer exitCode, Instant startedAt,
+               Instant finishedAt, String error, String logKey, Instant createdAt, Instant occurrence) {
+        this(jobId, runId, owner, scheduledAt, state, attempt, maxAttempts, leaseOwner, leaseExpiry, exitCode,
+                startedAt, finishedAt, error, logKey, createdAt, occurrence, null);
     }
 
     /** A run due at its occurrence (no jitter). */

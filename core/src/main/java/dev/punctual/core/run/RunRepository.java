@@ -257,6 +257,17 @@ public final class RunRepository {
      */
     public boolean finish(String jobId, String runId, int attempt, String executorId, RunState to, Integer exitCode,
                           String error, String logKey, Instant now, Instant expiresAt, String owner) {
+        return finish(jobId, runId, attempt, executorId, to, exitCode, error, logKey, now, expiresAt, owner, false);
+    }
+
+    /**
+     * {@link #finish}; with {@code neverMarked} (the run was claimed straight from SCHEDULED, so no dispatcher wrote
+     * its job's next occurrence, and if the dispatcher that sent it crashed none will), a terminal outcome moves the
+     * run's index entry to now instead of removing it: the next sweep writes the successor, then unindexes it.
+     */
+    public boolean finish(String jobId, String runId, int attempt, String executorId, RunState to, Integer exitCode,
+                          String error, String logKey, Instant now, Instant expiresAt, String owner,
+                          boolean neverMarked) {
         Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#fa", FINISHED_AT, "#u", UPDATED_AT,
                 "#le", LEASE_EXPIRY));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":to", s(to.name()), ":now", instant(now)));
@@ -275,8 +286,14 @@ public final class RunRepository {
             set.append(", #x = :x");
             names.put("#x", Resources.EXPIRES_AT);
             values.put(":x", n(expiresAt.getEpochSecond()));
-            remove.add("#ds");
-            remove.add("#dk");
+            if (neverMarked) {
+                set.append(", #ds = :ds, #dk = :dk");
+                values.put(":ds", s(buckets.partitionFor(now, jobId, runId)));
+                values.put(":dk", s(TimeBuckets.sortKey(now, jobId, runId)));
+            } else {
+                remove.add("#ds");
+                remove.add("#dk");
+            }
             if (to == RunState.DEAD && owner != null) {
                 set.append(", #os = :os, #fs = :fs");
                 names.put("#os", Resources.OWNER_STATE);
@@ -535,6 +552,7 @@ public final class RunRepository {
                 Items.str(item, ERROR),
                 Items.str(item, LOG_KEY),
                 Items.instant(item, CREATED_AT),
-                Items.instant(item, OCCURRENCE));
+                Items.instant(item, OCCURRENCE),
+                Items.instant(item, QUEUED_AT));
     }
 }

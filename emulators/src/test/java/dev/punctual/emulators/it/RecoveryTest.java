@@ -1,22 +1,31 @@
 package dev.punctual.emulators.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
+import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.service.JobRequest;
+import dev.punctual.core.service.JobView;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.time.SettableClock;
+import dev.punctual.core.time.TimeBuckets;
 import dev.punctual.emulators.TestStack;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Stuck work comes back: a QUEUED run whose message was lost, a RUNNING run whose executor died (and whose message
@@ -108,6 +117,42 @@ class RecoveryTest {
                 t.plus(Duration.ofDays(1)))).isTrue();
         assertThat(Fixture.rawRun(p, job.id(), job.pendingRunId()))
                 .doesNotContainKeys(Resources.DUE_SHARD, Resources.DUE_SORT);
+    }
+
+    /**
+     * The dispatcher sent a recurring job's pending run and crashed before marking it (so before writing the job's
+     * next occurrence); an executor claims it straight from SCHEDULED and finishes it before any sweep looks. The
+     * finished run must stay in the due index until a sweep has written the successor, or the job would stop.
+     */
+    @Test
+    void aRunFinishedBeforeItsCrashedDispatcherMarkedItStillGetsItsJobsNextOccurrence(@TempDir Path tmp) {
+        Instant t = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Punctual real = Fixture.stack(TestStack.isolatedSettings().sweepPeriod(Duration.ofSeconds(1))
+                .lookahead(Duration.ofSeconds(2)).build(), Clock.systemUTC());
+        real.watermarks.advance(TimeBuckets.bucketOf(t), t);
+        String binaryId = Fixture.uploadBinary(real, Fixture.OWNER, Fixture.script("true"));
+        Instant first = t.plusSeconds(5);
+        JobView job = real.jobService.create(Fixture.OWNER, new JobRequest("crashed-dispatch", binaryId, null, null,
+                Fixture.interval(Duration.ofHours(1), first), null, null));
+        String runId = RunIds.forOccurrence(first);
+        assertThat(Fixture.run(real, job.id(), runId).state()).as("beyond the 2 s lookahead: not sent at creation")
+                .isEqualTo(RunState.SCHEDULED);
+        // The crashed dispatcher's send, without its mark.
+        assertThat(real.queue.sendBatch(List.of(new RunMessage(job.id(), runId, first)), Instant.now())).hasSize(1);
+
+        try (ExecutorPool pool = real.startExecutor("ex", tmp.resolve("ex"), 1)) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> Fixture.run(real, job.id(), runId).state()
+                    == RunState.SUCCEEDED);
+        }
+        assertThat(Fixture.rawRun(real, job.id(), runId)).as("still in the due index")
+                .containsKeys(Resources.DUE_SHARD, Resources.DUE_SORT);
+        assertThat(real.jobs.get(job.id()).orElseThrow().pendingRunId()).isEqualTo(runId);
+
+        real.sweeper.sweep();
+
+        assertThat(real.jobs.get(job.id()).orElseThrow().pendingRunId())
+                .isEqualTo(RunIds.forOccurrence(first.plus(Duration.ofHours(1))));
+        assertThat(Fixture.rawRun(real, job.id(), runId)).doesNotContainKeys(Resources.DUE_SHARD, Resources.DUE_SORT);
     }
 
     private Sweeper.SweepReport sweep() {
