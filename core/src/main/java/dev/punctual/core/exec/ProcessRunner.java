@@ -4,10 +4,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -17,12 +21,21 @@ import java.util.concurrent.atomic.AtomicReference;
  * Runs a user's binary: no shell, a fresh working directory, a scrubbed environment (only what the caller passes),
  * stdout and stderr merged into one capped log file, and the whole process group killed at the timeout, when the
  * run is fenced off, or when the leader exits (so a forked daemon does not outlive its run).
+ *
+ * <p>A daemon that leaves the group (its own {@code setsid}) escapes a group kill, so every process of a run also
+ * carries a random tag in its environment ({@value #TAG}); when the run ends, every process still carrying it (read
+ * from {@code /proc/<pid>/environ}, Linux only) is killed too. Only a process that also execs itself with a cleaned
+ * environment escapes both; containing that takes a cgroup or PID namespace, which an unprivileged executor lacks.
  */
 public final class ProcessRunner {
     private static final boolean HAS_SETSID = Files.isExecutable(Path.of("/usr/bin/setsid"))
             || Files.isExecutable(Path.of("/bin/setsid"));
     /** PATH given to binaries; the executor's own environment is never inherited. */
     public static final String SAFE_PATH = "/usr/local/bin:/usr/bin:/bin";
+    /** The environment variable that tags every process of one run. */
+    public static final String TAG = "SCHEDULER_PROCESS_TAG";
+    private static final Path PROC = Path.of("/proc");
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final long logCapBytes;
     private final Duration killGrace;
@@ -49,9 +62,11 @@ public final class ProcessRunner {
         pb.environment().put("HOME", workDir.toString());
         pb.environment().put("TMPDIR", workDir.toString());
         pb.environment().putAll(env);
+        String tag = HexFormat.of().formatHex(RANDOM.generateSeed(12));
+        pb.environment().put(TAG, tag);
         Process p = pb.start();
         p.getOutputStream().close();
-        Handle h = new Handle(p, logFile);
+        Handle h = new Handle(p, logFile, tag);
         h.pump.start();
         return h;
     }
@@ -59,13 +74,15 @@ public final class ProcessRunner {
     /** A running binary. */
     public final class Handle {
         private final Process process;
+        private final String tag;
         private final Thread pump;
         private final AtomicReference<String> killedBecause = new AtomicReference<>();
         private volatile long written;
         private volatile boolean truncated;
 
-        private Handle(Process process, Path logFile) {
+        private Handle(Process process, Path logFile, String tag) {
             this.process = process;
+            this.tag = tag;
             this.pump = Thread.ofPlatform().daemon().name("log-" + process.pid()).unstarted(() -> copy(logFile));
         }
 
@@ -96,8 +113,9 @@ public final class ProcessRunner {
                         : timeout.toMillis() + "ms"));
                 process.waitFor();
             }
-            // Whatever the leader left behind in its group dies with it.
+            // Whatever the leader left behind in its group dies with it, and so does anything carrying its tag.
             signalGroup("KILL");
+            killTagged();
             pump.join(Duration.ofSeconds(10).toMillis());
             return new Result(process.exitValue(), killedBecause.get(), written, truncated);
         }
@@ -116,6 +134,40 @@ public final class ProcessRunner {
                 process.destroyForcibly();
             }
             process.descendants().forEach(ProcessHandle::destroyForcibly);
+        }
+
+        /**
+         * Kills every process whose environment carries this run's tag, until a scan finds none (a daemon may fork
+         * while it is being killed). Processes of other users cannot be read, and are not ours to kill anyway.
+         */
+        private void killTagged() {
+            if (!Files.isDirectory(PROC)) {
+                return;
+            }
+            byte[] needle = (TAG + "=" + tag).getBytes(StandardCharsets.UTF_8);
+            for (int round = 0; round < 5; round++) {
+                List<ProcessHandle> found = new ArrayList<>();
+                try (DirectoryStream<Path> pids = Files.newDirectoryStream(PROC, "[0-9]*")) {
+                    for (Path dir : pids) {
+                        try {
+                            if (contains(Files.readAllBytes(dir.resolve("environ")), needle)) {
+                                ProcessHandle.of(Long.parseLong(dir.getFileName().toString())).ifPresent(found::add);
+                            }
+                        } catch (IOException | RuntimeException gone) {
+                            // Exited meanwhile, or not readable: not one of ours.
+                        }
+                    }
+                } catch (IOException e) {
+                    return;
+                }
+                if (found.isEmpty()) {
+                    return;
+                }
+                found.forEach(ProcessHandle::destroyForcibly);
+                for (ProcessHandle h : found) {
+                    h.onExit().completeOnTimeout(h, 1, TimeUnit.SECONDS).join();
+                }
+            }
         }
 
         private void copy(Path logFile) {
@@ -140,6 +192,20 @@ public final class ProcessRunner {
                 // The pipe closes when the group is killed; what was written so far is the log.
             }
         }
+    }
+
+    /** Whether {@code needle} occurs in {@code haystack} as a whole NUL-separated entry. */
+    static boolean contains(byte[] haystack, byte[] needle) {
+        int start = 0;
+        for (int i = 0; i <= haystack.length; i++) {
+            if (i == haystack.length || haystack[i] == 0) {
+                if (i - start == needle.length && Arrays.equals(haystack, start, i, needle, 0, needle.length)) {
+                    return true;
+                }
+                start = i + 1;
+            }
+        }
+        return false;
     }
 
     /** How the binary ended. {@code killedBecause} is null when it exited by itself. */

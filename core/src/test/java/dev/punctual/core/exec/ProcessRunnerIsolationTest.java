@@ -55,8 +55,10 @@ class ProcessRunnerIsolationTest extends ScriptTestBase {
                 .containsEntry("TMPDIR", scripts.workDir.toString())
                 .containsEntry("GREETING", "hello world")
                 .containsEntry("EMPTY", "");
+        // The run's tag, by which processes that leave its group are found and killed when it ends.
+        assertThat(env.get(ProcessRunner.TAG)).matches("[0-9a-f]{24}");
         Set<String> unexpected = env.keySet().stream()
-                .filter(k -> !Set.of("PATH", "HOME", "TMPDIR", "GREETING", "EMPTY").contains(k))
+                .filter(k -> !Set.of("PATH", "HOME", "TMPDIR", "GREETING", "EMPTY", ProcessRunner.TAG).contains(k))
                 .filter(k -> !SHELL_ADDED.contains(k))
                 .collect(Collectors.toSet());
         assertThat(unexpected).as("leaked from the executor's environment").isEmpty();

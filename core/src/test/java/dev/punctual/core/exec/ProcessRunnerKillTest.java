@@ -71,6 +71,21 @@ class ProcessRunnerKillTest extends ScriptTestBase {
     }
 
     @Test
+    void aDaemonThatLeftTheProcessGroupDiesWithTheRunToo() throws Exception {
+        Path daemonPid = temp.resolve("daemon.pid");
+        // setsid puts the daemon in a session (and group) of its own: a group kill cannot reach it.
+        Path script = scripts.write("escape", "setsid sh -c 'echo $$ > \"" + daemonPid + "\"; exec sleep 300'"
+                + " < /dev/null > /dev/null 2>&1 &\n"
+                + "while [ ! -s '" + daemonPid + "' ]; do :; done\nexit 0");
+        ProcessRunner.Handle h = scripts.start(script);
+        ProcessRunner.Result r = h.await(LONG);
+
+        assertThat(r.exitCode()).isZero();
+        long pid = readPid(daemonPid);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !alive(pid));
+    }
+
+    @Test
     void childrenOfATimedOutBinaryDieWithIt() throws Exception {
         Path childPid = temp.resolve("child.pid");
         Path script = scripts.write("forker", "sleep 300 &\necho $! > '" + childPid + "'\nsleep 60");
