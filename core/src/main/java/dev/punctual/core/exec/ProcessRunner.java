@@ -30,6 +30,9 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class ProcessRunner {
     private static final boolean HAS_SETSID = Files.isExecutable(Path.of("/usr/bin/setsid"))
             || Files.isExecutable(Path.of("/bin/setsid"));
+    /** util-linux's setpriv, to give the binary a parent-death signal (util-linux ≥ 2.33 has --pdeathsig). */
+    private static final boolean HAS_SETPRIV = Files.isExecutable(Path.of("/usr/bin/setpriv"))
+            || Files.isExecutable(Path.of("/bin/setpriv"));
     /** PATH given to binaries; the executor's own environment is never inherited. */
     public static final String SAFE_PATH = "/usr/local/bin:/usr/bin:/bin";
     /** The environment variable that tags every process of one run. */
@@ -53,6 +56,14 @@ public final class ProcessRunner {
             // setsid makes the binary the leader of a new session and process group, so the whole group
             // (its children too) can be signalled at once. It execs in place: the pid is the group id.
             command.add("setsid");
+        }
+        if (HAS_SETPRIV) {
+            // If the executor dies without a chance to kill it (kill -9, OOM killer), the kernel kills the binary:
+            // its own session keeps it out of the executor's process group, so nothing else would, and it would
+            // run on while the run is taken over by another executor. (The signal follows the thread that
+            // started it, one of the executor's long-lived run threads.) Children the binary started
+            // itself are not covered; on ECS the whole task ends with the executor anyway.
+            command.addAll(List.of("setpriv", "--pdeathsig", "KILL", "--"));
         }
         command.add(binary.toAbsolutePath().toString());
         command.addAll(args);

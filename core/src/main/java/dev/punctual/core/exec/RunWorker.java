@@ -131,6 +131,13 @@ public final class RunWorker {
             Transactions.Outcome claim = tx.write(c.items());
             if (claim.won()) {
                 Run run = runs.get(m.jobId(), m.runId()).orElseThrow();
+                if (run.state() != RunState.RUNNING || !executorId.equals(run.leaseOwner())) {
+                    // Frozen between the claim and this read, long enough for the lease to pass to another
+                    // executor: the attempt read back is theirs, not ours. The message is theirs too now.
+                    LOG.log(Level.WARNING, "run " + m.jobId() + "/" + m.runId() + " was taken over by "
+                            + run.leaseOwner() + " right after our claim");
+                    return Outcome.FENCED;
+                }
                 if (settings.emfMetrics()) {
                     System.out.println(FiringMetrics.latenessLine(settings.prefix(),
                             Duration.between(run.scheduledAt(), now), now));
@@ -270,6 +277,15 @@ public final class RunWorker {
             env.put("SCHEDULER_SCHEDULED_AT", run.scheduledAt().toString());
             // The same for every attempt of this occurrence: a binary can make its side effects idempotent on it.
             env.put("SCHEDULER_IDEMPOTENCY_KEY", run.jobId() + "@" + run.scheduledAt());
+            // The last moment to find out that this executor was frozen past its lease since the claim (the binary
+            // download can take a while too): renewing it now, conditionally on our attempt, proves the run is
+            // still ours, and starts the binary under a full lease.
+            Instant renewedAt = clock.instant();
+            if (!runs.heartbeat(run.jobId(), run.runId(), attempt, executorId, renewedAt.plus(settings.lease()),
+                    renewedAt)) {
+                killed = FENCED;
+                throw new FencedBeforeStart();
+            }
             handle = runner.start(binary, job.args(), env, workDir, logFile);
             running.put(run.jobId() + "/" + run.runId(), handle);
             beat = startHeartbeat(message, run, handle);
@@ -282,6 +298,8 @@ public final class RunWorker {
                 retryable = false;
                 error += " (non-retryable)";
             }
+        } catch (FencedBeforeStart e) {
+            error = FENCED;
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " could not start", e);
             error = "could not start: " + e.getMessage();
@@ -355,6 +373,13 @@ public final class RunWorker {
                 }
             }
         }, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** The run's lease passed to another executor before its binary started: it must not start here. */
+    private static final class FencedBeforeStart extends RuntimeException {
+        FencedBeforeStart() {
+            super(FENCED, null, false, false);
+        }
     }
 
     /** Kills every running binary, e.g. when the shutdown grace period is over; their runs are released. */

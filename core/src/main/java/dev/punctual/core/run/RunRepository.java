@@ -213,6 +213,8 @@ public final class RunRepository {
         names.put("#ec", EXIT_CODE);
         names.put("#fa", FINISHED_AT);
         names.put("#err", ERROR);
+        // A new attempt has no log yet: the previous attempt's must not pass for this one's if its upload fails.
+        names.put("#lk", LOG_KEY);
         Map<String, AttributeValue> values = new HashMap<>();
         values.put(":running", s(RunState.RUNNING.name()));
         values.put(":scheduled", s(RunState.SCHEDULED.name()));
@@ -225,7 +227,7 @@ public final class RunRepository {
         values.put(":now", instant(now));
         return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
                 .updateExpression("SET #st = :running, #a = #a + :one, #lo = :me, #le = :exp, #sa = :now, #u = :now"
-                        + " REMOVE #ec, #fa, #err")
+                        + " REMOVE #ec, #fa, #err, #lk")
                 .conditionExpression("attribute_exists(#r) AND (#st IN (:scheduled, :queued, :failed)"
                         + " OR (#st = :running AND #le < :nowMs))")
                 .expressionAttributeNames(names)
