@@ -276,7 +276,7 @@ public final class RunWorker {
             env.put("SCHEDULER_ATTEMPT", Integer.toString(attempt));
             env.put("SCHEDULER_SCHEDULED_AT", run.scheduledAt().toString());
             // The same for every attempt of this occurrence: a binary can make its side effects idempotent on it.
-            env.put("SCHEDULER_IDEMPOTENCY_KEY", run.jobId() + "@" + run.scheduledAt());
+            env.put("SCHEDULER_IDEMPOTENCY_KEY", run.jobId() + "@" + run.occurrence());
             // The last moment to find out that this executor was frozen past its lease since the claim (the binary
             // download can take a while too): renewing it now, conditionally on our attempt, proves the run is
             // still ours, and starts the binary under a full lease.

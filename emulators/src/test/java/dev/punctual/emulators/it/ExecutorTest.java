@@ -188,8 +188,8 @@ class ExecutorTest {
         assertThat(seen.keySet()).noneMatch(k -> k.startsWith("LD_"));
         // Only what the runner passes, plus what sh itself sets.
         Set<String> allowed = new HashSet<>(Set.of("SCHEDULER_JOB_ID", "SCHEDULER_RUN_ID", "SCHEDULER_ATTEMPT",
-                "SCHEDULER_SCHEDULED_AT", "SCHEDULER_IDEMPOTENCY_KEY", "GREETING", "WITNESS", "PATH", "HOME", "TMPDIR",
-                "PWD", "OLDPWD", "SHLVL",
+                "SCHEDULER_SCHEDULED_AT", "SCHEDULER_IDEMPOTENCY_KEY", ProcessRunner.TAG, "GREETING", "WITNESS", "PATH",
+                "HOME", "TMPDIR", "PWD", "OLDPWD", "SHLVL",
                 "_"));
         assertThat(allowed).containsAll(seen.keySet());
         assertThat(seen.get("HOME")).isNotEqualTo(System.getProperty("user.home"));
