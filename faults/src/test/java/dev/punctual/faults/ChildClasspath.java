@@ -75,18 +75,14 @@ final class ChildClasspath {
     }
 
     /** Copies a jar, again until the copy reads as a whole zip (it may be mid-rewrite by another build). */
-    private static void copyValid(Path from, Path to) throws IOException {
-        for (int i = 0; ; i++) {
-            Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
-            try (JarFile j = new JarFile(to.toFile())) {
-                j.stream().forEach(x -> { });
-                return;
-            } catch (IOException e) {
-                if (i >= 20) {
-                    throw e;
-                }
-                Stage.sleepQuietly(java.time.Duration.ofSeconds(1));
-            }
-        }
+    private static void copyValid(Path from, Path to) {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
+                .pollInterval(java.time.Duration.ofSeconds(1)).ignoreExceptions().until(() -> {
+                    Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
+                    try (JarFile j = new JarFile(to.toFile())) {
+                        j.stream().forEach(x -> { });
+                        return true;
+                    }
+                });
     }
 }

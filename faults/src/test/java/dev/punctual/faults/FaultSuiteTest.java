@@ -299,11 +299,13 @@ class FaultSuiteTest {
                     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
                             .until(() -> busyRunning(s, victim));
                     victim.stop();
-                    // Requests already on the wire when it stopped may still land: look once they have.
-                    Stage.sleepQuietly(Duration.ofMillis(500));
-                    if (busyRunning(s, victim)) {
+                    // Requests already on the wire when it stopped may still land: it counts as frozen busy only
+                    // if it stays busy for half a second.
+                    try {
+                        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                                .until(() -> busyRunning(s, victim));
                         held = s.heldBy(victim.id);
-                    } else {
+                    } catch (org.awaitility.core.ConditionTimeoutException notBusy) {
                         victim.cont();
                     }
                 }
@@ -408,9 +410,6 @@ class FaultSuiteTest {
                                 s.api.queue.changeVisibility(m.receiptHandle(), 0);
                                 released.incrementAndGet();
                             }
-                            Thread.sleep(100);
-                        } catch (InterruptedException e) {
-                            return;
                         } catch (RuntimeException e) {
                             // a receipt handle that went stale is normal here
                         }

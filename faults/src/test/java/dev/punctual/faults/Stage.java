@@ -38,7 +38,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -352,19 +351,12 @@ final class Stage implements AutoCloseable {
      * checks. The wait is not an assertion: what has not finished by then is counted as lost.
      */
     Checker.Result drainAndCheck(Duration atMost) {
-        long deadline = System.nanoTime() + atMost.toNanos();
-        boolean done = false;
-        while (System.nanoTime() < deadline) {
-            if (drained()) {
-                done = true;
-                break;
-            }
-            try {
-                Thread.sleep(250);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
+        boolean done;
+        try {
+            await().atMost(atMost).pollInterval(Duration.ofMillis(250)).until(this::drained);
+            done = true;
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            done = false;
         }
         if (!done) {
             notes.add("not drained within " + atMost.toSeconds() + " s");
@@ -401,13 +393,5 @@ final class Stage implements AutoCloseable {
         witness.close();
         dynamo.close();
         sqs.close();
-    }
-
-    static void sleepQuietly(Duration d) {
-        try {
-            TimeUnit.MILLISECONDS.sleep(d.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

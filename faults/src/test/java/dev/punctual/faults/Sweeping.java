@@ -2,6 +2,9 @@ package dev.punctual.faults;
 
 import dev.punctual.core.Punctual;
 import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -12,33 +15,27 @@ final class Sweeping implements AutoCloseable {
     final String id;
     final AtomicInteger sweeps = new AtomicInteger();
     final AtomicInteger failures = new AtomicInteger();
-    private final Thread thread;
-    private volatile boolean running = true;
+    private final ScheduledExecutorService timer;
 
     Sweeping(Punctual p, String id, Duration period) {
         this.id = id;
-        this.thread = Thread.ofPlatform().daemon().name("sweeper-" + id).start(() -> {
-            while (running) {
-                try {
-                    p.sweeper.sweep();
-                    sweeps.incrementAndGet();
-                } catch (Throwable t) {
-                    failures.incrementAndGet();
-                }
-                try {
-                    Thread.sleep(period.toMillis());
-                } catch (InterruptedException e) {
-                    return;
-                }
+        this.timer = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().daemon().name("sweeper-" + id).factory());
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                p.sweeper.sweep();
+                sweeps.incrementAndGet();
+            } catch (Throwable t) {
+                failures.incrementAndGet();
             }
-        });
+        }, 0, period.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
     public void close() {
-        running = false;
+        timer.shutdown();
         try {
-            thread.join(30_000);
+            timer.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -9,6 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The binaries' own testimony. Every attempt of the suite's binaries appends {@code start <job> <run> <attempt>
@@ -67,25 +70,17 @@ final class Witness implements AutoCloseable {
     private final Path file;
     private final Map<String, Attempt> attempts = new ConcurrentHashMap<>();
     private final StringBuilder partial = new StringBuilder();
-    private final Thread monitor;
+    private final ScheduledExecutorService monitor;
     private final List<String> malformed = new ArrayList<>();
-    private volatile boolean running = true;
     private long offset;
 
     Witness(Path file) throws IOException {
         this.file = file;
         Files.createDirectories(file.getParent());
         Files.write(file, new byte[0]);
-        monitor = Thread.ofPlatform().daemon().name("witness-monitor").priority(Thread.MAX_PRIORITY).start(() -> {
-            while (running) {
-                poll();
-                try {
-                    Thread.sleep(5);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        });
+        monitor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("witness-monitor")
+                .priority(Thread.MAX_PRIORITY).factory());
+        monitor.scheduleWithFixedDelay(this::poll, 0, 5, TimeUnit.MILLISECONDS);
     }
 
     Path file() {
@@ -198,8 +193,8 @@ final class Witness implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        monitor.shutdown();
+        monitor.awaitTermination(1, TimeUnit.SECONDS);
         poll();
-        running = false;
-        monitor.join(1000);
     }
 }
