@@ -22,7 +22,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
@@ -81,13 +83,14 @@ public final class Dispatcher {
         for (RunRepository.Attention a : attention) {
             attend(a.run(), report).filter(next -> !next.scheduledAt().isAfter(horizon)).ifPresent(work::add);
         }
-        CatchUpWindows windows = new CatchUpWindows();
+        // Per job, the first occurrence its catch-up policy keeps, once computed in this call.
+        Map<String, Instant> keptFrom = new HashMap<>();
         while (!work.isEmpty()) {
             List<Run> batch = new ArrayList<>();
             while (!work.isEmpty() && batch.size() < RunQueue.MAX_BATCH) {
                 Run run = work.poll();
                 if (run.scheduledAt().isBefore(clock.instant().minus(CatchUp.MISSED_AFTER))) {
-                    catchUp(run, windows, report).filter(r -> !r.scheduledAt().isAfter(horizon))
+                    catchUp(run, keptFrom, report).filter(r -> !r.scheduledAt().isAfter(horizon))
                             .ifPresent(batch::add);
                 } else {
                     batch.add(run);
@@ -181,23 +184,14 @@ public final class Dispatcher {
             Optional<Run> next = Optional.empty();
             Optional<Succession> succession = succession(run, clock.instant());
             if (succession.isPresent()) {
-                Succession s = succession.get();
-                Transactions.Outcome o = tx.writeRetryingConflicts(s.items());
-                if (o.conflictOnly()) {
+                Written w = write(succession.get());
+                if (w.outcome().conflictOnly()) {
                     report.failed(run);
                     return Optional.empty();
                 }
-                if (!o.won() && o.failed(1) && s.next().isPresent()) {
-                    // The next occurrence already has a run (a backfill made it): move on to the first without.
-                    Optional<Succession> past = succession(run, clock.instant(), true);
-                    if (past.isPresent()) {
-                        s = past.get();
-                        o = tx.writeRetryingConflicts(s.items());
-                    }
-                }
-                if (o.won()) {
+                if (w.outcome().won()) {
                     report.materialized++;
-                    next = s.next();
+                    next = w.succession().next();
                 }
             }
             Instant now = clock.instant();
@@ -238,22 +232,30 @@ public final class Dispatcher {
     }
 
     private Optional<Run> materialize(Succession s, DispatchReport report) {
-        Transactions.Outcome o = tx.writeRetryingConflicts(s.items());
-        if (!o.won() && o.failed(1) && s.next().isPresent()) {
-            // The next occurrence already has a run (a backfill made it): the job moves on to the first one
-            // that has none.
-            Optional<Succession> past = succession(s.current(), clock.instant(), true);
-            if (past.isEmpty()) {
-                return Optional.empty();
-            }
-            s = past.get();
-            o = tx.writeRetryingConflicts(s.items());
-        }
-        if (o.won()) {
-            s.next().ifPresent(n -> report.materialized++);
-            return s.next();
+        Written w = write(s);
+        if (w.outcome().won()) {
+            w.succession().next().ifPresent(n -> report.materialized++);
+            return w.succession().next();
         }
         return Optional.empty();
+    }
+
+    /**
+     * Writes a succession. If it loses because its next occurrence already has a run (a backfill made it), the job
+     * moves on to the first occurrence that has none, in a second try.
+     */
+    private Written write(Succession s) {
+        Transactions.Outcome o = tx.writeRetryingConflicts(s.items());
+        if (!o.won() && o.failed(1) && s.next().isPresent()) {
+            Optional<Succession> past = succession(s.current(), clock.instant(), true);
+            if (past.isPresent()) {
+                return new Written(past.get(), tx.writeRetryingConflicts(past.get().items()));
+            }
+        }
+        return new Written(s, o);
+    }
+
+    private record Written(Succession succession, Transactions.Outcome outcome) {
     }
 
     /**
@@ -300,9 +302,9 @@ public final class Dispatcher {
      * first occurrence the policy keeps, or to its first future one: that run is returned to be sent instead. Other
      * runs (one-off kinds, catch-up and backfill runs, triggers) are sent as they are.
      */
-    private Optional<Run> catchUp(Run run, CatchUpWindows windows, DispatchReport report) {
-        Instant keptFrom = windows.keptFrom.get(run.jobId());
-        if (keptFrom != null && !run.occurrence().isBefore(keptFrom)) {
+    private Optional<Run> catchUp(Run run, Map<String, Instant> keptFrom, DispatchReport report) {
+        Instant kept0 = keptFrom.get(run.jobId());
+        if (kept0 != null && !run.occurrence().isBefore(kept0)) {
             return Optional.of(run);
         }
         try {
@@ -346,12 +348,11 @@ public final class Dispatcher {
             }
             Optional<Instant> target = kept.isEmpty() ? t : Optional.of(kept.getFirst());
             if (target.isPresent() && target.get().equals(run.occurrence())) {
-                windows.keptFrom.put(run.jobId(), run.occurrence());
+                keptFrom.put(run.jobId(), run.occurrence());
                 return Optional.of(run);
             }
             // Left out: move the job past it to the target, skipping occurrences that already have a run.
-            while (target.isPresent() && runs.get(job.id(), RunIds.forOccurrence(target.get()))
-                    .filter(r -> r.state() != RunState.CANCELLED).isPresent()) {
+            while (target.isPresent() && runs.occupied(job.id(), RunIds.forOccurrence(target.get()))) {
                 target = schedule.next(target.get());
             }
             Optional<Run> next = target.map(at -> planner.plan(job, at, now));
@@ -370,7 +371,7 @@ public final class Dispatcher {
             next.ifPresent(n -> {
                 report.materialized++;
                 if (!kept.isEmpty()) {
-                    windows.keptFrom.put(job.id(), n.occurrence());
+                    keptFrom.put(job.id(), n.occurrence());
                 }
             });
             return next;
@@ -381,10 +382,6 @@ public final class Dispatcher {
         }
     }
 
-    /** Per dispatch call: the first occurrence of each job its catch-up policy keeps, once computed. */
-    private static final class CatchUpWindows {
-        final java.util.Map<String, Instant> keptFrom = new java.util.HashMap<>();
-    }
 
     /** What one dispatch did. Failed runs stay SCHEDULED for a later sweep. */
     public static final class DispatchReport {

@@ -120,14 +120,17 @@ public final class RunWorker {
             Thread.sleep((early.toNanos() + 999_999) / 1_000_000);
         }
 
-        Instant now = clock.instant();
-        FiringPolicy policy = jobs.get(m.jobId()).map(Job::firing).orElse(FiringPolicy.DEFAULT);
-        if (now.isAfter(m.scheduledAt().plus(policy.maxRunAge())) && expired(message, m, policy, now)) {
-            return Outcome.EXPIRED;
-        }
         for (int race = 0; race < CLAIM_RACES; race++) {
-            now = clock.instant();
-            Claim c = claim(m, policy, now);
+            // Read once per try: its firing policy decides the claim, its active run is what the claim expects,
+            // and its binary, args and env are what runs (as of the claim, give or take this read).
+            Optional<Job> job = jobs.get(m.jobId());
+            FiringPolicy policy = job.map(Job::firing).orElse(FiringPolicy.DEFAULT);
+            Instant now = clock.instant();
+            if (race == 0 && now.isAfter(m.scheduledAt().plus(policy.maxRunAge()))
+                    && expired(message, m, policy, now)) {
+                return Outcome.EXPIRED;
+            }
+            Claim c = claim(m, policy, job.map(Job::activeRunId).orElse(null), now);
             Transactions.Outcome claim = tx.write(c.items());
             if (claim.won()) {
                 Run run = runs.get(m.jobId(), m.runId()).orElseThrow();
@@ -142,9 +145,9 @@ public final class RunWorker {
                     System.out.println(FiringMetrics.latenessLine(settings.prefix(),
                             Duration.between(run.scheduledAt(), now), now));
                 }
-                return execute(message, run);
+                return execute(message, run, job.orElseThrow());
             }
-            Outcome lost = lostClaim(message, m, claim, c, now);
+            Outcome lost = lostClaim(message, m, claim, c, policy, now);
             if (lost != null) {
                 return lost;
             }
@@ -158,12 +161,11 @@ public final class RunWorker {
      * {@code overlap: forbid|queue} the job's active run must also not be RUNNING under a live lease, and becomes
      * this run: two runs of one job claimed at once expect the same active run, so at most one wins.
      */
-    private Claim claim(RunMessage m, FiringPolicy policy, Instant now) {
+    private Claim claim(RunMessage m, FiringPolicy policy, String active, Instant now) {
         TransactWriteItem grant = runs.claim(m.jobId(), m.runId(), executorId, now.plus(settings.lease()), now);
         if (policy.overlap() == Overlap.ALLOW) {
             return new Claim(List.of(jobs.conditionRunnable(m.jobId()), grant), -1, null);
         }
-        String active = jobs.activeRun(m.jobId());
         List<TransactWriteItem> items = new ArrayList<>();
         items.add(jobs.takeActiveRun(m.jobId(), active, m.runId()));
         int overlapIndex = -1;
@@ -201,7 +203,8 @@ public final class RunWorker {
     }
 
     /** What a lost claim means; null: a race on the job's active run, to be tried again. */
-    private Outcome lostClaim(Message message, RunMessage m, Transactions.Outcome claim, Claim c, Instant now) {
+    private Outcome lostClaim(Message message, RunMessage m, Transactions.Outcome claim, Claim c,
+                              FiringPolicy policy, Instant now) {
         if (claim.failed(c.runIndex())) {
             Map<String, AttributeValue> old = claim.oldItem(c.runIndex());
             if (old == null || RunState.valueOf(Items.str(old, "state")).terminal()) {
@@ -225,14 +228,13 @@ public final class RunWorker {
             return Outcome.CANCELLED;
         }
         if (c.overlapIndex() >= 0 && claim.failed(c.overlapIndex())) {
-            return overlapping(message, m, c.active(), now);
+            return overlapping(message, m, c.active(), policy, now);
         }
         return Outcome.CONFLICT;
     }
 
     /** The job's run {@code active} is still running: skip this one (forbid) or look again shortly (queue). */
-    private Outcome overlapping(Message message, RunMessage m, String active, Instant now) {
-        FiringPolicy policy = jobs.get(m.jobId()).map(Job::firing).orElse(FiringPolicy.DEFAULT);
+    private Outcome overlapping(Message message, RunMessage m, String active, FiringPolicy policy, Instant now) {
         if (policy.overlap() == Overlap.QUEUE) {
             // The re-sent messages carry the time of the next look, not the run's due time, so the age is
             // checked against the run itself here.
@@ -254,7 +256,7 @@ public final class RunWorker {
         return Outcome.CONFLICT;
     }
 
-    private Outcome execute(Message message, Run run) throws InterruptedException {
+    private Outcome execute(Message message, Run run, Job job) throws InterruptedException {
         int attempt = run.attempt();
         String logKey = ArtifactStore.logKey(run.jobId(), run.runId(), attempt);
         Path workDir = null;
@@ -266,7 +268,6 @@ public final class RunWorker {
         String killed = null;
         boolean retryable = true;
         try {
-            Job job = jobs.get(run.jobId()).orElseThrow(() -> new IOException("job " + run.jobId() + " is gone"));
             Path binary = cache.fetch(job.binarySha256());
             workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
             logFile = workRoot.resolve(workDir.getFileName() + ".log");

@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * A job: its definition, its owner (tenant), its state and version, and the one pending (SCHEDULED) run of its
  * schedule, if any; {@code pausedAt} while it is PAUSED (when {@code nextRunAt} is still the due time of the pending
- * run the pause cancelled); {@code firing}: jitter, catch-up, overlap and max run age. {@code binarySha256} is copied from the binary so executors need not read the binaries table.
+ * run the pause cancelled); {@code firing}: jitter, catch-up, overlap and max run age; {@code activeRunId}: the run
+ * most recently claimed under {@code overlap: forbid|queue}, which the next claim checks is not still running. {@code binarySha256} is copied from the binary so executors need not read the binaries table.
  */
 public record Job(
         String id,
@@ -30,11 +31,21 @@ public record Job(
         Instant nextRunAt,
         Instant pausedAt,
         List<Integer> nonRetryableExitCodes,
-        FiringPolicy firing) {
+        FiringPolicy firing,
+        String activeRunId) {
 
     public Job {
         nonRetryableExitCodes = nonRetryableExitCodes == null ? List.of() : List.copyOf(nonRetryableExitCodes);
         firing = firing == null ? FiringPolicy.DEFAULT : firing;
+    }
+
+    /** A job no run of which has been claimed under an overlap policy yet. */
+    public Job(String id, String owner, String name, String binaryId, String binarySha256, List<String> args,
+               Map<String, String> env, ScheduleSpec schedule, int timeoutSeconds, int maxAttempts, JobState state,
+               long version, Instant createdAt, Instant updatedAt, String pendingRunId, Instant nextRunAt,
+               Instant pausedAt, List<Integer> nonRetryableExitCodes, FiringPolicy firing) {
+        this(id, owner, name, binaryId, binarySha256, args, env, schedule, timeoutSeconds, maxAttempts, state,
+                version, createdAt, updatedAt, pendingRunId, nextRunAt, pausedAt, nonRetryableExitCodes, firing, null);
     }
 
     /** A job with the default firing policy. */

@@ -278,18 +278,6 @@ public final class JobRepository {
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
     }
 
-    /** The run most recently claimed under {@code overlap: forbid|queue} (null: none yet), as in {@code item}. */
-    public static String activeRunOf(Map<String, AttributeValue> item) {
-        return item == null ? null : Items.str(item, ACTIVE_RUN);
-    }
-
-    /** The active run of a job as read by {@link #get}: null if none. */
-    public String activeRun(String jobId) {
-        var item = dynamo.getItem(b -> b.tableName(table.name()).key(key(jobId)).consistentRead(true)
-                .projectionExpression("#ar").expressionAttributeNames(Map.of("#ar", ACTIVE_RUN))).item();
-        return activeRunOf(item);
-    }
-
     /**
      * A condition that the job exists and may run (ACTIVE or COMPLETED: not PAUSED, not DELETED): part of every
      * claim, so a run that was already sitting in the queue when its job was deleted or paused never starts. The
@@ -413,6 +401,7 @@ public final class JobRepository {
                 Items.instant(item, PAUSED_AT),
                 item.containsKey(NO_RETRY_CODES) ? item.get(NO_RETRY_CODES).l().stream()
                         .map(v -> Integer.valueOf(v.n())).toList() : List.of(),
-                firing(item.get(FIRING)));
+                firing(item.get(FIRING)),
+                Items.str(item, ACTIVE_RUN));
     }
 }

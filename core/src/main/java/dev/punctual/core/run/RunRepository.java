@@ -113,6 +113,14 @@ public final class RunRepository {
     }
 
     /**
+     * Whether the occurrence {@code runId} already has a run that is not a cancelled one (it ran, is running or is
+     * waiting): such an occurrence must not be scheduled again. A cancelled one may be, over the cancelled item.
+     */
+    public boolean occupied(String jobId, String runId) {
+        return get(jobId, runId).filter(r -> r.state() != RunState.CANCELLED).isPresent();
+    }
+
+    /**
      * Every run still in one partition of the due index that is due at or before {@code upTo}: SCHEDULED runs to
      * send, and runs claimed before they were marked, whose successor may still have to be written.
      */

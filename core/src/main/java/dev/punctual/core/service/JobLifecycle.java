@@ -178,14 +178,14 @@ public final class JobLifecycle {
         for (Instant at : catchUp) {
             // Due now: no jitter on top of a run that is already late.
             Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, job.maxAttempts(), now);
-            if (!alreadyRan(run)) {
+            if (!runs.occupied(jobId, run.runId())) {
                 catchUpRuns.add(run);
             }
         }
         Optional<Run> pending = Optional.empty();
         while (t.isPresent()) {
             Run next = planner.plan(job, t.get(), now);
-            if (!alreadyRan(next)) {
+            if (!runs.occupied(jobId, next.runId())) {
                 pending = Optional.of(next);
                 break;
             }
@@ -318,11 +318,6 @@ public final class JobLifecycle {
             errors.add(new FieldError(field, "is not an ISO-8601 instant with an offset (e.g. 2030-01-01T09:00:00Z)"));
         }
         return t;
-    }
-
-    /** Whether the occurrence already has a run that is not a cancelled one (it ran, or is running, already). */
-    private boolean alreadyRan(Run run) {
-        return runs.get(run.jobId(), run.runId()).filter(r -> r.state() != RunState.CANCELLED).isPresent();
     }
 
     private static void refuseUnlessRunnable(Job job, String what) {

@@ -41,7 +41,7 @@ public final class JobService {
     public static final int MAX_VALUE_LENGTH = 4096;
     public static final int MAX_PAGE = 100;
     public static final int MAX_EXIT_CODES = 32;
-    private static final int DELETE_RETRIES = 10;
+    private static final int RETRIES = 10;
 
     private final JobRepository jobs;
     private final RunRepository runs;
@@ -108,8 +108,9 @@ public final class JobService {
                     + ": read it again and re-apply your change");
         }
         Definition d = validate(owner, req, now);
-        for (int i = 0; i < DELETE_RETRIES; i++) {
+        for (int i = 0; i < RETRIES; i++) {
             JobState state = old.state() == JobState.PAUSED ? JobState.PAUSED : JobState.ACTIVE;
+            // Only for planning runs: the id, owner, attempts and jitter.
             Job draft = d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now, null, null);
             Optional<Run> oldPending = old.pendingRunId() == null ? Optional.empty()
                     : runs.get(jobId, old.pendingRunId());
@@ -125,7 +126,7 @@ public final class JobService {
                         next = candidate;
                         break;
                     }
-                    if (!isOldPending && !occupied(candidate)) {
+                    if (!isOldPending && !runs.occupied(jobId, candidate.runId())) {
                         items.add(runs.insertScheduledOverCancelled(candidate));
                         next = candidate;
                         break;
@@ -135,7 +136,6 @@ public final class JobService {
                 }
                 if (next == null) {
                     state = JobState.COMPLETED;
-                    draft = d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now, null, null);
                 }
             }
             boolean replaced = next != null && oldPending.isPresent()
@@ -165,11 +165,6 @@ public final class JobService {
             // Same version, but a sweep moved the pending run on meanwhile: plan again against the new one.
         }
         throw new IllegalStateException("job " + jobId + " kept changing during update; try again");
-    }
-
-    /** Whether the occurrence already has a run that is not a cancelled one. */
-    private boolean occupied(Run run) {
-        return runs.get(run.jobId(), run.runId()).filter(r -> r.state() != RunState.CANCELLED).isPresent();
     }
 
     /** The version in an {@code If-Match} header: {@code "3"}, {@code 3} or {@code W/"3"}. */
@@ -331,7 +326,7 @@ public final class JobService {
      * which checks the job in the same transaction. Deleting a deleted job is a no-op.
      */
     public void delete(String owner, String jobId) {
-        for (int i = 0; i < DELETE_RETRIES; i++) {
+        for (int i = 0; i < RETRIES; i++) {
             Job job = find(owner, jobId);
             if (job.state() == JobState.DELETED) {
                 return;
