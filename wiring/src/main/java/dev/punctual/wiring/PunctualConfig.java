@@ -54,4 +54,17 @@ public interface PunctualConfig {
 
     /** Print firing lateness as CloudWatch Embedded Metric Format lines on stdout (set on ECS). */
     Optional<Boolean> emfMetrics();
+
+    /**
+     * How the API knows who is calling: {@code jwt} (API Gateway's JWT authorizer; the tenant comes from the
+     * token's claims), {@code iam} (AWS_IAM authorization; the tenant is the caller's principal) or {@code none}
+     * (everything belongs to one tenant, {@code local}: an explicit opt-in). Default {@code jwt}: fail closed.
+     */
+    Optional<String> authMode();
+
+    /** With {@code jwt}: the claim naming the tenant (e.g. {@code tenant}, {@code org_id}); default issuer + subject. */
+    Optional<String> authTenantClaim();
+
+    /** With {@code iam}: {@code principal} (default: the role or user, session names dropped) or {@code account}. */
+    Optional<String> authIamTenant();
 }
