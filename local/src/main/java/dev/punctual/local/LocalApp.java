@@ -48,7 +48,8 @@ public class LocalApp implements QuarkusApplication {
         String emulators = aws == null ? "external AWS endpoints"
                 : "DynamoDB " + aws.dynamodbEndpoint() + " | SQS " + aws.sqsEndpoint() + " | S3 " + aws.s3Endpoint();
         System.out.println(READY + " API http://127.0.0.1:" + port + " | " + emulators + " | prefix "
-                + punctual.settings.prefix() + " | executors " + o.executors());
+                + punctual.settings.prefix() + " | executors " + o.executors() + " | auth "
+                + (LocalMain.auth == null ? "off (one tenant, 'local')" : "on (Bearer JWT; bin/local-token SUBJECT)"));
         System.out.flush();
         Quarkus.waitForExit();
         timer.shutdownNow();

@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
  * the one definition in core, then boots the API, a sweeper timer and executor pools in this process.
  */
 @QuarkusMain
-@Command(name = "punctual-local", mixinStandardHelpOptions = true,
+@Command(name = "punctual-local", mixinStandardHelpOptions = true, subcommands = TokenCommand.class,
         description = "Runs the whole scheduler in one process on embedded AWS emulators.")
 public class LocalMain implements Callable<Integer> {
 
@@ -55,7 +55,18 @@ public class LocalMain implements Callable<Integer> {
             description = "Resource name prefix. Default: ${DEFAULT-VALUE}")
     String prefix;
 
+    @Option(names = "--auth", description = "Require Authorization: Bearer <JWT> on every API request, verified "
+            + "against this runner's key; each token's issuer and subject is a tenant (bin/local-token SUBJECT "
+            + "prints one). Default: off, every caller is the single tenant 'local'.")
+    boolean authRequired;
+
+    @Option(names = "--auth-key", description = "The signing key for --auth and bin/local-token, created on first "
+            + "use. Default: ~/.punctual/local-auth-key.jwk")
+    Path authKey;
+
     static volatile LocalOptions options;
+    /** The token verifier when started with {@code --auth}; null means no authentication. */
+    static volatile LocalAuth auth;
     static volatile EmbeddedAws aws;
 
     public static void main(String... args) {
@@ -75,6 +86,9 @@ public class LocalMain implements Callable<Integer> {
             aws.quarkusConfig().forEach(System::setProperty);
             aws.exportToSystemProperties();
             aws.provision(new Resources(settings));
+        }
+        if (authRequired) {
+            auth = LocalAuth.loadOrCreate(authKey != null ? authKey : LocalAuth.DEFAULT_KEY);
         }
         options = new LocalOptions(executors, noSweeper ? null : sweepPeriod, dataDir);
         try {

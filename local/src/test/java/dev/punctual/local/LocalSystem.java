@@ -36,12 +36,17 @@ final class LocalSystem implements AutoCloseable {
     final String api;
     private final HttpClient http = HttpClient.newHttpClient();
 
+    /** Sent as {@code Authorization: Bearer} on every API request when set (a runner started with --auth). */
+    volatile String bearer;
+
     LocalSystem(String... jvmProperties) throws Exception {
-        String jar = System.getProperty("punctual.local.app");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Xmx512m"));
-        cmd.addAll(List.of(jvmProperties));
-        cmd.addAll(List.of("-jar", jar, "--port", "0", "--dynamodb-port", "0", "--sqs-port", "0", "--s3-port", "0"));
+        this(List.of(jvmProperties), List.of());
+    }
+
+    LocalSystem(List<String> jvmProperties, List<String> launcherArgs) throws Exception {
+        List<String> cmd = java(jvmProperties);
+        cmd.addAll(List.of("--port", "0", "--dynamodb-port", "0", "--sqs-port", "0", "--s3-port", "0"));
+        cmd.addAll(launcherArgs);
         process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         CompletableFuture<String> ready = new CompletableFuture<>();
         Thread.ofPlatform().daemon().start(() -> {
@@ -64,6 +69,15 @@ final class LocalSystem implements AutoCloseable {
         api = ready.get(90, TimeUnit.SECONDS);
     }
 
+    /** {@code java [props] -jar <the launcher>}: what bin/run-local runs. */
+    static List<String> java(List<String> jvmProperties) {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-Xmx512m"));
+        cmd.addAll(jvmProperties);
+        cmd.addAll(List.of("-jar", System.getProperty("punctual.local.app")));
+        return cmd;
+    }
+
     String output() {
         synchronized (output) {
             return String.join("\n", output);
@@ -71,17 +85,27 @@ final class LocalSystem implements AutoCloseable {
     }
 
     JsonNode post(String path, Object body, int expectStatus) throws Exception {
-        return send(HttpRequest.newBuilder(URI.create(api + path)).header("content-type", "application/json")
+        return send(request(path).header("content-type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))), expectStatus);
     }
 
     JsonNode get(String path) throws Exception {
-        return send(HttpRequest.newBuilder(URI.create(api + path)).GET(), 200);
+        return get(path, 200);
+    }
+
+    JsonNode get(String path, int expectStatus) throws Exception {
+        return send(request(path).GET(), expectStatus);
+    }
+
+    /** A request to the API, with the bearer token if one is set. */
+    HttpRequest.Builder request(String path) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(api + path));
+        String token = bearer;
+        return token == null ? b : b.header("Authorization", "Bearer " + token);
     }
 
     String text(String path) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + path)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new AssertionError(path + " -> " + r.statusCode() + " " + r.body());
         }
@@ -89,16 +113,16 @@ final class LocalSystem implements AutoCloseable {
     }
 
     int delete(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(api + path)).DELETE().build(),
+        return http.send(request(path).DELETE().build(),
                 HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
-    private JsonNode send(HttpRequest.Builder req, int expectStatus) throws Exception {
+    JsonNode send(HttpRequest.Builder req, int expectStatus) throws Exception {
         HttpResponse<String> r = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != expectStatus) {
             throw new AssertionError("expected " + expectStatus + " but got " + r.statusCode() + ": " + r.body());
         }
-        return JSON.readTree(r.body());
+        return r.body().isEmpty() ? JSON.nullNode() : JSON.readTree(r.body());
     }
 
     /** Registers the file as a binary and uploads it through the presigned URL; returns the binary id. */

@@ -58,7 +58,7 @@ class ApiLambdaTest {
                         "timeoutSeconds", 30, "maxAttempts", 2))
                 .post("/v1/jobs");
         created.then().statusCode(201).body("nextRunAt", equalTo(at)).body("state", equalTo("ACTIVE"))
-                .body("owner", equalTo("local")).body("version", equalTo(1));
+                .body("owner", equalTo(Gateway.owner(Gateway.DEFAULT_USER))).body("version", equalTo(1));
         String id = created.path("id");
         assertThat(created.header("Location")).endsWith("/v1/jobs/" + id);
 

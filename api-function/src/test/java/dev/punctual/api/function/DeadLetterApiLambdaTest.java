@@ -100,7 +100,7 @@ class DeadLetterApiLambdaTest {
         assertThat(punctual.tx.write(List.of(punctual.jobs.conditionNotDeleted(jobId),
                 punctual.runs.claim(jobId, runId, "ex-test", now.plus(Duration.ofMinutes(1)), now))).won()).isTrue();
         assertThat(punctual.runs.finish(jobId, runId, 1, "ex-test", RunState.DEAD, 3, "exited with code 3", null,
-                Instant.now(), now.plus(Duration.ofDays(1)), "local")).isTrue();
+                Instant.now(), now.plus(Duration.ofDays(1)), Gateway.owner(Gateway.DEFAULT_USER))).isTrue();
         return new String[] {jobId, runId};
     }
 }

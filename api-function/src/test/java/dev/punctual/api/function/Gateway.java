@@ -1,0 +1,172 @@
+package dev.punctual.api.function;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.restassured.RestAssured;
+import io.restassured.builder.ResponseBuilder;
+import io.restassured.filter.Filter;
+import io.restassured.filter.FilterContext;
+import io.restassured.http.Header;
+import io.restassured.http.Headers;
+import io.restassured.response.Response;
+import io.restassured.specification.FilterableRequestSpecification;
+import io.restassured.specification.FilterableResponseSpecification;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import io.quarkus.test.junit.callback.QuarkusTestBeforeEachCallback;
+import io.quarkus.test.junit.callback.QuarkusTestMethodContext;
+
+/**
+ * Sends every RestAssured request of these tests to the function as API Gateway would after its authorizer: an
+ * HTTP API (payload v2) event whose {@code requestContext.authorizer} carries a verified identity, posted raw to
+ * the Lambda mock event server. The mock server's own HTTP-to-event conversion cannot carry an authorizer, so
+ * without this the tests could only exercise an anonymous API.
+ *
+ * <p>The caller is chosen per request with the test-only header {@value #USER} (removed before the event is
+ * built): a user name (JWT claims {@code iss} {@value #ISSUER}, {@code sub} the name), {@value #ANONYMOUS} (no
+ * authorizer context at all), or {@code iam:<arn>} (an IAM-signed caller). Default: {@value #DEFAULT_USER}.
+ * Registered before every test of this module (a Quarkus test callback, so that it reaches the RestAssured the
+ * tests see: they run in Quarkus's class loader).
+ */
+public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
+    static final String USER = "X-Test-User";
+    static final String ANONYMOUS = "anonymous";
+    static final String DEFAULT_USER = "alice";
+    static final String ISSUER = "https://idp.example.test/";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final Gateway INSTANCE = new Gateway();
+
+    /** The owner the API derives for a test user's token. */
+    static String owner(String user) {
+        return ISSUER + "|sub:" + user;
+    }
+
+    @Override
+    public void beforeEach(QuarkusTestMethodContext context) {
+        synchronized (Gateway.class) {
+            if (RestAssured.filters().stream().noneMatch(f -> f instanceof Gateway)) {
+                RestAssured.filters(INSTANCE);
+            }
+        }
+    }
+
+    @Override
+    public Response filter(FilterableRequestSpecification req, FilterableResponseSpecification res,
+                           FilterContext ctx) {
+        try {
+            URI uri = URI.create(req.getURI());
+            String user = req.getHeaders().hasHeaderWithName(USER) ? req.getHeaders().getValue(USER) : DEFAULT_USER;
+            ObjectNode event = event(req, uri, user);
+            HttpResponse<String> raw = HTTP.send(HttpRequest.newBuilder(
+                            URI.create(uri.getScheme() + "://" + uri.getAuthority() + "/_lambda_"))
+                    .header("content-type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(event))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response(JSON.readTree(raw.body()));
+        } catch (Exception e) {
+            throw new IllegalStateException("could not invoke the function through the mock event server", e);
+        }
+    }
+
+    private static ObjectNode event(FilterableRequestSpecification req, URI uri, String user) throws Exception {
+        ObjectNode e = JSON.createObjectNode();
+        e.put("version", "2.0");
+        e.put("routeKey", "$default");
+        e.put("rawPath", uri.getRawPath());
+        e.put("rawQueryString", uri.getRawQuery() == null ? "" : uri.getRawQuery());
+        ObjectNode headers = e.putObject("headers");
+        for (Header h : req.getHeaders()) {
+            if (!h.getName().equalsIgnoreCase(USER)) {
+                String name = h.getName().toLowerCase(Locale.ROOT);
+                headers.put(name, headers.has(name) ? headers.get(name).asText() + "," + h.getValue() : h.getValue());
+            }
+        }
+        if (req.getContentType() != null && !headers.has("content-type")) {
+            headers.put("content-type", req.getContentType());
+        }
+        ObjectNode rc = e.putObject("requestContext");
+        rc.put("accountId", "123456789012");
+        rc.put("apiId", "test");
+        rc.put("domainName", uri.getHost());
+        rc.put("requestId", UUID.randomUUID().toString());
+        rc.put("stage", "$default");
+        rc.put("timeEpoch", System.currentTimeMillis());
+        ObjectNode http = rc.putObject("http");
+        http.put("method", req.getMethod());
+        http.put("path", uri.getRawPath());
+        http.put("protocol", "HTTP/1.1");
+        http.put("sourceIp", "127.0.0.1");
+        if (user.startsWith("iam:")) {
+            String arn = user.substring(4);
+            ObjectNode iam = rc.putObject("authorizer").putObject("iam");
+            iam.put("userArn", arn);
+            iam.put("accountId", arn.split(":")[4]);
+            iam.put("callerId", "AROAEXAMPLE:session");
+        } else if (!user.equals(ANONYMOUS)) {
+            ObjectNode jwt = rc.putObject("authorizer").putObject("jwt");
+            ObjectNode claims = jwt.putObject("claims");
+            claims.put("iss", ISSUER);
+            claims.put("sub", user);
+            claims.put("aud", "punctual");
+            claims.put("team", "team-of-" + user.replaceAll("\\d", ""));
+            jwt.putArray("scopes");
+        }
+        Object body = req.getBody();
+        if (body != null) {
+            if (body instanceof byte[] bytes) {
+                e.put("body", Base64.getEncoder().encodeToString(bytes));
+                e.put("isBase64Encoded", true);
+            } else {
+                e.put("body", body instanceof String s ? s : JSON.writeValueAsString(body));
+                e.put("isBase64Encoded", false);
+            }
+        } else {
+            e.put("isBase64Encoded", false);
+        }
+        return e;
+    }
+
+    private static Response response(JsonNode r) {
+        int status = r.path("statusCode").asInt();
+        List<Header> headers = new ArrayList<>();
+        String contentType = null;
+        for (Map.Entry<String, JsonNode> h : iterable(r.path("headers"))) {
+            headers.add(new Header(h.getKey(), h.getValue().asText()));
+            if (h.getKey().equalsIgnoreCase("content-type")) {
+                contentType = h.getValue().asText();
+            }
+        }
+        for (Map.Entry<String, JsonNode> h : iterable(r.path("multiValueHeaders"))) {
+            for (JsonNode v : h.getValue()) {
+                headers.add(new Header(h.getKey(), v.asText()));
+                if (h.getKey().equalsIgnoreCase("content-type")) {
+                    contentType = v.asText();
+                }
+            }
+        }
+        String text = r.path("body").isNull() || r.path("body").isMissingNode() ? "" : r.path("body").asText();
+        byte[] body = r.path("isBase64Encoded").asBoolean()
+                ? Base64.getDecoder().decode(text) : text.getBytes(StandardCharsets.UTF_8);
+        ResponseBuilder b = new ResponseBuilder().setStatusCode(status).setStatusLine("HTTP/1.1 " + status)
+                .setHeaders(new Headers(headers)).setBody(body);
+        if (contentType != null) {
+            b.setContentType(contentType);
+        }
+        return b.build();
+    }
+
+    private static Iterable<Map.Entry<String, JsonNode>> iterable(JsonNode n) {
+        return n::fields;
+    }
+}
