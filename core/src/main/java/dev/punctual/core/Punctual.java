@@ -47,6 +47,7 @@ public final class Punctual {
     public final JobRepository jobs;
     public final RunRepository runs;
     public final BinaryRepository binaryRepository;
+    public final dev.punctual.core.tenant.UsageRepository usage;
     public final WatermarkRepository watermarks;
     public final Transactions tx;
     public final RunQueue queue;
@@ -69,6 +70,7 @@ public final class Punctual {
         this.jobs = new JobRepository(dynamo, resources);
         this.runs = new RunRepository(dynamo, resources, buckets, settings);
         this.binaryRepository = new BinaryRepository(dynamo, resources);
+        this.usage = new dev.punctual.core.tenant.UsageRepository(dynamo, resources);
         this.watermarks = new WatermarkRepository(dynamo, resources);
         this.tx = new Transactions(dynamo);
         this.queue = new RunQueue(sqs, resources.runQueue(), queueUrl);

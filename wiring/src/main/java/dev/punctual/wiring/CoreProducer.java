@@ -3,6 +3,7 @@ package dev.punctual.wiring;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.AwsClients;
+import dev.punctual.core.tenant.Quotas;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.time.Clock;
@@ -38,6 +39,10 @@ public class CoreProducer {
         c.shutdownGrace().ifPresent(b::shutdownGrace);
         c.retention().ifPresent(b::retention);
         c.emfMetrics().ifPresent(b::emfMetrics);
+        Quotas d = Quotas.DEFAULTS;
+        b.quotas(new Quotas(c.quotaJobs().orElse(d.jobs()), c.quotaRunsPerMinute().orElse(d.runsPerMinute()),
+                c.quotaTriggersPerMinute().orElse(d.triggersPerMinute()),
+                c.quotaBackfillPerDay().orElse(d.backfillPerDay())));
         return b.build();
     }
 

@@ -67,4 +67,16 @@ public interface PunctualConfig {
 
     /** With {@code iam}: {@code principal} (default: the role or user, session names dropped) or {@code account}. */
     Optional<String> authIamTenant();
+
+    /** Per tenant: jobs that exist (default {@value dev.punctual.core.tenant.Quotas#DEFAULT_JOBS}). */
+    OptionalInt quotaJobs();
+
+    /** Per tenant: the scheduled starts per minute its jobs may add up to. */
+    OptionalInt quotaRunsPerMinute();
+
+    /** Per tenant: triggers per calendar minute. */
+    OptionalInt quotaTriggersPerMinute();
+
+    /** Per tenant: backfilled occurrences per UTC day. */
+    OptionalInt quotaBackfillPerDay();
 }

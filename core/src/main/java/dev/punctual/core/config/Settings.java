@@ -1,5 +1,6 @@
 package dev.punctual.core.config;
 
+import dev.punctual.core.tenant.Quotas;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -31,7 +32,8 @@ public record Settings(
         Duration shutdownGrace,
         Duration retention,
         Duration uploadUrlTtl,
-        boolean emfMetrics) {
+        boolean emfMetrics,
+        Quotas quotas) {
 
     public static final String DEFAULT_PREFIX = "punctual";
     public static final int DEFAULT_SHARDS = 4;
@@ -65,6 +67,7 @@ public record Settings(
 
     public Settings {
         Objects.requireNonNull(prefix, "prefix");
+        quotas = quotas == null ? Quotas.DEFAULTS : quotas;
         if (bucket == null || bucket.isBlank()) {
             bucket = prefix + "-artifacts";
         }
@@ -113,6 +116,7 @@ public record Settings(
         private Duration retention = DEFAULT_RETENTION;
         private Duration uploadUrlTtl = DEFAULT_UPLOAD_URL_TTL;
         private boolean emfMetrics;
+        private Quotas quotas = Quotas.DEFAULTS;
 
         public Builder prefix(String v) { prefix = v; return this; }
         public Builder bucket(String v) { bucket = v; return this; }
@@ -139,13 +143,15 @@ public record Settings(
         public Builder uploadUrlTtl(Duration v) { uploadUrlTtl = v; return this; }
         /** Print firing lateness as CloudWatch Embedded Metric Format lines (executors on ECS). Default off. */
         public Builder emfMetrics(boolean v) { emfMetrics = v; return this; }
+        /** Per-tenant limits ({@link Quotas}). */
+        public Builder quotas(Quotas v) { quotas = v; return this; }
 
         public Settings build() {
             return new Settings(prefix, bucket, shards, sweepPeriod, lookahead, settle, requeueAfter, maxSweepBacklog,
                     lease,
                     heartbeat, retryBase, retryCap, minInterval, defaultMaxAttempts, maxAttemptsLimit,
                     defaultTimeoutSeconds, maxTimeoutSeconds, executorConcurrency, logCapBytes, killGrace,
-                    shutdownGrace, retention, uploadUrlTtl, emfMetrics);
+                    shutdownGrace, retention, uploadUrlTtl, emfMetrics, quotas);
         }
     }
 }
