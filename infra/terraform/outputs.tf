@@ -7,7 +7,7 @@ output "api_url" {
 }
 
 output "api_execution_arn" {
-  description = "Execution ARN of the HTTP API: with auth = \"iam\", grant callers execute-api:Invoke on \"<this>/$default/*\"."
+  description = "Execution ARN of the HTTP API: with auth = \"iam\", grant callers execute-api:Invoke on \"<this>/*\"."
   value       = try(aws_apigatewayv2_api.this[0].execution_arn, null)
 }
 
