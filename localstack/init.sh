@@ -56,6 +56,7 @@ terraform init -input=false
 terraform apply -input=false -auto-approve -var "localstack_endpoint=$endpoint" "$@"
 terraform output -raw executor_env_file > "$here/executor.env"
 echo "Punctual is deployed on LocalStack. API: $(terraform output -raw api_url)"
+echo "The API has no authentication (auth = \"none\", every caller is tenant \"local\"): keep LocalStack on 127.0.0.1."
 echo "Executor environment written to $here/executor.env"
 
 if $with_executor; then

@@ -1,5 +1,6 @@
 # The HTTP API: exactly the routes the api module serves (infra-tests compares them with its JAX-RS annotations),
 # each proxied to the api Lambda with payload format 2.0. Anything else is answered 404 by API Gateway itself.
+# Every route requires what var.auth says (auth.tf): a JWT of jwt_issuer for jwt_audience, or a SigV4 signature.
 
 locals {
   api_routes = [
@@ -45,7 +46,7 @@ resource "aws_apigatewayv2_integration" "api" {
 }
 
 resource "aws_apigatewayv2_authorizer" "jwt" {
-  count = var.create_http_api && local.jwt_enabled ? 1 : 0
+  count = var.create_http_api && var.auth == "jwt" ? 1 : 0
 
   api_id           = aws_apigatewayv2_api.this[0].id
   name             = "jwt"
@@ -64,8 +65,8 @@ resource "aws_apigatewayv2_route" "this" {
   api_id             = aws_apigatewayv2_api.this[0].id
   route_key          = each.value
   target             = "integrations/${aws_apigatewayv2_integration.api[0].id}"
-  authorization_type = local.jwt_enabled ? "JWT" : "NONE"
-  authorizer_id      = local.jwt_enabled ? aws_apigatewayv2_authorizer.jwt[0].id : null
+  authorization_type = local.route_authorization_types[var.auth]
+  authorizer_id      = var.auth == "jwt" ? aws_apigatewayv2_authorizer.jwt[0].id : null
 }
 
 resource "aws_cloudwatch_log_group" "api_access" {

@@ -33,12 +33,35 @@ resource "aws_lambda_function" "api" {
   }
 
   environment {
-    variables = local.lambda_environment
+    variables = merge(local.lambda_environment, local.auth_environment)
   }
 
   tags = var.tags
 
   depends_on = [aws_cloudwatch_log_group.api, aws_iam_role_policy.api_logs]
+
+  # The rules of auth.tf that tie variables together; each makes `terraform plan` fail.
+  lifecycle {
+    precondition {
+      condition     = var.auth != "none" || var.allow_unauthenticated_api
+      error_message = "auth = \"none\" leaves the API without authentication: anyone who can reach its URL can upload binaries and run them on the executor fleet, and read, change and delete every job, all as the single tenant \"local\". Set allow_unauthenticated_api = true to accept that (local emulators only), or use auth = \"jwt\" or \"iam\"."
+    }
+
+    precondition {
+      condition     = var.jwt_issuer == null || length(var.jwt_audience) > 0
+      error_message = "jwt_issuer is set without jwt_audience: set the audiences (client ids) the API accepts tokens for."
+    }
+
+    precondition {
+      condition     = var.auth != "jwt" || (var.jwt_issuer != null && length(var.jwt_audience) > 0)
+      error_message = "auth = \"jwt\" (the default) needs jwt_issuer and jwt_audience: the issuer URL and the audiences of the tokens the API accepts. Or choose auth = \"iam\" (SigV4-signed calls)."
+    }
+
+    precondition {
+      condition     = var.auth == "jwt" || (var.jwt_issuer == null && length(var.jwt_audience) == 0 && var.jwt_tenant_claim == null)
+      error_message = "jwt_issuer, jwt_audience and jwt_tenant_claim apply to auth = \"jwt\" only; auth is \"${var.auth}\"."
+    }
+  }
 }
 
 resource "aws_lambda_alias" "api" {
@@ -112,17 +135,25 @@ resource "aws_lambda_function_event_invoke_config" "sweeper" {
   depends_on = [aws_iam_role_policy.sweeper_failure_destination]
 }
 
-# Optional function URL of the api (LocalStack without HTTP APIs); same event format as the HTTP API.
+# Optional function URL of the api (LocalStack without HTTP APIs); same event format as the HTTP API. AWS_IAM with
+# auth = "iam" (the event carries the caller's principal, as the HTTP API's does), NONE with the acknowledged "none".
 resource "aws_lambda_function_url" "api" {
   count = var.create_api_function_url ? 1 : 0
 
   function_name      = aws_lambda_function.api.function_name
   qualifier          = aws_lambda_alias.api.name
-  authorization_type = var.api_function_url_authorization_type
+  authorization_type = local.function_url_authorization_types[var.auth]
+
+  lifecycle {
+    precondition {
+      condition     = var.auth != "jwt"
+      error_message = "A function URL cannot check JWTs: with auth = \"jwt\" use the HTTP API (create_api_function_url = false), or choose auth = \"iam\"."
+    }
+  }
 }
 
 resource "aws_lambda_permission" "api_function_url" {
-  count = var.create_api_function_url && var.api_function_url_authorization_type == "NONE" ? 1 : 0
+  count = var.create_api_function_url && local.function_url_authorization_types[var.auth] == "NONE" ? 1 : 0
 
   statement_id           = "AllowPublicFunctionUrl"
   action                 = "lambda:InvokeFunctionUrl"

@@ -18,8 +18,6 @@ locals {
   # SnapStart works on published java21 versions only; every invocation goes through the `live` alias either way.
   snap_start = var.snap_start && !var.native
 
-  jwt_enabled = var.jwt_issuer != null && length(var.jwt_audience) > 0
-
   alarm_actions = var.alarm_sns_topic_arn == null ? [] : [var.alarm_sns_topic_arn]
 
   # What every component reads (Quarkus maps PUNCTUAL_X_Y to punctual.x-y). The queue URL is passed so that no
@@ -31,6 +29,7 @@ locals {
     PUNCTUAL_LEASE     = "PT${var.lease_seconds}S"
   }
 
+  # The sweeper's environment; the api Lambda adds local.auth_environment (auth.tf).
   lambda_environment = merge(
     local.common_environment,
     # Quarkus's documented setting for native executables on the provided runtime.

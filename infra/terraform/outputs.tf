@@ -6,6 +6,11 @@ output "api_url" {
   )
 }
 
+output "api_execution_arn" {
+  description = "Execution ARN of the HTTP API: with auth = \"iam\", grant callers execute-api:Invoke on \"<this>/*\"."
+  value       = try(aws_apigatewayv2_api.this[0].execution_arn, null)
+}
+
 output "api_function_url" {
   description = "The api Lambda's function URL, when create_api_function_url."
   value       = try(aws_lambda_function_url.api[0].function_url, null)

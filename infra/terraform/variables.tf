@@ -153,9 +153,16 @@ variable "sweeper_reserved_concurrency" {
 }
 
 variable "extra_environment" {
-  description = "Further environment variables for every component (e.g. `PUNCTUAL_S3_PATH_STYLE = \"true\"` on LocalStack)."
+  description = "Further environment variables for every component (e.g. `PUNCTUAL_S3_PATH_STYLE = \"true\"` on LocalStack). Not PUNCTUAL_AUTH_*: authentication is set by auth and its variables only."
   type        = map(string)
   default     = {}
+  nullable    = false
+
+  validation {
+    # The API's authentication must match the routes' authorization; an override could turn it off behind them.
+    condition     = alltrue([for k in keys(var.extra_environment) : !startswith(k, "PUNCTUAL_AUTH_")])
+    error_message = "extra_environment must not set PUNCTUAL_AUTH_* variables: use auth, jwt_tenant_claim and iam_tenant."
+  }
 }
 
 ################################################################################
@@ -169,20 +176,9 @@ variable "create_http_api" {
 }
 
 variable "create_api_function_url" {
-  description = "Also give the api Lambda a function URL (same payload format 2.0 as the HTTP API); meant for LocalStack, where HTTP APIs may be unavailable."
+  description = "Also give the api Lambda a function URL (same payload format 2.0 as the HTTP API); meant for LocalStack, where HTTP APIs may be unavailable. Its authorization follows auth: AWS_IAM for \"iam\", NONE for the acknowledged \"none\"; a function URL cannot check JWTs, so auth = \"jwt\" rejects it."
   type        = bool
   default     = false
-}
-
-variable "api_function_url_authorization_type" {
-  description = "Authorization of the api function URL: AWS_IAM or NONE."
-  type        = string
-  default     = "AWS_IAM"
-
-  validation {
-    condition     = contains(["AWS_IAM", "NONE"], var.api_function_url_authorization_type)
-    error_message = "api_function_url_authorization_type must be AWS_IAM or NONE."
-  }
 }
 
 variable "api_throttling_burst_limit" {
@@ -197,16 +193,73 @@ variable "api_throttling_rate_limit" {
   default     = 50
 }
 
+################################################################################
+# Authentication of the API
+################################################################################
+
+variable "auth" {
+  description = "How callers of the API authenticate: \"jwt\" (the HTTP API's JWT authorizer on every route; needs jwt_issuer and jwt_audience), \"iam\" (AWS_IAM on every route and on the function URL: callers sign with SigV4 and need execute-api:Invoke / lambda:InvokeFunctionUrl) or \"none\" (no authentication at all; needs allow_unauthenticated_api = true). Sets PUNCTUAL_AUTH_MODE of the api Lambda."
+  type        = string
+  default     = "jwt"
+  nullable    = false
+
+  validation {
+    condition     = contains(["jwt", "iam", "none"], var.auth)
+    error_message = "auth must be \"jwt\", \"iam\" or \"none\"."
+  }
+}
+
+variable "allow_unauthenticated_api" {
+  description = "Acknowledge what auth = \"none\" exposes: every route (and the function URL) answers anyone who can reach its URL, with no credentials. Anyone can upload binaries and run them on the executor fleet (with the executor's network access), read every job, run and log, and change or delete every job; every caller is the same single tenant `local`. Only for a local emulator or a network nobody else reaches. Required to be true with auth = \"none\"; has no effect otherwise."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
 variable "jwt_issuer" {
-  description = "Issuer URL of a JWT authorizer. With jwt_audience set, every route requires a valid JWT."
+  description = "With auth = \"jwt\" (required then): the issuer URL (`iss`) of the JWT authorizer, e.g. `https://cognito-idp.<region>.amazonaws.com/<user pool id>`. API Gateway reads its keys from `<issuer>/.well-known/openid-configuration`."
   type        = string
   default     = null
+
+  validation {
+    condition     = var.jwt_issuer == null || can(regex("^https://[^\\s]+$", var.jwt_issuer))
+    error_message = "jwt_issuer must be an https:// URL (or null)."
+  }
 }
 
 variable "jwt_audience" {
-  description = "Accepted audiences (`aud`) of the JWT authorizer. With jwt_issuer set, every route requires a valid JWT."
+  description = "With auth = \"jwt\" (required then, at least one): the accepted audiences (`aud`, or `client_id` for Cognito access tokens) of the JWT authorizer. jwt_issuer without jwt_audience is an error, in every mode."
   type        = list(string)
   default     = []
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for a in var.jwt_audience : length(trimspace(a)) > 0])
+    error_message = "jwt_audience must not contain empty strings."
+  }
+}
+
+variable "jwt_tenant_claim" {
+  description = "With auth = \"jwt\": the claim whose value is the tenant (e.g. \"tenant\" or \"org_id\", so a team shares its jobs). Null: the tenant is the token's issuer plus subject (`iss` + `sub`), one per user or client. Sets PUNCTUAL_AUTH_TENANT_CLAIM when not null."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.jwt_tenant_claim == null || can(regex("^[^\\s]+$", var.jwt_tenant_claim))
+    error_message = "jwt_tenant_claim must be a claim name without whitespace (or null)."
+  }
+}
+
+variable "iam_tenant" {
+  description = "With auth = \"iam\": what the tenant is. \"principal\": the calling IAM role or user (a role's session names dropped, so every session of one role shares its jobs); \"account\": the caller's AWS account (everyone in it shares the jobs). Sets PUNCTUAL_AUTH_IAM_TENANT when auth = \"iam\"."
+  type        = string
+  default     = "principal"
+  nullable    = false
+
+  validation {
+    condition     = contains(["principal", "account"], var.iam_tenant)
+    error_message = "iam_tenant must be \"principal\" or \"account\"."
+  }
 }
 
 ################################################################################

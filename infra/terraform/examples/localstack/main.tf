@@ -2,6 +2,8 @@
 # service: LocalStack's free plan runs no Fargate tasks, so the executor runs as a plain container next to it
 # (`docker compose --profile executor up`). HTTP APIs (API Gateway v2) need a paid LocalStack plan too, so by
 # default the API is reached through a Lambda function URL, which delivers the same payload format 2.0.
+# The API has no authentication here (auth = "none", acknowledged below): a local emulator, published on
+# 127.0.0.1 only by localstack/docker-compose.yml. Never apply this example to AWS.
 # Unverified: no Docker was available where this was written.
 
 provider "aws" {
@@ -45,9 +47,14 @@ module "punctual" {
 
   create_executor_service = false
 
-  create_http_api                     = var.use_http_api
-  create_api_function_url             = true
-  api_function_url_authorization_type = "NONE"
+  create_http_api         = var.use_http_api
+  create_api_function_url = true
+
+  # No authentication: every caller is the single tenant `local`, and anyone who reaches the URL can upload and
+  # run binaries. Acceptable on a LocalStack published on 127.0.0.1 only. jwt needs the HTTP API's authorizer,
+  # which the free plan lacks, and LocalStack does not enforce IAM by default, so iam would protect nothing.
+  auth                      = "none"
+  allow_unauthenticated_api = true
 
   # LocalStack sets AWS_ENDPOINT_URL inside its Lambda containers; S3 must then be addressed path-style.
   extra_environment = {

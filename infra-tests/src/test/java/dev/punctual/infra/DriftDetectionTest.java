@@ -1,6 +1,7 @@
 package dev.punctual.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +52,85 @@ class DriftDetectionTest {
                 .anyMatch(d -> d.contains("PUNCTUAL_PREFX"));
     }
 
+    @Test
+    void aRouteWithoutAuthorizationIsReported() throws Exception {
+        AuthContract a = mutatedAuth(s -> s.replace("local.route_authorization_types[var.auth]", "\"NONE\""));
+        assertThat(a.routes()).anyMatch(d -> d.contains("authorization_type is NONE in every mode"));
+    }
+
+    @Test
+    void aRouteOpenUnderNoneWithoutTheAcknowledgementIsReported() throws Exception {
+        AuthContract a = mutatedAuth(s -> s.replaceFirst(
+                "none = var.allow_unauthenticated_api \\? \"NONE\" : \"AWS_IAM\"", "none = \"NONE\""));
+        assertThat(a.routes()).anyMatch(d -> d.contains(".none is NONE without var.allow_unauthenticated_api"));
+    }
+
+    @Test
+    void aJwtRouteWithoutItsAuthorizerIsReported() throws Exception {
+        AuthContract a = mutatedAuth(s -> s.replaceAll(" *authorizer_id += .*\n", ""));
+        assertThat(a.routes()).anyMatch(d -> d.contains("may be JWT but has no authorizer_id"));
+    }
+
+    @Test
+    void aPublicFunctionUrlIsReported() throws Exception {
+        AuthContract a = mutatedAuth(s -> s.replace("local.function_url_authorization_types[var.auth]",
+                "\"NONE\""));
+        assertThat(a.functionUrls()).anyMatch(d -> d.contains("aws_lambda_function_url.api: authorization_type is NONE"));
+    }
+
+    @Test
+    void aDefaultAuthOfNoneIsReported() throws Exception {
+        AuthContract a = mutatedAuth(s -> s.replace("default     = \"jwt\"", "default     = \"none\""));
+        assertThat(a.variables()).anyMatch(d -> d.contains("variable auth: default: expected jwt, terraform says none"));
+    }
+
+    @Test
+    void anAuthModeNotTakenFromVarAuthIsReported() throws Exception {
+        AuthContract a = mutatedAuth(s -> s.replace("PUNCTUAL_AUTH_MODE = var.auth", "PUNCTUAL_AUTH_MODE = \"none\""));
+        assertThat(a.apiEnvironment()).anyMatch(d -> d.contains("PUNCTUAL_AUTH_MODE to \"none\", not var.auth"));
+        assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
+        assertThat(a.plans(copy.resolve("plan"), "iam")).anyMatch(d -> d.startsWith("plan with iam ")
+                && d.contains("PUNCTUAL_AUTH_*: expected {PUNCTUAL_AUTH_IAM_TENANT=principal, PUNCTUAL_AUTH_MODE=iam}"));
+    }
+
+    @Test
+    void aMissingAcknowledgementCheckIsReported() throws Exception {
+        // The precondition deleted (Terraform refuses a constant condition, so it cannot be replaced by `true`).
+        AuthContract a = mutatedAuth(s -> s.replaceAll("(?s)\\n *precondition \\{\\n *condition *= var\\.auth != "
+                + "\"none\" \\|\\| var\\.allow_unauthenticated_api\\n.*?\\n *}\\n", "\n"));
+        assertThat(a.guards()).anyMatch(d -> d.contains("no precondition ties auth = \"none\" to"));
+        assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
+        assertThat(a.plans(copy.resolve("plan"), "none without allow_unauthenticated_api")).anyMatch(d -> d.startsWith(
+                "plan with none without allow_unauthenticated_api") && d.contains("succeeded; it must fail"));
+    }
+
+    @Test
+    void aMissingAudienceCheckIsReported() throws Exception {
+        // Both rules that ask for an audience (an issuer needs one; jwt needs issuer and audience) dropped.
+        AuthContract a = mutatedAuth(s -> s.replace("length(var.jwt_audience) > 0", "true"));
+        assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
+        assertThat(a.plans(copy.resolve("plan"), "jwt with an issuer and no audience")).anyMatch(d -> d.startsWith(
+                "plan with jwt with an issuer and no audience") && d.contains("succeeded; it must fail"));
+    }
+
+    @Test
+    void anExamplePassingAVariableTheModuleLacksIsReported() throws Exception {
+        AuthContract a = mutatedAuth(s -> s.replace("variable \"allow_unauthenticated_api\"",
+                "variable \"allow_public_api\"").replace("var.allow_unauthenticated_api", "var.allow_public_api"));
+        assertThat(a.variables()).anyMatch(d -> d.contains("no variable allow_unauthenticated_api"));
+        assertThat(a.example("localstack", Terraform.load(Terraform.MODULE.resolve("examples/localstack"))))
+                .anyMatch(d -> d.contains("passes allow_unauthenticated_api, which the module does not declare"));
+    }
+
+    private AuthContract mutatedAuth(UnaryOperator<String> edit) throws Exception {
+        return new AuthContract(mutatedModule(edit));
+    }
+
     private Contract mutated(UnaryOperator<String> edit) throws Exception {
+        return new Contract(mutatedModule(edit));
+    }
+
+    private Terraform mutatedModule(UnaryOperator<String> edit) throws Exception {
         boolean changed = false;
         try (var files = Files.list(Terraform.MODULE)) {
             for (Path f : files.filter(p -> p.toString().endsWith(".tf")).toList()) {
@@ -62,6 +141,6 @@ class DriftDetectionTest {
             }
         }
         assertThat(changed).as("the mutation applies to infra/terraform").isTrue();
-        return new Contract(Terraform.load(copy));
+        return Terraform.load(copy);
     }
 }

@@ -79,6 +79,44 @@ final class Terraform {
         return out;
     }
 
+    /** Every module call, by name. */
+    Map<String, JsonNode> modules() {
+        Map<String, JsonNode> out = new LinkedHashMap<>();
+        for (JsonNode f : files.values()) {
+            f.path("module").fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
+        }
+        return out;
+    }
+
+    /** Every variable block, by name. */
+    Map<String, JsonNode> variables() {
+        Map<String, JsonNode> out = new LinkedHashMap<>();
+        for (JsonNode f : files.values()) {
+            f.path("variable").fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
+        }
+        return out;
+    }
+
+    /** Every local value, by name (locals blocks of every file merged). */
+    Map<String, JsonNode> locals() {
+        Map<String, JsonNode> out = new LinkedHashMap<>();
+        for (JsonNode f : files.values()) {
+            for (JsonNode block : f.path("locals")) {
+                block.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue()));
+            }
+        }
+        return out;
+    }
+
+    /** Every resource block, by type, then name. */
+    Map<String, Map<String, JsonNode>> resourcesByType() {
+        Map<String, Map<String, JsonNode>> out = new LinkedHashMap<>();
+        for (JsonNode f : files.values()) {
+            f.path("resource").fieldNames().forEachRemaining(type -> out.computeIfAbsent(type, t -> resources(t)));
+        }
+        return out;
+    }
+
     /** A variable's default, as JSON. */
     JsonNode variableDefault(String name) {
         for (JsonNode f : files.values()) {
