@@ -11,6 +11,8 @@ import java.util.Map;
  * schedule, if any; {@code pausedAt} while it is PAUSED (when {@code nextRunAt} is still the due time of the pending
  * run the pause cancelled); {@code firing}: jitter, catch-up, overlap and max run age; {@code activeRunId}: the run
  * most recently claimed under {@code overlap: forbid|queue}, which the next claim checks is not still running. {@code binarySha256} is copied from the binary so executors need not read the binaries table.
+ * {@code secretNames}: the names of the job's secret variables; their values are kept apart
+ * ({@link JobRepository#secrets}) and never leave the storage except into the binary's environment.
  */
 public record Job(
         String id,
@@ -32,11 +34,23 @@ public record Job(
         Instant pausedAt,
         List<Integer> nonRetryableExitCodes,
         FiringPolicy firing,
-        String activeRunId) {
+        String activeRunId,
+        List<String> secretNames) {
 
     public Job {
         nonRetryableExitCodes = nonRetryableExitCodes == null ? List.of() : List.copyOf(nonRetryableExitCodes);
         firing = firing == null ? FiringPolicy.DEFAULT : firing;
+        secretNames = secretNames == null ? List.of() : List.copyOf(secretNames);
+    }
+
+    /** A job without secrets. */
+    public Job(String id, String owner, String name, String binaryId, String binarySha256, List<String> args,
+               Map<String, String> env, ScheduleSpec schedule, int timeoutSeconds, int maxAttempts, JobState state,
+               long version, Instant createdAt, Instant updatedAt, String pendingRunId, Instant nextRunAt,
+               Instant pausedAt, List<Integer> nonRetryableExitCodes, FiringPolicy firing, String activeRunId) {
+        this(id, owner, name, binaryId, binarySha256, args, env, schedule, timeoutSeconds, maxAttempts, state,
+                version, createdAt, updatedAt, pendingRunId, nextRunAt, pausedAt, nonRetryableExitCodes, firing,
+                activeRunId, List.of());
     }
 
     /** A job no run of which has been claimed under an overlap policy yet. */

@@ -49,6 +49,9 @@ public final class JobRepository {
     private static final String PAUSED_AT = "pausedAt";
     private static final String FIRING = "firing";
     private static final String ACTIVE_RUN = "activeRunId";
+    private static final String SECRET_NAMES = "secretNames";
+    /** The attribute of a job's secrets item ({@code jobId = <job>#secrets}) that holds the values. */
+    private static final String SECRET_VALUES = "values";
 
     private final DynamoDbClient dynamo;
     private final TableSpec table;
@@ -81,6 +84,7 @@ public final class JobRepository {
                     .map(c -> n(c)).toList()));
         }
         item.put(FIRING, firingValue(job.firing()));
+        item.put(SECRET_NAMES, Items.strings(job.secretNames()));
         item.put(STATE, s(job.state().name()));
         item.put(VERSION, n(job.version()));
         item.put(CREATED_AT, instant(job.createdAt()));
@@ -226,6 +230,7 @@ public final class JobRepository {
         Map<String, String> names = new HashMap<>(Map.of("#name", NAME, "#b", Resources.BINARY_ID, "#sha",
                 BINARY_SHA, "#args", ARGS, "#env", ENV, "#sch", SCHEDULE, "#to", TIMEOUT, "#ma", MAX_ATTEMPTS,
                 "#nr", NO_RETRY_CODES, "#f", FIRING));
+        names.put("#sn", SECRET_NAMES);
         names.putAll(Map.of("#st", STATE, "#v", VERSION, "#u", UPDATED_AT, "#p", PENDING, "#n", NEXT_RUN_AT,
                 "#o", Resources.OWNER));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":name", s(job.name()), ":b", s(job.binaryId()),
@@ -233,10 +238,11 @@ public final class JobRepository {
                 ":sch", scheduleValue(job.schedule()), ":to", n(job.timeoutSeconds()), ":ma", n(job.maxAttempts()),
                 ":nr", AttributeValue.fromL(job.nonRetryableExitCodes().stream().map(c -> n(c)).toList()),
                 ":f", firingValue(job.firing())));
+        values.put(":sn", Items.strings(job.secretNames()));
         values.putAll(Map.of(":st", s(job.state().name()), ":v", n(job.version()), ":expected", n(expectedVersion),
                 ":now", instant(job.updatedAt()), ":deleted", s(JobState.DELETED.name()), ":owner", s(job.owner())));
         StringBuilder update = new StringBuilder("SET #name = :name, #b = :b, #sha = :sha, #args = :args,"
-                + " #env = :env, #sch = :sch, #to = :to, #ma = :ma, #nr = :nr, #f = :f, #st = :st, #v = :v,"
+                + " #env = :env, #sch = :sch, #to = :to, #ma = :ma, #nr = :nr, #f = :f, #sn = :sn, #st = :st, #v = :v,"
                 + " #u = :now");
         if (job.pendingRunId() != null) {
             update.append(", #p = :next, #n = :nextAt");
@@ -402,6 +408,35 @@ public final class JobRepository {
                 item.containsKey(NO_RETRY_CODES) ? item.get(NO_RETRY_CODES).l().stream()
                         .map(v -> Integer.valueOf(v.n())).toList() : List.of(),
                 firing(item.get(FIRING)),
-                Items.str(item, ACTIVE_RUN));
+                Items.str(item, ACTIVE_RUN),
+                item.containsKey(SECRET_NAMES) ? Items.strings(item, SECRET_NAMES) : List.of());
+    }
+
+    /*
+     * Secrets: a job's secret values live in an item of their own, jobId = "<job>#secrets". It has no owner
+     * attribute, so the byOwner index (which projects ALL) never holds them, and no listing or job read returns
+     * them; only the executor reads them, by key, when it starts a run. The job item keeps the names.
+     */
+
+    private static Map<String, AttributeValue> secretsKey(String jobId) {
+        return key(jobId + "#secrets");
+    }
+
+    /**
+     * Sets the job's secret values, in the transaction that writes the job. An empty map leaves an item without
+     * values: a deleted or replaced job keeps none. (A put, not a delete, so the API needs no DeleteItem.)
+     */
+    public TransactWriteItem putSecrets(String jobId, Map<String, String> values) {
+        Map<String, AttributeValue> item = new HashMap<>(secretsKey(jobId));
+        if (!values.isEmpty()) {
+            item.put(SECRET_VALUES, Items.stringMap(values));
+        }
+        return TransactWriteItem.builder().put(p -> p.tableName(table.name()).item(item)).build();
+    }
+
+    /** The job's secret values (empty when it has none). */
+    public Map<String, String> secrets(String jobId) {
+        var item = dynamo.getItem(b -> b.tableName(table.name()).key(secretsKey(jobId)).consistentRead(true)).item();
+        return item == null || !item.containsKey(SECRET_VALUES) ? Map.of() : Items.stringMap(item, SECRET_VALUES);
     }
 }
