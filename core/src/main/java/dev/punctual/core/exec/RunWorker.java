@@ -99,6 +99,8 @@ public final class RunWorker {
     public static final Duration OVERLAP_POLL = Duration.ofSeconds(5);
     /** The longest SQS lets a received message stay invisible (ChangeMessageVisibility's maximum). */
     static final Duration MAX_VISIBILITY = Duration.ofHours(12);
+    /** The error of a run the executor refused to launch (see {@link LaunchCheck}); the problems follow. */
+    public static final String REFUSED = "refused to start: ";
     private static final int CLAIM_RACES = 3;
 
     public Outcome handle(Message message) throws InterruptedException {
@@ -298,6 +300,15 @@ public final class RunWorker {
         String error;
         String killed = null;
         boolean retryable = true;
+        List<String> refused = LaunchCheck.problems(job);
+        if (!refused.isEmpty()) {
+            // The job as stored is not one the API would have accepted: it was changed behind the API's back.
+            // Retrying cannot help, so the run is DEAD at once, with what was refused.
+            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " " + REFUSED + refused);
+            String shown = String.join("; ", refused.subList(0, Math.min(5, refused.size())))
+                    + (refused.size() > 5 ? "; and " + (refused.size() - 5) + " more" : "");
+            return settle(message, run, null, REFUSED + shown, null, false, false);
+        }
         // The claim may win up to CLAIM_TOLERANCE before the run's due time (it checks whole seconds, and the
         // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
         waitUntil(run.scheduledAt());
