@@ -313,7 +313,7 @@ public final class RunWorker {
         // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
         waitUntil(run.scheduledAt());
         try {
-            Path binary = cache.fetch(job.binarySha256());
+            Path binary = cache.fetch(job.owner(), job.binarySha256());
             workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
             logFile = workRoot.resolve(workDir.getFileName() + ".log");
             Map<String, String> env = new LinkedHashMap<>(job.env());
