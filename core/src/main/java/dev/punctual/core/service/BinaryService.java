@@ -36,6 +36,10 @@ public final class BinaryService {
             errors.add(new FieldError("name", "is required"));
         } else if (req.name().length() > 256) {
             errors.add(new FieldError("name", "must be at most 256 characters"));
+        } else if (req.name().chars().anyMatch(Character::isISOControl)) {
+            // As for job names: a name is shown in listings and logs, where a newline or an escape sequence
+            // could forge lines or rewrite a terminal.
+            errors.add(new FieldError("name", "must not contain control characters"));
         }
         String sha = req.sha256() == null ? null : req.sha256().toLowerCase(Locale.ROOT);
         if (sha == null) {
