@@ -111,9 +111,15 @@ public final class ArtifactStore {
                 RequestBody.fromFile(file));
     }
 
+    /**
+     * A stored log as text. A log holds whatever bytes the binary wrote, cut at the cap possibly inside a multi-byte
+     * character, so it is decoded leniently: a malformed sequence becomes U+FFFD. (The SDK's own
+     * {@code asString} decodes strictly and throws on such bytes.)
+     */
     public Optional<String> readText(String key) {
         try {
-            return Optional.of(s3.getObjectAsBytes(g -> g.bucket(bucket).key(key)).asString(StandardCharsets.UTF_8));
+            return Optional.of(new String(s3.getObjectAsBytes(g -> g.bucket(bucket).key(key)).asByteArray(),
+                    StandardCharsets.UTF_8));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         }
