@@ -6,12 +6,17 @@ import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.infra.Provisioner;
 import dev.punctual.core.infra.Resources;
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 import org.elasticmq.NodeAddress;
 import org.elasticmq.rest.sqs.SQSRestServer;
 import org.elasticmq.rest.sqs.SQSRestServerBuilder;
@@ -32,6 +37,8 @@ public final class EmbeddedAws implements AutoCloseable {
     public static final String ACCESS_KEY = "test";
     public static final String SECRET_KEY = "test";
     public static final String REGION = "us-east-1";
+    /** Every emulator listens on this address only: they have no real authentication. */
+    public static final String LOOPBACK = "127.0.0.1";
 
     private final DynamoDBProxyServer dynamo;
     private final SQSRestServer sqs;
@@ -62,25 +69,27 @@ public final class EmbeddedAws implements AutoCloseable {
             args.addAll(List.of("-dbPath", dir.toString(), "-sharedDb"));
         }
         DynamoDBProxyServer dynamo = ServerRunner.createServerFromCommandLineArgs(args.toArray(String[]::new));
+        bindToLoopback(dynamo);
         dynamo.start();
 
         int qp = sqsPort == 0 ? freePort() : sqsPort;
-        SQSRestServer sqs = SQSRestServerBuilder.withInterface("127.0.0.1").withPort(qp)
-                .withServerAddress(new NodeAddress("http", "127.0.0.1", qp, "")).start();
+        SQSRestServer sqs = SQSRestServerBuilder.withInterface(LOOPBACK).withPort(qp)
+                .withServerAddress(new NodeAddress("http", LOOPBACK, qp, "")).start();
         sqs.waitUntilStarted();
 
         var blobs = dataDir == null ? new TransientNio2BlobStore()
                 : new FilesystemNio2BlobStore(Files.createDirectories(dataDir.resolve("s3")).toString());
         S3Proxy s3 = S3Proxy.builder().blobStore(blobs)
-                .endpoint(URI.create("http://127.0.0.1:" + s3Port))
+                // S3Proxy listens on the endpoint's host.
+                .endpoint(URI.create("http://" + LOOPBACK + ":" + s3Port))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
                 .build();
         s3.start();
         while (!"STARTED".equals(s3.getState())) {
             Thread.onSpinWait();
         }
-        return new EmbeddedAws(dynamo, URI.create("http://127.0.0.1:" + dp), sqs,
-                URI.create("http://127.0.0.1:" + qp), s3, URI.create("http://127.0.0.1:" + s3.getPort()));
+        return new EmbeddedAws(dynamo, URI.create("http://" + LOOPBACK + ":" + dp), sqs,
+                URI.create("http://" + LOOPBACK + ":" + qp), s3, URI.create("http://" + LOOPBACK + ":" + s3.getPort()));
     }
 
     public static EmbeddedAws startInMemory() throws Exception {
@@ -156,8 +165,31 @@ public final class EmbeddedAws implements AutoCloseable {
         dynamo.stop();
     }
 
+    /**
+     * DynamoDB Local has no option for the address it listens on: its Jetty server is made with {@code new
+     * Server(port)}, which listens on every interface, so anyone on the network could read and write the tables.
+     * Its connector is set to the loopback address before it starts. Should a future DynamoDB Local hide the
+     * server differently, this fails rather than quietly listening on every interface again.
+     */
+    static void bindToLoopback(DynamoDBProxyServer dynamo) {
+        try {
+            Field f = DynamoDBProxyServer.class.getDeclaredField("server");
+            f.setAccessible(true);
+            Server server = (Server) f.get(dynamo);
+            Connector[] connectors = server.getConnectors();
+            if (connectors.length == 0) {
+                throw new IllegalStateException("DynamoDB Local's server has no connector");
+            }
+            for (Connector c : connectors) {
+                ((ServerConnector) c).setHost(LOOPBACK);
+            }
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalStateException("cannot bind DynamoDB Local to " + LOOPBACK + " only", e);
+        }
+    }
+
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
             return s.getLocalPort();
         }
     }

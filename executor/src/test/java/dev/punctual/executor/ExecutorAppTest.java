@@ -40,7 +40,7 @@ class ExecutorAppTest {
                 .getBytes(StandardCharsets.UTF_8);
         String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(script));
         var binary = punctual.binaries.register("local", new BinaryRequest("ok.sh", sha, (long) script.length));
-        s3.putObject(p -> p.bucket(punctual.settings.bucket()).key(ArtifactStore.binaryKey(sha)),
+        s3.putObject(p -> p.bucket(punctual.settings.bucket()).key(ArtifactStore.binaryKey("local", sha)),
                 RequestBody.fromBytes(script));
 
         JobView job = punctual.jobService.create("local", new JobRequest("app-test", binary.id(), List.of(),

@@ -96,7 +96,7 @@ class DeadLetterApiLambdaTest {
                 .post("/v1/jobs").then().statusCode(201).extract().path("id");
         String runId = given().get("/v1/jobs/" + jobId + "/runs").then().statusCode(200).extract()
                 .path("items[0].runId");
-        Instant now = Instant.now();
+        Instant now = Instant.parse(at); // claimed at its due time: a claim wins only once the run is due
         assertThat(punctual.tx.write(List.of(punctual.jobs.conditionNotDeleted(jobId),
                 punctual.runs.claim(jobId, runId, "ex-test", now.plus(Duration.ofMinutes(1)), now))).won()).isTrue();
         assertThat(punctual.runs.finish(jobId, runId, 1, "ex-test", RunState.DEAD, 3, "exited with code 3", null,

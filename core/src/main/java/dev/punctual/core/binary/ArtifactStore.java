@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
@@ -21,8 +23,13 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 import software.amazon.awssdk.services.s3.presigner.model.PresignedPutObjectRequest;
 
 /**
- * The S3 bucket: binaries under {@code binaries/sha256/<hex>} (content-addressed, so one upload serves every job
- * that uses the same bytes) and run logs under {@code logs/<job>/<run>/attempt-<n>.log}.
+ * The S3 bucket: binaries under {@code binaries/<owner-key>/sha256/<hex>} and run logs under
+ * {@code logs/<job>/<run>/attempt-<n>.log}.
+ *
+ * <p>Binaries are content-addressed per owner, not across owners: were the key the sha256 alone, a tenant who only
+ * knew another tenant's sha256 could register it, find it {@code uploaded} at once and run those bytes without ever
+ * having had them. Under the owner's own prefix an object exists only if that owner uploaded it (through a
+ * presigned PUT that signs the sha256, so S3 itself checks the bytes).
  */
 public final class ArtifactStore {
     private final S3Client s3;
@@ -35,8 +42,26 @@ public final class ArtifactStore {
         this.bucket = bucket;
     }
 
-    public static String binaryKey(String sha256Hex) {
-        return "binaries/sha256/" + sha256Hex;
+    /** Where the binary {@code sha256Hex} of {@code owner} is stored. */
+    public static String binaryKey(String owner, String sha256Hex) {
+        return "binaries/" + ownerKey(owner) + "/sha256/" + sha256Hex;
+    }
+
+    /**
+     * The owner's path segment: the hex SHA-256 of the owner string. Owners are issuer|subject pairs or IAM ARNs,
+     * full of characters a key should not carry ({@code /}, {@code :}, {@code |}) and of any length; the hash is
+     * fixed-length, and different owners cannot collide into one prefix.
+     */
+    public static String ownerKey(String owner) {
+        if (owner == null || owner.isEmpty()) {
+            throw new IllegalArgumentException("a binary needs an owner");
+        }
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(owner.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public static String logKey(String jobId, String runId, int attempt) {
@@ -44,10 +69,10 @@ public final class ArtifactStore {
     }
 
     /** A presigned PUT that signs the body's checksum and length: S3 rejects any other body. */
-    public PresignedUpload presignUpload(String sha256Hex, long size, Duration ttl) {
+    public PresignedUpload presignUpload(String owner, String sha256Hex, long size, Duration ttl) {
         String checksum = java.util.Base64.getEncoder().encodeToString(HexFormat.of().parseHex(sha256Hex));
         PresignedPutObjectRequest p = presigner.presignPutObject(r -> r.signatureDuration(ttl)
-                .putObjectRequest(o -> o.bucket(bucket).key(binaryKey(sha256Hex)).contentLength(size)
+                .putObjectRequest(o -> o.bucket(bucket).key(binaryKey(owner, sha256Hex)).contentLength(size)
                         .checksumSHA256(checksum)));
         Map<String, String> headers = new LinkedHashMap<>();
         p.signedHeaders().forEach((name, values) -> {
@@ -86,9 +111,15 @@ public final class ArtifactStore {
                 RequestBody.fromFile(file));
     }
 
+    /**
+     * A stored log as text. A log holds whatever bytes the binary wrote, cut at the cap possibly inside a multi-byte
+     * character, so it is decoded leniently: a malformed sequence becomes U+FFFD. (The SDK's own
+     * {@code asString} decodes strictly and throws on such bytes.)
+     */
     public Optional<String> readText(String key) {
         try {
-            return Optional.of(s3.getObjectAsBytes(g -> g.bucket(bucket).key(key)).asString(StandardCharsets.UTF_8));
+            return Optional.of(new String(s3.getObjectAsBytes(g -> g.bucket(bucket).key(key)).asByteArray(),
+                    StandardCharsets.UTF_8));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         }

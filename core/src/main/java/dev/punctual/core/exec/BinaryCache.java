@@ -12,11 +12,16 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.concurrent.ConcurrentHashMap;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 
 /**
- * Binaries on local disk, by sha256. A download goes to a temporary file, is hashed, and only a file whose hash
- * matches is moved into place (atomically) and made executable; a cached file is hashed again before each use,
+ * Binaries on local disk, by owner and sha256. A download goes to a temporary file, is hashed, and only a file whose
+ * hash matches is moved into place (atomically) and made executable; a cached file is hashed again before each use,
  * so a corrupted cache cannot run the wrong bytes.
+ *
+ * <p>The cache is per owner, like the bucket: a file here was downloaded from its owner's own key, so a job can
+ * only ever run bytes its owner uploaded. Keyed by sha256 alone, a warm cache would let a job whose owner never
+ * uploaded those bytes run another tenant's copy.
  */
 public final class BinaryCache {
     private final ArtifactStore store;
@@ -28,18 +33,25 @@ public final class BinaryCache {
         this.dir = Files.createDirectories(dir);
     }
 
-    public Path fetch(String sha256) throws IOException {
-        if (!sha256.matches("[0-9a-f]{64}")) {
+    /** The binary {@code sha256} of {@code owner}, from the cache or downloaded from the owner's key. */
+    public Path fetch(String owner, String sha256) throws IOException {
+        if (sha256 == null || !sha256.matches("[0-9a-f]{64}")) {
             throw new IOException("not a sha256: " + sha256);
         }
-        synchronized (locks.computeIfAbsent(sha256, k -> new Object())) {
-            Path target = dir.resolve(sha256);
+        String ownerKey = ArtifactStore.ownerKey(owner);
+        synchronized (locks.computeIfAbsent(ownerKey + "/" + sha256, k -> new Object())) {
+            Path ownerDir = Files.createDirectories(dir.resolve(ownerKey));
+            Path target = ownerDir.resolve(sha256);
             if (Files.exists(target) && sha256.equals(hash(target))) {
                 return target;
             }
-            Path tmp = Files.createTempFile(dir, sha256, ".part");
+            Path tmp = Files.createTempFile(ownerDir, sha256, ".part");
             try {
-                store.download(ArtifactStore.binaryKey(sha256), tmp);
+                try {
+                    store.download(ArtifactStore.binaryKey(owner, sha256), tmp);
+                } catch (NoSuchKeyException e) {
+                    throw new IOException("binary " + sha256 + " has not been uploaded by the job's owner");
+                }
                 String actual = hash(tmp);
                 if (!sha256.equals(actual)) {
                     throw new IOException("binary " + sha256 + " downloaded with sha256 " + actual);

@@ -97,6 +97,10 @@ public final class RunWorker {
 
     /** How often a run held back by {@code overlap: queue} looks again whether the running one has finished. */
     public static final Duration OVERLAP_POLL = Duration.ofSeconds(5);
+    /** The longest SQS lets a received message stay invisible (ChangeMessageVisibility's maximum). */
+    static final Duration MAX_VISIBILITY = Duration.ofHours(12);
+    /** The error of a run the executor refused to launch (see {@link LaunchCheck}); the problems follow. */
+    public static final String REFUSED = "refused to start: ";
     private static final int CLAIM_RACES = 3;
 
     public Outcome handle(Message message) throws InterruptedException {
@@ -110,15 +114,12 @@ public final class RunWorker {
         }
         Duration early = Duration.between(clock.instant(), m.scheduledAt());
         if (early.toMillis() > 1000) {
-            queue.changeVisibility(message.receiptHandle(), (int) Math.min(RunQueue.MAX_DELAY_SECONDS,
-                    early.toSeconds()));
+            hideUntil(message, m.scheduledAt(), clock.instant());
             return Outcome.EARLY;
         }
-        if (early.toNanos() > 0) {
-            // SQS delays have whole-second granularity and were rounded down: wait out the rest (rounded up to the
-            // next millisecond), so a run never starts before its due instant.
-            Thread.sleep((early.toNanos() + 999_999) / 1_000_000);
-        }
+        // SQS delays have whole-second granularity and were rounded down: wait out the rest, so a run never starts
+        // before its due instant. (The message's due time is only a hint: the claim checks the run's own.)
+        waitUntil(m.scheduledAt());
 
         for (int race = 0; race < CLAIM_RACES; race++) {
             // Read once per try: its firing policy decides the claim, its active run is what the claim expects,
@@ -212,6 +213,21 @@ public final class RunWorker {
                 queue.delete(message.receiptHandle());
                 return Outcome.ALREADY_DONE;
             }
+            Instant due = RunRepository.fromItem(old).scheduledAt();
+            if (!RunRepository.dueForClaim(due, now)) {
+                // The message says the run is due; the run says it is not (a forged or misdirected message, one
+                // sent before an update moved the run later, or a clock ahead). The message is kept, invisible
+                // until the run's due time, rather than deleted: if it is the run's real message, nothing else
+                // would bring the run back before the sweeper's requeue timeout. If the run is moved meanwhile,
+                // this message is merely early again or a spare copy: moving a run later or earlier only
+                // happens while it is SCHEDULED, and the dispatcher then sends a message of its own, and
+                // whichever claim comes first at the due time wins. A run due more than 12 hours ahead comes
+                // back and is hidden again; every time counts as a receive towards the queue's maxReceiveCount.
+                LOG.log(Level.WARNING, "message for " + m.jobId() + "/" + m.runId() + " says due at "
+                        + m.scheduledAt() + ", but the run is due at " + due + ": hidden until then");
+                hideUntil(message, due, now);
+                return Outcome.EARLY;
+            }
             // Another executor holds a live lease; if it dies, this message brings the run back after the lease.
             return Outcome.LEASED_ELSEWHERE;
         }
@@ -256,6 +272,23 @@ public final class RunWorker {
         return Outcome.CONFLICT;
     }
 
+    /**
+     * Makes the message invisible until {@code due} (whole seconds, rounded down so it comes back in the due
+     * second, where the claim may win and the rest is waited out; at least one second, at most SQS's maximum).
+     */
+    private void hideUntil(Message message, Instant due, Instant now) {
+        long seconds = Math.max(1, Math.min(MAX_VISIBILITY.toSeconds(), Duration.between(now, due).toSeconds()));
+        queue.changeVisibility(message.receiptHandle(), (int) seconds);
+    }
+
+    /** Sleeps until {@code due} by this executor's clock (rounded up to the next millisecond); at once if past. */
+    private void waitUntil(Instant due) throws InterruptedException {
+        Duration rest = Duration.between(clock.instant(), due);
+        if (rest.toNanos() > 0) {
+            Thread.sleep((rest.toNanos() + 999_999) / 1_000_000);
+        }
+    }
+
     private Outcome execute(Message message, Run run, Job job) throws InterruptedException {
         int attempt = run.attempt();
         String logKey = ArtifactStore.logKey(run.jobId(), run.runId(), attempt);
@@ -267,8 +300,20 @@ public final class RunWorker {
         String error;
         String killed = null;
         boolean retryable = true;
+        List<String> refused = LaunchCheck.problems(job);
+        if (!refused.isEmpty()) {
+            // The job as stored is not one the API would have accepted: it was changed behind the API's back.
+            // Retrying cannot help, so the run is DEAD at once, with what was refused.
+            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " " + REFUSED + refused);
+            String shown = String.join("; ", refused.subList(0, Math.min(5, refused.size())))
+                    + (refused.size() > 5 ? "; and " + (refused.size() - 5) + " more" : "");
+            return settle(message, run, null, REFUSED + shown, null, false, false);
+        }
+        // The claim may win up to CLAIM_TOLERANCE before the run's due time (it checks whole seconds, and the
+        // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
+        waitUntil(run.scheduledAt());
         try {
-            Path binary = cache.fetch(job.binarySha256());
+            Path binary = cache.fetch(job.owner(), job.binarySha256());
             workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
             logFile = workRoot.resolve(workDir.getFileName() + ".log");
             Map<String, String> env = new LinkedHashMap<>(job.env());

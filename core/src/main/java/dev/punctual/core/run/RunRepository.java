@@ -9,7 +9,9 @@ import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
 import dev.punctual.core.time.TimeBuckets;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -205,13 +207,44 @@ public final class RunRepository {
     }
 
     /**
+     * How early before its due time a claim may still win: the executor waits out the sub-second rest of a
+     * message's delay itself, so the condition only has to stop a message that comes (or is sent) early.
+     */
+    public static final Duration CLAIM_TOLERANCE = Duration.ofSeconds(1);
+
+    /**
+     * The bound the claim's condition compares {@code scheduledAt} with: {@code scheduledAt <= bound} holds exactly
+     * for the instants before {@code ⌊now + tolerance − 1 s⌋ + 1 s}, so never for a run due more than
+     * {@link #CLAIM_TOLERANCE} after {@code now}, and always for one due at or before {@code now}.
+     *
+     * <p>{@code scheduledAt} is stored as {@code Instant.toString()}: a 19-character {@code yyyy-MM-ddTHH:mm:ss}
+     * prefix, then {@code Z}, or a fraction ({@code .SSS}, {@code .SSSSSS}…) and {@code Z} when it is not a whole
+     * second. Those strings do not sort in time order within one second ({@code "…:05Z"} sorts after
+     * {@code "…:05.500Z"}, as {@code '.' < 'Z'}), but every instant of a second S sorts at or before S's
+     * whole-second string, and every instant of a later second after it: the bound is a whole-second string.
+     */
+    public static String dueBound(Instant now) {
+        return now.plus(CLAIM_TOLERANCE).minusSeconds(1).truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    /** Whether a run due at {@code scheduledAt} may be claimed at {@code now}: the claim's due check, in Java. */
+    public static boolean dueForClaim(Instant scheduledAt, Instant now) {
+        return scheduledAt.isBefore(now.plus(CLAIM_TOLERANCE).minusSeconds(1).truncatedTo(ChronoUnit.SECONDS)
+                .plusSeconds(1));
+    }
+
+    /**
      * The claim: SCHEDULED/QUEUED/FAILED, or RUNNING with an expired lease, → RUNNING with attempt + 1 (the new
-     * fencing token), this executor as lease owner and a fresh lease. Combined by the caller with the job's
-     * not-deleted check; on loss the item as it was comes back in the cancellation reasons.
+     * fencing token), this executor as lease owner and a fresh lease — provided the run is due
+     * ({@link #dueForClaim}): a message that arrives early, whether a clock is off, the run was moved later after
+     * its message was sent, or the message is forged, cannot start it before its time, however the executors
+     * interleave. Combined by the caller with the job's not-deleted check; on loss the item as it was comes back in
+     * the cancellation reasons.
      */
     public TransactWriteItem claim(String jobId, String runId, String executorId, Instant leaseExpiry, Instant now) {
         Map<String, String> names = new HashMap<>();
         names.put("#r", Resources.RUN_ID);
+        names.put("#due", SCHEDULED_AT);
         names.put("#st", STATE);
         names.put("#a", ATTEMPT);
         names.put("#lo", LEASE_OWNER);
@@ -233,10 +266,12 @@ public final class RunRepository {
         values.put(":exp", n(leaseExpiry.toEpochMilli()));
         values.put(":nowMs", n(now.toEpochMilli()));
         values.put(":now", instant(now));
+        values.put(":dueBound", s(dueBound(now)));
         return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
                 .updateExpression("SET #st = :running, #a = #a + :one, #lo = :me, #le = :exp, #sa = :now, #u = :now"
                         + " REMOVE #ec, #fa, #err, #lk")
-                .conditionExpression("attribute_exists(#r) AND (#st IN (:scheduled, :queued, :failed)"
+                .conditionExpression("attribute_exists(#r) AND #due <= :dueBound"
+                        + " AND (#st IN (:scheduled, :queued, :failed)"
                         + " OR (#st = :running AND #le < :nowMs))")
                 .expressionAttributeNames(names)
                 .expressionAttributeValues(values)

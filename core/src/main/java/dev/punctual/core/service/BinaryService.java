@@ -36,6 +36,10 @@ public final class BinaryService {
             errors.add(new FieldError("name", "is required"));
         } else if (req.name().length() > 256) {
             errors.add(new FieldError("name", "must be at most 256 characters"));
+        } else if (req.name().chars().anyMatch(Character::isISOControl)) {
+            // As for job names: a name is shown in listings and logs, where a newline or an escape sequence
+            // could forge lines or rewrite a terminal.
+            errors.add(new FieldError("name", "must not contain control characters"));
         }
         String sha = req.sha256() == null ? null : req.sha256().toLowerCase(Locale.ROOT);
         if (sha == null) {
@@ -53,7 +57,7 @@ public final class BinaryService {
         }
         Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
         Binary b = new Binary(Ids.next("bin"), owner, req.name(), sha, req.size(), now);
-        ArtifactStore.PresignedUpload up = store.presignUpload(sha, req.size(), settings.uploadUrlTtl());
+        ArtifactStore.PresignedUpload up = store.presignUpload(owner, sha, req.size(), settings.uploadUrlTtl());
         binaries.insert(b);
         return new BinaryView(b.id(), b.name(), b.sha256(), b.size(), now.toString(), null, up.url(), up.headers(),
                 up.expiresAt().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
@@ -70,7 +74,11 @@ public final class BinaryService {
                 .orElseThrow(() -> new NotFoundException("binary " + id + " does not exist"));
     }
 
+    /**
+     * Whether the owner's object is there with the registered size. Only the owner's own key counts: another
+     * tenant's upload of the same bytes does not make this registration usable.
+     */
     boolean uploaded(Binary b) {
-        return store.size(ArtifactStore.binaryKey(b.sha256())).map(s -> s == b.size()).orElse(false);
+        return store.size(ArtifactStore.binaryKey(b.owner(), b.sha256())).map(s -> s == b.size()).orElse(false);
     }
 }

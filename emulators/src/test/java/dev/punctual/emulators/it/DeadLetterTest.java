@@ -56,6 +56,7 @@ class DeadLetterTest {
 
     // --- repository writes, on a settable clock ---
 
+    /** A claim at {@code t}; it wins only once the run is due (the jobs here are due when written). */
     private boolean claim(Job job, String executor, Instant t) {
         return p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
                 p.runs.claim(job.id(), job.pendingRunId(), executor, t.plus(LEASE), t))).won();
@@ -66,7 +67,7 @@ class DeadLetterTest {
         Instant now = Instant.parse("2030-01-01T10:00:00Z");
         SettableClock clock = new SettableClock(now);
         p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        Job job = Fixture.insertJob(p, Fixture.once(now.plusSeconds(30)), now.plusSeconds(30), now, 1);
+        Job job = Fixture.insertJob(p, Fixture.once(now), now, now, 1);
         String runId = job.pendingRunId();
         assertThat(claim(job, "ex-a", now)).isTrue();
 
@@ -115,7 +116,7 @@ class DeadLetterTest {
         p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            Job job = Fixture.insertJob(p, Fixture.once(now.plusSeconds(30)), now.plusSeconds(30), now, 1);
+            Job job = Fixture.insertJob(p, Fixture.once(now), now, now, 1);
             assertThat(claim(job, "ex-a", now)).isTrue();
             Instant t = now.plusSeconds(10 + i);
             assertThat(p.runs.finish(job.id(), job.pendingRunId(), 1, "ex-a", RunState.DEAD, 1, "x", null, t,
@@ -156,7 +157,7 @@ class DeadLetterTest {
         SettableClock clock = new SettableClock(now);
         p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
         String dlq = Fixture.sqs().getQueueUrl(b -> b.queueName(p.resources.runQueue().deadLetterName())).queueUrl();
-        Instant due = now.plusSeconds(30);
+        Instant due = now; // due: claimable at once
         // A QUEUED run waiting for the message that died: marked DEAD.
         Job queued = Fixture.insertJob(p, Fixture.once(due), due, now, 3);
         assertThat(p.tx.write(List.of(p.runs.markQueued(queued.id(), queued.pendingRunId(), now))).won()).isTrue();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
+import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.exec.ProcessRunner;
@@ -353,7 +354,7 @@ class ExecutorTest {
         assertThat(storedBytes).hasSameSizeAs(registeredBytes);
         var binary = Fixture.register(p, OWNER, registeredBytes);
         // Bypasses the presigned checksum: someone with bucket access overwrote the object.
-        Fixture.s3().putObject(b -> b.bucket(p.resources.bucket()).key("binaries/sha256/" + binary.sha256()),
+        Fixture.s3().putObject(b -> b.bucket(p.resources.bucket()).key(ArtifactStore.binaryKey(OWNER, binary.sha256())),
                 software.amazon.awssdk.core.sync.RequestBody.fromBytes(storedBytes));
 
         JobView job = p.jobService.create(OWNER, new JobRequest("tampered", binary.id(), null,

@@ -33,7 +33,7 @@ class PresignedUploadTest {
 
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         assertThat(p.binaries.get(OWNER, v.id()).uploaded()).isTrue();
-        assertThat(p.store.size(ArtifactStore.binaryKey(v.sha256()))).contains((long) bytes.length);
+        assertThat(p.store.size(ArtifactStore.binaryKey(OWNER, v.sha256()))).contains((long) bytes.length);
     }
 
     @Test
@@ -48,7 +48,7 @@ class PresignedUploadTest {
         assertThat(r.statusCode()).as(r.body()).isBetween(400, 499);
         assertThat(r.body()).contains("BadDigest");
         assertThat(p.binaries.get(OWNER, v.id()).uploaded()).isFalse();
-        assertThat(p.store.size(ArtifactStore.binaryKey(v.sha256()))).isEmpty();
+        assertThat(p.store.size(ArtifactStore.binaryKey(OWNER, v.sha256()))).isEmpty();
 
         // The URL still works for the right bytes.
         assertThat(Fixture.presignedPut(v, bytes).statusCode()).isEqualTo(200);

@@ -38,7 +38,8 @@ class RunRepositoryTest {
     }
 
     private Job job() {
-        return Fixture.insertOnceJob(p, now.plusSeconds(30), now);
+        // Due now: a claim wins only once its run is due.
+        return Fixture.insertOnceJob(p, now, now);
     }
 
     private Transactions.Outcome claim(Job job, String executor) {
