@@ -1,4 +1,4 @@
-# The artifacts bucket: binaries under binaries/sha256/<hex> (content-addressed, uploaded through presigned PUTs
+# The artifacts bucket: binaries under binaries/<owner-key>/sha256/<hex> (per owner, uploaded through presigned PUTs
 # that sign the body's checksum) and run logs under logs/<job>/<run>/attempt-<n>.log.
 
 resource "aws_s3_bucket" "artifacts" {

@@ -72,7 +72,7 @@ class IsolationLambdaTest {
                 "schedule", Map.of("type", "once", "at", at))).post("/v1/jobs").then().statusCode(201)
                 .extract().path("id");
         deadRunId = as(ALICE).get("/v1/jobs/" + deadJobId + "/runs").then().extract().path("items[0].runId");
-        Instant now = Instant.now();
+        Instant now = Instant.parse(at); // the claim refuses a run before it is due
         assertThat(punctual.tx.write(List.of(punctual.jobs.conditionNotDeleted(deadJobId),
                 punctual.runs.claim(deadJobId, deadRunId, "ex-iso", now.plus(Duration.ofMinutes(1)), now))).won())
                 .isTrue();
@@ -81,7 +81,7 @@ class IsolationLambdaTest {
         Files.writeString(log, "alice's secret output\n");
         punctual.store.putLog(logKey, log);
         assertThat(punctual.runs.finish(deadJobId, deadRunId, 1, "ex-iso", RunState.DEAD, 3, "exited with code 3",
-                logKey, Instant.now(), now.plus(Duration.ofDays(1)), Gateway.owner(ALICE))).isTrue();
+                logKey, now.plusSeconds(1), now.plus(Duration.ofDays(1)), Gateway.owner(ALICE))).isTrue();
         ready = true;
     }
 

@@ -54,16 +54,23 @@ public final class LaunchCheck {
         } else if (env.size() > JobService.MAX_ENV) {
             out.add("env: " + env.size() + " entries, more than " + JobService.MAX_ENV);
         } else {
-            env.forEach((name, value) -> {
-                String why = nameProblem(name);
-                if (why == null) {
-                    why = valueProblem(value);
-                }
-                if (why != null) {
-                    out.add("env." + shown(name) + ": " + why);
-                }
-            });
+            out.addAll(variables("env", env));
         }
+        return out;
+    }
+
+    /** Problems of variables that go into the binary's environment ({@code env}, or the job's secrets). */
+    public static List<String> variables(String field, Map<String, String> vars) {
+        List<String> out = new ArrayList<>();
+        vars.forEach((name, value) -> {
+            String why = nameProblem(name);
+            if (why == null) {
+                why = valueProblem(value);
+            }
+            if (why != null) {
+                out.add(field + "." + shown(name) + ": " + why);
+            }
+        });
         return out;
     }
 

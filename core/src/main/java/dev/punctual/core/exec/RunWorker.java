@@ -300,7 +300,10 @@ public final class RunWorker {
         String error;
         String killed = null;
         boolean retryable = true;
-        List<String> refused = LaunchCheck.problems(job);
+        List<String> refused = new java.util.ArrayList<>(LaunchCheck.problems(job));
+        // Secret values are read only here, by key, at the last moment: they are in no index and no job read.
+        Map<String, String> secrets = job.secretNames().isEmpty() ? Map.of() : jobs.secrets(job.id());
+        refused.addAll(LaunchCheck.variables("secrets", secrets));
         if (!refused.isEmpty()) {
             // The job as stored is not one the API would have accepted: it was changed behind the API's back.
             // Retrying cannot help, so the run is DEAD at once, with what was refused.
@@ -317,6 +320,7 @@ public final class RunWorker {
             workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
             logFile = workRoot.resolve(workDir.getFileName() + ".log");
             Map<String, String> env = new LinkedHashMap<>(job.env());
+            env.putAll(secrets);
             env.put("SCHEDULER_JOB_ID", run.jobId());
             env.put("SCHEDULER_RUN_ID", run.runId());
             env.put("SCHEDULER_ATTEMPT", Integer.toString(attempt));
