@@ -3,6 +3,8 @@ package dev.punctual.api;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.service.BinaryRequest;
 import dev.punctual.core.service.BinaryView;
+import dev.punctual.core.service.Ids;
+import dev.punctual.core.service.NotFoundException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -33,6 +35,10 @@ public class BinaryResource {
     @GET
     @Path("{id}")
     public BinaryView get(@RestPath String id) {
+        // BinaryService would pass any id to DynamoDB, which fails on one longer than a key may be.
+        if (!Ids.looksLike("bin", id)) {
+            throw new NotFoundException("not a binary id");
+        }
         return punctual.binaries.get(tenants.current(), id);
     }
 }

@@ -46,7 +46,10 @@ public class JobResource {
                 .header(HttpHeaders.ETAG, job.etag()).build();
     }
 
-    /** Replaces the job's definition; {@code If-Match} must carry the ETag read (428 without it, 409 if stale). */
+    /**
+     * Replaces the job's definition; {@code If-Match} must carry the ETag read, or {@code *} for whatever version is
+     * current (428 without it, 412 if stale).
+     */
     @PUT
     @Path("{id}")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -100,7 +103,8 @@ public class JobResource {
 
     /**
      * The body is optional ({@code {"catchUp": "skip|latest|all"}}, default the job's own), so it is read here: a POST
-     * without one has no content type to choose a reader by.
+     * without one has no content type to choose a reader by. One that has a body is JSON ({@link JsonBodies}), read
+     * by the same strict ObjectMapper as every other body ({@link StrictJson}).
      */
     @POST
     @Path("{id}/resume")

@@ -1,6 +1,9 @@
 package dev.punctual.api;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
@@ -12,6 +15,8 @@ import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.NotSupportedException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
@@ -28,9 +33,16 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response validation(ValidationException e) {
         List<FieldError> errors = e.errors();
-        return problem(e.status(), e.status() == 409 ? "conflict" : "invalid-request",
+        return problem(e.status(), switch (e.status()) {
+                    case 409 -> "conflict";
+                    case 412 -> "precondition-failed";
+                    case 413 -> "too-large";
+                    default -> "invalid-request";
+                },
                 switch (e.status()) {
                     case 409 -> "Conflict";
+                    case 412 -> "Precondition failed";
+                    case 413 -> "Content too large";
                     case 422 -> "Unprocessable request";
                     case 428 -> "Precondition required";
                     default -> "Bad request";
@@ -70,6 +82,12 @@ public class ProblemMappers {
         String field = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? path(m) : "body";
         String message = e instanceof JsonMappingException && !(e instanceof InvalidTypeIdException)
                 && !"body".equals(field) ? "has the wrong type" : "is not valid JSON";
+        if (e instanceof StreamReadException r && r.getProcessor() instanceof JsonParser p
+                && String.valueOf(r.getOriginalMessage()).startsWith("Duplicate field")) {
+            // Strict duplicate detection fails in the parser, which knows where it was.
+            field = path(p.getParsingContext());
+            message = "appears more than once";
+        }
         return problem(400, "invalid-request", "Bad request", field + ": " + message, field,
                 List.of(new FieldError(field, message)));
     }
@@ -83,6 +101,9 @@ public class ProblemMappers {
         if (status == 400) {
             return problem(400, "invalid-request", "Bad request", "body: " + e.getMessage(), "body",
                     List.of(new FieldError("body", "could not be read: " + e.getMessage())));
+        }
+        if (e instanceof NotSupportedException) {
+            return JsonBodies.unsupported();
         }
         String type = e instanceof NotFoundException ? "not-found"
                 : e instanceof NotAllowedException ? "method-not-allowed"
@@ -120,6 +141,26 @@ public class ProblemMappers {
                 sb.append(r.getFieldName());
             } else if (r.getIndex() >= 0) {
                 sb.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return sb.isEmpty() ? "body" : sb.toString();
+    }
+
+    /** A parser's position as a field path ({@code schedule.dates[0]}), as {@link #path(JsonMappingException)}. */
+    private static String path(JsonStreamContext leaf) {
+        Deque<JsonStreamContext> chain = new ArrayDeque<>();
+        for (JsonStreamContext c = leaf; c != null && !c.inRoot(); c = c.getParent()) {
+            chain.addFirst(c);
+        }
+        StringBuilder sb = new StringBuilder();
+        for (JsonStreamContext c : chain) {
+            if (c.inObject() && c.getCurrentName() != null) {
+                if (!sb.isEmpty()) {
+                    sb.append('.');
+                }
+                sb.append(c.getCurrentName());
+            } else if (c.inArray()) {
+                sb.append('[').append(Math.max(0, c.getCurrentIndex())).append(']');
             }
         }
         return sb.isEmpty() ? "body" : sb.toString();

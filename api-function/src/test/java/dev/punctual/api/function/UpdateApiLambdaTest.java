@@ -51,8 +51,8 @@ class UpdateApiLambdaTest {
         given().contentType(ContentType.JSON).body(update).put("/v1/jobs/" + id).then().statusCode(428)
                 .contentType("application/problem+json").body("field", equalTo("If-Match"));
         given().contentType(ContentType.JSON).header("If-Match", "\"7\"").body(update).put("/v1/jobs/" + id)
-                .then().statusCode(409).contentType("application/problem+json")
-                .body("type", equalTo("urn:punctual:problem:conflict"));
+                .then().statusCode(412).contentType("application/problem+json")
+                .body("type", equalTo("urn:punctual:problem:precondition-failed"));
         Map<String, Object> bad = new HashMap<>(update);
         bad.put("jitter", Map.of("mode", "wild", "max", "PT5M"));
         given().contentType(ContentType.JSON).header("If-Match", "\"1\"").body(bad).put("/v1/jobs/" + id)

@@ -1,5 +1,6 @@
 package dev.punctual.core.schedule;
 
+import dev.punctual.core.time.Instants;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Optional;
@@ -23,7 +24,8 @@ public record CronSchedule(CronExpression cron, ZoneId zone, DstPolicy policy, I
     @Override
     public Optional<Occurrence> nextOccurrence(Instant previous) {
         Instant after = start != null && previous.isBefore(start) ? start.minusNanos(1) : previous;
-        return timeline().after(after).filter(o -> end == null || !o.at().isAfter(end));
+        return timeline().after(after).filter(o -> (end == null || !o.at().isAfter(end))
+                && !o.at().isAfter(Instants.MAX_SUPPORTED));
     }
 
     @Override

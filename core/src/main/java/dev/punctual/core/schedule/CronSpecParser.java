@@ -9,6 +9,8 @@ import java.util.Set;
 /** Validates a {@code cron} spec. */
 final class CronSpecParser {
     static final String DEFAULT_TIMEZONE = "UTC";
+    /** Far more than any sensible expression needs; bounds the work of parsing what a client sends. */
+    static final int MAX_EXPRESSION_LENGTH = 256;
     private static final Set<String> FIELDS = Set.of("expression", "timezone", "start", "end", "dstGap", "dstOverlap");
 
     private CronSpecParser() {
@@ -37,6 +39,10 @@ final class CronSpecParser {
         String path = r.path("expression");
         if (text == null || text.isBlank()) {
             r.error(path, "is required (a cron expression such as \"*/5 * * * *\")");
+            return null;
+        }
+        if (text.length() > MAX_EXPRESSION_LENGTH) {
+            r.error(path, "must be at most " + MAX_EXPRESSION_LENGTH + " characters");
             return null;
         }
         CronExpression cron;

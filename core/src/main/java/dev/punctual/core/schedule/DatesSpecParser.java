@@ -90,6 +90,10 @@ final class DatesSpecParser {
                     + "time use {\"local\": \"2030-01-01T09:00:00\", \"zone\": \"Europe/Berlin\"}");
             return null;
         }
+        if (!Instants.supported(t)) {
+            r.error(at, Instants.OUT_OF_RANGE);
+            return null;
+        }
         return List.of(Occurrence.utc(Instants.millis(t)));
     }
 
@@ -106,7 +110,15 @@ final class DatesSpecParser {
             }
         }
         ZoneId zone = r.zone(at + ".zone", d.zone());
-        return local == null || zone == null ? null : policy.resolve(local, zone);
+        if (local == null || zone == null) {
+            return null;
+        }
+        List<Occurrence> resolved = policy.resolve(local, zone);
+        if (resolved.stream().anyMatch(o -> !Instants.supported(o.at()))) {
+            r.error(at + ".local", Instants.OUT_OF_RANGE + " in its zone");
+            return null;
+        }
+        return resolved;
     }
 
     private static DateSpec normalized(DateSpec d, List<Occurrence> resolved) {

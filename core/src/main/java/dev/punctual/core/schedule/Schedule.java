@@ -1,5 +1,6 @@
 package dev.punctual.core.schedule;
 
+import dev.punctual.core.time.Instants;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -85,7 +86,8 @@ public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.I
         }
 
         private Optional<Instant> bounded(Instant t) {
-            return end != null && t.isAfter(end) ? Optional.empty() : Optional.of(t);
+            return end != null && t.isAfter(end) || t.isAfter(Instants.MAX_SUPPORTED) ? Optional.empty()
+                    : Optional.of(t);
         }
 
         public ScheduleSpec spec() {

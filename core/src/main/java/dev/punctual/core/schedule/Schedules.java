@@ -57,7 +57,9 @@ public final class Schedules {
                 case "cron" -> CronSpecParser.parse(r, spec, now, minInterval);
                 case "dates" -> DatesSpecParser.parse(r, spec, now);
                 default -> {
-                    r.error(r.path("type"), "unknown schedule type '" + type + "' " + TYPES);
+                    // Echoed back only when short: the answer should not grow with whatever was sent.
+                    r.error(r.path("type"), "unknown schedule type " + (type.length() <= 32 ? "'" + type + "' " : "")
+                            + TYPES);
                     yield null;
                 }
             };

@@ -13,6 +13,9 @@ import java.util.Set;
 
 /** Reads the fields of one {@link ScheduleSpec}, collecting an error per bad field under the caller's path. */
 final class SpecReader {
+    /** The longest IANA zone id is about 30 characters; anything much longer is not one, and is not echoed back. */
+    static final int MAX_ZONE_LENGTH = 64;
+
     final String field;
     final List<FieldError> errors = new ArrayList<>();
 
@@ -57,12 +60,20 @@ final class SpecReader {
         Instant t = Instants.parseOrNull(text);
         if (t == null) {
             error(path(name), "is not an ISO-8601 instant with an offset (e.g. 2030-01-01T09:00:00Z)");
+        } else if (!Instants.supported(t)) {
+            error(path(name), Instants.OUT_OF_RANGE);
+            return null;
         }
         return t;
     }
 
     /** An IANA region id ("Europe/London", "UTC"); not an offset or an abbreviation, which have no DST rules. */
     ZoneId zone(String path, String text) {
+        if (text != null && text.length() > MAX_ZONE_LENGTH) {
+            error(path, "must be at most " + MAX_ZONE_LENGTH + " characters (an IANA time zone id such as "
+                    + "Europe/London)");
+            return null;
+        }
         if (text == null || !ZoneId.getAvailableZoneIds().contains(text)) {
             error(path, text == null ? "is required (an IANA time zone id such as Europe/London)"
                     : "is not an IANA time zone id (e.g. Europe/London, America/New_York, UTC)");

@@ -6,11 +6,23 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
-/** Pagination cursors: a DynamoDB LastEvaluatedKey (all string attributes here) as opaque base64url JSON. */
+/**
+ * Pagination cursors: a DynamoDB LastEvaluatedKey (all string attributes here) as opaque base64url JSON.
+ *
+ * <p>A cursor comes back from the client, so it is checked before it becomes an ExclusiveStartKey: each attribute
+ * must be one the listing's key has and hold a value that listing could have produced (the caller's owner, the
+ * job being listed), or DynamoDB itself would fail the query.
+ */
 public final class Cursors {
+    /** DynamoDB's limit on a sort key; every attribute of our keys is far shorter. */
+    static final int MAX_VALUE_BYTES = 1024;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private Cursors() {
@@ -25,22 +37,40 @@ public final class Cursors {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(n.toString().getBytes(StandardCharsets.UTF_8));
     }
 
-    /** @throws ValidationException naming {@code cursor} when it was not made by {@link #encode} */
-    public static Map<String, AttributeValue> decode(String cursor, java.util.Set<String> expectedKeys) {
+    /** {@link #decode(String, Map)} where any value of the expected attributes will do. */
+    public static Map<String, AttributeValue> decode(String cursor, Set<String> expectedKeys) {
+        return decode(cursor, expectedKeys.stream().collect(Collectors.toMap(k -> k, k -> v -> true)));
+    }
+
+    /**
+     * @param expected each attribute the key must have (and no other), with what its value must satisfy
+     * @throws ValidationException naming {@code cursor} when it was not made by {@link #encode} for this listing
+     */
+    public static Map<String, AttributeValue> decode(String cursor, Map<String, Predicate<String>> expected) {
         if (cursor == null || cursor.isEmpty()) {
             return null;
         }
+        Map<String, AttributeValue> key = new LinkedHashMap<>();
         try {
             JsonNode n = JSON.readTree(Base64.getUrlDecoder().decode(cursor));
-            Map<String, AttributeValue> key = new LinkedHashMap<>();
             n.fields().forEachRemaining(e -> key.put(e.getKey(), AttributeValue.fromS(e.getValue().asText())));
-            if (!key.keySet().equals(expectedKeys)) {
-                throw new IllegalArgumentException("unexpected keys");
-            }
-            return key;
         } catch (Exception e) {
-            throw new ValidationException(400, java.util.List.of(
-                    new FieldError("cursor", "is not a cursor returned by this API")));
+            throw rejected();
         }
+        if (!key.keySet().equals(expected.keySet())) {
+            throw rejected();
+        }
+        key.forEach((name, value) -> {
+            if (value.s().getBytes(StandardCharsets.UTF_8).length > MAX_VALUE_BYTES
+                    || !expected.get(name).test(value.s())) {
+                throw rejected();
+            }
+        });
+        return key;
+    }
+
+    private static ValidationException rejected() {
+        return new ValidationException(400, List.of(
+                new FieldError("cursor", "is not a cursor returned by this API for this listing")));
     }
 }

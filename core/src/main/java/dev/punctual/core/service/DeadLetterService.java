@@ -12,7 +12,8 @@ import dev.punctual.core.run.RunState;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * Dead letters: an owner's DEAD runs (through the runs table's sparse {@code byOwnerState} index) and their
@@ -41,8 +42,9 @@ public final class DeadLetterService {
             throw new ValidationException(400, List.of(new FieldError("state", "only DEAD is supported")));
         }
         int n = pageSize(limit);
-        var key = Cursors.decode(cursor, Set.of(Resources.JOB_ID, Resources.RUN_ID, Resources.OWNER_STATE,
-                Resources.FINISHED_SORT));
+        var key = Cursors.decode(cursor, Map.<String, Predicate<String>>of(Resources.JOB_ID, Keys::jobId,
+                Resources.RUN_ID, Keys::runId, Resources.OWNER_STATE, RunRepository.deadPartition(owner)::equals,
+                Resources.FINISHED_SORT, sort -> true));
         var page = runs.listDead(owner, n, key);
         return new Page<>(page.items().stream().map(RunView::of).toList(), Cursors.encode(page.lastKey()));
     }
@@ -53,8 +55,14 @@ public final class DeadLetterService {
      * run that is not DEAD, or {@code id} for a deleted or paused job.
      */
     public RunView retry(String owner, String jobId, String runId) {
+        if (!Keys.jobId(jobId)) {
+            throw new NotFoundException("not a job id");
+        }
         Job job = jobs.get(jobId).filter(j -> j.owner().equals(owner))
                 .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
+        if (!Keys.runId(runId)) {
+            throw new NotFoundException("not a run id");
+        }
         Run run = runs.get(jobId, runId).orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
         if (job.state() == JobState.DELETED || job.state() == JobState.PAUSED) {
             // The claim would cancel it at once: refuse rather than accept a retry that cannot run.

@@ -316,6 +316,9 @@ public final class JobLifecycle {
         Instant t = Instants.parseOrNull(text);
         if (t == null) {
             errors.add(new FieldError(field, "is not an ISO-8601 instant with an offset (e.g. 2030-01-01T09:00:00Z)"));
+        } else if (!Instants.supported(t)) {
+            errors.add(new FieldError(field, Instants.OUT_OF_RANGE));
+            return null;
         }
         return t;
     }
@@ -328,6 +331,9 @@ public final class JobLifecycle {
     }
 
     private Job find(String owner, String jobId) {
+        if (!Keys.jobId(jobId)) {
+            throw new NotFoundException("not a job id");
+        }
         return jobs.get(jobId).filter(j -> j.owner().equals(owner))
                 .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
     }

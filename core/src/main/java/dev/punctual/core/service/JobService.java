@@ -26,7 +26,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.OptionalLong;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
@@ -39,6 +40,12 @@ public final class JobService {
     public static final int MAX_ARGS = 256;
     public static final int MAX_ENV = 128;
     public static final int MAX_VALUE_LENGTH = 4096;
+    /**
+     * The most UTF-8 bytes args and env may take together (every arg, every env name and value). Each alone may be
+     * within its own limits and still, together, exceed DynamoDB's 400 KB item; this budget leaves the job item
+     * room for its schedule (a dates list is up to ~60 KB), its other attributes and job-level secrets to come.
+     */
+    public static final int MAX_ARGS_ENV_BYTES = 256 * 1024;
     public static final int MAX_PAGE = 100;
     public static final int MAX_EXIT_CODES = 32;
     private static final int RETRIES = 10;
@@ -97,14 +104,15 @@ public final class JobService {
      * or running finish under the definition their executor read when it claimed them.
      */
     public JobView update(String owner, String jobId, String ifMatch, JobRequest req) {
-        long expected = parseIfMatch(ifMatch);
+        OptionalLong wanted = parseIfMatch(ifMatch);
         Instant now = clock.instant();
         Job old = find(owner, jobId);
         if (old.state() == JobState.DELETED) {
             throw new NotFoundException("job " + jobId + " does not exist");
         }
+        long expected = wanted.orElse(old.version());
         if (old.version() != expected) {
-            throw new ConflictException("job " + jobId + " is at version " + old.version() + ", not " + expected
+            throw stale("job " + jobId + " is at version " + old.version() + ", not " + expected
                     + ": read it again and re-apply your change");
         }
         Definition d = validate(owner, req, now);
@@ -158,8 +166,11 @@ public final class JobService {
             if (old.state() == JobState.DELETED) {
                 throw new NotFoundException("job " + jobId + " does not exist");
             }
-            if (old.version() != expected) {
-                throw new ConflictException("job " + jobId + " changed to version " + old.version()
+            if (wanted.isEmpty()) {
+                // "If-Match: *" asks for whichever version is current: apply the change to the new one.
+                expected = old.version();
+            } else if (old.version() != expected) {
+                throw stale("job " + jobId + " changed to version " + old.version()
                         + " meanwhile: read it again and re-apply your change");
             }
             // Same version, but a sweep moved the pending run on meanwhile: plan again against the new one.
@@ -167,13 +178,19 @@ public final class JobService {
         throw new IllegalStateException("job " + jobId + " kept changing during update; try again");
     }
 
-    /** The version in an {@code If-Match} header: {@code "3"}, {@code 3} or {@code W/"3"}. */
-    static long parseIfMatch(String ifMatch) {
+    /**
+     * The version in an {@code If-Match} header: {@code "3"}, {@code 3} or {@code W/"3"}; empty for {@code *}, which
+     * matches whatever version the job is at (but not a job that does not exist).
+     */
+    static OptionalLong parseIfMatch(String ifMatch) {
         if (ifMatch == null || ifMatch.isBlank()) {
             throw new ValidationException(428, List.of(new FieldError("If-Match",
                     "is required: send the job's ETag (its version) from GET /v1/jobs/{id}")));
         }
         String v = ifMatch.trim();
+        if (v.equals("*")) {
+            return OptionalLong.empty();
+        }
         if (v.startsWith("W/")) {
             v = v.substring(2);
         }
@@ -181,11 +198,16 @@ public final class JobService {
             v = v.substring(1, v.length() - 1);
         }
         try {
-            return Long.parseLong(v);
+            return OptionalLong.of(Long.parseLong(v));
         } catch (NumberFormatException e) {
             throw new ValidationException(400, List.of(new FieldError("If-Match",
-                    "must be the job's ETag, e.g. \"3\"")));
+                    "must be the job's ETag, e.g. \"3\", or *")));
         }
+    }
+
+    /** The version named by {@code If-Match} is not the job's: HTTP's 412, nothing changed. */
+    private static ValidationException stale(String message) {
+        return new ValidationException(412, List.of(new FieldError("If-Match", message)));
     }
 
     private void dispatchIfDueSoon(Run run, Instant now) {
@@ -220,9 +242,13 @@ public final class JobService {
         List<FieldError> errors = new ArrayList<>();
         validateName(req.name(), errors);
         List<String> args = req.args() == null ? List.of() : req.args();
-        validateArgs(args, errors);
         Map<String, String> env = req.env() == null ? Map.of() : req.env();
+        int before = errors.size();
+        validateArgs(args, errors);
         validateEnv(env, errors);
+        if (errors.size() == before) {
+            checkArgsEnvBudget(args, env);
+        }
         int timeout = range(errors, "timeoutSeconds", req.timeoutSeconds(), settings.defaultTimeoutSeconds(), 1,
                 settings.maxTimeoutSeconds());
         int maxAttempts = range(errors, "maxAttempts", req.maxAttempts(), settings.defaultMaxAttempts(), 1,
@@ -239,6 +265,8 @@ public final class JobService {
         Binary binary = null;
         if (req.binaryId() == null) {
             errors.add(new FieldError("binaryId", "is required"));
+        } else if (!Ids.looksLike("bin", req.binaryId())) {
+            errors.add(new FieldError("binaryId", "no binary with this id"));
         } else {
             try {
                 binary = binaries.find(owner, req.binaryId());
@@ -278,6 +306,8 @@ public final class JobService {
             if (from == null) {
                 errors.add(new FieldError("from",
                         "is not an ISO-8601 instant with an offset (e.g. 2030-01-01T09:00:00Z)"));
+            } else if (!Instants.supported(from)) {
+                errors.add(new FieldError("from", Instants.OUT_OF_RANGE));
             }
         }
         Schedule schedule = null;
@@ -316,7 +346,8 @@ public final class JobService {
 
     public Page<JobView> list(String owner, Integer limit, String cursor) {
         int n = pageSize(limit);
-        var key = Cursors.decode(cursor, Set.of(Resources.JOB_ID, Resources.OWNER, Resources.OWNER_SORT));
+        var key = Cursors.decode(cursor, Map.<String, Predicate<String>>of(Resources.JOB_ID, Keys::jobId,
+                Resources.OWNER, owner::equals, Resources.OWNER_SORT, sort -> true));
         var page = jobs.listByOwner(owner, n, key);
         return new Page<>(page.items().stream().map(JobView::of).toList(), Cursors.encode(page.lastKey()));
     }
@@ -348,7 +379,8 @@ public final class JobService {
 
     public Page<RunView> runs(String owner, String jobId, Integer limit, String cursor) {
         find(owner, jobId);
-        var key = Cursors.decode(cursor, Set.of(Resources.JOB_ID, Resources.RUN_ID));
+        var key = Cursors.decode(cursor, Map.<String, Predicate<String>>of(Resources.JOB_ID, jobId::equals,
+                Resources.RUN_ID, Keys::runId));
         var page = runs.listForJob(jobId, pageSize(limit), key);
         return new Page<>(page.items().stream().map(RunView::of).toList(), Cursors.encode(page.lastKey()));
     }
@@ -356,6 +388,9 @@ public final class JobService {
     /** The captured output of the run's latest attempt. */
     public String log(String owner, String jobId, String runId) {
         find(owner, jobId);
+        if (!Keys.runId(runId)) {
+            throw new NotFoundException("not a run id");
+        }
         Run run = runs.get(jobId, runId).orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
         if (run.logKey() == null) {
             throw new NotFoundException("run " + runId + " has no log yet (state " + run.state() + ")");
@@ -365,6 +400,9 @@ public final class JobService {
     }
 
     private Job find(String owner, String jobId) {
+        if (!Keys.jobId(jobId)) {
+            throw new NotFoundException("not a job id");
+        }
         return jobs.get(jobId).filter(j -> j.owner().equals(owner))
                 .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
     }
@@ -403,6 +441,37 @@ public final class JobService {
                         + " characters and contain no NUL"));
             }
         }
+    }
+
+    /**
+     * Args and env each within their limits can still be too large together to store: a 413 naming the non-empty
+     * ones, before anything else is checked or written.
+     */
+    static void checkArgsEnvBudget(List<String> args, Map<String, String> env) {
+        long bytes = 0;
+        for (String a : args) {
+            bytes += utf8Length(a);
+        }
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            bytes += utf8Length(e.getKey()) + utf8Length(e.getValue());
+        }
+        if (bytes <= MAX_ARGS_ENV_BYTES) {
+            return;
+        }
+        String message = "args and env take " + bytes + " bytes together (UTF-8); at most " + MAX_ARGS_ENV_BYTES
+                + " are stored";
+        List<FieldError> errors = new ArrayList<>();
+        if (!args.isEmpty()) {
+            errors.add(new FieldError("args", message));
+        }
+        if (!env.isEmpty()) {
+            errors.add(new FieldError("env", message));
+        }
+        throw new ValidationException(413, errors);
+    }
+
+    private static long utf8Length(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
     }
 
     private static void validateEnv(Map<String, String> env, List<FieldError> errors) {

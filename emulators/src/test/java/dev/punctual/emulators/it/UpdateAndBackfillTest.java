@@ -115,7 +115,10 @@ class UpdateAndBackfillTest {
         Job before = s.p().jobs.get(v1.id()).orElseThrow();
 
         assertThatThrownBy(() -> s.p().jobService.update(OWNER, v1.id(), "\"1\"", other))
-                .isInstanceOf(ConflictException.class).hasMessageContaining("is at version 2, not 1");
+                .isInstanceOfSatisfying(ValidationException.class, e -> {
+                    assertThat(e.status()).isEqualTo(412);
+                    assertThat(e.errors()).extracting(FieldError::field).containsExactly("If-Match");
+                }).hasMessageContaining("is at version 2, not 1");
         assertThatThrownBy(() -> s.p().jobService.update(OWNER, v1.id(), null, other))
                 .isInstanceOfSatisfying(ValidationException.class, e -> {
                     assertThat(e.status()).isEqualTo(428);

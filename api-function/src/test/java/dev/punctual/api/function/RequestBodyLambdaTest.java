@@ -1,0 +1,165 @@
+package dev.punctual.api.function;
+
+import static dev.punctual.api.function.ApiBinaries.uploaded;
+import static dev.punctual.api.function.Problems.assertProblem;
+import static dev.punctual.api.function.Problems.countJobs;
+import static dev.punctual.api.function.Problems.createJob;
+import static dev.punctual.api.function.Problems.hourlyJob;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.punctual.emulators.EmulatorsTestResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import io.restassured.http.ContentType;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Request bodies: only {@code application/json} (415 otherwise, also without a content type), strict JSON (no
+ * truncated floats, no coerced scalars, no duplicate keys: 400 naming the field) and a size limit (413).
+ */
+@QuarkusTest
+@WithTestResource(EmulatorsTestResource.class)
+class RequestBodyLambdaTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** HTTP/1.1: the default's h2c upgrade headers would be forwarded into the Lambda event like any others. */
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static String binaryId;
+
+    private static String binary() throws Exception {
+        if (binaryId == null) {
+            binaryId = uploaded("body.sh");
+        }
+        return binaryId;
+    }
+
+    private static String job(String name) throws Exception {
+        return JSON.writeValueAsString(hourlyJob(name, binary()));
+    }
+
+    /** Sends {@code body} with exactly the given content type (none when null): RestAssured would add one. */
+    private static HttpResponse<String> send(String method, String path, String contentType, String body)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port + path))
+                .method(method, HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            b.header("Content-Type", contentType);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void assertUnsupported(HttpResponse<String> r) {
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(415);
+        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(
+                t -> assertThat(t).startsWith("application/problem+json"));
+        assertThat(r.body()).contains("\"status\":415");
+    }
+
+    @Test
+    void aJobBodyWithoutAContentTypeIsUnsupportedAndCreatesNothing() throws Exception {
+        int before = countJobs();
+        assertUnsupported(send("POST", "/v1/jobs", null, job("no-type")));
+        assertUnsupported(send("POST", "/v1/jobs", "text/plain", job("text")));
+        assertUnsupported(send("POST", "/v1/jobs", "application/x-www-form-urlencoded", job("form")));
+        assertThat(countJobs()).isEqualTo(before);
+        assertThat(send("POST", "/v1/jobs", "application/json; charset=utf-8", job("typed")).statusCode())
+                .isEqualTo(201);
+    }
+
+    @Test
+    void everyRouteWithABodyRequiresJson() throws Exception {
+        String id = createJob(hourlyJob("typed-routes", binary()));
+        assertUnsupported(send("POST", "/v1/binaries", null, "{\"name\":\"a\",\"sha256\":\"" + "0".repeat(64)
+                + "\",\"size\":1}"));
+        assertUnsupported(send("PUT", "/v1/jobs/" + id, null, job("put")));
+        assertUnsupported(send("POST", "/v1/jobs/" + id + "/backfill", "text/plain", "{}"));
+        assertUnsupported(send("POST", "/v1/schedules/preview", null, "{\"schedule\":{\"type\":\"now\"}}"));
+    }
+
+    @Test
+    void resumeTakesNoBodyOrAJsonOne() throws Exception {
+        String id = createJob(hourlyJob("resume-typed", binary()));
+        given().post("/v1/jobs/" + id + "/pause").then().statusCode(200);
+        assertUnsupported(send("POST", "/v1/jobs/" + id + "/resume", "text/plain", "{\"catchUp\":\"skip\"}"));
+        assertUnsupported(send("POST", "/v1/jobs/" + id + "/resume", null, "{\"catchUp\":\"skip\"}"));
+        given().get("/v1/jobs/" + id).then().body("state", equalTo("PAUSED"));
+        assertThat(send("POST", "/v1/jobs/" + id + "/resume", null, "").statusCode()).isEqualTo(200);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"1.5", "30.0", "\"30\"", "true", "3e1"})
+    void timeoutSecondsMustBeAnInteger(String value) throws Exception {
+        String body = job("strict").replaceFirst("^\\{", "{\"timeoutSeconds\":" + value + ",");
+        assertProblem(given().contentType(ContentType.JSON).body(body).post("/v1/jobs"), 400, "timeoutSeconds");
+    }
+
+    @Test
+    void scalarsAreNotCoercedToStrings() throws Exception {
+        assertProblem(given().contentType(ContentType.JSON).body(job("x").replace("\"name\":\"x\"", "\"name\":5"))
+                .post("/v1/jobs"), 400, "name");
+        assertProblem(given().contentType(ContentType.JSON).body(job("x").replaceFirst("^\\{", "{\"args\":[1],"))
+                .post("/v1/jobs"), 400, "args[0]");
+        assertProblem(given().contentType(ContentType.JSON)
+                .body(job("x").replaceFirst("^\\{", "{\"env\":{\"DEBUG\":true},")).post("/v1/jobs"), 400, "env.DEBUG");
+        assertProblem(given().contentType(ContentType.JSON)
+                .body("{\"schedule\":{\"type\":\"now\"},\"count\":\"5\"}").post("/v1/schedules/preview"), 400, "count");
+        assertProblem(given().contentType(ContentType.JSON)
+                .body("{\"schedule\":{\"type\":\"dates\",\"dates\":[20300101]}}").post("/v1/schedules/preview"), 400,
+                "schedule.dates[0]");
+    }
+
+    @Test
+    void duplicateKeysAreRejected() throws Exception {
+        int before = countJobs();
+        String twice = job("first").replaceFirst("^\\{", "{\"name\":\"second\",");
+        assertProblem(given().contentType(ContentType.JSON).body(twice).post("/v1/jobs"), 400, "name");
+        assertThat(countJobs()).isEqualTo(before);
+    }
+
+    @Test
+    void resumeReadsItsBodyAsStrictly() throws Exception {
+        String id = createJob(hourlyJob("resume-strict", binary()));
+        given().post("/v1/jobs/" + id + "/pause").then().statusCode(200);
+        assertProblem(given().contentType(ContentType.JSON).body("{\"catchUp\":5}").post("/v1/jobs/" + id + "/resume"),
+                400, "catchUp");
+        assertProblem(given().contentType(ContentType.JSON).body("{\"catchUp\":\"skip\",\"catchUp\":\"all\"}")
+                .post("/v1/jobs/" + id + "/resume"), 400, "catchUp");
+        given().get("/v1/jobs/" + id).then().body("state", equalTo("PAUSED"));
+    }
+
+    @Test
+    void aBodyOverTheLimitIsTooLarge() throws Exception {
+        int before = countJobs();
+        String padded = job("huge").replaceFirst("\\}$", " ".repeat(1_100_000) + "}");
+        assertProblem(given().contentType(ContentType.JSON).body(padded).post("/v1/jobs"), 413);
+        assertThat(countJobs()).isEqualTo(before);
+    }
+
+    @Test
+    void aStaleIfMatchFailsThePreconditionAndAStarMatchesAnyVersion() throws Exception {
+        Map<String, Object> body = hourlyJob("if-match", binary());
+        String id = createJob(body);
+        assertProblem(given().contentType(ContentType.JSON).header("If-Match", "\"7\"").body(body)
+                .put("/v1/jobs/" + id), 412, "If-Match");
+        given().get("/v1/jobs/" + id).then().header("ETag", "\"1\"");
+        given().contentType(ContentType.JSON).header("If-Match", "*").body(body).put("/v1/jobs/" + id).then()
+                .statusCode(200).header("ETag", "\"2\"");
+        given().contentType(ContentType.JSON).header("If-Match", "*").body(body).put("/v1/jobs/" + id).then()
+                .statusCode(200).header("ETag", "\"3\"");
+        given().delete("/v1/jobs/" + id).then().statusCode(204);
+        assertProblem(given().contentType(ContentType.JSON).header("If-Match", "*").body(body)
+                .put("/v1/jobs/" + id), 404);
+        assertProblem(given().contentType(ContentType.JSON).header("If-Match", "*").body(body)
+                .put("/v1/jobs/job_aaaaaaaaaaaaaaaaaaaa"), 404);
+    }
+}

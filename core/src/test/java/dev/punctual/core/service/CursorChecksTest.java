@@ -1,0 +1,40 @@
+package dev.punctual.core.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.util.Map;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/** A cursor names the listing it came from: another owner's or job's key, or an impossible value, is a 400. */
+class CursorChecksTest {
+    private static final Map<String, Predicate<String>> MINE = Map.of("owner", "alice"::equals, "ownerSort", s -> true);
+
+    @Test
+    void aKeyOfThisListingRoundTrips() {
+        Map<String, AttributeValue> key = Map.of("owner", AttributeValue.fromS("alice"),
+                "ownerSort", AttributeValue.fromS("2030-01-01T00:00:00.000Z#job_x"));
+        assertThat(Cursors.decode(Cursors.encode(key), MINE)).isEqualTo(key);
+    }
+
+    @Test
+    void aKeyOfAnotherOwnerIsRejected() {
+        assertRejected(Cursors.encode(Map.of("owner", AttributeValue.fromS("bob"),
+                "ownerSort", AttributeValue.fromS("2030-01-01T00:00:00.000Z#job_x"))));
+    }
+
+    @Test
+    void aValueLongerThanAKeyMayBeIsRejected() {
+        assertRejected(Cursors.encode(Map.of("owner", AttributeValue.fromS("alice"),
+                "ownerSort", AttributeValue.fromS("é".repeat(513)))));
+    }
+
+    private static void assertRejected(String cursor) {
+        ValidationException e = catchThrowableOfType(ValidationException.class, () -> Cursors.decode(cursor, MINE));
+        assertThat(e).isNotNull();
+        assertThat(e.status()).isEqualTo(400);
+        assertThat(e.errors()).extracting(FieldError::field).containsExactly("cursor");
+    }
+}

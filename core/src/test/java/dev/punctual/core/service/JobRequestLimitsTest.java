@@ -1,0 +1,47 @@
+package dev.punctual.core.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** The rules of a job request that need no storage: the args+env budget and the If-Match header. */
+class JobRequestLimitsTest {
+
+    @Test
+    void argsAndEnvUpToTheBudgetPass() {
+        // 64 args of 4096 bytes: exactly the budget.
+        assertThatCode(() -> JobService.checkArgsEnvBudget(Collections.nCopies(64, "a".repeat(4096)), Map.of()))
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void theBudgetCountsUtf8BytesOfArgsEnvNamesAndValues() {
+        ValidationException e = catchThrowableOfType(ValidationException.class, () -> JobService.checkArgsEnvBudget(
+                Collections.nCopies(63, "a".repeat(4096)), Map.of("A", "é".repeat(2048))));
+        assertThat(e).isNotNull();
+        assertThat(e.status()).isEqualTo(413);
+        assertThat(e.errors()).extracting(FieldError::field).containsExactly("args", "env");
+        assertThat(e.errors().getFirst().message()).contains("262145 bytes").contains("262144");
+    }
+
+    @Test
+    void onlyTheNonEmptyOneIsNamed() {
+        ValidationException e = catchThrowableOfType(ValidationException.class, () -> JobService.checkArgsEnvBudget(
+                List.of(), Map.of("A", "v".repeat(JobService.MAX_ARGS_ENV_BYTES))));
+        assertThat(e.errors()).extracting(FieldError::field).containsExactly("env");
+    }
+
+    @Test
+    void ifMatchStarMatchesAnyVersion() {
+        assertThat(JobService.parseIfMatch("*")).isEqualTo(OptionalLong.empty());
+        assertThat(JobService.parseIfMatch(" W/\"3\" ")).isEqualTo(OptionalLong.of(3));
+        ValidationException e = catchThrowableOfType(ValidationException.class, () -> JobService.parseIfMatch("**"));
+        assertThat(e.status()).isEqualTo(400);
+    }
+}
