@@ -82,9 +82,9 @@ public final class Punctual {
                 new dev.punctual.core.queue.DeadLetterQueue(sqs, resources.runQueue()));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
         this.jobService = new JobService(jobs, runs, binaries, store, tx, dispatcher, schedules, settings, clock,
-                planner);
+                planner, usage);
         this.deadLetters = new dev.punctual.core.service.DeadLetterService(jobs, runs, queue, clock);
-        this.lifecycle = new JobLifecycle(jobs, runs, tx, dispatcher, schedules, settings, clock, planner);
+        this.lifecycle = new JobLifecycle(jobs, runs, tx, dispatcher, schedules, settings, clock, planner, usage);
     }
 
     /** A worker that handles one message at a time; an executor process has one, shared by its pool threads. */

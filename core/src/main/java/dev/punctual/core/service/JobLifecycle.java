@@ -15,6 +15,7 @@ import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
+import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.Instants;
 import java.lang.System.Logger.Level;
 import java.security.SecureRandom;
@@ -45,6 +46,7 @@ public final class JobLifecycle {
     private static final int RETRIES = 10;
     private static final SecureRandom RANDOM = new SecureRandom();
 
+    private final UsageRepository usage;
     private final JobRepository jobs;
     private final RunRepository runs;
     private final Transactions tx;
@@ -55,8 +57,10 @@ public final class JobLifecycle {
     private final RunPlanner planner;
 
     public JobLifecycle(JobRepository jobs, RunRepository runs, Transactions tx, Dispatcher dispatcher,
-                        Schedules schedules, Settings settings, Clock clock, RunPlanner planner) {
+                        Schedules schedules, Settings settings, Clock clock, RunPlanner planner,
+                        UsageRepository usage) {
         this.planner = planner;
+        this.usage = usage;
         this.jobs = jobs;
         this.runs = runs;
         this.tx = tx;
@@ -75,6 +79,11 @@ public final class JobLifecycle {
         Job job = find(owner, jobId);
         refuseUnlessRunnable(job, "trigger");
         Instant now = clock.instant();
+        int perMinute = settings.quotas().triggersPerMinute();
+        if (!usage.countTrigger(owner, now, perMinute)) {
+            throw new QuotaExceededException("triggersPerMinute", "this tenant has triggered " + perMinute
+                    + " runs this minute, its quota", 60 - now.getEpochSecond() % 60);
+        }
         String runId = RunIds.forOccurrence(now) + "-t" + HexFormat.of().toHexDigits(RANDOM.nextInt()).substring(0, 6);
         Run run = Run.scheduled(jobId, runId, owner, now, job.maxAttempts(), now);
         if (!tx.write(List.of(jobs.conditionRunnable(jobId), runs.insertScheduled(run))).won()) {
@@ -273,6 +282,12 @@ public final class JobLifecycle {
             if (runs.get(jobId, run.runId()).isEmpty()) {
                 created.add(run);
             }
+        }
+        int perDay = settings.quotas().backfillPerDay();
+        if (!created.isEmpty() && !usage.countBackfill(owner, now, created.size(), perDay)) {
+            throw new QuotaExceededException("backfillPerDay", "backfilling " + created.size()
+                    + " occurrences would pass this tenant's quota of " + perDay + " per UTC day",
+                    86_400 - now.getEpochSecond() % 86_400);
         }
         // In chunks of one transaction each, with the job's runnable check, so a delete or pause racing with the
         // backfill stops it; a chunk that loses a race with another backfill is re-checked run by run.

@@ -17,6 +17,9 @@ import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
+import dev.punctual.core.tenant.Quotas;
+import dev.punctual.core.tenant.SchedulePeak;
+import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.Instants;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -39,6 +42,8 @@ public final class JobService {
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     public static final int MAX_ARGS = 256;
     public static final int MAX_ENV = 128;
+    /** Secret variables a job may have; their values are stored apart (64 × 4 KiB fits one item). */
+    public static final int MAX_SECRETS = 64;
     public static final int MAX_VALUE_LENGTH = 4096;
     /**
      * The most UTF-8 bytes args and env may take together (every arg, every env name and value). Each alone may be
@@ -60,11 +65,13 @@ public final class JobService {
     private final Settings settings;
     private final Clock clock;
     private final RunPlanner planner;
+    private final UsageRepository usage;
 
     public JobService(JobRepository jobs, RunRepository runs, BinaryService binaries, ArtifactStore store,
                       Transactions tx, Dispatcher dispatcher, Schedules schedules, Settings settings, Clock clock,
-                      RunPlanner planner) {
+                      RunPlanner planner, UsageRepository usage) {
         this.planner = planner;
+        this.usage = usage;
         this.jobs = jobs;
         this.runs = runs;
         this.binaries = binaries;
@@ -85,10 +92,28 @@ public final class JobService {
         Instant now = clock.instant();
         Definition d = validate(owner, req, now);
         String jobId = Ids.next("job");
-        Job draft = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, null, null);
+        Job draft = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, null, null, List.of());
         Run run = planner.plan(draft, d.first(), now);
-        Job job = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, run.runId(), run.scheduledAt());
-        if (!tx.write(List.of(jobs.insert(job), runs.insertScheduled(run))).won()) {
+        Job job = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, run.runId(), run.scheduledAt(), List.of());
+        Quotas q = settings.quotas();
+        if (d.peak() > q.runsPerMinute()) {
+            throw rateQuota(d.peak(), 0, q);
+        }
+        List<TransactWriteItem> items = new ArrayList<>(List.of(jobs.insert(job), runs.insertScheduled(run),
+                usage.addJob(owner, d.peak(), q)));
+        if (d.secrets() != null && !d.secrets().isEmpty()) {
+            items.add(jobs.putSecrets(jobId, d.secrets()));
+        }
+        Transactions.Outcome o = tx.write(items);
+        if (!o.won()) {
+            if (o.failed(2)) {
+                UsageRepository.Usage u = usage.get(owner);
+                if (u.jobs() >= q.jobs()) {
+                    throw new QuotaExceededException("jobs", "this tenant has " + u.jobs() + " jobs, its quota is "
+                            + q.jobs() + ": delete jobs it no longer needs", JOB_QUOTA_RETRY_AFTER);
+                }
+                throw rateQuota(d.peak(), u.rate(), q);
+            }
             throw new IllegalStateException("a fresh job id collided");
         }
         dispatchIfDueSoon(run, now);
@@ -119,7 +144,8 @@ public final class JobService {
         for (int i = 0; i < RETRIES; i++) {
             JobState state = old.state() == JobState.PAUSED ? JobState.PAUSED : JobState.ACTIVE;
             // Only for planning runs: the id, owner, attempts and jitter.
-            Job draft = d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now, null, null);
+            Job draft = d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now, null, null,
+                    old.secretNames());
             Optional<Run> oldPending = old.pendingRunId() == null ? Optional.empty()
                     : runs.get(jobId, old.pendingRunId());
             List<TransactWriteItem> items = new ArrayList<>();
@@ -153,9 +179,21 @@ public final class JobService {
                         "replaced by version " + (old.version() + 1) + " of the job"));
             }
             Job job = d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now,
-                    next == null ? null : next.runId(), next == null ? null : next.scheduledAt());
+                    next == null ? null : next.runId(), next == null ? null : next.scheduledAt(), old.secretNames());
             items.add(0, jobs.replace(job, expected, old.pendingRunId()));
+            int delta = d.peak() - SchedulePeak.of(old.schedule(), schedules);
+            int quotaItem = -1;
+            if (delta != 0) {
+                quotaItem = items.size();
+                items.add(usage.changeRate(owner, delta, settings.quotas()));
+            }
+            if (d.secrets() != null) {
+                items.add(jobs.putSecrets(jobId, d.secrets()));
+            }
             Transactions.Outcome o = tx.write(items);
+            if (!o.won() && quotaItem >= 0 && o.failed(quotaItem)) {
+                throw rateQuota(delta, usage.get(owner).rate(), settings.quotas());
+            }
             if (o.won()) {
                 if (next != null) {
                     dispatchIfDueSoon(next, now);
@@ -225,12 +263,13 @@ public final class JobService {
     /** A validated job request. */
     private record Definition(String name, Binary binary, List<String> args, Map<String, String> env,
                               Schedule schedule, int timeout, int maxAttempts, List<Integer> noRetry,
-                              FiringPolicy firing, Instant first) {
+                              FiringPolicy firing, Instant first, Map<String, String> secrets, int peak) {
+        /** {@code secretNames}: of the new secrets, or (a PUT that leaves them out) of the job's current ones. */
         Job job(String id, String owner, JobState state, long version, Instant createdAt, Instant updatedAt,
-                String pendingRunId, Instant nextRunAt) {
+                String pendingRunId, Instant nextRunAt, List<String> secretNames) {
             return new Job(id, owner, name, binary.id(), binary.sha256(), args, env, schedule.spec(), timeout,
                     maxAttempts, state, version, createdAt, updatedAt, pendingRunId, nextRunAt, null, noRetry,
-                    firing);
+                    firing, null, secrets == null ? secretNames : secrets.keySet().stream().sorted().toList());
         }
     }
 
@@ -245,9 +284,18 @@ public final class JobService {
         Map<String, String> env = req.env() == null ? Map.of() : req.env();
         int before = errors.size();
         validateArgs(args, errors);
-        validateEnv(env, errors);
+        validateVariables("env", env, MAX_ENV, errors);
+        Map<String, String> secrets = req.secrets();
+        if (secrets != null) {
+            validateVariables("secrets", secrets, MAX_SECRETS, errors);
+            secrets.keySet().stream().filter(env::containsKey).sorted().forEach(name -> errors.add(
+                    new FieldError("secrets." + name, "is also in env: a variable is either plain or secret")));
+        }
         if (errors.size() == before) {
             checkArgsEnvBudget(args, env);
+            if (secrets != null) {
+                checkSecretsBudget(secrets);
+            }
         }
         int timeout = range(errors, "timeoutSeconds", req.timeoutSeconds(), settings.defaultTimeoutSeconds(), 1,
                 settings.maxTimeoutSeconds());
@@ -286,7 +334,7 @@ public final class JobService {
             throw new ValidationException(422, errors);
         }
         return new Definition(req.name(), binary, args, env, schedule, timeout, maxAttempts, noRetry, firing,
-                first.get());
+                first.get(), secrets == null ? null : Map.copyOf(secrets), SchedulePeak.of(schedule.spec(), schedules));
     }
 
     /**
@@ -365,6 +413,10 @@ public final class JobService {
             Instant now = clock.instant();
             List<TransactWriteItem> items = new ArrayList<>();
             items.add(jobs.markDeleted(jobId, owner, job.pendingRunId(), now));
+            items.add(usage.removeJob(owner, SchedulePeak.of(job.schedule(), schedules)));
+            if (!job.secretNames().isEmpty()) {
+                items.add(jobs.putSecrets(jobId, Map.of()));
+            }
             if (job.pendingRunId() != null && runs.get(jobId, job.pendingRunId())
                     .filter(r -> r.state() == RunState.SCHEDULED).isPresent()) {
                 items.add(runs.cancelScheduled(jobId, job.pendingRunId(), now));
@@ -470,17 +522,41 @@ public final class JobService {
         throw new ValidationException(413, errors);
     }
 
+    /** The most UTF-8 bytes a job's secrets take (names and values): their item stays far below 400 KB. */
+    public static final int MAX_SECRETS_BYTES = 256 * 1024;
+
+    static void checkSecretsBudget(Map<String, String> secrets) {
+        long bytes = 0;
+        for (Map.Entry<String, String> e : secrets.entrySet()) {
+            bytes += utf8Length(e.getKey()) + utf8Length(e.getValue());
+        }
+        if (bytes > MAX_SECRETS_BYTES) {
+            throw new ValidationException(413, List.of(new FieldError("secrets", "take " + bytes
+                    + " bytes (UTF-8); at most " + MAX_SECRETS_BYTES + " are stored")));
+        }
+    }
+
+    /** Seconds a client over its job quota is told to wait: only a deletion frees a slot, so this is a pace. */
+    static final long JOB_QUOTA_RETRY_AFTER = 60;
+
+    private static QuotaExceededException rateQuota(int adding, long current, Quotas q) {
+        return new QuotaExceededException("runsPerMinute", "this schedule adds " + adding
+                + " starts per minute to the tenant's " + current + "; its quota is " + q.runsPerMinute()
+                + " (the sum of every job's busiest minute)", JOB_QUOTA_RETRY_AFTER);
+    }
+
     private static long utf8Length(String s) {
         return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
     }
 
-    private static void validateEnv(Map<String, String> env, List<FieldError> errors) {
-        if (env.size() > MAX_ENV) {
-            errors.add(new FieldError("env", "must have at most " + MAX_ENV + " entries"));
+    /** {@code env} or {@code secrets}: the same rules for every variable the binary gets. */
+    private static void validateVariables(String what, Map<String, String> vars, int max, List<FieldError> errors) {
+        if (vars.size() > max) {
+            errors.add(new FieldError(what, "must have at most " + max + " entries"));
             return;
         }
-        env.forEach((name, value) -> {
-            String field = "env." + name;
+        vars.forEach((name, value) -> {
+            String field = what + "." + name;
             String upper = name.toUpperCase(Locale.ROOT);
             if (!ENV_NAME.matcher(name).matches()) {
                 errors.add(new FieldError(field, "is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)"));

@@ -18,7 +18,7 @@ public record JobView(String id, String name, String owner, String binaryId, Lis
                       Map<String, String> env, ScheduleSpec schedule, int timeoutSeconds, int maxAttempts,
                       String state, long version, String createdAt, String updatedAt, String nextRunAt,
                       String pausedAt, List<Integer> nonRetryableExitCodes, JitterSpec jitter, CatchUpSpec catchUp,
-                      String overlap, String maxRunAge) {
+                      String overlap, String maxRunAge, List<String> secrets) {
 
     public static JobView of(Job j) {
         return new JobView(j.id(), j.name(), j.owner(), j.binaryId(), j.args(), j.env(), j.schedule(),
@@ -26,7 +26,7 @@ public record JobView(String id, String name, String owner, String binaryId, Lis
                 str(j.updatedAt()), j.state() == JobState.PAUSED ? null : str(j.nextRunAt()), str(j.pausedAt()),
                 j.nonRetryableExitCodes(), FiringPolicies.jitterSpec(j.firing()),
                 FiringPolicies.catchUpSpec(j.firing()), j.firing().overlap().wire(),
-                j.firing().maxRunAge().toString());
+                j.firing().maxRunAge().toString(), j.secretNames());
     }
 
     /** The ETag of this version of the job. */

@@ -19,7 +19,7 @@ class SchedulePreviewTest {
     private final Settings settings = Settings.builder().build();
     // Preview needs no storage: only the schedules and the clock.
     private final JobService service = new JobService(null, null, null, null, null, null,
-            new Schedules(Duration.ofSeconds(5)), settings, new SettableClock(NOW), null);
+            new Schedules(Duration.ofSeconds(5)), settings, new SettableClock(NOW), null, null);
 
     private static ScheduleSpec cron(String expression, String zone) {
         return new ScheduleSpec("cron", null, null, null, null, expression, zone, null, null, null);
