@@ -1,0 +1,69 @@
+package dev.punctual.api.function;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.not;
+
+import static dev.punctual.api.function.ApiBinaries.uploaded;
+
+import dev.punctual.emulators.EmulatorsTestResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Quotas answer 429 problem+json with Retry-After and write nothing; secrets come back as names only. */
+@QuarkusTest
+@TestProfile(QuotaAndSecretsLambdaTest.TightQuotas.class)
+@WithTestResource(EmulatorsTestResource.class)
+class QuotaAndSecretsLambdaTest {
+    public static class TightQuotas implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("punctual.quota-triggers-per-minute", "1", "punctual.quota-runs-per-minute", "15");
+        }
+    }
+
+    private static Map<String, Object> job(String binaryId, Map<String, Object> schedule) {
+        return Map.of("name", "q", "binaryId", binaryId, "schedule", schedule,
+                "secrets", Map.of("API_TOKEN", "do-not-show-me"));
+    }
+
+    @Test
+    void overAQuotaIs429WithRetryAfterAndNothingIsWritten() throws Exception {
+        String binaryId = uploaded("quota.sh");
+        String start = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
+        Response created = given().contentType(ContentType.JSON)
+                .body(job(binaryId, Map.of("type", "interval", "every", "PT5S", "start", start))).post("/v1/jobs");
+        created.then().statusCode(201).body("secrets", contains("API_TOKEN"));
+        assertThat(created.asString()).doesNotContain("do-not-show-me");
+        String id = created.path("id");
+
+        Response tooFast = given().contentType(ContentType.JSON)
+                .body(job(binaryId, Map.of("type", "interval", "every", "PT10S"))).post("/v1/jobs");
+        tooFast.then().statusCode(429).contentType("application/problem+json")
+                .body("type", equalTo("urn:punctual:problem:quota-exceeded")).body("field", equalTo("runsPerMinute"));
+        assertThat(tooFast.header("Retry-After")).isNotNull();
+        given().queryParam("limit", 100).get("/v1/jobs").then().body("items.size()", equalTo(1));
+
+        int triggered = 0;
+        Response r;
+        // The minute may turn between two triggers; within three calls one must hit the one-per-minute quota.
+        do {
+            r = given().post("/v1/jobs/" + id + "/trigger");
+            triggered += r.statusCode() == 202 ? 1 : 0;
+        } while (r.statusCode() == 202 && triggered < 3);
+        r.then().statusCode(429).body("field", equalTo("triggersPerMinute"));
+        assertThat(Integer.parseInt(r.header("Retry-After"))).isBetween(1, 60);
+        given().get("/v1/jobs/" + id + "/runs").then().body("items.size()", equalTo(1 + triggered))
+                .body(not(org.hamcrest.Matchers.containsString("do-not-show-me")));
+    }
+}
