@@ -22,14 +22,21 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * The part of HTTP that Vert.x handles before JAX-RS sees a request, made to answer in problem+json like the rest:
  * a body declared larger than {@code quarkus.http.limits.max-body-size} (413; Quarkus's own check would answer with
- * an empty body), a URI that is not valid, e.g. a query string that is not valid percent-encoding (400 naming the
- * parameter; see {@link #validUri}), and any 4xx Vert.x fails a request with on its own. Serves both the Lambda
- * (API Gateway events replayed into the same router) and plain HTTP (the local runner).
+ * an empty body), a URI longer than {@value #MAX_URI_LENGTH} characters (414), a URI that is not valid, e.g. a query
+ * string that is not valid percent-encoding (400 naming the parameter; see {@link #validUri}), and any 4xx Vert.x
+ * fails a request with on its own. Serves both the Lambda (API Gateway events replayed into the same router) and
+ * plain HTTP (the local runner).
  */
 @ApplicationScoped
 public class HttpEdge {
     /** After Quarkus's routes at {@code Integer.MIN_VALUE}, before its upload limit (order -2). */
     static final int ORDER = -10;
+    /**
+     * The longest URI answered: a 414 problem beyond it. Vert.x's own limit on the request line
+     * ({@code quarkus.http.limits.max-initial-line-length}) is set higher, as past it Vert.x answers a bare 414
+     * before any route runs.
+     */
+    static final int MAX_URI_LENGTH = 8192;
     /** The statuses Vert.x itself fails a request with, before any resource has had a say. */
     private static final Set<Integer> EDGE_STATUSES = Set.of(400, 413, 414, 431);
 
@@ -51,6 +58,11 @@ public class HttpEdge {
             send(ctx, 413, "too-large", "Content too large", "body", message);
             return;
         }
+        if (ctx.request().uri().length() > MAX_URI_LENGTH) {
+            send(ctx, 414, "uri-too-long", "URI too long", null,
+                    "the request's URI is longer than " + MAX_URI_LENGTH + " characters");
+            return;
+        }
         if (!validUri(ctx.request().uri())) {
             String query = ctx.request().query();
             String bad = query == null ? null : badlyEncodedParameter(query);
@@ -70,7 +82,8 @@ public class HttpEdge {
         switch (status) {
             case 413 -> send(ctx, 413, "too-large", "Content too large", "body",
                     "must be at most " + maxBody.map(MemorySize::asLongValue).orElse(-1L) + " bytes");
-            case 414 -> send(ctx, 414, "uri-too-long", "URI too long", null, "the request's URI is too long");
+            case 414 -> send(ctx, 414, "uri-too-long", "URI too long", null,
+                    "the request's URI is longer than " + MAX_URI_LENGTH + " characters");
             case 431 -> send(ctx, 431, "headers-too-large", "Request header fields too large", null,
                     "the request's headers are too large");
             default -> send(ctx, 400, "invalid-request", "Bad request", null, "the request could not be read");

@@ -129,6 +129,13 @@ class IdsAndCursorsLambdaTest {
     }
 
     @Test
+    void aUriOverTheLimitIsTooLong() throws Exception {
+        APIGatewayV2HTTPResponse r = invoke("/v1/jobs/" + "x".repeat(9000), null);
+        assertThat(r.getStatusCode()).isEqualTo(414);
+        assertThat(body(r)).contains("\"status\":414").contains("urn:punctual:problem:uri-too-long");
+    }
+
+    @Test
     void aJobNamingABinaryIdLongerThanAKeyIsUnprocessable() throws Exception {
         Map<String, Object> body = hourlyJob("ids-binary", LONG);
         assertProblem(given().contentType(ContentType.JSON).body(body).post("/v1/jobs"), 422, "binaryId");
@@ -140,23 +147,31 @@ class IdsAndCursorsLambdaTest {
      * pom), as it must be where the function is deployed, so the api's HttpEdge answers.
      */
     private static void assertRawProblem(String path, String rawQuery, String field) throws Exception {
-        APIGatewayV2HTTPEvent event = new APIGatewayV2HTTPEvent();
-        event.setRequestContext(new APIGatewayV2HTTPEvent.RequestContext());
-        event.getRequestContext().setHttp(new APIGatewayV2HTTPEvent.RequestContext.Http());
-        event.getRequestContext().getHttp().setMethod("GET");
-        event.getRequestContext().getHttp().setSourceIp("127.0.0.1");
-        event.setRawPath(path);
-        event.setRawQueryString(rawQuery);
-        event.setHeaders(Map.of("accept", "application/json"));
-        APIGatewayV2HTTPResponse r = new LambdaHttpHandler().handleRequest(event, null);
+        APIGatewayV2HTTPResponse r = invoke(path, rawQuery);
         assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(400);
         assertThat(r.getHeaders().entrySet()).anySatisfy(h -> {
             assertThat(h.getKey()).isEqualToIgnoringCase("Content-Type");
             assertThat(h.getValue()).startsWith("application/problem+json");
         });
-        String body = r.getIsBase64Encoded()
+        assertThat(body(r)).contains("\"field\":\"" + field + "\"").contains("\"status\":400");
+    }
+
+    /** A GET handed to the Lambda handler as an API Gateway (HTTP API v2) event, bypassing any HTTP client. */
+    private static APIGatewayV2HTTPResponse invoke(String rawPath, String rawQuery) {
+        APIGatewayV2HTTPEvent event = new APIGatewayV2HTTPEvent();
+        event.setRequestContext(new APIGatewayV2HTTPEvent.RequestContext());
+        event.getRequestContext().setHttp(new APIGatewayV2HTTPEvent.RequestContext.Http());
+        event.getRequestContext().getHttp().setMethod("GET");
+        event.getRequestContext().getHttp().setSourceIp("127.0.0.1");
+        event.setRawPath(rawPath);
+        event.setRawQueryString(rawQuery);
+        event.setHeaders(Map.of("accept", "application/json"));
+        return new LambdaHttpHandler().handleRequest(event, null);
+    }
+
+    private static String body(APIGatewayV2HTTPResponse r) {
+        return r.getIsBase64Encoded()
                 ? new String(Base64.getDecoder().decode(r.getBody()), StandardCharsets.UTF_8) : r.getBody();
-        assertThat(body).contains("\"field\":\"" + field + "\"").contains("\"status\":400");
     }
 
     private static String cursor(String json) {
