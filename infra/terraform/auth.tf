@@ -27,4 +27,8 @@ locals {
     var.auth == "jwt" && var.jwt_tenant_claim != null ? { PUNCTUAL_AUTH_TENANT_CLAIM = var.jwt_tenant_claim } : {},
     var.auth == "iam" ? { PUNCTUAL_AUTH_IAM_TENANT = var.iam_tenant } : {},
   )
+
+  # The API checks request URIs itself (api/HttpEdge: a problem naming the bad parameter); Quarkus's own check,
+  # made before any route, would answer a bare 400. JVM runtime only: a native build keeps the bare 400.
+  api_jvm_environment = var.native ? {} : { JAVA_TOOL_OPTIONS = "-Dvertx.disableURIValidation=true" }
 }

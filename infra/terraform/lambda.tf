@@ -33,7 +33,7 @@ resource "aws_lambda_function" "api" {
   }
 
   environment {
-    variables = merge(local.lambda_environment, local.auth_environment)
+    variables = merge(local.lambda_environment, local.auth_environment, local.api_jvm_environment)
   }
 
   tags = var.tags
