@@ -67,34 +67,60 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
         try {
             URI uri = URI.create(req.getURI());
             String user = req.getHeaders().hasHeaderWithName(USER) ? req.getHeaders().getValue(USER) : DEFAULT_USER;
-            ObjectNode event = event(req, uri, user);
-            HttpResponse<String> raw = HTTP.send(HttpRequest.newBuilder(
-                            URI.create(uri.getScheme() + "://" + uri.getAuthority() + "/_lambda_"))
-                    .header("content-type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(event))).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return response(JSON.readTree(raw.body()));
+            Map<String, String> headers = new java.util.LinkedHashMap<>();
+            for (Header h : req.getHeaders()) {
+                if (!h.getName().equalsIgnoreCase(USER)) {
+                    headers.merge(h.getName().toLowerCase(Locale.ROOT), h.getValue(), (a, b) -> a + "," + b);
+                }
+            }
+            if (req.getContentType() != null) {
+                headers.putIfAbsent("content-type", req.getContentType());
+            }
+            return response(post(uri, event(req.getMethod(), uri, headers, req.getBody(), user)));
         } catch (Exception e) {
             throw new IllegalStateException("could not invoke the function through the mock event server", e);
         }
     }
 
-    private static ObjectNode event(FilterableRequestSpecification req, URI uri, String user) throws Exception {
+    /** What the function answered to one event. */
+    record Raw(int statusCode, Map<String, String> headers, String body) {
+        String contentType() {
+            return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase("content-type"))
+                    .map(Map.Entry::getValue).findFirst().orElse(null);
+        }
+    }
+
+    /**
+     * One request exactly as given (headers, body, no content type added), as {@code user}: for tests that must
+     * control what RestAssured would add.
+     */
+    static Raw invoke(String method, String path, Map<String, String> headers, String body, String user)
+            throws Exception {
+        URI uri = URI.create(RestAssured.baseURI + ":" + RestAssured.port + path);
+        Response r = response(post(uri, event(method, uri, headers, body, user)));
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        r.getHeaders().forEach(h -> out.merge(h.getName(), h.getValue(), (a, b) -> a + "," + b));
+        return new Raw(r.statusCode(), out, r.asString());
+    }
+
+    private static JsonNode post(URI uri, ObjectNode event) throws Exception {
+        HttpResponse<String> raw = HTTP.send(HttpRequest.newBuilder(
+                        URI.create(uri.getScheme() + "://" + uri.getAuthority() + "/_lambda_"))
+                .header("content-type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(event))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return JSON.readTree(raw.body());
+    }
+
+    private static ObjectNode event(String method, URI uri, Map<String, String> requestHeaders, Object body,
+                                    String user) throws Exception {
         ObjectNode e = JSON.createObjectNode();
         e.put("version", "2.0");
         e.put("routeKey", "$default");
         e.put("rawPath", uri.getRawPath());
         e.put("rawQueryString", uri.getRawQuery() == null ? "" : uri.getRawQuery());
         ObjectNode headers = e.putObject("headers");
-        for (Header h : req.getHeaders()) {
-            if (!h.getName().equalsIgnoreCase(USER)) {
-                String name = h.getName().toLowerCase(Locale.ROOT);
-                headers.put(name, headers.has(name) ? headers.get(name).asText() + "," + h.getValue() : h.getValue());
-            }
-        }
-        if (req.getContentType() != null && !headers.has("content-type")) {
-            headers.put("content-type", req.getContentType());
-        }
+        requestHeaders.forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), v));
         ObjectNode rc = e.putObject("requestContext");
         rc.put("accountId", "123456789012");
         rc.put("apiId", "test");
@@ -103,7 +129,7 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
         rc.put("stage", "$default");
         rc.put("timeEpoch", System.currentTimeMillis());
         ObjectNode http = rc.putObject("http");
-        http.put("method", req.getMethod());
+        http.put("method", method);
         http.put("path", uri.getRawPath());
         http.put("protocol", "HTTP/1.1");
         http.put("sourceIp", "127.0.0.1");
@@ -122,14 +148,17 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
             claims.put("team", "team-of-" + user.replaceAll("\\d", ""));
             jwt.putArray("scopes");
         }
-        Object body = req.getBody();
         if (body != null) {
+            // API Gateway passes the body's length on, as an HTTP server sees it.
             if (body instanceof byte[] bytes) {
                 e.put("body", Base64.getEncoder().encodeToString(bytes));
                 e.put("isBase64Encoded", true);
+                headers.put("content-length", Integer.toString(bytes.length));
             } else {
-                e.put("body", body instanceof String s ? s : JSON.writeValueAsString(body));
+                String text = body instanceof String s ? s : JSON.writeValueAsString(body);
+                e.put("body", text);
                 e.put("isBase64Encoded", false);
+                headers.put("content-length", Integer.toString(text.getBytes(StandardCharsets.UTF_8).length));
             }
         } else {
             e.put("isBase64Encoded", false);

@@ -13,12 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.punctual.emulators.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,8 +27,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 @WithTestResource(EmulatorsTestResource.class)
 class RequestBodyLambdaTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** HTTP/1.1: the default's h2c upgrade headers would be forwarded into the Lambda event like any others. */
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static String binaryId;
 
     private static String binary() throws Exception {
@@ -48,20 +41,14 @@ class RequestBodyLambdaTest {
     }
 
     /** Sends {@code body} with exactly the given content type (none when null): RestAssured would add one. */
-    private static HttpResponse<String> send(String method, String path, String contentType, String body)
-            throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port + path))
-                .method(method, HttpRequest.BodyPublishers.ofString(body));
-        if (contentType != null) {
-            b.header("Content-Type", contentType);
-        }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    private static Gateway.Raw send(String method, String path, String contentType, String body) throws Exception {
+        return Gateway.invoke(method, path, contentType == null ? Map.of() : Map.of("content-type", contentType),
+                body.isEmpty() ? null : body, Gateway.DEFAULT_USER);
     }
 
-    private static void assertUnsupported(HttpResponse<String> r) {
+    private static void assertUnsupported(Gateway.Raw r) {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(415);
-        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(
-                t -> assertThat(t).startsWith("application/problem+json"));
+        assertThat(r.contentType()).startsWith("application/problem+json");
         assertThat(r.body()).contains("\"status\":415");
     }
 
