@@ -314,8 +314,10 @@ final class Stage implements AutoCloseable {
         return out;
     }
 
+    /** Job items only: the table also holds tenants' usage and jobs' secrets items, which have no owner. */
     List<Map<String, AttributeValue>> allJobs() {
-        return dynamo.scan(b -> b.tableName(settings.prefix() + "-jobs").consistentRead(true)).items();
+        return dynamo.scan(b -> b.tableName(settings.prefix() + "-jobs").consistentRead(true)).items().stream()
+                .filter(item -> item.containsKey("owner")).toList();
     }
 
     /** Runs an executor holds right now (RUNNING under its lease). */
