@@ -29,6 +29,8 @@ final class CodeActions {
     /** Which resource each adapter class acts on: the key is a Terraform resource kind and the table suffix. */
     static final Map<String, String> ADAPTER_RESOURCE = Map.of(
             "dev/punctual/core/job/JobRepository", "table:jobs",
+            // A tenant's usage item lives in the jobs table (tenant#<owner>).
+            "dev/punctual/core/tenant/UsageRepository", "table:jobs",
             "dev/punctual/core/run/RunRepository", "table:runs",
             "dev/punctual/core/binary/BinaryRepository", "table:binaries",
             "dev/punctual/core/sweep/WatermarkRepository", "table:sweeps",
