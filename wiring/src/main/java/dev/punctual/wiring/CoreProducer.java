@@ -29,6 +29,7 @@ public class CoreProducer {
         c.shards().ifPresent(b::shards);
         c.lookahead().ifPresent(b::lookahead);
         c.settle().ifPresent(b::settle);
+        c.requeueAfter().ifPresent(b::requeueAfter);
         c.lease().ifPresent(b::lease);
         c.heartbeat().ifPresent(b::heartbeat);
         c.retryBase().ifPresent(b::retryBase);

@@ -25,6 +25,9 @@ public interface PunctualConfig {
 
     Optional<Duration> settle();
 
+    /** How long a lost message or a dead executor's run waits before the sweeper sends it again. */
+    Optional<Duration> requeueAfter();
+
     Optional<Duration> lease();
 
     Optional<Duration> heartbeat();

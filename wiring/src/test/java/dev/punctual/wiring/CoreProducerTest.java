@@ -1,0 +1,47 @@
+package dev.punctual.wiring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.tenant.Quotas;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** Every {@code punctual.*} setting reaches core's Settings; unset ones keep core's defaults. */
+class CoreProducerTest {
+    /** A PunctualConfig whose given methods answer the given values and every other one "not set". */
+    private static PunctualConfig config(Map<String, Object> set) {
+        return (PunctualConfig) Proxy.newProxyInstance(PunctualConfig.class.getClassLoader(),
+                new Class<?>[] {PunctualConfig.class}, (proxy, method, args) -> {
+                    Object v = set.get(method.getName());
+                    Class<?> t = method.getReturnType();
+                    if (t == OptionalInt.class) {
+                        return v == null ? OptionalInt.empty() : OptionalInt.of((Integer) v);
+                    }
+                    if (t == OptionalLong.class) {
+                        return v == null ? OptionalLong.empty() : OptionalLong.of((Long) v);
+                    }
+                    return Optional.ofNullable(v);
+                });
+    }
+
+    @Test
+    void requeueAfterAndQuotasAreReadFromConfiguration() {
+        Settings s = new CoreProducer().settings(config(Map.of("requeueAfter", Duration.ofSeconds(30),
+                "quotaJobs", 5, "quotaTriggersPerMinute", 7)));
+        assertThat(s.requeueAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.quotas()).isEqualTo(new Quotas(5, Quotas.DEFAULT_RUNS_PER_MINUTE, 7,
+                Quotas.DEFAULT_BACKFILL_PER_DAY));
+    }
+
+    @Test
+    void unsetSettingsKeepCoreDefaults() {
+        Settings s = new CoreProducer().settings(config(Map.of()));
+        assertThat(s).isEqualTo(Settings.defaults());
+    }
+}
