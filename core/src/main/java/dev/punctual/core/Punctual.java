@@ -90,6 +90,11 @@ public final class Punctual {
     /** A worker that handles one message at a time; an executor process has one, shared by its pool threads. */
     public RunWorker worker(String executorId, Path workRoot, ScheduledExecutorService timer) {
         try {
+            // The cache (every tenant's binaries) and the logs are the executor's alone: runs under their own
+            // users (the sandbox) must not read or change them.
+            java.nio.file.Files.createDirectories(workRoot);
+            java.nio.file.Files.setPosixFilePermissions(workRoot,
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
             return new RunWorker(runs, jobs, tx, queue, store, new BinaryCache(store, workRoot.resolve("cache")),
                     new ProcessRunner(settings.logCapBytes(), settings.killGrace()),
                     new Backoff(settings.retryBase(), settings.retryCap(), new SecureRandom()), settings, clock,

@@ -2,6 +2,7 @@ package dev.punctual.wiring;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.exec.Sandbox;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.tenant.Quotas;
 import jakarta.enterprise.inject.Produces;
@@ -44,6 +45,9 @@ public class CoreProducer {
         b.quotas(new Quotas(c.quotaJobs().orElse(d.jobs()), c.quotaRunsPerMinute().orElse(d.runsPerMinute()),
                 c.quotaTriggersPerMinute().orElse(d.triggersPerMinute()),
                 c.quotaBackfillPerDay().orElse(d.backfillPerDay())));
+        Sandbox.Config sd = Sandbox.Config.DISABLED;
+        b.sandbox(new Sandbox.Config(c.sandbox().orElse(sd.enabled()), c.sandboxUidBase().orElse(sd.uidBase()),
+                c.sandboxUids().orElse(sd.uidCount()), c.sandboxDir().map(java.nio.file.Path::of).orElse(sd.dir())));
         return b.build();
     }
 

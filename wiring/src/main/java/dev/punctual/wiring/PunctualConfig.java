@@ -82,4 +82,16 @@ public interface PunctualConfig {
 
     /** Per tenant: backfilled occurrences per UTC day. */
     OptionalInt quotaBackfillPerDay();
+
+    /** Run every binary as a user of its own from a uid pool (needs the executor to be root). Default off. */
+    Optional<Boolean> sandbox();
+
+    /** The sandbox's first uid (and gid). */
+    OptionalInt sandboxUidBase();
+
+    /** How many uids the sandbox pool has. */
+    OptionalInt sandboxUids();
+
+    /** Where sandboxed runs' directories live (every directory above it must be traversable by others). */
+    Optional<String> sandboxDir();
 }

@@ -1,5 +1,6 @@
 package dev.punctual.core.config;
 
+import dev.punctual.core.exec.Sandbox;
 import dev.punctual.core.tenant.Quotas;
 import java.time.Duration;
 import java.util.Objects;
@@ -33,7 +34,8 @@ public record Settings(
         Duration retention,
         Duration uploadUrlTtl,
         boolean emfMetrics,
-        Quotas quotas) {
+        Quotas quotas,
+        Sandbox.Config sandbox) {
 
     public static final String DEFAULT_PREFIX = "punctual";
     public static final int DEFAULT_SHARDS = 4;
@@ -68,6 +70,7 @@ public record Settings(
     public Settings {
         Objects.requireNonNull(prefix, "prefix");
         quotas = quotas == null ? Quotas.DEFAULTS : quotas;
+        sandbox = sandbox == null ? Sandbox.Config.DISABLED : sandbox;
         if (bucket == null || bucket.isBlank()) {
             bucket = prefix + "-artifacts";
         }
@@ -117,6 +120,7 @@ public record Settings(
         private Duration uploadUrlTtl = DEFAULT_UPLOAD_URL_TTL;
         private boolean emfMetrics;
         private Quotas quotas = Quotas.DEFAULTS;
+        private Sandbox.Config sandbox = Sandbox.Config.DISABLED;
 
         public Builder prefix(String v) { prefix = v; return this; }
         public Builder bucket(String v) { bucket = v; return this; }
@@ -145,13 +149,15 @@ public record Settings(
         public Builder emfMetrics(boolean v) { emfMetrics = v; return this; }
         /** Per-tenant limits ({@link Quotas}). */
         public Builder quotas(Quotas v) { quotas = v; return this; }
+        /** A user of its own for every run ({@link Sandbox}); off by default for now. */
+        public Builder sandbox(Sandbox.Config v) { sandbox = v; return this; }
 
         public Settings build() {
             return new Settings(prefix, bucket, shards, sweepPeriod, lookahead, settle, requeueAfter, maxSweepBacklog,
                     lease,
                     heartbeat, retryBase, retryCap, minInterval, defaultMaxAttempts, maxAttemptsLimit,
                     defaultTimeoutSeconds, maxTimeoutSeconds, executorConcurrency, logCapBytes, killGrace,
-                    shutdownGrace, retention, uploadUrlTtl, emfMetrics, quotas);
+                    shutdownGrace, retention, uploadUrlTtl, emfMetrics, quotas, sandbox);
         }
     }
 }

@@ -51,6 +51,19 @@ public final class ProcessRunner {
     /** Starts the binary; the returned handle waits for it and can kill it. */
     public Handle start(Path binary, List<String> args, Map<String, String> env, Path workDir, Path logFile)
             throws IOException {
+        return start(binary, args, env, workDir, logFile, null);
+    }
+
+    /**
+     * Starts the binary, as the sandbox's user when {@code sandboxUid} is set: its uid and gid, no supplementary
+     * groups, {@code no_new_privs} (no setuid binary can give it more). When it ends, every process of that uid is
+     * killed, which also catches a daemon that left the group and cleaned its environment.
+     */
+    public Handle start(Path binary, List<String> args, Map<String, String> env, Path workDir, Path logFile,
+                        Integer sandboxUid) throws IOException {
+        if (sandboxUid != null && !HAS_SETPRIV) {
+            throw new IOException("the sandbox needs util-linux's setpriv");
+        }
         List<String> command = new ArrayList<>();
         if (HAS_SETSID) {
             // setsid makes the binary the leader of a new session and process group, so the whole group
@@ -63,7 +76,12 @@ public final class ProcessRunner {
             // run on while the run is taken over by another executor. (The signal follows the thread that
             // started it, one of the executor's long-lived run threads.) Children the binary started
             // itself are not covered; on ECS the whole task ends with the executor anyway.
-            command.addAll(List.of("setpriv", "--pdeathsig", "KILL", "--"));
+            command.add("setpriv");
+            if (sandboxUid != null) {
+                command.addAll(List.of("--reuid=" + sandboxUid, "--regid=" + sandboxUid, "--clear-groups",
+                        "--no-new-privs"));
+            }
+            command.addAll(List.of("--pdeathsig", "KILL", "--"));
         }
         command.add(binary.toAbsolutePath().toString());
         command.addAll(args);
@@ -77,7 +95,7 @@ public final class ProcessRunner {
         pb.environment().put(TAG, tag);
         Process p = pb.start();
         p.getOutputStream().close();
-        Handle h = new Handle(p, logFile, tag);
+        Handle h = new Handle(p, logFile, tag, sandboxUid);
         h.pump.start();
         return h;
     }
@@ -86,14 +104,16 @@ public final class ProcessRunner {
     public final class Handle {
         private final Process process;
         private final String tag;
+        private final Integer sandboxUid;
         private final Thread pump;
         private final AtomicReference<String> killedBecause = new AtomicReference<>();
         private volatile long written;
         private volatile boolean truncated;
 
-        private Handle(Process process, Path logFile, String tag) {
+        private Handle(Process process, Path logFile, String tag, Integer sandboxUid) {
             this.process = process;
             this.tag = tag;
+            this.sandboxUid = sandboxUid;
             this.pump = Thread.ofPlatform().daemon().name("log-" + process.pid()).unstarted(() -> copy(logFile));
         }
 
@@ -126,7 +146,12 @@ public final class ProcessRunner {
             }
             // Whatever the leader left behind in its group dies with it, and so does anything carrying its tag.
             signalGroup("KILL");
-            killTagged();
+            if (sandboxUid != null) {
+                // Everything of the run's user: no process can leave its uid (no_new_privs, no capabilities).
+                Sandbox.killAll(sandboxUid);
+            } else {
+                killTagged();
+            }
             pump.join(Duration.ofSeconds(10).toMillis());
             return new Result(process.exitValue(), killedBecause.get(), written, truncated);
         }

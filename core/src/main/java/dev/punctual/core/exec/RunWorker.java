@@ -59,6 +59,7 @@ public final class RunWorker {
     private final Clock clock;
     private final String executorId;
     private final Path workRoot;
+    private final Sandbox sandbox;
     private final ScheduledExecutorService timer;
     private final Map<String, ProcessRunner.Handle> running = new ConcurrentHashMap<>();
 
@@ -77,6 +78,7 @@ public final class RunWorker {
         this.clock = clock;
         this.executorId = executorId;
         this.workRoot = workRoot;
+        this.sandbox = Sandbox.create(settings.sandbox());
         this.timer = timer;
     }
 
@@ -295,6 +297,7 @@ public final class RunWorker {
         Path workDir = null;
         Path logFile = null;
         ProcessRunner.Handle handle = null;
+        Sandbox.Lease lease = null;
         ScheduledFuture<?> beat = null;
         Integer exitCode = null;
         String error;
@@ -317,8 +320,15 @@ public final class RunWorker {
         waitUntil(run.scheduledAt());
         try {
             Path binary = cache.fetch(job.owner(), job.binarySha256());
-            workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
-            logFile = workRoot.resolve(workDir.getFileName() + ".log");
+            if (sandbox.active()) {
+                lease = sandbox.open(binary, job.binarySha256());
+                workDir = lease.dir();
+                binary = lease.binary();
+            } else {
+                workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
+            }
+            // The log is the executor's, out of the binary's reach when it runs as its own user.
+            logFile = Files.createDirectories(workRoot).resolve(workDir.getFileName() + ".log");
             Map<String, String> env = new LinkedHashMap<>(job.env());
             env.putAll(secrets);
             env.put("SCHEDULER_JOB_ID", run.jobId());
@@ -336,7 +346,7 @@ public final class RunWorker {
                 killed = FENCED;
                 throw new FencedBeforeStart();
             }
-            handle = runner.start(binary, job.args(), env, workDir, logFile);
+            handle = runner.start(binary, job.args(), env, workDir, logFile, lease == null ? null : lease.uid());
             running.put(run.jobId() + "/" + run.runId(), handle);
             beat = startHeartbeat(message, run, handle);
             ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));
@@ -358,6 +368,9 @@ public final class RunWorker {
                 beat.cancel(false);
             }
             running.remove(run.jobId() + "/" + run.runId());
+            if (lease != null) {
+                sandbox.close(lease);
+            }
         }
         String storedLog = uploadLog(logKey, logFile);
         deleteQuietly(workDir, logFile);

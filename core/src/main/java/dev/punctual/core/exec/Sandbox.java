@@ -1,0 +1,270 @@
+package dev.punctual.core.exec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.System.Logger.Level;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A user of its own for every run (opt-in, {@code punctual.sandbox}; needs the executor to be root, as changing
+ * users does). A run gets a uid from a pool that no live process uses, a private directory (0700, its uid), and
+ * a copy of its binary that root owns and nobody can change, verified as it is copied: the bytes executed are the
+ * bytes checked. The binary starts through {@code setpriv} with that uid and gid, no supplementary groups and
+ * {@code no_new_privs}, so it cannot read the executor's environment or memory, signal it or another run, or write
+ * the cache. When the run ends every process of its uid is killed, whatever session or environment it made itself,
+ * and only then is the uid given out again.
+ */
+public final class Sandbox {
+    private static final System.Logger LOG = System.getLogger(Sandbox.class.getName());
+    private static final Path PROC = Path.of("/proc");
+
+    /**
+     * @param enabled  run binaries under pool uids (only when the executor is root; otherwise a loud warning)
+     * @param uidBase  the first uid (and gid) of the pool
+     * @param uidCount how many uids the pool has (at least the executor's concurrency)
+     * @param dir      where run directories and executable copies live: every directory above it must be
+     *                 traversable by other users (the default is under the system temp directory)
+     */
+    public record Config(boolean enabled, int uidBase, int uidCount, Path dir) {
+        public static final int DEFAULT_UID_BASE = 200_000;
+        public static final int DEFAULT_UID_COUNT = 1_000;
+        public static final Config DISABLED = new Config(false, DEFAULT_UID_BASE, DEFAULT_UID_COUNT,
+                Path.of(System.getProperty("java.io.tmpdir"), "punctual-sandbox"));
+
+        public Config {
+            if (uidBase < 1000 || uidCount < 1) {
+                throw new IllegalArgumentException("the sandbox's uids must be >= 1000, and at least one");
+            }
+        }
+    }
+
+    /** A placeholder while a uid is being checked, so two pools of this JVM never check the same one at once. */
+    private static final FileChannel PENDING = placeholder();
+
+    private final Config config;
+    private final boolean active;
+    /**
+     * Uids held by this JVM (every executor pool of a process shares it), each with an exclusive lock on a file
+     * named after it, which other executor processes on the host respect; the OS drops the lock of a process that
+     * dies, and the check for live processes of the uid then keeps its leftovers from being joined by a new run.
+     */
+    private static final Map<Integer, FileChannel> LEASED = new ConcurrentHashMap<>();
+
+    private Sandbox(Config config, boolean active) {
+        this.config = config;
+        this.active = active;
+    }
+
+    private static FileChannel placeholder() {
+        try {
+            Path p = Files.createTempFile("punctual-sandbox", ".pending");
+            FileChannel ch = FileChannel.open(p, StandardOpenOption.READ);
+            Files.deleteIfExists(p);
+            return ch;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static Sandbox create(Config config) {
+        if (!config.enabled()) {
+            return new Sandbox(config, false);
+        }
+        if (!isRoot()) {
+            LOG.log(Level.WARNING, "punctual.sandbox is on but the executor is not root: binaries run as the "
+                    + "executor's own user and are NOT isolated from it or from each other");
+            return new Sandbox(config, false);
+        }
+        return new Sandbox(config, true);
+    }
+
+    public boolean active() {
+        return active;
+    }
+
+    /** Whether this process runs as root (effective uid 0), read from /proc. */
+    static boolean isRoot() {
+        try {
+            for (String line : Files.readAllLines(PROC.resolve("self/status"))) {
+                if (line.startsWith("Uid:")) {
+                    return line.split("\\s+")[2].equals("0");
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        return false;
+    }
+
+    /** A run's sandbox: its uid, its private directory, and the executable copy of its binary. */
+    public record Lease(int uid, Path dir, Path binary) {
+    }
+
+    /** A uid no live process uses, a private directory for it, and a root-owned copy of the verified binary. */
+    public Lease open(Path cached, String sha256) throws IOException {
+        int uid = take();
+        try {
+            Path root = Files.createDirectories(config.dir());
+            Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+            Path dir = Files.createTempDirectory(root, "run-");
+            Files.setAttribute(dir, "unix:uid", uid);
+            Files.setAttribute(dir, "unix:gid", uid);
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+            Path execDir = Files.createDirectory(root.resolve("exec-" + dir.getFileName()));
+            Files.setPosixFilePermissions(execDir, PosixFilePermissions.fromString("rwx--x--x"));
+            Path binary = execDir.resolve("binary");
+            copyVerified(cached, binary, sha256);
+            Files.setPosixFilePermissions(binary, PosixFilePermissions.fromString("r-xr-xr-x"));
+            return new Lease(uid, dir, binary);
+        } catch (IOException | RuntimeException e) {
+            release(uid);
+            throw e;
+        }
+    }
+
+    /** Kills every process of the lease's uid, removes its directories, and gives the uid back. */
+    public void close(Lease lease) {
+        killAll(lease.uid());
+        deleteTree(lease.dir());
+        deleteTree(lease.binary().getParent());
+        if (pidsOf(lease.uid()).isEmpty()) {
+            release(lease.uid());
+        } else {
+            // Something of it survived the kills (a zombie not yet reaped): the uid stays out of the pool.
+            LOG.log(Level.WARNING, "uid " + lease.uid() + " still has processes; not reusing it");
+        }
+    }
+
+    /** Kills every process whose real, effective or saved uid is {@code uid}, until a scan finds none. */
+    public static void killAll(int uid) {
+        for (int round = 0; round < 20; round++) {
+            List<Long> pids = pidsOf(uid);
+            if (pids.isEmpty()) {
+                return;
+            }
+            for (long pid : pids) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+            for (long pid : pids) {
+                ProcessHandle.of(pid).ifPresent(h -> h.onExit().completeOnTimeout(h, 200, TimeUnit.MILLISECONDS)
+                        .join());
+            }
+        }
+    }
+
+    /** The live processes of {@code uid} (zombies excluded: they hold nothing and cannot be killed). */
+    public static List<Long> pidsOf(int uid) {
+        List<Long> out = new ArrayList<>();
+        try (DirectoryStream<Path> pids = Files.newDirectoryStream(PROC, "[0-9]*")) {
+            for (Path p : pids) {
+                try {
+                    boolean match = false;
+                    boolean zombie = false;
+                    for (String line : Files.readAllLines(p.resolve("status"))) {
+                        if (line.startsWith("State:")) {
+                            zombie = line.contains("Z");
+                        } else if (line.startsWith("Uid:")) {
+                            String[] f = line.split("\\s+");
+                            String u = Integer.toString(uid);
+                            match = f[1].equals(u) || f[2].equals(u) || f[3].equals(u);
+                        }
+                    }
+                    if (match && !zombie) {
+                        out.add(Long.parseLong(p.getFileName().toString()));
+                    }
+                } catch (IOException | RuntimeException gone) {
+                    // Exited meanwhile.
+                }
+            }
+        } catch (IOException e) {
+            return out;
+        }
+        return out;
+    }
+
+    private int take() throws IOException {
+        Path locks = Files.createDirectories(config.dir().resolve("locks"));
+        Files.setPosixFilePermissions(locks, PosixFilePermissions.fromString("rwx------"));
+        for (int i = 0; i < config.uidCount(); i++) {
+            int uid = config.uidBase() + i;
+            if (LEASED.putIfAbsent(uid, PENDING) != null) {
+                continue;
+            }
+            FileChannel ch = FileChannel.open(locks.resolve(Integer.toString(uid)), StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE);
+            FileLock lock = ch.tryLock();
+            if (lock != null && pidsOf(uid).isEmpty()) {
+                LEASED.put(uid, ch);
+                return uid;
+            }
+            ch.close();
+            LEASED.remove(uid);
+        }
+        throw new IOException("no free sandbox uid: all " + config.uidCount() + " from " + config.uidBase()
+                + " are in use");
+    }
+
+    private static void release(int uid) {
+        FileChannel ch = LEASED.remove(uid);
+        if (ch != null && ch != PENDING) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // Closing drops the lock either way.
+            }
+        }
+    }
+
+    private static void copyVerified(Path from, Path to, String sha256) throws IOException {
+        MessageDigest digest;
+        try {
+            digest = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        try (InputStream in = new DigestInputStream(Files.newInputStream(from), digest);
+             OutputStream out = Files.newOutputStream(to, StandardOpenOption.CREATE_NEW)) {
+            in.transferTo(out);
+        }
+        String actual = HexFormat.of().formatHex(digest.digest());
+        if (!actual.equals(sha256)) {
+            Files.deleteIfExists(to);
+            throw new IOException("binary " + sha256 + " read from the cache as " + actual);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        if (dir == null || !Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            all.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // Best effort: a leftover directory holds nothing that runs.
+                }
+            });
+        } catch (IOException ignored) {
+            // Same.
+        }
+    }
+}
