@@ -5,11 +5,11 @@ import dev.punctual.core.binary.BinaryRepository;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.exec.Backoff;
-import dev.punctual.core.firing.RunPlanner;
 import dev.punctual.core.exec.BinaryCache;
 import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.exec.ProcessRunner;
 import dev.punctual.core.exec.RunWorker;
+import dev.punctual.core.firing.RunPlanner;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.JobRepository;
@@ -21,11 +21,14 @@ import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.sweep.WatermarkRepository;
+import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.TimeBuckets;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.concurrent.Executors;
@@ -47,7 +50,7 @@ public final class Punctual {
     public final JobRepository jobs;
     public final RunRepository runs;
     public final BinaryRepository binaryRepository;
-    public final dev.punctual.core.tenant.UsageRepository usage;
+    public final UsageRepository usage;
     public final WatermarkRepository watermarks;
     public final Transactions tx;
     public final RunQueue queue;
@@ -70,7 +73,7 @@ public final class Punctual {
         this.jobs = new JobRepository(dynamo, resources);
         this.runs = new RunRepository(dynamo, resources, buckets, settings);
         this.binaryRepository = new BinaryRepository(dynamo, resources);
-        this.usage = new dev.punctual.core.tenant.UsageRepository(dynamo, resources);
+        this.usage = new UsageRepository(dynamo, resources);
         this.watermarks = new WatermarkRepository(dynamo, resources);
         this.tx = new Transactions(dynamo);
         this.queue = new RunQueue(sqs, resources.runQueue(), queueUrl);
@@ -92,9 +95,8 @@ public final class Punctual {
         try {
             // The cache (every tenant's binaries) and the logs are the executor's alone: runs under their own
             // users (the sandbox) must not read or change them.
-            java.nio.file.Files.createDirectories(workRoot);
-            java.nio.file.Files.setPosixFilePermissions(workRoot,
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+            Files.createDirectories(workRoot);
+            Files.setPosixFilePermissions(workRoot, PosixFilePermissions.fromString("rwx------"));
             return new RunWorker(runs, jobs, tx, queue, store, new BinaryCache(store, workRoot.resolve("cache")),
                     new ProcessRunner(settings.logCapBytes(), settings.killGrace()),
                     new Backoff(settings.retryBase(), settings.retryCap(), new SecureRandom()), settings, clock,

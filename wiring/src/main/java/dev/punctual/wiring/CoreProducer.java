@@ -7,6 +7,7 @@ import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.tenant.Quotas;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import java.nio.file.Path;
 import java.time.Clock;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -47,7 +48,7 @@ public class CoreProducer {
                 c.quotaBackfillPerDay().orElse(d.backfillPerDay())));
         Sandbox.Config sd = Sandbox.Config.DISABLED;
         b.sandbox(new Sandbox.Config(c.sandbox().orElse(sd.enabled()), c.sandboxUidBase().orElse(sd.uidBase()),
-                c.sandboxUids().orElse(sd.uidCount()), c.sandboxDir().map(java.nio.file.Path::of).orElse(sd.dir())));
+                c.sandboxUids().orElse(sd.uidCount()), c.sandboxDir().map(Path::of).orElse(sd.dir())));
         return b.build();
     }
 

@@ -11,6 +11,7 @@ import jakarta.inject.Inject;
 import jakarta.inject.Provider;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
@@ -31,7 +32,7 @@ public class GatewayTenants implements Tenants {
     enum Mode { JWT, IAM, NONE }
 
     private final Mode mode;
-    private final PunctualConfig config;
+    private final Optional<String> tenantClaim;
     private final boolean iamByAccount;
 
     @Inject
@@ -39,7 +40,7 @@ public class GatewayTenants implements Tenants {
 
     @Inject
     public GatewayTenants(PunctualConfig config) {
-        this.config = config;
+        this.tenantClaim = config.authTenantClaim();
         String m = config.authMode().orElse("jwt").trim().toUpperCase(Locale.ROOT);
         try {
             this.mode = Mode.valueOf(m);
@@ -68,7 +69,7 @@ public class GatewayTenants implements Tenants {
         if (mode == Mode.JWT) {
             Map<String, String> claims = authorizer == null || authorizer.getJwt() == null ? null
                     : authorizer.getJwt().getClaims();
-            return Owners.fromJwtClaims(claims, config.authTenantClaim());
+            return Owners.fromJwtClaims(claims, tenantClaim);
         }
         APIGatewayV2HTTPEvent.RequestContext.IAM iam = authorizer == null ? null : authorizer.getIam();
         if (iam == null) {

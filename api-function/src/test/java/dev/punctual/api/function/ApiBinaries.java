@@ -22,17 +22,27 @@ final class ApiBinaries {
     private ApiBinaries() {
     }
 
-    /** A small unique script, registered and uploaded; returns its binary id. */
+    /** A small unique script, registered and uploaded by the default test user; returns its binary id. */
     static String uploaded(String name) throws Exception {
+        return uploaded(Gateway.DEFAULT_USER, name);
+    }
+
+    /** The same, as {@code user} (see {@link Gateway#USER}). */
+    static String uploaded(String user, String name) throws Exception {
         byte[] body = ("#!/bin/sh\necho " + name + " " + System.nanoTime() + "\n").getBytes(StandardCharsets.UTF_8);
-        JsonPath b = register(name, body);
+        JsonPath b = register(user, name, body);
         assertThat(put(b, body)).isEqualTo(200);
         return b.getString("id");
     }
 
     static JsonPath register(String name, byte[] body) throws Exception {
+        return register(Gateway.DEFAULT_USER, name, body);
+    }
+
+    private static JsonPath register(String user, String name, byte[] body) throws Exception {
         String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
-        return given().contentType(ContentType.JSON).body(Map.of("name", name, "sha256", sha, "size", body.length))
+        return given().header(Gateway.USER, user).contentType(ContentType.JSON)
+                .body(Map.of("name", name, "sha256", sha, "size", body.length))
                 .post("/v1/binaries").then().statusCode(201).body("sha256", equalTo(sha)).extract().jsonPath();
     }
 

@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.nullValue;
 
 import static dev.punctual.api.function.ApiBinaries.put;
+import static dev.punctual.api.function.Problems.countJobs;
 import static dev.punctual.api.function.ApiBinaries.register;
 import static dev.punctual.api.function.ApiBinaries.uploaded;
 
@@ -176,21 +177,6 @@ class ApiLambdaTest {
         given().contentType(ContentType.JSON).body(body).post("/v1/jobs").then().statusCode(status)
                 .contentType("application/problem+json").body("status", equalTo(status))
                 .body("field", equalTo(field));
-    }
-
-    private static int countJobs() {
-        int n = 0;
-        String cursor = null;
-        do {
-            var req = given().queryParam("limit", 100);
-            if (cursor != null) {
-                req = req.queryParam("cursor", cursor);
-            }
-            JsonPath page = req.get("/v1/jobs").then().statusCode(200).extract().jsonPath();
-            n += page.getList("items").size();
-            cursor = page.getString("nextCursor");
-        } while (cursor != null);
-        return n;
     }
 
     private static Map<String, Object> intervalJob(String name, String binaryId) {

@@ -60,7 +60,7 @@ class IsolationLambdaTest {
         }
         binaryId = as(ALICE).contentType(ContentType.JSON).body(Map.of("name", "a", "sha256",
                 "0".repeat(64), "size", 1)).post("/v1/binaries").then().statusCode(201).extract().path("id");
-        String uploadedId = uploadedAs(ALICE, "alice-bin");
+        String uploadedId = uploaded(ALICE, "alice-bin");
         String start = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
         jobId = as(ALICE).contentType(ContentType.JSON).body(Map.of("name", "alice-job", "binaryId", uploadedId,
                         "env", Map.of("DB_HOST", "alice.internal"),
@@ -83,17 +83,6 @@ class IsolationLambdaTest {
         assertThat(punctual.runs.finish(deadJobId, deadRunId, 1, "ex-iso", RunState.DEAD, 3, "exited with code 3",
                 logKey, now.plusSeconds(1), now.plus(Duration.ofDays(1)), Gateway.owner(ALICE))).isTrue();
         ready = true;
-    }
-
-    private static String uploadedAs(String user, String name) throws Exception {
-        // ApiBinaries registers as the default user; register as `user` here.
-        byte[] body = ("#!/bin/sh\necho " + name + " " + System.nanoTime() + "\n").getBytes();
-        String sha = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
-                .digest(body));
-        var b = as(user).contentType(ContentType.JSON).body(Map.of("name", name, "sha256", sha, "size", body.length))
-                .post("/v1/binaries").then().statusCode(201).extract().jsonPath();
-        assertThat(ApiBinaries.put(b, body)).isEqualTo(200);
-        return b.getString("id");
     }
 
     /** Every route that names one of Alice's objects, as a request Bob (or anyone) can send. */

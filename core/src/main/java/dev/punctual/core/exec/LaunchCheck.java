@@ -15,8 +15,6 @@ import java.util.regex.Pattern;
  * arguments the API would have refused. The same limits as {@link JobService}'s, checked again at the last moment.
  */
 public final class LaunchCheck {
-    /** What {@link JobService} accepts as a variable name. */
-    static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
     /** Names from a tampered item may be anything: at most this much of one goes into an error message. */
     private static final int SHOWN_NAME = 64;
@@ -75,7 +73,7 @@ public final class LaunchCheck {
     }
 
     private static String nameProblem(String name) {
-        if (name == null || !ENV_NAME.matcher(name).matches()) {
+        if (name == null || !JobService.ENV_NAME.matcher(name).matches()) {
             return "is not a valid variable name";
         }
         String upper = name.toUpperCase(Locale.ROOT);

@@ -303,7 +303,7 @@ public final class RunWorker {
         String error;
         String killed = null;
         boolean retryable = true;
-        List<String> refused = new java.util.ArrayList<>(LaunchCheck.problems(job));
+        List<String> refused = new ArrayList<>(LaunchCheck.problems(job));
         // Secret values are read only here, by key, at the last moment: they are in no index and no job read.
         Map<String, String> secrets = job.secretNames().isEmpty() ? Map.of() : jobs.secrets(job.id());
         refused.addAll(LaunchCheck.variables("secrets", secrets));

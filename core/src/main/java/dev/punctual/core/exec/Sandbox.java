@@ -3,6 +3,7 @@ package dev.punctual.core.exec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -19,6 +20,7 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -56,31 +58,35 @@ public final class Sandbox {
         }
     }
 
-    /** A placeholder while a uid is being checked, so two pools of this JVM never check the same one at once. */
-    private static final FileChannel PENDING = placeholder();
-
-    private final Config config;
-    private final boolean active;
     /**
-     * Uids held by this JVM (every executor pool of a process shares it), each with an exclusive lock on a file
+     * Uids held by this JVM (every executor pool of a process shares them), each with an exclusive lock on a file
      * named after it, which other executor processes on the host respect; the OS drops the lock of a process that
      * dies, and the check for live processes of the uid then keeps its leftovers from being joined by a new run.
      */
-    private static final Map<Integer, FileChannel> LEASED = new ConcurrentHashMap<>();
+    private static final Set<Integer> CLAIMED = ConcurrentHashMap.newKeySet();
+    private static final Map<Integer, FileChannel> LOCKS = new ConcurrentHashMap<>();
+
+    private final Config config;
+    private final boolean active;
+    /** {@code config.dir()}, traversable by the runs' users; {@code locks} in it is root's alone. */
+    private final Path root;
+    private final Path locks;
 
     private Sandbox(Config config, boolean active) {
         this.config = config;
         this.active = active;
-    }
-
-    private static FileChannel placeholder() {
+        if (!active) {
+            this.root = null;
+            this.locks = null;
+            return;
+        }
         try {
-            Path p = Files.createTempFile("punctual-sandbox", ".pending");
-            FileChannel ch = FileChannel.open(p, StandardOpenOption.READ);
-            Files.deleteIfExists(p);
-            return ch;
+            this.root = Files.createDirectories(config.dir());
+            Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+            this.locks = Files.createDirectories(root.resolve("locks"));
+            Files.setPosixFilePermissions(locks, PosixFilePermissions.fromString("rwx------"));
         } catch (IOException e) {
-            throw new IllegalStateException(e);
+            throw new UncheckedIOException("cannot prepare the sandbox directory " + config.dir(), e);
         }
     }
 
@@ -122,8 +128,6 @@ public final class Sandbox {
     public Lease open(Path cached, String sha256) throws IOException {
         int uid = take();
         try {
-            Path root = Files.createDirectories(config.dir());
-            Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
             Path dir = Files.createTempDirectory(root, "run-");
             Files.setAttribute(dir, "unix:uid", uid);
             Files.setAttribute(dir, "unix:gid", uid);
@@ -201,36 +205,37 @@ public final class Sandbox {
     }
 
     private int take() throws IOException {
-        Path locks = Files.createDirectories(config.dir().resolve("locks"));
-        Files.setPosixFilePermissions(locks, PosixFilePermissions.fromString("rwx------"));
         for (int i = 0; i < config.uidCount(); i++) {
             int uid = config.uidBase() + i;
-            if (LEASED.putIfAbsent(uid, PENDING) != null) {
+            // Claimed first, so two pools of this JVM never check the same uid at once (a second tryLock on a
+            // file this JVM holds throws rather than answers).
+            if (!CLAIMED.add(uid)) {
                 continue;
             }
             FileChannel ch = FileChannel.open(locks.resolve(Integer.toString(uid)), StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE);
             FileLock lock = ch.tryLock();
             if (lock != null && pidsOf(uid).isEmpty()) {
-                LEASED.put(uid, ch);
+                LOCKS.put(uid, ch);
                 return uid;
             }
             ch.close();
-            LEASED.remove(uid);
+            CLAIMED.remove(uid);
         }
         throw new IOException("no free sandbox uid: all " + config.uidCount() + " from " + config.uidBase()
                 + " are in use");
     }
 
     private static void release(int uid) {
-        FileChannel ch = LEASED.remove(uid);
-        if (ch != null && ch != PENDING) {
+        FileChannel ch = LOCKS.remove(uid);
+        if (ch != null) {
             try {
                 ch.close();
             } catch (IOException ignored) {
                 // Closing drops the lock either way.
             }
         }
+        CLAIMED.remove(uid);
     }
 
     private static void copyVerified(Path from, Path to, String sha256) throws IOException {

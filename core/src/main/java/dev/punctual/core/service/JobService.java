@@ -39,7 +39,8 @@ public final class JobService {
     private static final System.Logger LOG = System.getLogger(JobService.class.getName());
     /** Env names a job may not set: they would override the scheduler's own variables or inject libraries. */
     public static final List<String> RESERVED_ENV_PREFIXES = List.of("AWS_", "LD_", "SCHEDULER_");
-    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    /** What a variable name (env, secrets) must look like; the executor checks it again ({@code LaunchCheck}). */
+    public static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     public static final int MAX_ARGS = 256;
     public static final int MAX_ENV = 128;
     /** Secret variables a job may have; their values are stored apart (64 × 4 KiB fits one item). */
@@ -504,9 +505,7 @@ public final class JobService {
         for (String a : args) {
             bytes += utf8Length(a);
         }
-        for (Map.Entry<String, String> e : env.entrySet()) {
-            bytes += utf8Length(e.getKey()) + utf8Length(e.getValue());
-        }
+        bytes += utf8Length(env);
         if (bytes <= MAX_ARGS_ENV_BYTES) {
             return;
         }
@@ -526,10 +525,7 @@ public final class JobService {
     public static final int MAX_SECRETS_BYTES = 256 * 1024;
 
     static void checkSecretsBudget(Map<String, String> secrets) {
-        long bytes = 0;
-        for (Map.Entry<String, String> e : secrets.entrySet()) {
-            bytes += utf8Length(e.getKey()) + utf8Length(e.getValue());
-        }
+        long bytes = utf8Length(secrets);
         if (bytes > MAX_SECRETS_BYTES) {
             throw new ValidationException(413, List.of(new FieldError("secrets", "take " + bytes
                     + " bytes (UTF-8); at most " + MAX_SECRETS_BYTES + " are stored")));
@@ -547,6 +543,15 @@ public final class JobService {
 
     private static long utf8Length(String s) {
         return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    }
+
+    /** Every name and value of a set of variables, in UTF-8 bytes. */
+    private static long utf8Length(Map<String, String> vars) {
+        long bytes = 0;
+        for (Map.Entry<String, String> e : vars.entrySet()) {
+            bytes += utf8Length(e.getKey()) + utf8Length(e.getValue());
+        }
+        return bytes;
     }
 
     /** {@code env} or {@code secrets}: the same rules for every variable the binary gets. */

@@ -5,6 +5,7 @@ import static dev.punctual.core.infra.Items.s;
 
 import dev.punctual.core.infra.Resources;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -59,18 +60,18 @@ public final class UsageRepository {
 
     /** A replaced job's rate changes by {@code delta}; an increase fails its condition past the quota. */
     public TransactWriteItem changeRate(String owner, int delta, Quotas q) {
-        if (delta <= 0) {
-            return TransactWriteItem.builder().update(u -> u.tableName(table).key(key(owner))
-                    .updateExpression("SET #r = if_not_exists(#r, :base) + :d")
-                    .expressionAttributeNames(Map.of("#r", RATE))
-                    .expressionAttributeValues(Map.of(":base", n(-delta), ":d", n(delta)))).build();
+        boolean increase = delta > 0;
+        // A decrease of usage from before quotas existed starts from -delta, so it ends at zero, not below.
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":base", n(increase ? 0 : -delta),
+                ":d", n(delta)));
+        if (increase) {
+            values.put(":room", n((long) q.runsPerMinute() - delta));
         }
         return TransactWriteItem.builder().update(u -> u.tableName(table).key(key(owner))
-                .updateExpression("SET #r = if_not_exists(#r, :zero) + :d")
-                .conditionExpression("attribute_not_exists(#r) OR #r <= :room")
+                .updateExpression("SET #r = if_not_exists(#r, :base) + :d")
+                .conditionExpression(increase ? "attribute_not_exists(#r) OR #r <= :room" : null)
                 .expressionAttributeNames(Map.of("#r", RATE))
-                .expressionAttributeValues(Map.of(":zero", n(0), ":d", n(delta),
-                        ":room", n((long) q.runsPerMinute() - delta)))).build();
+                .expressionAttributeValues(values)).build();
     }
 
     /** The tenant's current job count and scheduled rate (0 when it has none). */
