@@ -1,0 +1,74 @@
+package dev.punctual.bench.launch;
+
+import dev.punctual.bench.FixedThreads.Trial;
+import dev.punctual.core.exec.ProcessRunner;
+import dev.punctual.core.exec.Sandbox;
+import java.nio.file.Path;
+import java.util.List;
+
+/** The executor's launch with the sandbox: a uid, a private directory and a verified copy per run. */
+final class SandboxedRunner implements LaunchPath {
+    static final String OPEN = "sandbox open";
+    static final String RUN = "sandboxed start + await";
+    static final String CLOSE = "sandbox close";
+
+    private final RunnerSettings settings;
+    private final Sandbox sandbox;
+    private final Sandbox.Config config;
+
+    SandboxedRunner(RunnerSettings settings, Sandbox.Config config) {
+        this.settings = settings;
+        this.config = config;
+        this.sandbox = Sandbox.create(config);
+    }
+
+    @Override
+    public String name() {
+        return "ProcessRunner + sandbox";
+    }
+
+    @Override
+    public String description() {
+        return "`Sandbox.open(binary, sha256)` (" + OPEN + ": claim a free uid of " + config.uidBase() + ".."
+                + (config.uidBase() + config.uidCount() - 1) + ", make its 0700 directory, copy and verify the "
+                + "binary) + `ProcessRunner.start(..., lease.uid())` + `await` (" + RUN + ": as above, under "
+                + "`setpriv --reuid/--regid --clear-groups --no-new-privs`, then a kill of every process of the "
+                + "uid) + `Sandbox.close(lease)` (" + CLOSE + ": kill scan, delete both directories, check the "
+                + "uid is empty, release it); under " + config.dir();
+    }
+
+    @Override
+    public String skipReason() {
+        return sandbox.active() ? null : "skipped: needs root";
+    }
+
+    @Override
+    public List<String> steps() {
+        return List.of(OPEN, RUN, CLOSE);
+    }
+
+    @Override
+    public Trial trial(int worker, Binary binary) {
+        Path log = settings.logFile(worker);
+        return steps -> {
+            long t0 = System.nanoTime();
+            Sandbox.Lease lease = sandbox.open(binary.path(), binary.sha256());
+            long t1 = System.nanoTime();
+            ProcessRunner.Result result;
+            long t2;
+            try {
+                result = settings.runner()
+                        .start(lease.binary(), List.of(), settings.env(), lease.dir(), log, lease.uid())
+                        .await(settings.timeout());
+            } finally {
+                t2 = System.nanoTime();
+                sandbox.close(lease);
+            }
+            long t3 = System.nanoTime();
+            steps.record(OPEN, t1 - t0);
+            steps.record(RUN, t2 - t1);
+            steps.record(CLOSE, t3 - t2);
+            RunnerSettings.check(result, log);
+        };
+    }
+}
