@@ -2,6 +2,7 @@ package dev.punctual.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,6 +21,19 @@ class FixedThreadsTest {
         assertThat(m.steps().get(FixedThreads.TOTAL).size()).isEqualTo(40);
         assertThat(m.summary("half").maxNanos()).isEqualTo(1);
         assertThat(m.runsPerSecond()).isPositive();
+    }
+
+    @Test
+    void aFailedRunIsCountedByReasonAndTimedWithoutStoppingTheOthers() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        FixedThreads.Measurement m = FixedThreads.measure(2, 0, 30, w -> steps -> {
+            if (calls.incrementAndGet() % 3 == 0) {
+                throw new FixedThreads.RunFailed("exit 126");
+            }
+        });
+        assertThat(m.failures()).containsExactly(entry("exit 126", 10));
+        assertThat(m.failed()).isEqualTo(10);
+        assertThat(m.steps().get(FixedThreads.TOTAL).size()).isEqualTo(30);
     }
 
     @Test
