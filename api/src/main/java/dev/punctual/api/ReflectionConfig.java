@@ -21,6 +21,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         dev.punctual.core.service.BackfillView.class,
         dev.punctual.core.firing.JitterSpec.class,
         dev.punctual.core.firing.CatchUpSpec.class,
+        dev.punctual.core.exec.RunLimits.class,
         Problem.class})
 public class ReflectionConfig {
 }

@@ -24,6 +24,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
@@ -100,6 +101,12 @@ final class Stage implements AutoCloseable {
         provision();
         this.api = punctual(dynamo, sqs, Clock.systemUTC());
         this.witness = new Witness(dir.resolve("witness.log"));
+        // The binaries run sandboxed, as users of their own (the executors are root here, as on CI): they reach
+        // the witness file through these directories and append to it.
+        for (Path d : List.of(root, dir)) {
+            Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwx--x--x"));
+        }
+        Files.setPosixFilePermissions(witness.file(), PosixFilePermissions.fromString("rw-rw-rw-"));
     }
 
     void provision() {

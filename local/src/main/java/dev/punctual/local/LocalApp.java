@@ -2,6 +2,7 @@ package dev.punctual.local;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.exec.ExecutorPool;
+import dev.punctual.core.exec.Sandbox;
 import dev.punctual.emulators.EmbeddedAws;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
@@ -47,14 +48,37 @@ public class LocalApp implements QuarkusApplication {
         EmbeddedAws aws = LocalMain.aws;
         String emulators = aws == null ? "external AWS endpoints"
                 : "DynamoDB " + aws.dynamodbEndpoint() + " | SQS " + aws.sqsEndpoint() + " | S3 " + aws.s3Endpoint();
+        String isolation = isolation(punctual.settings.sandbox());
         System.out.println(READY + " API http://127.0.0.1:" + port + " | " + emulators + " | prefix "
                 + punctual.settings.prefix() + " | executors " + o.executors() + " | auth "
-                + (LocalMain.auth == null ? "off (one tenant, 'local')" : "on (Bearer JWT; bin/local-token SUBJECT)"));
+                + (LocalMain.auth == null ? "off (one tenant, 'local')" : "on (Bearer JWT; bin/local-token SUBJECT)")
+                + " | runs " + isolation);
         System.out.flush();
         Quarkus.waitForExit();
         timer.shutdownNow();
         pools.forEach(ExecutorPool::close);
         return 0;
+    }
+
+    /** How runs are held in, for the ready line; says loudly on stderr when they are not isolated at all. */
+    static String isolation(Sandbox.Config sandbox) {
+        if (sandbox.enabled() && Sandbox.isRoot()) {
+            return "isolated (a user of its own each, "
+                    + (sandbox.network() == Sandbox.Network.NONE ? "no network" : "the host's network") + ")";
+        }
+        String why = sandbox.enabled() ? "this runner is not root, and only root can give each run a user of its own"
+                : "punctual.sandbox=false";
+        System.err.println("""
+
+                ************************************************************************************************
+                WARNING: runs are NOT isolated: %s.
+                Every binary runs as this runner's own user: it can read this process's memory and environment,
+                other runs' files and logs, and reach the local emulators. Run only binaries you trust, or start
+                bin/run-local as root (e.g. sudo -E bin/run-local) to give every run its own user, limits and
+                no network.
+                ************************************************************************************************
+                """.formatted(why));
+        return "NOT isolated (" + why + ")";
     }
 
     private int actualPort() {

@@ -1,6 +1,7 @@
 package dev.punctual.local;
 
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.exec.Sandbox;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.emulators.EmbeddedAws;
 import io.quarkus.runtime.Quarkus;
@@ -83,6 +84,12 @@ public class LocalMain implements Callable<Integer> {
     public Integer call() throws Exception {
         Settings settings = Settings.builder().prefix(prefix).build();
         System.setProperty("punctual.prefix", prefix);
+        // The emulators take any credentials: a run that could reach them could rewrite every tenant's jobs. Runs
+        // get no network of their own here unless asked otherwise (taking root, as the sandbox itself does).
+        if (System.getProperty("punctual.sandbox-network") == null && System.getenv("PUNCTUAL_SANDBOX_NETWORK") == null
+                && Sandbox.isRoot()) {
+            System.setProperty("punctual.sandbox-network", "none");
+        }
         System.setProperty("quarkus.http.port", Integer.toString(port));
         if (!external) {
             aws = EmbeddedAws.start(dataDir, dynamoPort, sqsPort, s3Port);

@@ -42,6 +42,16 @@ class LocalSystemIT {
     }
 
     @Test
+    void theReadyLineSaysHowRunsAreHeldIn() {
+        if ("root".equals(System.getProperty("user.name"))) {
+            assertThat(system.output()).contains("| runs isolated (a user of its own each, no network)");
+        } else {
+            assertThat(system.output()).contains("| runs NOT isolated (this runner is not root")
+                    .contains("WARNING: runs are NOT isolated");
+        }
+    }
+
+    @Test
     void aOnceJobRunsExactlyOnceOnTimeWithItsOutputInTheLog() throws Exception {
         Instant at = Instant.now().plusSeconds(3).truncatedTo(ChronoUnit.MILLIS);
         JsonNode job = system.post("/v1/jobs", Map.of("name", "once", "binaryId", binaryId,

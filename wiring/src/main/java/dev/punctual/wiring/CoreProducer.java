@@ -2,6 +2,7 @@ package dev.punctual.wiring;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.exec.Sandbox;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.tenant.Quotas;
@@ -46,9 +47,14 @@ public class CoreProducer {
         b.quotas(new Quotas(c.quotaJobs().orElse(d.jobs()), c.quotaRunsPerMinute().orElse(d.runsPerMinute()),
                 c.quotaTriggersPerMinute().orElse(d.triggersPerMinute()),
                 c.quotaBackfillPerDay().orElse(d.backfillPerDay())));
-        Sandbox.Config sd = Sandbox.Config.DISABLED;
+        Sandbox.Config sd = Sandbox.Config.DEFAULT;
         b.sandbox(new Sandbox.Config(c.sandbox().orElse(sd.enabled()), c.sandboxUidBase().orElse(sd.uidBase()),
-                c.sandboxUids().orElse(sd.uidCount()), c.sandboxDir().map(Path::of).orElse(sd.dir())));
+                c.sandboxUids().orElse(sd.uidCount()), c.sandboxDir().map(Path::of).orElse(sd.dir()),
+                c.sandboxNetwork().map(Sandbox.Network::parse).orElse(sd.network())));
+        RunLimits l = RunLimits.DEFAULT_MAXIMA;
+        b.limits(new RunLimits(c.limitsProcesses().orElse(l.processes()), c.limitsMemoryMb().orElse(l.memoryMb()),
+                c.limitsOpenFiles().orElse(l.openFiles()), c.limitsFileSizeMb().orElse(l.fileSizeMb()),
+                c.limitsCpuSeconds().orElse(l.cpuSeconds()), c.limitsDiskMb().orElse(l.diskMb())));
         return b.build();
     }
 

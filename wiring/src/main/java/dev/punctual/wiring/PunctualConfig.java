@@ -83,7 +83,7 @@ public interface PunctualConfig {
     /** Per tenant: backfilled occurrences per UTC day. */
     OptionalInt quotaBackfillPerDay();
 
-    /** Run every binary as a user of its own from a uid pool (needs the executor to be root). Default off. */
+    /** Run every binary as a user of its own from a uid pool (active when the executor is root). Default on. */
     Optional<Boolean> sandbox();
 
     /** The sandbox's first uid (and gid). */
@@ -94,4 +94,25 @@ public interface PunctualConfig {
 
     /** Where sandboxed runs' directories live (every directory above it must be traversable by others). */
     Optional<String> sandboxDir();
+
+    /** A sandboxed run's network: {@code shared} (the executor's; default) or {@code none} (needs CAP_SYS_ADMIN). */
+    Optional<String> sandboxNetwork();
+
+    /** Per run, at most (and by default): processes and threads of its user. */
+    OptionalInt limitsProcesses();
+
+    /** Per run, at most: MiB of data per process. */
+    OptionalInt limitsMemoryMb();
+
+    /** Per run, at most: open files per process. */
+    OptionalInt limitsOpenFiles();
+
+    /** Per run, at most: MiB of any one file. */
+    OptionalInt limitsFileSizeMb();
+
+    /** Per run, at most: CPU seconds per process. */
+    OptionalInt limitsCpuSeconds();
+
+    /** Per run, at most: MiB on disk. */
+    OptionalInt limitsDiskMb();
 }

@@ -3,8 +3,11 @@ package dev.punctual.wiring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.exec.RunLimits;
+import dev.punctual.core.exec.Sandbox;
 import dev.punctual.core.tenant.Quotas;
 import java.lang.reflect.Proxy;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -37,6 +40,25 @@ class CoreProducerTest {
         assertThat(s.requeueAfter()).isEqualTo(Duration.ofSeconds(30));
         assertThat(s.quotas()).isEqualTo(new Quotas(5, Quotas.DEFAULT_RUNS_PER_MINUTE, 7,
                 Quotas.DEFAULT_BACKFILL_PER_DAY));
+    }
+
+    @Test
+    void theSandboxAndTheRunLimitsAreReadFromConfiguration() {
+        Settings s = new CoreProducer().settings(config(Map.ofEntries(Map.entry("sandbox", false),
+                Map.entry("sandboxUidBase", 300_000), Map.entry("sandboxUids", 20),
+                Map.entry("sandboxDir", "/var/lib/punctual/sandbox"), Map.entry("sandboxNetwork", "none"),
+                Map.entry("limitsProcesses", 11), Map.entry("limitsMemoryMb", 12), Map.entry("limitsOpenFiles", 13),
+                Map.entry("limitsFileSizeMb", 14), Map.entry("limitsCpuSeconds", 15),
+                Map.entry("limitsDiskMb", 16))));
+        assertThat(s.sandbox()).isEqualTo(new Sandbox.Config(false, 300_000, 20,
+                Path.of("/var/lib/punctual/sandbox"), Sandbox.Network.NONE));
+        assertThat(s.limits()).isEqualTo(new RunLimits(11, 12, 13, 14, 15, 16));
+    }
+
+    @Test
+    void aSandboxNetworkThatIsNeitherSharedNorNoneStopsTheStart() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new CoreProducer().settings(
+                config(Map.of("sandboxNetwork", "host")))).hasMessageContaining("shared or none");
     }
 
     @Test

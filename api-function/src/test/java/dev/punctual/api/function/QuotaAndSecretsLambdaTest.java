@@ -20,7 +20,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Quotas answer 429 problem+json with Retry-After and write nothing; secrets come back as names only. */
+/**
+ * Quotas answer 429 problem+json with Retry-After and write nothing; secrets come back as names only; a job's run
+ * limits are kept, and more than this deployment's maximum is refused naming the field.
+ */
 @QuarkusTest
 @TestProfile(QuotaAndSecretsLambdaTest.TightQuotas.class)
 @WithTestResource(EmulatorsTestResource.class)
@@ -28,7 +31,8 @@ class QuotaAndSecretsLambdaTest {
     public static class TightQuotas implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("punctual.quota-triggers-per-minute", "1", "punctual.quota-runs-per-minute", "15");
+            return Map.of("punctual.quota-triggers-per-minute", "1", "punctual.quota-runs-per-minute", "15",
+                    "punctual.limits-memory-mb", "512");
         }
     }
 
@@ -65,5 +69,27 @@ class QuotaAndSecretsLambdaTest {
         assertThat(Integer.parseInt(r.header("Retry-After"))).isBetween(1, 60);
         given().get("/v1/jobs/" + id + "/runs").then().body("items.size()", equalTo(1 + triggered))
                 .body(not(org.hamcrest.Matchers.containsString("do-not-show-me")));
+    }
+
+    @Test
+    void runLimitsAreKeptAndMoreThanTheDeploymentsMaximumIsA422NamingTheField() throws Exception {
+        String binaryId = uploaded("limits.sh");
+        String at = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
+        Map<String, Object> once = Map.of("type", "once", "at", at);
+        Response tooMuch = given().contentType(ContentType.JSON).body(Map.of("name", "big", "binaryId", binaryId,
+                "schedule", once, "limits", Map.of("memoryMb", 513, "processes", 0))).post("/v1/jobs");
+        tooMuch.then().statusCode(422).contentType("application/problem+json")
+                .body("errors.field", org.hamcrest.Matchers.containsInAnyOrder("limits.memoryMb", "limits.processes"))
+                .body("errors.find { it.field == 'limits.memoryMb' }.message",
+                        org.hamcrest.Matchers.containsString("at most 512"));
+        given().contentType(ContentType.JSON).body(Map.of("name", "odd", "binaryId", binaryId, "schedule", once,
+                "limits", Map.of("memoryMB", 64))).post("/v1/jobs").then().statusCode(400)
+                .body(org.hamcrest.Matchers.containsString("memoryMB"));
+
+        Response created = given().contentType(ContentType.JSON).body(Map.of("name", "small", "binaryId", binaryId,
+                "schedule", once, "limits", Map.of("memoryMb", 256, "cpuSeconds", 30))).post("/v1/jobs");
+        created.then().statusCode(201).body("limits.memoryMb", equalTo(256)).body("limits.cpuSeconds", equalTo(30))
+                .body("limits.processes", org.hamcrest.Matchers.nullValue());
+        given().get("/v1/jobs/" + created.path("id")).then().statusCode(200).body("limits.memoryMb", equalTo(256));
     }
 }

@@ -2,6 +2,7 @@ package dev.punctual.bench.launch;
 
 import dev.punctual.bench.FixedThreads.Trial;
 import dev.punctual.core.exec.ProcessRunner;
+import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.exec.Sandbox;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,7 +32,8 @@ final class SandboxedRunner implements LaunchPath {
     public String description() {
         return "`Sandbox.open(binary, sha256)` (" + OPEN + ": claim a free uid of " + config.uidBase() + ".."
                 + (config.uidBase() + config.uidCount() - 1) + ", make its 0700 directory, copy and verify the "
-                + "binary) + `ProcessRunner.start(..., lease.uid())` + `await` (" + RUN + ": as above, under "
+                + "binary) + `ProcessRunner.start(..., Confinement(lease.uid(), default limits, network))` + `await` ("
+                + RUN + ": as the executor launches a run: `setsid`, `prlimit` with the default run limits, "
                 + "`setpriv --reuid/--regid --clear-groups --no-new-privs`, then a kill of every process of the "
                 + "uid) + `Sandbox.close(lease)` (" + CLOSE + ": kill scan, delete both directories, check the "
                 + "uid is empty, release it); under " + config.dir();
@@ -58,7 +60,9 @@ final class SandboxedRunner implements LaunchPath {
             long t2;
             try {
                 result = settings.runner()
-                        .start(lease.binary(), List.of(), settings.env(), lease.dir(), log, lease.uid())
+                        .start(lease.binary(), List.of(), settings.env(), lease.dir(), log,
+                                new ProcessRunner.Confinement(lease.uid(), RunLimits.DEFAULT_MAXIMA,
+                                        sandbox.privateNetwork()))
                         .await(settings.timeout());
             } finally {
                 t2 = System.nanoTime();

@@ -1,5 +1,6 @@
 package dev.punctual.core.config;
 
+import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.exec.Sandbox;
 import dev.punctual.core.tenant.Quotas;
 import java.time.Duration;
@@ -35,7 +36,8 @@ public record Settings(
         Duration uploadUrlTtl,
         boolean emfMetrics,
         Quotas quotas,
-        Sandbox.Config sandbox) {
+        Sandbox.Config sandbox,
+        RunLimits limits) {
 
     public static final String DEFAULT_PREFIX = "punctual";
     public static final int DEFAULT_SHARDS = 4;
@@ -70,7 +72,14 @@ public record Settings(
     public Settings {
         Objects.requireNonNull(prefix, "prefix");
         quotas = quotas == null ? Quotas.DEFAULTS : quotas;
-        sandbox = sandbox == null ? Sandbox.Config.DISABLED : sandbox;
+        sandbox = sandbox == null ? Sandbox.Config.DEFAULT : sandbox;
+        limits = limits == null ? RunLimits.DEFAULT_MAXIMA : limits;
+        if (!limits.complete()) {
+            throw new IllegalArgumentException("every executor-wide run limit needs a value: " + limits);
+        }
+        if (!limits.problems(limits).isEmpty()) {
+            throw new IllegalArgumentException("every executor-wide run limit must be at least 1: " + limits);
+        }
         if (bucket == null || bucket.isBlank()) {
             bucket = prefix + "-artifacts";
         }
@@ -120,7 +129,8 @@ public record Settings(
         private Duration uploadUrlTtl = DEFAULT_UPLOAD_URL_TTL;
         private boolean emfMetrics;
         private Quotas quotas = Quotas.DEFAULTS;
-        private Sandbox.Config sandbox = Sandbox.Config.DISABLED;
+        private Sandbox.Config sandbox = Sandbox.Config.DEFAULT;
+        private RunLimits limits = RunLimits.DEFAULT_MAXIMA;
 
         public Builder prefix(String v) { prefix = v; return this; }
         public Builder bucket(String v) { bucket = v; return this; }
@@ -149,15 +159,17 @@ public record Settings(
         public Builder emfMetrics(boolean v) { emfMetrics = v; return this; }
         /** Per-tenant limits ({@link Quotas}). */
         public Builder quotas(Quotas v) { quotas = v; return this; }
-        /** A user of its own for every run ({@link Sandbox}); off by default for now. */
+        /** A user of its own for every run ({@link Sandbox}); on by default (it takes root to be active). */
         public Builder sandbox(Sandbox.Config v) { sandbox = v; return this; }
+        /** The most a run may use, and what it gets where its job names no limit ({@link RunLimits}). */
+        public Builder limits(RunLimits v) { limits = v; return this; }
 
         public Settings build() {
             return new Settings(prefix, bucket, shards, sweepPeriod, lookahead, settle, requeueAfter, maxSweepBacklog,
                     lease,
                     heartbeat, retryBase, retryCap, minInterval, defaultMaxAttempts, maxAttemptsLimit,
                     defaultTimeoutSeconds, maxTimeoutSeconds, executorConcurrency, logCapBytes, killGrace,
-                    shutdownGrace, retention, uploadUrlTtl, emfMetrics, quotas, sandbox);
+                    shutdownGrace, retention, uploadUrlTtl, emfMetrics, quotas, sandbox, limits);
         }
     }
 }

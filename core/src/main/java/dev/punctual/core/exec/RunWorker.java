@@ -61,6 +61,11 @@ public final class RunWorker {
     private final Path workRoot;
     private final Sandbox sandbox;
     private final ScheduledExecutorService timer;
+    /**
+     * The runs' watches ({@link RunWatch}) on a thread of their own: a run that fills its directory with a million
+     * files makes its own disk scan slow, and must not delay another run's heartbeat into self-fencing.
+     */
+    private final ScheduledExecutorService watchTimer;
     private final Map<String, ProcessRunner.Handle> running = new ConcurrentHashMap<>();
 
     public RunWorker(RunRepository runs, JobRepository jobs, Transactions tx, RunQueue queue, ArtifactStore store,
@@ -80,6 +85,8 @@ public final class RunWorker {
         this.workRoot = workRoot;
         this.sandbox = Sandbox.create(settings.sandbox());
         this.timer = timer;
+        this.watchTimer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().daemon().name("run-watch-" + executorId).factory());
     }
 
     public String executorId() {
@@ -299,6 +306,10 @@ public final class RunWorker {
         ProcessRunner.Handle handle = null;
         Sandbox.Lease lease = null;
         ScheduledFuture<?> beat = null;
+        ScheduledFuture<?> watching = null;
+        // What the job asked for, within this executor's maxima (the API checked against its own, which an
+        // operator may have set higher than this executor's).
+        RunLimits limits = job.limits().within(settings.limits());
         Integer exitCode = null;
         String error;
         String killed = null;
@@ -346,13 +357,24 @@ public final class RunWorker {
                 killed = FENCED;
                 throw new FencedBeforeStart();
             }
-            handle = runner.start(binary, job.args(), env, workDir, logFile, lease == null ? null : lease.uid());
+            handle = runner.start(binary, job.args(), env, workDir, logFile, new ProcessRunner.Confinement(
+                    lease == null ? null : lease.uid(), limits, sandbox.privateNetwork()));
             running.put(run.jobId() + "/" + run.runId(), handle);
             beat = startHeartbeat(message, run, handle);
+            Sandbox.Lease held = lease;
+            Path dir = workDir;
+            RunWatch watch = new RunWatch(limits, held == null ? () -> Sandbox.sizeOf(dir, -1)
+                    : () -> sandbox.diskUsed(held), handle);
+            watching = watchTimer.scheduleAtFixedRate(watch::check, RunWatch.PERIOD.toMillis(),
+                    RunWatch.PERIOD.toMillis(), TimeUnit.MILLISECONDS);
             ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));
             exitCode = result.exitCode();
             killed = result.killedBecause();
             error = killed != null ? killed : exitCode == 0 ? null : "exited with code " + exitCode;
+            String limit = killed == null && exitCode != 0 ? RunWatch.explainExit(exitCode, limits) : null;
+            if (limit != null) {
+                error += ": " + limit;
+            }
             if (killed == null && job.nonRetryableExitCodes().contains(exitCode)) {
                 // The job says retrying cannot help with this exit code: dead at once, attempts left or not.
                 retryable = false;
@@ -366,6 +388,9 @@ public final class RunWorker {
         } finally {
             if (beat != null) {
                 beat.cancel(false);
+            }
+            if (watching != null) {
+                watching.cancel(false);
             }
             running.remove(run.jobId() + "/" + run.runId());
             if (lease != null) {

@@ -9,6 +9,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -44,17 +45,49 @@ public final class Sandbox {
      * @param uidCount how many uids the pool has (at least the executor's concurrency)
      * @param dir      where run directories and executable copies live: every directory above it must be
      *                 traversable by other users (the default is under the system temp directory)
+     * @param network  what a run's network is: the executor's ({@link Network#SHARED}) or none of its own
      */
-    public record Config(boolean enabled, int uidBase, int uidCount, Path dir) {
+    public record Config(boolean enabled, int uidBase, int uidCount, Path dir, Network network) {
         public static final int DEFAULT_UID_BASE = 200_000;
         public static final int DEFAULT_UID_COUNT = 1_000;
-        public static final Config DISABLED = new Config(false, DEFAULT_UID_BASE, DEFAULT_UID_COUNT,
-                Path.of(System.getProperty("java.io.tmpdir"), "punctual-sandbox"));
+        public static final Path DEFAULT_DIR = Path.of(System.getProperty("java.io.tmpdir"), "punctual-sandbox");
+        /** On: active wherever the executor is root. */
+        public static final Config DEFAULT = new Config(true, DEFAULT_UID_BASE, DEFAULT_UID_COUNT, DEFAULT_DIR,
+                Network.SHARED);
+        public static final Config DISABLED = new Config(false, DEFAULT_UID_BASE, DEFAULT_UID_COUNT, DEFAULT_DIR,
+                Network.SHARED);
 
         public Config {
             if (uidBase < 1000 || uidCount < 1) {
                 throw new IllegalArgumentException("the sandbox's uids must be >= 1000, and at least one");
             }
+            network = network == null ? Network.SHARED : network;
+        }
+
+        /** With the executor's network. */
+        public Config(boolean enabled, int uidBase, int uidCount, Path dir) {
+            this(enabled, uidBase, uidCount, dir, Network.SHARED);
+        }
+    }
+
+    /** What a sandboxed run can reach over the network. */
+    public enum Network {
+        /** The executor's own network (on ECS, the task's; what it may reach is the security group's choice). */
+        SHARED,
+        /**
+         * A network namespace of its own with nothing in it, not even a loopback that is up: no route anywhere.
+         * Creating it takes CAP_SYS_ADMIN, which Fargate never grants; the executor refuses to start without it.
+         */
+        NONE;
+
+        /** {@code shared} or {@code none}, as configured. */
+        public static Network parse(String v) {
+            return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+                case "shared" -> SHARED;
+                case "none" -> NONE;
+                default -> throw new IllegalArgumentException("punctual.sandbox-network must be shared or none, not "
+                        + v);
+            };
         }
     }
 
@@ -99,7 +132,19 @@ public final class Sandbox {
                     + "executor's own user and are NOT isolated from it or from each other");
             return new Sandbox(config, false);
         }
+        if (config.network() == Network.NONE) {
+            String why = ProcessRunner.probePrivateNetwork();
+            if (why != null) {
+                throw new IllegalStateException("punctual.sandbox-network=none, but a run cannot get a network of "
+                        + "its own here (" + why + "): give the executor CAP_SYS_ADMIN, or set it to shared");
+            }
+        }
         return new Sandbox(config, true);
+    }
+
+    /** Whether runs get a network namespace of their own. */
+    public boolean privateNetwork() {
+        return active && config.network() == Network.NONE;
     }
 
     public boolean active() {
@@ -107,7 +152,7 @@ public final class Sandbox {
     }
 
     /** Whether this process runs as root (effective uid 0), read from /proc. */
-    static boolean isRoot() {
+    public static boolean isRoot() {
         try {
             for (String line : Files.readAllLines(PROC.resolve("self/status"))) {
                 if (line.startsWith("Uid:")) {
@@ -146,10 +191,11 @@ public final class Sandbox {
 
     /** Kills every process of the lease's uid, removes its directories, and gives the uid back. */
     public void close(Lease lease) {
-        killAll(lease.uid());
+        boolean gone = killAll(lease.uid());
         deleteTree(lease.dir());
+        deleteLeftovers(lease.uid());
         deleteTree(lease.binary().getParent());
-        if (pidsOf(lease.uid()).isEmpty()) {
+        if (gone) {
             release(lease.uid());
         } else {
             // Something of it survived the kills (a zombie not yet reaped): the uid stays out of the pool.
@@ -157,12 +203,15 @@ public final class Sandbox {
         }
     }
 
-    /** Kills every process whose real, effective or saved uid is {@code uid}, until a scan finds none. */
-    public static void killAll(int uid) {
+    /**
+     * Kills every process whose real, effective or saved uid is {@code uid}, until a scan finds none (true), or
+     * gives up after 20 rounds (false: something of it is left).
+     */
+    public static boolean killAll(int uid) {
         for (int round = 0; round < 20; round++) {
             List<Long> pids = pidsOf(uid);
             if (pids.isEmpty()) {
-                return;
+                return true;
             }
             for (long pid : pids) {
                 ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
@@ -172,11 +221,13 @@ public final class Sandbox {
                         .join());
             }
         }
+        return pidsOf(uid).isEmpty();
     }
 
     /** The live processes of {@code uid} (zombies excluded: they hold nothing and cannot be killed). */
     public static List<Long> pidsOf(int uid) {
         List<Long> out = new ArrayList<>();
+        String u = Integer.toString(uid);
         try (DirectoryStream<Path> pids = Files.newDirectoryStream(PROC, "[0-9]*")) {
             for (Path p : pids) {
                 try {
@@ -187,7 +238,6 @@ public final class Sandbox {
                             zombie = line.contains("Z");
                         } else if (line.startsWith("Uid:")) {
                             String[] f = line.split("\\s+");
-                            String u = Integer.toString(uid);
                             match = f[1].equals(u) || f[2].equals(u) || f[3].equals(u);
                         }
                     }
@@ -204,6 +254,65 @@ public final class Sandbox {
         return out;
     }
 
+    /**
+     * The bytes on disk that are the run's: everything in its directory, and what its user owns in the temp
+     * directories every user may write ({@link #SHARED_TEMP}). Apparent sizes: a sparse file counts in full.
+     */
+    public long diskUsed(Lease lease) {
+        long used = sizeOf(lease.dir(), -1);
+        for (Path shared : SHARED_TEMP) {
+            used += sizeOf(shared, lease.uid());
+        }
+        return used;
+    }
+
+    /** Directories any user may write to, where a run can leave files outside its own directory. */
+    static final List<Path> SHARED_TEMP = Stream.of("/tmp", "/var/tmp", "/dev/shm", "/run/lock").map(Path::of)
+            .filter(Files::isDirectory).toList();
+
+    /** Bytes under {@code dir}; with {@code owner} >= 0 only under its entries that {@code owner} owns. */
+    static long sizeOf(Path dir, int owner) {
+        long total = 0;
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path e : entries) {
+                try {
+                    if (owner >= 0 && (int) Files.getAttribute(e, "unix:uid", LinkOption.NOFOLLOW_LINKS) != owner) {
+                        continue;
+                    }
+                    if (Files.isDirectory(e, LinkOption.NOFOLLOW_LINKS)) {
+                        total += sizeOf(e, -1);
+                    } else {
+                        total += Files.size(e);
+                    }
+                } catch (IOException | RuntimeException gone) {
+                    // Removed meanwhile.
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return total;
+        }
+        return total;
+    }
+
+    /** Removes what {@code uid} left in the shared temp directories (a later run may get the same uid). */
+    private static void deleteLeftovers(int uid) {
+        for (Path shared : SHARED_TEMP) {
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(shared)) {
+                for (Path e : entries) {
+                    try {
+                        if ((int) Files.getAttribute(e, "unix:uid", LinkOption.NOFOLLOW_LINKS) == uid) {
+                            deleteTree(e);
+                        }
+                    } catch (IOException | RuntimeException gone) {
+                        // Removed meanwhile.
+                    }
+                }
+            } catch (IOException | RuntimeException ignored) {
+                // Not readable: nothing of ours to remove.
+            }
+        }
+    }
+
     private int take() throws IOException {
         for (int i = 0; i < config.uidCount(); i++) {
             int uid = config.uidBase() + i;
@@ -215,9 +324,21 @@ public final class Sandbox {
             FileChannel ch = FileChannel.open(locks.resolve(Integer.toString(uid)), StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE);
             FileLock lock = ch.tryLock();
-            if (lock != null && pidsOf(uid).isEmpty()) {
-                LOCKS.put(uid, ch);
-                return uid;
+            if (lock != null) {
+                boolean free = pidsOf(uid).isEmpty();
+                if (!free) {
+                    // Nobody holds this uid's lock, yet processes of it live: an executor died (kill -9 on a
+                    // plain host) and its run's own children outlived it. Every executor on this host shares these
+                    // locks (the same sandbox-dir), so they are nobody's run now.
+                    LOG.log(Level.WARNING, "uid " + uid + " has processes left by an executor that died: killing "
+                            + "them");
+                    free = killAll(uid);
+                    deleteLeftovers(uid);
+                }
+                if (free) {
+                    LOCKS.put(uid, ch);
+                    return uid;
+                }
             }
             ch.close();
             CLAIMED.remove(uid);
@@ -245,9 +366,13 @@ public final class Sandbox {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+        // No process may start while the copy is open for writing (see ProcessRunner.EXEC_WRITES).
+        ProcessRunner.EXEC_WRITES.writeLock().lock();
         try (InputStream in = new DigestInputStream(Files.newInputStream(from), digest);
              OutputStream out = Files.newOutputStream(to, StandardOpenOption.CREATE_NEW)) {
             in.transferTo(out);
+        } finally {
+            ProcessRunner.EXEC_WRITES.writeLock().unlock();
         }
         String actual = HexFormat.of().formatHex(digest.digest());
         if (!actual.equals(sha256)) {
@@ -257,7 +382,7 @@ public final class Sandbox {
     }
 
     private static void deleteTree(Path dir) {
-        if (dir == null || !Files.exists(dir)) {
+        if (dir == null || !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
         try (Stream<Path> all = Files.walk(dir)) {

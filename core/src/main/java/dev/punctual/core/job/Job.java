@@ -1,5 +1,6 @@
 package dev.punctual.core.job;
 
+import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.schedule.ScheduleSpec;
 import java.time.Instant;
@@ -13,6 +14,7 @@ import java.util.Map;
  * most recently claimed under {@code overlap: forbid|queue}, which the next claim checks is not still running. {@code binarySha256} is copied from the binary so executors need not read the binaries table.
  * {@code secretNames}: the names of the job's secret variables; their values are kept apart
  * ({@link JobRepository#secrets}) and never leave the storage except into the binary's environment.
+ * {@code limits}: what a run may use, as the job asked ({@link RunLimits#NONE} when it named none).
  */
 public record Job(
         String id,
@@ -35,12 +37,25 @@ public record Job(
         List<Integer> nonRetryableExitCodes,
         FiringPolicy firing,
         String activeRunId,
-        List<String> secretNames) {
+        List<String> secretNames,
+        RunLimits limits) {
 
     public Job {
+        limits = limits == null ? RunLimits.NONE : limits;
         nonRetryableExitCodes = nonRetryableExitCodes == null ? List.of() : List.copyOf(nonRetryableExitCodes);
         firing = firing == null ? FiringPolicy.DEFAULT : firing;
         secretNames = secretNames == null ? List.of() : List.copyOf(secretNames);
+    }
+
+    /** A job without limits of its own. */
+    public Job(String id, String owner, String name, String binaryId, String binarySha256, List<String> args,
+               Map<String, String> env, ScheduleSpec schedule, int timeoutSeconds, int maxAttempts, JobState state,
+               long version, Instant createdAt, Instant updatedAt, String pendingRunId, Instant nextRunAt,
+               Instant pausedAt, List<Integer> nonRetryableExitCodes, FiringPolicy firing, String activeRunId,
+               List<String> secretNames) {
+        this(id, owner, name, binaryId, binarySha256, args, env, schedule, timeoutSeconds, maxAttempts, state,
+                version, createdAt, updatedAt, pendingRunId, nextRunAt, pausedAt, nonRetryableExitCodes, firing,
+                activeRunId, secretNames, null);
     }
 
     /** A job without secrets. */

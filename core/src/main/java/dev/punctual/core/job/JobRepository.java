@@ -4,6 +4,7 @@ import static dev.punctual.core.infra.Items.instant;
 import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
 
+import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.Jitter;
@@ -50,6 +51,7 @@ public final class JobRepository {
     private static final String FIRING = "firing";
     private static final String ACTIVE_RUN = "activeRunId";
     private static final String SECRET_NAMES = "secretNames";
+    private static final String LIMITS = "limits";
     /** The attribute of a job's secrets item ({@code jobId = <job>#secrets}) that holds the values. */
     private static final String SECRET_VALUES = "values";
 
@@ -85,6 +87,7 @@ public final class JobRepository {
         }
         item.put(FIRING, firingValue(job.firing()));
         item.put(SECRET_NAMES, Items.strings(job.secretNames()));
+        item.put(LIMITS, limitsValue(job.limits()));
         item.put(STATE, s(job.state().name()));
         item.put(VERSION, n(job.version()));
         item.put(CREATED_AT, instant(job.createdAt()));
@@ -231,6 +234,7 @@ public final class JobRepository {
                 BINARY_SHA, "#args", ARGS, "#env", ENV, "#sch", SCHEDULE, "#to", TIMEOUT, "#ma", MAX_ATTEMPTS,
                 "#nr", NO_RETRY_CODES, "#f", FIRING));
         names.put("#sn", SECRET_NAMES);
+        names.put("#lim", LIMITS);
         names.putAll(Map.of("#st", STATE, "#v", VERSION, "#u", UPDATED_AT, "#p", PENDING, "#n", NEXT_RUN_AT,
                 "#o", Resources.OWNER));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":name", s(job.name()), ":b", s(job.binaryId()),
@@ -239,10 +243,11 @@ public final class JobRepository {
                 ":nr", AttributeValue.fromL(job.nonRetryableExitCodes().stream().map(c -> n(c)).toList()),
                 ":f", firingValue(job.firing())));
         values.put(":sn", Items.strings(job.secretNames()));
+        values.put(":lim", limitsValue(job.limits()));
         values.putAll(Map.of(":st", s(job.state().name()), ":v", n(job.version()), ":expected", n(expectedVersion),
                 ":now", instant(job.updatedAt()), ":deleted", s(JobState.DELETED.name()), ":owner", s(job.owner())));
         StringBuilder update = new StringBuilder("SET #name = :name, #b = :b, #sha = :sha, #args = :args,"
-                + " #env = :env, #sch = :sch, #to = :to, #ma = :ma, #nr = :nr, #f = :f, #sn = :sn, #st = :st, #v = :v,"
+                + " #env = :env, #sch = :sch, #to = :to, #ma = :ma, #nr = :nr, #f = :f, #sn = :sn, #lim = :lim, #st = :st, #v = :v,"
                 + " #u = :now");
         if (job.pendingRunId() != null) {
             update.append(", #p = :next, #n = :nextAt");
@@ -409,7 +414,27 @@ public final class JobRepository {
                         .map(v -> Integer.valueOf(v.n())).toList() : List.of(),
                 firing(item.get(FIRING)),
                 Items.str(item, ACTIVE_RUN),
-                item.containsKey(SECRET_NAMES) ? Items.strings(item, SECRET_NAMES) : List.of());
+                item.containsKey(SECRET_NAMES) ? Items.strings(item, SECRET_NAMES) : List.of(),
+                limits(item.get(LIMITS)));
+    }
+
+    /** The limits the job named, by their JSON names; a job stored before limits existed named none. */
+    private static AttributeValue limitsValue(RunLimits l) {
+        Map<String, AttributeValue> m = new HashMap<>();
+        RunLimits.FIELDS.forEach((name, f) -> {
+            Integer v = f.apply(l);
+            if (v != null) {
+                m.put(name, n(v));
+            }
+        });
+        return AttributeValue.fromM(m);
+    }
+
+    private static RunLimits limits(AttributeValue value) {
+        Map<String, AttributeValue> m = value == null || !value.hasM() ? Map.of() : value.m();
+        java.util.function.Function<String, Integer> get = k -> m.containsKey(k) ? Integer.valueOf(m.get(k).n()) : null;
+        return new RunLimits(get.apply("processes"), get.apply("memoryMb"), get.apply("openFiles"),
+                get.apply("fileSizeMb"), get.apply("cpuSeconds"), get.apply("diskMb"));
     }
 
     /*

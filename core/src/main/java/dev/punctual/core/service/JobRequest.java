@@ -1,5 +1,6 @@
 package dev.punctual.core.service;
 
+import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.firing.CatchUpSpec;
 import dev.punctual.core.firing.JitterSpec;
 import dev.punctual.core.schedule.ScheduleSpec;
@@ -12,11 +13,21 @@ import java.util.Map;
  * at once. {@code jitter}, {@code catchUp}, {@code overlap}, {@code maxRunAge}: the firing policy
  * ({@link dev.punctual.core.firing.FiringPolicy}); absent fields take their defaults. {@code secrets}: variables
  * whose values the API never returns (only their names); on {@code PUT}, absent means "keep the current ones".
+ * {@code limits}: what one run may use (absent fields: this deployment's maxima).
  */
 public record JobRequest(String name, String binaryId, List<String> args, Map<String, String> env,
                          ScheduleSpec schedule, Integer timeoutSeconds, Integer maxAttempts,
                          List<Integer> nonRetryableExitCodes, JitterSpec jitter, CatchUpSpec catchUp,
-                         String overlap, String maxRunAge, Map<String, String> secrets) {
+                         String overlap, String maxRunAge, Map<String, String> secrets, RunLimits limits) {
+
+    /** Without limits of its own. */
+    public JobRequest(String name, String binaryId, List<String> args, Map<String, String> env,
+                      ScheduleSpec schedule, Integer timeoutSeconds, Integer maxAttempts,
+                      List<Integer> nonRetryableExitCodes, JitterSpec jitter, CatchUpSpec catchUp,
+                      String overlap, String maxRunAge, Map<String, String> secrets) {
+        this(name, binaryId, args, env, schedule, timeoutSeconds, maxAttempts, nonRetryableExitCodes, jitter, catchUp,
+                overlap, maxRunAge, secrets, null);
+    }
 
     /** Without secrets. */
     public JobRequest(String name, String binaryId, List<String> args, Map<String, String> env,

@@ -4,6 +4,7 @@ import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.binary.Binary;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.RunPlanner;
@@ -264,13 +265,15 @@ public final class JobService {
     /** A validated job request. */
     private record Definition(String name, Binary binary, List<String> args, Map<String, String> env,
                               Schedule schedule, int timeout, int maxAttempts, List<Integer> noRetry,
-                              FiringPolicy firing, Instant first, Map<String, String> secrets, int peak) {
+                              FiringPolicy firing, Instant first, Map<String, String> secrets, int peak,
+                              RunLimits limits) {
         /** {@code secretNames}: of the new secrets, or (a PUT that leaves them out) of the job's current ones. */
         Job job(String id, String owner, JobState state, long version, Instant createdAt, Instant updatedAt,
                 String pendingRunId, Instant nextRunAt, List<String> secretNames) {
             return new Job(id, owner, name, binary.id(), binary.sha256(), args, env, schedule.spec(), timeout,
                     maxAttempts, state, version, createdAt, updatedAt, pendingRunId, nextRunAt, null, noRetry,
-                    firing, null, secrets == null ? secretNames : secrets.keySet().stream().sorted().toList());
+                    firing, null, secrets == null ? secretNames : secrets.keySet().stream().sorted().toList(),
+                    limits);
         }
     }
 
@@ -305,6 +308,8 @@ public final class JobService {
         List<Integer> noRetry = exitCodes(req.nonRetryableExitCodes(), errors);
         FiringPolicy firing = FiringPolicies.parse(req.jitter(), req.catchUp(), req.overlap(), req.maxRunAge(),
                 errors);
+        RunLimits limits = req.limits() == null ? RunLimits.NONE : req.limits();
+        limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
         Schedule schedule = null;
         try {
             schedule = schedules.parse(req.schedule(), now, "schedule");
@@ -335,7 +340,8 @@ public final class JobService {
             throw new ValidationException(422, errors);
         }
         return new Definition(req.name(), binary, args, env, schedule, timeout, maxAttempts, noRetry, firing,
-                first.get(), secrets == null ? null : Map.copyOf(secrets), SchedulePeak.of(schedule.spec(), schedules));
+                first.get(), secrets == null ? null : Map.copyOf(secrets), SchedulePeak.of(schedule.spec(), schedules),
+                limits);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.punctual.core.service;
 
+import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.firing.CatchUpSpec;
 import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.firing.JitterSpec;
@@ -12,13 +13,15 @@ import java.util.Map;
 
 /**
  * A job as the API shows it, firing policy defaults filled in; a paused job has no {@code nextRunAt}. {@code version}
- * is also the job's ETag: {@code PUT} must send it back in {@code If-Match}.
+ * is also the job's ETag: {@code PUT} must send it back in {@code If-Match}. {@code limits}: only those the job
+ * named (the rest are the executors' maxima), absent when it named none.
  */
 public record JobView(String id, String name, String owner, String binaryId, List<String> args,
                       Map<String, String> env, ScheduleSpec schedule, int timeoutSeconds, int maxAttempts,
                       String state, long version, String createdAt, String updatedAt, String nextRunAt,
                       String pausedAt, List<Integer> nonRetryableExitCodes, JitterSpec jitter, CatchUpSpec catchUp,
-                      String overlap, String maxRunAge, List<String> secrets) {
+                      String overlap, String maxRunAge, List<String> secrets,
+                      RunLimits limits) {
 
     public static JobView of(Job j) {
         return new JobView(j.id(), j.name(), j.owner(), j.binaryId(), j.args(), j.env(), j.schedule(),
@@ -26,7 +29,8 @@ public record JobView(String id, String name, String owner, String binaryId, Lis
                 str(j.updatedAt()), j.state() == JobState.PAUSED ? null : str(j.nextRunAt()), str(j.pausedAt()),
                 j.nonRetryableExitCodes(), FiringPolicies.jitterSpec(j.firing()),
                 FiringPolicies.catchUpSpec(j.firing()), j.firing().overlap().wire(),
-                j.firing().maxRunAge().toString(), j.secretNames());
+                j.firing().maxRunAge().toString(), j.secretNames(),
+                j.limits().none() ? null : j.limits());
     }
 
     /** The ETag of this version of the job. */

@@ -86,7 +86,7 @@ class BinaryOwnershipTest {
 
     @Test
     void aJobCannotRunAnotherOwnersObjectEvenWithTheBytesInTheExecutorsCache() {
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         byte[] bytes = Fixture.script("echo \"$WHO\" >> \"$WITNESS\"");
         String aliceBinary = Fixture.uploadBinary(p, ALICE, bytes);
         pool = p.startExecutor("ex-1", tmp.resolve("ex-1"), 1);

@@ -83,7 +83,7 @@ class ClaimDueTest {
         SettableClock clock = new SettableClock(start);
         Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
         RunWorker worker = p.worker("ex-1", tmp.resolve("ex-1"), timer);
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         Instant due = start.plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> "
                 + "\"$WITNESS\""));
@@ -101,7 +101,7 @@ class ClaimDueTest {
         assertThat(waiting.state()).isEqualTo(RunState.SCHEDULED);
         assertThat(waiting.attempt()).isZero();
         assertThat(waiting.startedAt()).isNull();
-        assertThat(witness).doesNotExist();
+        assertThat(Fixture.lines(witness)).isEmpty();
         // Received with a one-second visibility, it would be back by now had the worker not hidden it until the run
         // is due; it is kept (not deleted), in flight.
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))

@@ -199,8 +199,8 @@ class DeadLetterTest {
                 .shutdownGrace(Duration.ofSeconds(2)).executorConcurrency(2).build();
         p = Fixture.stack(settings, Clock.systemUTC());
         pools.add(p.startExecutor("ex-1", tmp.resolve("ex-1"), 1));
-        Path witness = tmp.resolve("w");
-        Path healed = tmp.resolve("healed");
+        Path witness = Fixture.witness(tmp);
+        Path healed = Fixture.shared(tmp).resolve("healed");
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(
                 "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ -f \"$HEALED\" ] && exit 0\nexit 3"));
         JobView job = p.jobService.create(OWNER, new JobRequest("flaky", binaryId, null,

@@ -94,7 +94,7 @@ class ExecutorTest {
     void aNowJobRunsOnceAtOnceSucceedsAndItsLogHoldsItsOutput() {
         stack(fast());
         executor("ex-1");
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
 
         JobView job = createNow("echo \"hello from $SCHEDULER_RUN_ID\"\necho ran >> \"$WITNESS\"", witness);
 
@@ -116,7 +116,7 @@ class ExecutorTest {
     void aFailingBinaryIsRetriedUntilDeadAfterExactlyMaxAttempts() {
         stack(fast());
         executor("ex-1");
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
 
         JobView job = create("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\necho failing\nexit 3", NOW,
                 Map.of("WITNESS", witness.toString()), null, null, 3);
@@ -139,7 +139,7 @@ class ExecutorTest {
     void aNonRetryableExitCodeIsDeadAtOnceWhileOtherFailuresAreRetried() {
         stack(fast());
         executor("ex-1");
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         // Exits 2 on the first attempt (retryable), then 64 (listed as non-retryable).
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(
                 "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ \"$SCHEDULER_ATTEMPT\" = 1 ] && exit 2\nexit 64"));
@@ -160,7 +160,7 @@ class ExecutorTest {
     void theBinarySeesItsArgsTheSchedulerVariablesAndItsOwnEnvButNothingOfTheExecutor() {
         stack(fast());
         executor("ex-1");
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         Map<String, String> env = new LinkedHashMap<>();
         env.put("WITNESS", witness.toString());
         env.put("GREETING", "hi there");
@@ -202,7 +202,7 @@ class ExecutorTest {
     void aBinaryPastItsTimeoutIsKilledWithItsChildren() {
         stack(fast());
         executor("ex-1");
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
 
         JobView job = create("sleep 30 &\necho $! > \"$WITNESS\"\nwait", NOW, Map.of("WITNESS", witness.toString()),
                 null, 1, 1);
@@ -221,7 +221,7 @@ class ExecutorTest {
     void theSameMessageDeliveredThreeTimesToTwoExecutorsRunsTheBinaryOnceEvenPastTheLease() {
         // The binary runs longer than the lease: only the heartbeats keep the other executor from taking over.
         stack(fast().lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)));
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         JobView job = createNow("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\nsleep 5", witness);
         Run queued = onlyRun(job);
         assertThat(queued.state()).isEqualTo(RunState.QUEUED);
@@ -243,7 +243,7 @@ class ExecutorTest {
     @Test
     void aRunWhoseExecutorDiedIsTakenOverAfterTheLeaseAndTheDeadHolderIsFencedOff() {
         stack(fast().lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)));
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         JobView job = createNow("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"", witness);
         Run queued = onlyRun(job);
         // A "ghost" executor claims the run and dies: nobody heartbeats its two-second lease.
@@ -270,7 +270,7 @@ class ExecutorTest {
     void aJobDeletedWhileItsRunWaitsInTheQueueNeverRuns() {
         stack(fast());
         executor("ex-1");
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         Instant due = Instant.now().plusSeconds(4);
         JobView job = create("echo ran >> \"$WITNESS\"", new ScheduleSpec("once", due.toString(), null, null, null),
                 Map.of("WITNESS", witness.toString()), null, null, null);
@@ -293,7 +293,7 @@ class ExecutorTest {
     void aFiveSecondIntervalRunsRepeatedlyAndStopsAfterDelete() {
         stack(fast().minInterval(Duration.ofSeconds(5)));
         executor("ex-1");
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         JobView job = create("echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\"",
                 new ScheduleSpec("interval", null, "PT5S", null, null), Map.of("WITNESS", witness.toString()),
                 null, null, null);
@@ -326,7 +326,7 @@ class ExecutorTest {
     @Test
     void aMessageDeliveredBeforeItsDueTimeIsPutBackAndTheRunNeverStartsEarly() {
         stack(fast());
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         Instant due = Instant.now().plusSeconds(4);
         JobView job = create("echo ran >> \"$WITNESS\"", new ScheduleSpec("once", due.toString(), null, null, null),
                 Map.of("WITNESS", witness.toString()), null, null, null);
@@ -348,7 +348,7 @@ class ExecutorTest {
     void aBinaryWhoseStoredBytesDoNotMatchItsSha256IsNeverRun() {
         stack(fast());
         executor("ex-1");
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         byte[] registeredBytes = Fixture.script("echo good >> \"$WITNESS\"");
         byte[] storedBytes = Fixture.script("echo EVIL >> \"$WITNESS\"");
         assertThat(storedBytes).hasSameSizeAs(registeredBytes);
@@ -364,7 +364,7 @@ class ExecutorTest {
         Run r = onlyRun(job);
         assertThat(r.state()).isEqualTo(RunState.DEAD);
         assertThat(r.error()).startsWith("could not start").contains("downloaded with sha256");
-        assertThat(witness).doesNotExist();
+        assertThat(Fixture.lines(witness)).isEmpty();
     }
 
     @Test
@@ -384,7 +384,7 @@ class ExecutorTest {
     @Test
     void aRunStillGoingWhenItsExecutorShutsDownIsKilledReleasedAndFinishedByAnother() {
         stack(fast().shutdownGrace(Duration.ofSeconds(1)));
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         ExecutorPool first = executor("ex-1");
         JobView job = create("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n"
                 + "if [ \"$SCHEDULER_ATTEMPT\" = 1 ]; then sleep 30; fi", NOW,

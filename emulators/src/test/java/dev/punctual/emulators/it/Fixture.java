@@ -26,6 +26,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
@@ -77,6 +78,35 @@ final class Fixture {
             s3 = AwsClients.s3(TestStack.aws().target());
         }
         return s3;
+    }
+
+    /**
+     * A directory in {@code tmp} that the tests' binaries can write to: they run sandboxed, as users of their own,
+     * wherever the tests run as root (as on CI here).
+     */
+    static Path shared(Path tmp) {
+        try {
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
+            Path dir = Files.createDirectories(tmp.resolve("shared"));
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * An empty file in {@link #shared} that every run may append to, whatever user it is: a file a run creates
+     * itself is its own user's, and a later run (another uid) could not write to it.
+     */
+    static Path witness(Path tmp) {
+        try {
+            Path w = Files.createFile(shared(tmp).resolve("w"));
+            Files.setPosixFilePermissions(w, PosixFilePermissions.fromString("rw-rw-rw-"));
+            return w;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     static Punctual stack(Settings settings, Clock clock) {

@@ -43,14 +43,14 @@ class GracefulShutdownTest {
     @Test
     void aRunStillRunningAfterTheGracePeriodIsKilledAndReleasedToAnotherExecutor() throws Exception {
         Punctual p = stack();
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         // The first attempt outlives any grace period; the second succeeds at once.
         JobView job = job(p, "echo \"start $SCHEDULER_ATTEMPT\" >> \"$WITNESS\";"
                 + " if [ \"$SCHEDULER_ATTEMPT\" = 1 ]; then sleep 120; fi; echo \"end $SCHEDULER_ATTEMPT\" >> \"$WITNESS\"",
                 witness);
         String runId = Fixture.runsOf(p, job.id()).getFirst().runId();
         ExecutorPool first = p.startExecutor("ex-stopping", tmp.resolve("a"), 1);
-        await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(witness)
+        await().atMost(Duration.ofSeconds(20)).until(() -> !Fixture.lines(witness).isEmpty()
                 && Fixture.lines(witness).contains("start 1"));
 
         long t = System.nanoTime();
@@ -79,11 +79,11 @@ class GracefulShutdownTest {
     @Test
     void aRunThatFinishesWithinTheGracePeriodIsRecordedNormally() throws Exception {
         Punctual p = stack();
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         JobView job = job(p, "echo start >> \"$WITNESS\"; sleep 1; echo end >> \"$WITNESS\"", witness);
         String runId = Fixture.runsOf(p, job.id()).getFirst().runId();
         ExecutorPool pool = p.startExecutor("ex-draining", tmp.resolve("a"), 1);
-        await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(witness));
+        await().atMost(Duration.ofSeconds(20)).until(() -> !Fixture.lines(witness).isEmpty());
 
         pool.close();
 

@@ -49,7 +49,7 @@ class LaunchRefusalTest {
     void aJobTamperedInTheTableIsNotLaunchedAndItsRunIsDeadAtOnce() {
         Punctual p = Fixture.stack(TestStack.isolatedSettings().lease(Duration.ofSeconds(6))
                 .heartbeat(Duration.ofSeconds(2)).shutdownGrace(Duration.ofSeconds(2)).build(), Clock.systemUTC());
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo ran >> \"$WITNESS\""));
         JobRequest valid = new JobRequest("tampered", binaryId, null, Map.of("WITNESS", witness.toString()), NOW,
                 null, 3);

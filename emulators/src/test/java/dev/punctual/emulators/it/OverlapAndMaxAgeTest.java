@@ -85,18 +85,18 @@ class OverlapAndMaxAgeTest {
 
     @Test
     void allowLetsBothRunAtOnce() {
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         List<RunView> runs = twoRunsAtOnce("allow", witness);
 
         assertThat(runs).extracting(RunView::state).containsOnly("SUCCEEDED");
         List<Span> spans = spans(witness);
         assertThat(spans).hasSize(2);
-        assertThat(spans.get(0).overlaps(spans.get(1))).as("%s", spans).isTrue();
+        assertThat(spans.get(0).overlaps(spans.get(1))).as("%s %s", spans, runs).isTrue();
     }
 
     @Test
     void forbidSkipsTheSecondAndNamesTheRunningOne() {
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         List<RunView> runs = twoRunsAtOnce("forbid", witness);
 
         assertThat(runs).extracting(RunView::state).containsExactlyInAnyOrder("SUCCEEDED", "SKIPPED");
@@ -109,7 +109,7 @@ class OverlapAndMaxAgeTest {
 
     @Test
     void queueRunsTheSecondAfterTheFirstHasFinished() {
-        Path witness = tmp.resolve("w");
+        Path witness = Fixture.witness(tmp);
         List<RunView> runs = twoRunsAtOnce("queue", witness);
 
         assertThat(runs).extracting(RunView::state).containsOnly("SUCCEEDED");

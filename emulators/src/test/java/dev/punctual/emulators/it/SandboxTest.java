@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -114,5 +115,63 @@ class SandboxTest {
         assertThat(rb.startedAt()).isBefore(ra.finishedAt());
         assertThat(p.jobService.log(OWNER, a.id(), ra.runId()))
                 .isNotEqualTo(p.jobService.log(OWNER, b.id(), rb.runId()));
+    }
+
+    @Test
+    void aRunCannotReadSignalOrWriteIntoAConcurrentRun() {
+        Path shared = Fixture.shared(tmp);
+        String victimBin = Fixture.uploadBinary(p, OWNER, Fixture.script(
+                "echo $$ > \"$SHARED/victim.pid\"\necho \"victim output\"\nsleep 4\necho \"victim done\"\n"));
+        JobView victim = p.jobService.create(OWNER, new JobRequest("victim", victimBin, List.of("s3cr3t-arg"),
+                Map.of("SHARED", shared.toString(), "VICTIM_SECRET", "hunter2"), NOW, 20, 1));
+        await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(shared.resolve("victim.pid")));
+        String log = run("v=$(cat \"$SHARED/victim.pid\")\n"
+                + "tr '\\0' ' ' < /proc/$v/environ 2>/dev/null | grep -q hunter2 && echo ENV-READ || echo env-denied\n"
+                + "ls /proc/$v/cwd/ >/dev/null 2>&1 && echo DIR-LISTED || echo dir-denied\n"
+                + "touch /proc/$v/cwd/planted 2>/dev/null && echo PLANTED || echo plant-denied\n"
+                + "ls /proc/$v/fd/ >/dev/null 2>&1 && echo FD-LISTED || echo fd-denied\n"
+                + "kill -9 $v 2>/dev/null && echo KILLED || echo kill-denied\n",
+                Map.of("SHARED", shared.toString()));
+        assertThat(log).contains("env-denied", "dir-denied", "plant-denied", "fd-denied", "kill-denied")
+                .doesNotContain("ENV-READ", "DIR-LISTED", "PLANTED", "FD-LISTED", "KILLED");
+        Run v = await().atMost(Duration.ofSeconds(30)).until(() -> Fixture.runsOf(p, victim.id()).get(0),
+                r -> r.state().terminal());
+        assertThat(v.state()).isEqualTo(RunState.SUCCEEDED);
+        assertThat(p.jobService.log(OWNER, victim.id(), v.runId())).isEqualTo("victim output\nvictim done\n");
+    }
+
+    @Test
+    void withNoNetworkARunCannotReachTheEmulators() {
+        // The control first: with the executor's network, the emulator answers a run.
+        String dynamo = TestStack.aws().dynamodbEndpoint().toString();
+        String script = "curl -s -m 5 -o /dev/null \"$TARGET\" && echo REACHED || echo unreachable\n";
+        assertThat(run(script, Map.of("TARGET", dynamo))).contains("REACHED");
+
+        pool.close();
+        pool = null;
+        Punctual isolated = Fixture.stack(TestStack.isolatedSettings().executorConcurrency(1)
+                .sandbox(new Sandbox.Config(true, BASE + 100, 10, tmp.resolve("sandbox-none"),
+                        Sandbox.Network.NONE)).build(), Clock.systemUTC());
+        p = isolated;
+        pool = p.startExecutor("ex-no-network", tmp.resolve("ex-none"), 1);
+        assertThat(run(script, Map.of("TARGET", dynamo))).contains("unreachable").doesNotContain("REACHED");
+    }
+
+    @Test
+    void whatADeadExecutorsRunLeftBehindIsKilledWhenItsUidIsNextTaken() throws Exception {
+        int uid = BASE + 200;
+        // A leftover as a kill -9'd executor leaves it: a process of a pool uid whose lock nobody holds.
+        Process orphan = new ProcessBuilder("setsid", "setpriv", "--reuid=" + uid, "--regid=" + uid,
+                "--clear-groups", "sleep", "300").start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !Sandbox.pidsOf(uid).isEmpty());
+
+        pool.close();
+        pool = null;
+        p = Fixture.stack(TestStack.isolatedSettings().executorConcurrency(1)
+                .sandbox(new Sandbox.Config(true, uid, 1, tmp.resolve("sandbox"))).build(), Clock.systemUTC());
+        pool = p.startExecutor("ex-after-crash", tmp.resolve("ex-after"), 1);
+        String log = run("echo \"uid=$(id -u)\"\n", Map.of());
+        assertThat(log).isEqualTo("uid=" + uid + "\n");
+        assertThat(orphan.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).as("the leftover was killed").isTrue();
     }
 }

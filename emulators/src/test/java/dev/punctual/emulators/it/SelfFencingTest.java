@@ -56,7 +56,7 @@ class SelfFencingTest {
         Punctual executorSide = new Punctual(failing, AwsClients.sqs(t), AwsClients.s3(t), AwsClients.presigner(t),
                 settings, Clock.systemUTC(), null);
 
-        Path witness = dir.resolve("witness");
+        Path witness = Fixture.witness(dir);
         String bin = Fixture.uploadBinary(setup, "local", Fixture.script(
                 "echo \"start $$\" >> \"$WITNESS\"; sleep 60; echo end >> \"$WITNESS\""));
         var job = setup.jobService.create("local", new JobRequest("fenced", bin, List.of(),
