@@ -45,6 +45,8 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
  *      fail-log-upload=SUFFIX fail every S3 PutObject whose key ends with SUFFIX (e.g. "/attempt-2.log")
  *      stop-after-claim=N     SIGSTOP itself right after its Nth claim transaction succeeded (before it reads the
  *                             run back and starts the binary); the harness sends SIGCONT
+ *      outage-at-result=N:MS  at every Nth write of a run's result, every DynamoDB call and S3 upload of this
+ *                             process fails for MS milliseconds (a store outage around the result write)
  * </pre>
  *
  * It prints {@code READY <pid>} once polling, {@code FAULT ...} lines naming the run a crash hit, and
@@ -76,12 +78,27 @@ public final class FaultExecutor {
         AtomicInteger results = new AtomicInteger();
         AtomicInteger claims = new AtomicInteger();
         int stopAfterClaim = Integer.parseInt(inject.getOrDefault("stop-after-claim", "0"));
+        String[] outage = inject.getOrDefault("outage-at-result", "0:0").split(":");
+        int outageEvery = Integer.parseInt(outage[0]);
+        long outageMillis = Long.parseLong(outage[1]);
+        AtomicInteger resultWrites = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong outageUntil = new java.util.concurrent.atomic.AtomicLong();
         DynamoDbClient dynamo = DynamoDbClient.builder()
                 .httpClient(new FaultyHttpClient(UrlConnectionHttpClient.create(), () -> dynamoErrors))
                 .endpointOverride(dynamoUri).region(t.region()).credentialsProvider(t.credentials())
                 .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
                     @Override
                     public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                        if (outageEvery > 0 && System.currentTimeMillis() >= outageUntil.get()
+                                && c.request() instanceof UpdateItemRequest u && isResult(u)
+                                && resultWrites.incrementAndGet() % outageEvery == 0) {
+                            outageUntil.set(System.currentTimeMillis() + outageMillis);
+                            out.println("FAULT outage " + u.key().get("jobId").s() + " " + u.key().get("runId").s());
+                            out.flush();
+                        }
+                        if (System.currentTimeMillis() < outageUntil.get()) {
+                            throw SdkClientException.create("injected: DynamoDB unreachable (outage)");
+                        }
                         if (haltBeforeResult > 0 && c.request() instanceof UpdateItemRequest u && isResult(u)
                                 && results.incrementAndGet() == haltBeforeResult) {
                             out.println("FAULT result-lost " + u.key().get("jobId").s() + " "
@@ -144,6 +161,9 @@ public final class FaultExecutor {
                 .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
                     @Override
                     public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                        if (c.request() instanceof PutObjectRequest && System.currentTimeMillis() < outageUntil.get()) {
+                            throw SdkClientException.create("injected: S3 unreachable (outage)");
+                        }
                         if (failLogUpload != null && c.request() instanceof PutObjectRequest put
                                 && put.key().endsWith(failLogUpload)) {
                             out.println("FAULT log-upload-failed " + put.key());

@@ -332,6 +332,50 @@ class FaultSuiteTest {
         });
     }
 
+    // ---- 2c. SIGSTOP past the lease while its binaries run on -----------------------------------------------------
+
+    /**
+     * As 2, but every binary runs longer than the lease (6–8 s against 4 s): frozen, the executor cannot kill them
+     * itself, so without something outside its JVM they would run on beside the next attempts. Its supervisor
+     * kills them before their lease ends.
+     */
+    @Test
+    @Order(2)
+    void sigstopOfAnExecutorWhoseBinariesOutliveTheLease() throws Exception {
+        scenario("2c. SIGSTOP past the lease, binaries outlive it", () -> {
+            try (Stage s = stage(Map.of())) {
+                s.startSweeper(s.api, "sweeper");
+                s.startExecutors(3);
+                int n = Math.max(24, RUNS / 4);
+                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, n, 6.0, 8.0, Stage::now));
+                Exec victim = s.live().get(0);
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                        .until(() -> busyRunning(s, victim));
+                List<Run> held = s.heldBy(victim.id);
+                victim.stop();
+                long stoppedAt = System.nanoTime();
+                // Frozen until every run it held has been taken over by another executor's next attempt.
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> held
+                        .stream().allMatch(h -> s.api.runs.get(h.jobId(), h.runId()).orElseThrow().attempt()
+                                > h.attempt()));
+                double frozen = (System.nanoTime() - stoppedAt) / 1e9;
+                victim.cont();
+                submit.join();
+                Checker.Result r = s.drainAndCheck(DRAIN.plusSeconds(30));
+                long killed = held.stream().filter(h -> r.attempts().getOrDefault(h.jobId() + "/" + h.runId(),
+                        List.of()).stream().anyMatch(a -> a.attempt == h.attempt() && a.endNs == null)).count();
+                s.notes.add(victim.id + " frozen " + String.format(java.util.Locale.ROOT, "%.1f", frozen)
+                        + " s holding " + held.size() + " runs whose binaries sleep 6-8 s (lease "
+                        + FaultSettings.LEASE.toSeconds() + " s); " + killed + " of their binaries killed by the "
+                        + "supervisor before the next attempt started");
+                // A binary within 3 s of its end when the executor froze may finish first; the others must have
+                // been killed, or they would have overlapped the next attempts (which the invariants rule out).
+                assertThat(killed).as("the frozen executor's long binaries were killed").isPositive();
+                return s.check();
+            }
+        });
+    }
+
     /** Every slot of the executor holds a RUNNING run whose current attempt's binary has started. */
     static boolean busyRunning(Stage s, Exec e) {
         List<Run> held = s.heldBy(e.id);
@@ -983,6 +1027,38 @@ class FaultSuiteTest {
                         + String.format(java.util.Locale.ROOT, "%.1f s", stopSecs));
                 assertThat(finishedInGrace).as("runs finish during the grace period").isPositive();
                 assertThat(released).as("runs longer than the grace are released, then run again").isPositive();
+                return s.check();
+            }
+        });
+    }
+
+    // ---- 14. a store outage around the result write ------------------------------------------------------------
+
+    /**
+     * At every 7th result write of each executor, its DynamoDB and S3 fail for 2 s (half the lease): the write and
+     * the log uploads around it fail. The executor lives and keeps its lease (the outage is shorter than the lease
+     * minus a heartbeat), so every binary that exited must have its outcome recorded by that same attempt: a binary
+     * that succeeded is never run again.
+     */
+    @Test
+    @Order(14)
+    void aStoreOutageAroundTheResultWriteReRunsNothing() throws Exception {
+        scenario("14. store outage around the result write", () -> {
+            try (Stage s = stage(Map.of())) {
+                s.startSweeper(s.api, "sweeper");
+                List<Exec> faulty = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    faulty.add(s.startExecutor(Map.of("outage-at-result", "7:2000")));
+                }
+                faulty.forEach(Exec::awaitReady);
+                s.submitWorkers(s.api, RUNS, 0.3, 1.0, Stage::now);
+                Checker.Result r = s.drainAndCheck(DRAIN);
+                long outages = faulty.stream().mapToLong(e -> e.faultLines().stream()
+                        .filter(l -> l.startsWith("FAULT outage")).count()).sum();
+                s.notes.add(outages + " outages of 2 s, each starting at a result write; lease "
+                        + FaultSettings.LEASE.toSeconds() + " s");
+                assertThat(outages).as("outages were injected").isGreaterThanOrEqualTo(3);
+                assertThat(r.duplicates()).as("no binary that exited while its executor lived ran again").isZero();
                 return s.check();
             }
         });

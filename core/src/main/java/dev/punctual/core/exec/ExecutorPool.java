@@ -115,6 +115,8 @@ public final class ExecutorPool implements AutoCloseable {
             receiver.join(Duration.ofSeconds(waitSeconds + 5).toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            worker.close();
         }
     }
 }

@@ -66,6 +66,8 @@ public final class RunWorker {
      * files makes its own disk scan slow, and must not delay another run's heartbeat into self-fencing.
      */
     private final ScheduledExecutorService watchTimer;
+    /** Kills a run from outside this JVM when its lease was not renewed in time ({@link Supervisor}). */
+    private final Supervisor supervisor;
     private final Map<String, ProcessRunner.Handle> running = new ConcurrentHashMap<>();
 
     public RunWorker(RunRepository runs, JobRepository jobs, Transactions tx, RunQueue queue, ArtifactStore store,
@@ -85,6 +87,11 @@ public final class RunWorker {
         this.workRoot = workRoot;
         this.sandbox = Sandbox.create(settings.sandbox());
         this.timer = timer;
+        try {
+            this.supervisor = new Supervisor(workRoot.resolveSibling("deadlines"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         this.watchTimer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("run-watch-" + executorId).factory());
     }
@@ -306,7 +313,11 @@ public final class RunWorker {
         ProcessRunner.Handle handle = null;
         Sandbox.Lease lease = null;
         ScheduledFuture<?> beat = null;
+        // Until when this executor's attempt surely holds the run: its lease as last renewed. The result is
+        // retried until then; after it, another executor may have taken the run over.
+        AtomicReference<Instant> held = new AtomicReference<>(run.leaseExpiry());
         ScheduledFuture<?> watching = null;
+        String supervised = null;
         // What the job asked for, within this executor's maxima (the API checked against its own, which an
         // operator may have set higher than this executor's).
         RunLimits limits = job.limits().within(settings.limits());
@@ -324,7 +335,8 @@ public final class RunWorker {
             LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " " + REFUSED + refused);
             String shown = String.join("; ", refused.subList(0, Math.min(5, refused.size())))
                     + (refused.size() > 5 ? "; and " + (refused.size() - 5) + " more" : "");
-            return settle(message, run, null, REFUSED + shown, null, false, false);
+            return whileHeld(held, "recording the refusal of " + run.jobId() + "/" + run.runId(),
+                    () -> settle(message, run, null, REFUSED + shown, null, false, false));
         }
         // The claim may win up to CLAIM_TOLERANCE before the run's due time (it checks whole seconds, and the
         // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
@@ -357,19 +369,41 @@ public final class RunWorker {
                 killed = FENCED;
                 throw new FencedBeforeStart();
             }
+            held.set(renewedAt.plus(settings.lease()));
             handle = runner.start(binary, job.args(), env, workDir, logFile, new ProcessRunner.Confinement(
                     lease == null ? null : lease.uid(), limits, sandbox.privateNetwork()));
             running.put(run.jobId() + "/" + run.runId(), handle);
-            beat = startHeartbeat(message, run, handle);
-            Sandbox.Lease held = lease;
+            String name = run.jobId() + "." + run.runId() + "." + attempt;
+            supervised = name;
+            Integer uid = lease == null ? null : lease.uid();
+            long group = handle.pid();
+            try {
+                supervisor.arm(name, group, uid, supervisorDeadline(held.get()));
+            } catch (IOException e) {
+                // The binary runs already: it must be awaited whatever happens here. Self-fencing still holds it.
+                LOG.log(Level.WARNING, "run " + name + " has no supervisor", e);
+            }
+            beat = startHeartbeat(message, run, handle, held, expiry -> {
+                try {
+                    supervisor.extend(name, group, uid, supervisorDeadline(expiry));
+                } catch (IOException e) {
+                    LOG.log(Level.WARNING, "cannot move the supervisor's deadline of " + name, e);
+                }
+            });
+            Sandbox.Lease box = lease;
             Path dir = workDir;
-            RunWatch watch = new RunWatch(limits, held == null ? () -> Sandbox.sizeOf(dir, -1)
-                    : () -> sandbox.diskUsed(held), handle);
+            RunWatch watch = new RunWatch(limits, box == null ? () -> Sandbox.sizeOf(dir, -1)
+                    : () -> sandbox.diskUsed(box), handle);
             watching = watchTimer.scheduleAtFixedRate(watch::check, RunWatch.PERIOD.toMillis(),
                     RunWatch.PERIOD.toMillis(), TimeUnit.MILLISECONDS);
             ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));
             exitCode = result.exitCode();
             killed = result.killedBecause();
+            if (supervisor.disarm(name)) {
+                // This JVM was frozen or starved past the deadline: the supervisor killed the binary before the
+                // lease could pass on. The attempt is not ours to record.
+                killed = SELF_FENCED;
+            }
             error = killed != null ? killed : exitCode == 0 ? null : "exited with code " + exitCode;
             String limit = killed == null && exitCode != 0 ? RunWatch.explainExit(exitCode, limits) : null;
             if (limit != null) {
@@ -386,8 +420,8 @@ public final class RunWorker {
             LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " could not start", e);
             error = "could not start: " + e.getMessage();
         } finally {
-            if (beat != null) {
-                beat.cancel(false);
+            if (supervised != null) {
+                supervisor.disarm(supervised);
             }
             if (watching != null) {
                 watching.cancel(false);
@@ -397,14 +431,58 @@ public final class RunWorker {
                 sandbox.close(lease);
             }
         }
-        String storedLog = uploadLog(logKey, logFile);
-        deleteQuietly(workDir, logFile);
-        if (FENCED.equals(killed) || SELF_FENCED.equals(killed)) {
-            // Not ours to record any more (or we cannot tell): the lease expires, and the message or the
-            // sweeper brings the run back as a new attempt.
-            return Outcome.FENCED;
+        // The heartbeat goes on until the outcome is recorded: while the log is uploaded and the result written
+        // (retried through a passing outage), the run stays ours.
+        try {
+            String storedLog = uploadLog(logKey, logFile, held);
+            deleteQuietly(workDir, logFile);
+            if (FENCED.equals(killed) || SELF_FENCED.equals(killed)) {
+                // Not ours to record any more (or we cannot tell): the lease expires, and the message or the
+                // sweeper brings the run back as a new attempt.
+                return Outcome.FENCED;
+            }
+            Integer code = exitCode;
+            String err = error;
+            boolean again = retryable;
+            boolean released = SHUTDOWN.equals(killed);
+            return whileHeld(held, "recording the outcome of " + run.jobId() + "/" + run.runId(),
+                    () -> settle(message, run, code, err, storedLog, released, again));
+        } finally {
+            if (beat != null) {
+                beat.cancel(false);
+            }
         }
-        return settle(message, run, exitCode, error, storedLog, SHUTDOWN.equals(killed), retryable);
+    }
+
+    /** The first wait before a write is tried again, and the longest. */
+    static final Duration RETRY_FIRST = Duration.ofMillis(100);
+    static final Duration RETRY_MOST = Duration.ofSeconds(5);
+
+    /**
+     * {@code call}, tried again with backoff while it fails and this executor's lease ({@code held}, which the
+     * heartbeat extends) lasts past the next try. A binary that exited is run again only if its outcome could not
+     * be recorded before the lease could pass to another executor: a store outage shorter than that costs nothing.
+     */
+    private <T> T whileHeld(AtomicReference<Instant> held, String what, java.util.function.Supplier<T> call)
+            throws InterruptedException {
+        Duration wait = RETRY_FIRST;
+        for (int tries = 1; ; tries++) {
+            try {
+                return call.get();
+            } catch (RuntimeException e) {
+                // The last try must be over before the lease is: leave it RETRY_FIRST of room.
+                long left = Duration.between(clock.instant(), held.get()).minus(RETRY_FIRST).toMillis();
+                if (left <= 0) {
+                    LOG.log(Level.WARNING, what + " failed " + tries + " times; the lease ends before another "
+                            + "try: the run will come back", e);
+                    throw e;
+                }
+                long sleep = Math.min(wait.toMillis(), left);
+                LOG.log(Level.WARNING, what + " failed (try " + tries + "), trying again in " + sleep + " ms: " + e);
+                Thread.sleep(sleep);
+                wait = wait.multipliedBy(2).compareTo(RETRY_MOST) > 0 ? RETRY_MOST : wait.multipliedBy(2);
+            }
+        }
     }
 
     private Outcome settle(Message message, Run run, Integer exitCode, String error, String logKey,
@@ -439,9 +517,22 @@ public final class RunWorker {
      * Extends the DynamoDB lease and the message's invisibility together. A lost heartbeat (another executor took
      * the run after our lease expired) kills our process: the newer attempt owns the run now.
      */
-    private ScheduledFuture<?> startHeartbeat(Message message, Run run, ProcessRunner.Handle handle) {
+    /** The wall-clock instant (ms) at which the supervisor kills a run whose lease ends at {@code leaseEnd}. */
+    private long supervisorDeadline(Instant leaseEnd) {
+        // The lease is in this executor's clock; the supervisor reads the wall clock.
+        Duration left = Duration.between(clock.instant(), leaseEnd).minus(Supervisor.margin(settings.lease()));
+        return System.currentTimeMillis() + left.toMillis();
+    }
+
+    /** Stops the supervisor (the executor is stopping; no run is left to watch). */
+    public void close() {
+        supervisor.close();
+    }
+
+    private ScheduledFuture<?> startHeartbeat(Message message, Run run, ProcessRunner.Handle handle,
+                                              AtomicReference<Instant> held,
+                                              java.util.function.Consumer<Instant> renewed) {
         long period = settings.heartbeat().toMillis();
-        AtomicReference<Instant> held = new AtomicReference<>(run.leaseExpiry());
         return timer.scheduleAtFixedRate(() -> {
             Instant now = clock.instant();
             try {
@@ -451,6 +542,7 @@ public final class RunWorker {
                     return;
                 }
                 held.set(expiry);
+                renewed.accept(expiry);
                 queue.changeVisibility(message.receiptHandle(), (int) settings.lease().toSeconds());
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "heartbeat of " + run.jobId() + "/" + run.runId() + " failed", e);
@@ -479,16 +571,28 @@ public final class RunWorker {
         return running.size();
     }
 
-    private String uploadLog(String key, Path logFile) {
+    /** How many times a log upload is tried: it must not hold up the outcome, which matters more. */
+    static final int LOG_TRIES = 3;
+
+    private String uploadLog(String key, Path logFile, AtomicReference<Instant> held) throws InterruptedException {
         if (logFile == null || !Files.exists(logFile)) {
             return null;
         }
-        try {
-            store.putLog(key, logFile);
-            return key;
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "uploading log " + key + " failed", e);
-            return null;
+        Duration wait = RETRY_FIRST;
+        for (int tries = 1; ; tries++) {
+            try {
+                store.putLog(key, logFile);
+                return key;
+            } catch (RuntimeException e) {
+                if (tries >= LOG_TRIES || !clock.instant().plus(wait).isBefore(held.get())) {
+                    // Recorded without its log rather than not at all.
+                    LOG.log(Level.WARNING, "uploading log " + key + " failed " + tries + " times; the run is "
+                            + "recorded without it", e);
+                    return null;
+                }
+                Thread.sleep(wait.toMillis());
+                wait = wait.multipliedBy(2);
+            }
         }
     }
 

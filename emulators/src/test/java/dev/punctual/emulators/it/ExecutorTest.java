@@ -285,7 +285,7 @@ class ExecutorTest {
         assertThat(r.attempt()).isZero();
         assertThat(Instant.now()).isAfterOrEqualTo(due);
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
-                .until(() -> !witness.toFile().exists());
+                .until(() -> Fixture.lines(witness).isEmpty());
         assertThat(Fixture.queueCounts(p).total()).isZero();
     }
 

@@ -1,0 +1,131 @@
+package dev.punctual.core.exec;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Kills a run whose executor stopped renewing it, from outside the executor's JVM. Self-fencing lives in the JVM:
+ * a JVM that is frozen (SIGSTOP, a long GC pause, a starved CPU, a debugger) cannot kill its binaries, which run on
+ * while the lease passes to another executor and a second attempt starts beside them.
+ *
+ * <p>One small shell process per executor reads a deadline per run, {@code <name>.deadline} in a directory of the
+ * executor's own ({@code <wall-clock ms> <process group> <uid or ->}); the executor writes it when the binary
+ * starts and pushes it forward with every heartbeat that renewed the lease. Once the wall clock passes a deadline,
+ * the shell kills the run's process group and every process of its uid, and renames the file {@code .killed}, so
+ * the executor, when it runs again, records nothing for that attempt (it is not its own any more). The deadline is
+ * {@link #margin} before the lease ends: the run is dead before another executor can claim it.
+ *
+ * <p>The shell dies with the executor (parent-death signal), as its binaries do; only a frozen executor leaves it
+ * alone. A whole host frozen with its binaries stays out of reach: nothing on it runs to kill them.
+ */
+final class Supervisor implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Supervisor.class.getName());
+    /** How often the shell looks at the deadlines. */
+    static final long POLL_MS = 200;
+    private static final String SCRIPT = """
+            dir="$1"
+            while :; do
+              now=$(date +%s%3N)
+              for f in "$dir"/*.deadline; do
+                [ -e "$f" ] || continue
+                read -r deadline group uid < "$f" || continue
+                if [ "$now" -gt "$deadline" ]; then
+                  env kill -s KILL -- "-$group" 2>/dev/null
+                  [ "$uid" != "-" ] && pkill -KILL -U "$uid" 2>/dev/null
+                  mv -f "$f" "${f%.deadline}.killed"
+                  echo "supervisor: killed $(basename "$f" .deadline): its lease was not renewed" >&2
+                fi
+              done
+              sleep 0.2
+            done
+            """;
+    // (kill through env: dash's builtin kill takes no negative pid, which names a process group.)
+
+    private final Path dir;
+    private Process shell;
+
+    Supervisor(Path dir) throws IOException {
+        this.dir = Files.createDirectories(dir);
+    }
+
+    /**
+     * How long before the lease ends the supervisor kills: a poll of the shell, plus slack for the kill and for
+     * clocks, and at most a quarter of the lease (between heartbeats the deadline must stay ahead of now).
+     */
+    static java.time.Duration margin(java.time.Duration lease) {
+        java.time.Duration m = java.time.Duration.ofMillis(POLL_MS * 5);
+        java.time.Duration quarter = lease.dividedBy(4);
+        return m.compareTo(quarter) > 0 ? quarter : m;
+    }
+
+    /** Sets (or moves) the deadline of the run {@code name}, whose binary leads process group {@code group}. */
+    synchronized void arm(String name, long group, Integer uid, long deadlineMillis) throws IOException {
+        ensureStarted();
+        Path tmp = dir.resolve(name + ".tmp");
+        Files.writeString(tmp, deadlineMillis + " " + group + " " + (uid == null ? "-" : uid) + "\n",
+                StandardCharsets.US_ASCII);
+        Files.move(tmp, dir.resolve(name + ".deadline"), StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** Moves an armed deadline; nothing if the run is not armed (over, or killed meanwhile). */
+    synchronized void extend(String name, long group, Integer uid, long deadlineMillis) throws IOException {
+        if (Files.exists(dir.resolve(name + ".deadline"))) {
+            arm(name, group, uid, deadlineMillis);
+        }
+    }
+
+    /** The run is over: no deadline any more. True if the supervisor killed it first. */
+    synchronized boolean disarm(String name) {
+        try {
+            Files.deleteIfExists(dir.resolve(name + ".deadline"));
+            return Files.deleteIfExists(dir.resolve(name + ".killed"));
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot remove the deadline of " + name, e);
+            return false;
+        }
+    }
+
+    private void ensureStarted() throws IOException {
+        if (shell != null && shell.isAlive()) {
+            return;
+        }
+        // The parent-death signal follows the thread that starts the shell, not the JVM: started from a thread of
+        // its own that lives exactly as long as the shell (it waits for it), never from a run's thread.
+        CompletableFuture<Process> started = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("supervisor-" + dir.getFileName()).start(() -> {
+            try {
+                Process p = ProcessRunner.spawn(new ProcessBuilder(List.of("setpriv", "--pdeathsig", "KILL", "--",
+                        "/bin/sh", "-c", SCRIPT, "punctual-supervisor", dir.toString()))
+                        .redirectInput(ProcessBuilder.Redirect.PIPE).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectError(ProcessBuilder.Redirect.INHERIT));
+                started.complete(p);
+                p.waitFor();
+            } catch (IOException | RuntimeException e) {
+                started.completeExceptionally(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            shell = started.join();
+        } catch (CompletionException e) {
+            throw new IOException("cannot start the run supervisor", e.getCause());
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (shell != null) {
+            shell.destroyForcibly();
+            shell = null;
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.punctual.core.exec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The supervisor kills a run whose deadline passed, from a process of its own (so a frozen executor JVM does not
+ * stop it), and leaves alone a run whose deadline keeps moving.
+ */
+class SupervisorTest extends ScriptTestBase {
+    private static final Duration LONG = Duration.ofSeconds(60);
+
+    @Test
+    void aRunWhoseDeadlinePassesIsKilledAndTheExecutorIsToldSo() throws Exception {
+        ProcessRunner.Handle h = scripts.start(scripts.write("long", "echo started; sleep 60; echo finished"));
+        try (Supervisor s = new Supervisor(temp.resolve("deadlines"))) {
+            long armedAt = System.currentTimeMillis();
+            s.arm("run-a", h.pid(), null, armedAt + 500);
+            ProcessRunner.Result r = h.await(LONG);
+            long killedAfter = System.currentTimeMillis() - armedAt;
+            assertThat(r.killedBecause()).as("the executor itself did not kill it").isNull();
+            assertThat(r.exitCode()).isEqualTo(128 + 9);
+            assertThat(killedAfter).isBetween(500L, 500 + 5 * Supervisor.POLL_MS + 2000);
+            assertThat(s.disarm("run-a")).as("the executor learns the supervisor killed it").isTrue();
+            assertThat(scripts.log()).contains("started").doesNotContain("finished");
+        }
+    }
+
+    @Test
+    void aDeadlineThatKeepsMovingKillsNothingAndAFinishedRunIsDisarmed() throws Exception {
+        ProcessRunner.Handle h = scripts.start(scripts.write("short", "sleep 2; echo finished"));
+        try (Supervisor s = new Supervisor(temp.resolve("deadlines"))) {
+            s.arm("run-b", h.pid(), null, System.currentTimeMillis() + 700);
+            // Heartbeats, as the executor's: every 200 ms the deadline moves 700 ms ahead, past the binary's end.
+            ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor();
+            beats.scheduleAtFixedRate(() -> {
+                try {
+                    s.extend("run-b", h.pid(), null, System.currentTimeMillis() + 700);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, 200, 200, TimeUnit.MILLISECONDS);
+            ProcessRunner.Result r;
+            try {
+                r = h.await(LONG);
+            } finally {
+                beats.shutdownNow();
+            }
+            assertThat(r.exitCode()).isZero();
+            assertThat(s.disarm("run-b")).isFalse();
+            assertThat(scripts.log()).contains("finished");
+        }
+    }
+
+    @Test
+    void theMarginKillsBeforeTheLeaseEnds() {
+        assertThat(Supervisor.margin(Duration.ofSeconds(60))).isEqualTo(Duration.ofSeconds(1));
+        assertThat(Supervisor.margin(Duration.ofSeconds(2))).isEqualTo(Duration.ofMillis(500));
+    }
+}
