@@ -102,10 +102,9 @@ final class Stage implements AutoCloseable {
         this.api = punctual(dynamo, sqs, Clock.systemUTC());
         this.witness = new Witness(dir.resolve("witness.log"));
         // The binaries run sandboxed, as users of their own (the executors are root here, as on CI): they reach
-        // the witness file through these directories and append to it.
-        for (Path d : List.of(root, dir)) {
-            Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwx--x--x"));
-        }
+        // the witness file through the root, append to it, and leave files of their own ($FAULT_DIR) in the dir.
+        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
         Files.setPosixFilePermissions(witness.file(), PosixFilePermissions.fromString("rw-rw-rw-"));
     }
 

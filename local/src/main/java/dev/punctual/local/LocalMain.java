@@ -2,6 +2,7 @@ package dev.punctual.local;
 
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.Sandbox;
+import io.quarkus.runtime.configuration.DurationConverter;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.emulators.EmbeddedAws;
 import io.quarkus.runtime.Quarkus;
@@ -82,7 +83,12 @@ public class LocalMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Settings settings = Settings.builder().prefix(prefix).build();
+        // What the provisioned resources depend on, read as the application will read it (the queue's visibility
+        // timeout is the lease): Quarkus's configuration is not up yet.
+        Settings.Builder sb = Settings.builder().prefix(prefix);
+        configured("punctual.lease").map(DurationConverter::parseDuration).ifPresent(sb::lease);
+        configured("punctual.heartbeat").map(DurationConverter::parseDuration).ifPresent(sb::heartbeat);
+        Settings settings = sb.build();
         System.setProperty("punctual.prefix", prefix);
         // The emulators take any credentials: a run that could reach them could rewrite every tenant's jobs. Runs
         // get no network of their own here unless asked otherwise (taking root, as the sandbox itself does).
@@ -113,6 +119,15 @@ public class LocalMain implements Callable<Integer> {
             stopEmulators();
         }
         return 0;
+    }
+
+    /** A setting from a system property or its environment variable ({@code punctual.lease}: PUNCTUAL_LEASE). */
+    static java.util.Optional<String> configured(String key) {
+        String v = System.getProperty(key);
+        if (v == null) {
+            v = System.getenv(key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_'));
+        }
+        return java.util.Optional.ofNullable(v).filter(s -> !s.isBlank());
     }
 
     static void stopEmulators() {

@@ -29,8 +29,9 @@ class LocalSystemIT {
 
     @BeforeAll
     static void start(@TempDir Path dir) throws Exception {
-        // Short retry backoff so the three-attempt test is quick; everything else runs with its defaults.
-        system = new LocalSystem("-Dpunctual.retry-base=PT1S");
+        // Short retry backoff so the three-attempt test is quick; a lease of its own, which the queue must follow;
+        // everything else runs with its defaults.
+        system = new LocalSystem("-Dpunctual.retry-base=PT1S", "-Dpunctual.lease=PT30S", "-Dpunctual.heartbeat=PT10S");
         binaryId = system.upload(LocalSystem.binary(dir));
     }
 
@@ -38,6 +39,22 @@ class LocalSystemIT {
     static void stop() throws Exception {
         if (system != null) {
             system.close();
+        }
+    }
+
+    @Test
+    void theQueueIsCreatedWithTheConfiguredLeaseAsItsVisibilityTimeout() throws Exception {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("SQS (http://\\S+)").matcher(system.output());
+        assertThat(m.find()).as("the ready line names the SQS endpoint").isTrue();
+        try (var sqs = software.amazon.awssdk.services.sqs.SqsClient.builder()
+                .endpointOverride(java.net.URI.create(m.group(1)))
+                .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("test", "test")))
+                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create()).build()) {
+            String url = sqs.getQueueUrl(b -> b.queueName("punctual-runs")).queueUrl();
+            assertThat(sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNamesWithStrings("VisibilityTimeout"))
+                    .attributesAsStrings()).containsEntry("VisibilityTimeout", "30");
         }
     }
 

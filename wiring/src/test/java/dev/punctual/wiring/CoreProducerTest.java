@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /** Every {@code punctual.*} setting reaches core's Settings; unset ones keep core's defaults. */
 class CoreProducerTest {
     /** A PunctualConfig whose given methods answer the given values and every other one "not set". */
-    private static PunctualConfig config(Map<String, Object> set) {
+    static PunctualConfig config(Map<String, Object> set) {
         return (PunctualConfig) Proxy.newProxyInstance(PunctualConfig.class.getClassLoader(),
                 new Class<?>[] {PunctualConfig.class}, (proxy, method, args) -> {
                     Object v = set.get(method.getName());
