@@ -229,7 +229,13 @@ public final class RunWorker {
                 queue.delete(message.receiptHandle());
                 return Outcome.ALREADY_DONE;
             }
-            Instant due = RunRepository.fromItem(old).scheduledAt();
+            Run seen = RunRepository.fromItem(old);
+            boolean leasedNow = seen.state() == RunState.RUNNING && seen.leaseExpiry() != null
+                    && seen.leaseExpiry().isAfter(now);
+            if (!leasedNow && seen.attempt() >= seen.maxAttempts()) {
+                return exhausted(message, seen, now);
+            }
+            Instant due = seen.scheduledAt();
             if (!RunRepository.dueForClaim(due, now)) {
                 // The message says the run is due; the run says it is not (a forged or misdirected message, one
                 // sent before an update moved the run later, or a clock ahead). The message is kept, invisible
@@ -263,6 +269,24 @@ public final class RunWorker {
             return overlapping(message, m, c.active(), policy, now);
         }
         return Outcome.CONFLICT;
+    }
+
+    /**
+     * The run has used every attempt, yet a message brought it back: its last attempt's executor stopped without an
+     * outcome (crashed, froze, or lost its lease), which counts as a failed attempt. It ends DEAD, saying so.
+     */
+    private Outcome exhausted(Message message, Run seen, Instant now) {
+        String why = seen.state() == RunState.RUNNING
+                ? "attempt " + seen.attempt() + " of " + seen.maxAttempts() + " ended without an outcome (its "
+                        + "executor " + seen.leaseOwner() + " stopped: crashed, froze or lost its lease), and no "
+                        + "attempt is left"
+                : "no attempt is left (" + seen.attempt() + " of " + seen.maxAttempts() + " used)";
+        if (!runs.markDeadLettered(seen, why, now, now.plus(settings.retention()))) {
+            return Outcome.CONFLICT;
+        }
+        LOG.log(Level.INFO, "run " + seen.jobId() + "/" + seen.runId() + " is DEAD: " + why);
+        queue.delete(message.receiptHandle());
+        return Outcome.DEAD;
     }
 
     /** The job's run {@code active} is still running: skip this one (forbid) or look again shortly (queue). */
@@ -501,7 +525,7 @@ public final class RunWorker {
         boolean dead = !released && (!retryable || attempt >= run.maxAttempts());
         RunState to = dead ? RunState.DEAD : RunState.FAILED;
         if (!runs.finish(run.jobId(), run.runId(), attempt, executorId, to, exitCode, error, logKey, now, expires,
-                run.owner(), run.queuedAt() == null)) {
+                run.owner(), run.queuedAt() == null, released)) {
             return Outcome.FENCED;
         }
         if (dead) {

@@ -256,6 +256,7 @@ public final class RunRepository {
         names.put("#err", ERROR);
         // A new attempt has no log yet: the previous attempt's must not pass for this one's if its upload fails.
         names.put("#lk", LOG_KEY);
+        names.put("#ma", MAX_ATTEMPTS);
         Map<String, AttributeValue> values = new HashMap<>();
         values.put(":running", s(RunState.RUNNING.name()));
         values.put(":scheduled", s(RunState.SCHEDULED.name()));
@@ -270,7 +271,10 @@ public final class RunRepository {
         return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
                 .updateExpression("SET #st = :running, #a = #a + :one, #lo = :me, #le = :exp, #sa = :now, #u = :now"
                         + " REMOVE #ec, #fa, #err, #lk")
+                // maxAttempts bounds the attempts that start: an attempt whose executor died without an outcome
+                // counted too, and with none left the executor ends the run instead (RunWorker.lostClaim).
                 .conditionExpression("attribute_exists(#r) AND #due <= :dueBound"
+                        + " AND (attribute_not_exists(#ma) OR #a < #ma)"
                         + " AND (#st IN (:scheduled, :queued, :failed)"
                         + " OR (#st = :running AND #le < :nowMs))")
                 .expressionAttributeNames(names)
@@ -313,10 +317,26 @@ public final class RunRepository {
     public boolean finish(String jobId, String runId, int attempt, String executorId, RunState to, Integer exitCode,
                           String error, String logKey, Instant now, Instant expiresAt, String owner,
                           boolean neverMarked) {
+        return finish(jobId, runId, attempt, executorId, to, exitCode, error, logKey, now, expiresAt, owner,
+                neverMarked, false);
+    }
+
+    /**
+     * {@link #finish}; with {@code released} (FAILED because the executor stopped it on shutdown, not because it
+     * failed) the run also gets one more attempt: a release does not use one up.
+     */
+    public boolean finish(String jobId, String runId, int attempt, String executorId, RunState to, Integer exitCode,
+                          String error, String logKey, Instant now, Instant expiresAt, String owner,
+                          boolean neverMarked, boolean released) {
         Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#fa", FINISHED_AT, "#u", UPDATED_AT,
                 "#le", LEASE_EXPIRY));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":to", s(to.name()), ":now", instant(now)));
         StringBuilder set = new StringBuilder("SET #st = :to, #fa = :now, #u = :now");
+        if (released) {
+            set.append(", #ma = #ma + :one");
+            names.put("#ma", MAX_ATTEMPTS);
+            values.put(":one", n(1));
+        }
         List<String> remove = new ArrayList<>(List.of("#le"));
         optional(set, remove, names, values, "#ec", EXIT_CODE, exitCode == null ? null : n(exitCode));
         optional(set, remove, names, values, "#err", ERROR, error == null ? null : s(error));

@@ -88,6 +88,41 @@ class RecoveryTest {
     }
 
     @Test
+    void aRunWhoseExecutorDiedOnItsLastAttemptEndsDeadAndNeverStartsAgain(@TempDir Path work) throws Exception {
+        // One attempt allowed; its executor claims it and dies (never renews the lease, records nothing).
+        Job job = Fixture.insertJob(p, Fixture.once(now.plusSeconds(1)), now.plusSeconds(1), now, 1);
+        p.sweeper.sweep();
+        loseEveryMessage();
+        clock.advance(Duration.ofSeconds(2));
+        Instant t = clock.instant();
+        assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
+                p.runs.claim(job.id(), job.pendingRunId(), "dead-executor", t.plusSeconds(60), t))).won()).isTrue();
+        clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
+        assertThat(sweep().resent()).isEqualTo(1);
+
+        // The message the sweeper sent brings it to an executor, which must not start attempt 2 of 1.
+        Instant later = clock.instant();
+        assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
+                p.runs.claim(job.id(), job.pendingRunId(), "rescuer", later.plusSeconds(60), later))).won())
+                .as("no claim past maxAttempts").isFalse();
+        var worker = p.worker("rescuer", work.resolve("runs"), java.util.concurrent.Executors
+                .newSingleThreadScheduledExecutor());
+        var messages = p.queue.receive(10, 1, 30);
+        assertThat(messages).hasSize(1);
+        assertThat(worker.handle(messages.get(0))).isEqualTo(dev.punctual.core.exec.RunWorker.Outcome.DEAD);
+        worker.close();
+
+        Run run = Fixture.run(p, job.id(), job.pendingRunId());
+        assertThat(run.state()).isEqualTo(RunState.DEAD);
+        assertThat(run.attempt()).isEqualTo(1);
+        assertThat(run.error()).isEqualTo("attempt 1 of 1 ended without an outcome (its executor dead-executor "
+                + "stopped: crashed, froze or lost its lease), and no attempt is left");
+        assertThat(p.deadLetters.list(Fixture.OWNER, "DEAD", null, null).items()).extracting(v -> v.runId())
+                .containsExactly(job.pendingRunId());
+        assertThat(Fixture.queueCounts(p).total()).as("its message is gone").isZero();
+    }
+
+    @Test
     void aRunWithALiveLeaseIsLookedAtAgainLaterAndNotResent() {
         Job job = Fixture.insertOnceJob(p, now.plusSeconds(1), now);
         p.sweeper.sweep();
