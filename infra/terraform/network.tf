@@ -4,7 +4,8 @@
 # The Lambdas are not in the VPC and use none of it. Skipped with create_executor_service = false.
 
 locals {
-  create_vpc_endpoints = var.create_executor_service && var.create_vpc_endpoints
+  # Without a VPC the executor security group's precondition says what is missing, rather than every endpoint.
+  create_vpc_endpoints = var.create_executor_service && var.create_vpc_endpoints && var.vpc_id != null
 
   # The services the executor's tasks call, and how the VPC reaches each privately. On Fargate (platform 1.4+) the
   # image pull (ECR API for the token, ECR Docker for the manifests, S3 for the layers) and the awslogs driver
@@ -23,7 +24,7 @@ locals {
   interface_endpoint_security_group_count = local.create_vpc_endpoints ? 1 : length(var.vpc_endpoint_security_group_ids)
   interface_endpoint_security_group_ids = concat(
     aws_security_group.vpc_endpoints[*].id,
-    var.create_vpc_endpoints ? [] : var.vpc_endpoint_security_group_ids,
+    local.create_vpc_endpoints ? [] : var.vpc_endpoint_security_group_ids,
   )
 }
 
@@ -157,13 +158,6 @@ data "aws_vpc" "executor" {
   count = local.create_vpc_endpoints ? 1 : 0
 
   id = var.vpc_id
-
-  lifecycle {
-    precondition {
-      condition     = var.vpc_id != null
-      error_message = "vpc_id is required when create_executor_service is true."
-    }
-  }
 }
 
 resource "aws_vpc_security_group_ingress_rule" "vpc_endpoints" {

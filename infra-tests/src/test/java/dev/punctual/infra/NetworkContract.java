@@ -161,7 +161,7 @@ final class NetworkContract {
      * many rules of each destination it must plan.
      */
     record Case(String name, Map<String, Object> variables, String failure, Map<String, String> endpoints,
-                Map<Destination, Integer> rules) {
+                Map<Destination, Integer> rules) implements OfflinePlan.Case {
         static Case fails(String name, Map<String, Object> variables, String failure) {
             return new Case(name, variables, failure, null, null);
         }
@@ -220,27 +220,7 @@ final class NetworkContract {
             plan.output("count:" + name, forEach != null ? "${length(" + unwrap(forEach) + ")}"
                     : r.path("count").asText("1"));
         });
-        List<String> drift = new ArrayList<>();
-        for (Case c : cases(endpoints)) {
-            if (only.length > 0 && !List.of(only).contains(c.name())) {
-                continue;
-            }
-            Map<String, Object> vars = new LinkedHashMap<>(BASE);
-            vars.putAll(c.variables());
-            OfflinePlan.Result r = plan.plan(vars);
-            String where = "plan with " + c.name() + " " + c.variables();
-            if (c.failure() != null) {
-                if (r.ok()) {
-                    drift.add(where + ": succeeded; it must fail (" + c.failure() + ")");
-                } else if (!flat(r.errors()).contains(c.failure())) {
-                    drift.add(where + ": failed, but not about " + c.failure() + ":\n" + r.errors());
-                }
-                continue;
-            }
-            if (!r.ok()) {
-                drift.add(where + ": failed:\n" + r.errors());
-                continue;
-            }
+        return plan.planCases(BASE, cases(endpoints), only, (c, where, r, drift) -> {
             Map<String, String> planned = new TreeMap<>();
             tf.resources("aws_vpc_endpoint").keySet().forEach(name -> {
                 JsonNode e = r.outputs().get("endpoints:" + name);
@@ -262,13 +242,7 @@ final class NetworkContract {
                 }
             });
             expect(drift, where + ": egress rules by destination", new TreeMap<>(c.rules()), counts);
-        }
-        return drift;
-    }
-
-    /** Terraform wraps long messages; compare them as one line. */
-    private static String flat(String s) {
-        return s.replaceAll("[\\s│]+", " ");
+        });
     }
 
     private static String unwrap(String expr) {
