@@ -1,5 +1,47 @@
 # The executor fleet on ECS Fargate: long-polls the run queue, runs user binaries, scales on runs per task.
-# Everything here is skipped with create_executor_service = false (LocalStack); the task role is in iam.tf.
+# Everything here is skipped with create_executor_service = false (LocalStack); the task role is in iam.tf, the
+# tasks' security group and VPC endpoints in network.tf.
+
+locals {
+  # The executor container's hardening, merged last into its definition so that nothing before it can loosen it.
+  # infra-tests checks it against Docker's default capabilities and the images (executor/src/main/docker).
+  executor_container_hardening = {
+    # Root inside the container, so that the executor can give every binary a uid of its own (PUNCTUAL_SANDBOX):
+    # a binary can then read neither the executor's environment (which holds the task role's credentials URI) nor
+    # its memory or files. The binaries get no capabilities at all (setpriv --no-new-privs, a non-root uid).
+    user = "0"
+
+    # Nothing writes to the image; the one writable place is the task volume below.
+    readonlyRootFilesystem = true
+
+    mountPoints = [{ sourceVolume = "work", containerPath = "/var/lib/punctual", readOnly = false }]
+
+    linuxParameters = {
+      # An init process as PID 1 forwards SIGTERM to the JVM and reaps what user binaries leave behind.
+      initProcessEnabled = true
+
+      capabilities = {
+        # Every capability of Docker's default set but the six the executor uses: CHOWN (give a run's directory to
+        # its uid), DAC_OVERRIDE (inspect and remove other uids' run directories), FOWNER (set modes of files it
+        # does not own), KILL (kill every process of a run's uid), SETUID and SETGID (become the run's uid and gid).
+        # Dropped defaults rather than "drop ALL, add the six": Fargate accepts only SYS_PTRACE in `add` (ECS API
+        # reference, KernelCapabilities: "Tasks launched on AWS Fargate only support adding the SYS_PTRACE kernel
+        # capability"; with drop ALL the container gets exactly `add`), so the six could not be added back.
+        drop = ["AUDIT_WRITE", "FSETID", "MKNOD", "NET_BIND_SERVICE", "NET_RAW", "SETFCAP", "SETPCAP", "SYS_CHROOT"]
+      }
+    }
+
+    # Stated rather than left to the platform. The executor lacks CAP_SYS_RESOURCE, so a run's own limits
+    # (PUNCTUAL_LIMITS_*, set with prlimit) can be at most these hard limits. nofile: Fargate's documented default,
+    # made explicit. nproc counts per uid: the executor's threads as root, each run's processes under its own uid.
+    # core 0: a crashing binary leaves no core file on the task volume.
+    ulimits = [
+      { name = "nofile", softLimit = 65535, hardLimit = 65535 },
+      { name = "nproc", softLimit = 16384, hardLimit = 16384 },
+      { name = "core", softLimit = 0, hardLimit = 0 },
+    ]
+  }
+}
 
 resource "aws_cloudwatch_log_group" "executor" {
   count = var.create_executor_service ? 1 : 0
@@ -48,34 +90,38 @@ resource "aws_ecs_task_definition" "executor" {
     }
   }
 
-  container_definitions = jsonencode([{
-    name      = "executor"
-    image     = var.executor_image
-    essential = true
+  # The executor's binary cache, logs, run directories and JVM temporary files (/var/lib/punctual): a bind mount
+  # without a host path, which Fargate puts on the task's ephemeral storage and removes with the task.
+  volume {
+    name = "work"
+  }
 
-    # Seconds between SIGTERM and SIGKILL (Fargate's maximum). On SIGTERM the executor stops receiving, lets
-    # running binaries finish for the shutdown grace (30 s), kills and releases the rest for retry; a receive
-    # already waiting can take the 20 s long poll. 120 >= 30 + 20, with margin for uploading logs.
-    stopTimeout = 120
+  container_definitions = jsonencode([merge(
+    {
+      name      = "executor"
+      image     = var.executor_image
+      essential = true
 
-    # An init process as PID 1 forwards SIGTERM to the JVM and reaps what user binaries leave behind.
-    linuxParameters = {
-      initProcessEnabled = true
-    }
+      # Seconds between SIGTERM and SIGKILL (Fargate's maximum). On SIGTERM the executor stops receiving, lets
+      # running binaries finish for the shutdown grace (30 s), kills and releases the rest for retry; a receive
+      # already waiting can take the 20 s long poll. 120 >= 30 + 20, with margin for uploading logs.
+      stopTimeout = 120
 
-    environment = [for name, value in local.executor_environment : { name = name, value = value }]
+      environment = [for name, value in local.executor_environment : { name = name, value = value }]
 
-    # One stdout line, one log event: the executor's Embedded Metric Format lines become the FiringLatenessMs
-    # metric without any CloudWatch API call.
-    logConfiguration = {
-      logDriver = "awslogs"
-      options = {
-        "awslogs-group"         = aws_cloudwatch_log_group.executor[0].name
-        "awslogs-region"        = local.region
-        "awslogs-stream-prefix" = "executor"
+      # One stdout line, one log event: the executor's Embedded Metric Format lines become the FiringLatenessMs
+      # metric without any CloudWatch API call.
+      logConfiguration = {
+        logDriver = "awslogs"
+        options = {
+          "awslogs-group"         = aws_cloudwatch_log_group.executor[0].name
+          "awslogs-region"        = local.region
+          "awslogs-stream-prefix" = "executor"
+        }
       }
-    }
-  }])
+    },
+    local.executor_container_hardening,
+  )])
 
   tags = var.tags
 
@@ -89,41 +135,12 @@ resource "aws_ecs_task_definition" "executor" {
       condition     = local.shutdown_grace_seconds + 20 <= 120
       error_message = "shutdown_grace plus the 20 s long poll must fit in the task's 120 s stop timeout."
     }
-  }
-}
-
-resource "aws_security_group" "executor" {
-  count = var.create_executor_service ? 1 : 0
-
-  name_prefix = "${var.name_prefix}-executor-"
-  description = "Punctual executor tasks: nothing inbound, HTTPS outbound only"
-  vpc_id      = var.vpc_id
-
-  tags = merge(var.tags, { Name = "${var.name_prefix}-executor" })
-
-  lifecycle {
-    create_before_destroy = true
 
     precondition {
-      condition     = var.vpc_id != null && length(var.private_subnet_ids) > 0
-      error_message = "vpc_id and private_subnet_ids are required when create_executor_service is true."
+      condition     = lookup(var.extra_environment, "PUNCTUAL_SANDBOX_NETWORK", "shared") != "none"
+      error_message = "PUNCTUAL_SANDBOX_NETWORK = \"none\" (an empty network namespace per run) needs CAP_SYS_ADMIN, which a Fargate task cannot be given (only SYS_PTRACE can be added): every run would fail. Leave it \"shared\" and choose what runs reach with run_egress."
     }
   }
-}
-
-# The only rule: AWS APIs (DynamoDB, SQS, S3, ECR, CloudWatch Logs) on 443. DNS through the VPC resolver is not
-# subject to security groups. User binaries get the same egress.
-resource "aws_vpc_security_group_egress_rule" "executor_https" {
-  count = var.create_executor_service ? 1 : 0
-
-  security_group_id = aws_security_group.executor[0].id
-  description       = "HTTPS to AWS APIs"
-  ip_protocol       = "tcp"
-  from_port         = 443
-  to_port           = 443
-  cidr_ipv4         = "0.0.0.0/0"
-
-  tags = var.tags
 }
 
 resource "aws_ecs_service" "executor" {
@@ -155,6 +172,16 @@ resource "aws_ecs_service" "executor" {
   propagate_tags          = "SERVICE"
 
   tags = var.tags
+
+  # Tasks started before their egress and endpoints exist could not pull the image, and the circuit breaker would
+  # roll the first deployment back.
+  depends_on = [
+    aws_vpc_endpoint.this,
+    aws_vpc_security_group_egress_rule.executor_gateway_endpoints,
+    aws_vpc_security_group_egress_rule.executor_interface_endpoints,
+    aws_vpc_security_group_egress_rule.executor_https,
+    aws_vpc_security_group_ingress_rule.vpc_endpoints,
+  ]
 
   lifecycle {
     # Application Auto Scaling owns the task count.

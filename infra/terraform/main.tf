@@ -42,12 +42,23 @@ locals {
     {
       PUNCTUAL_EXECUTOR_CONCURRENCY = tostring(var.executor_concurrency)
       PUNCTUAL_SHUTDOWN_GRACE       = var.shutdown_grace
-      PUNCTUAL_WORK_DIR             = "/tmp/punctual"
       # Firing lateness as Embedded Metric Format lines on stdout; the awslogs driver ships them to CloudWatch.
       PUNCTUAL_EMF_METRICS = "true"
     },
+    local.executor_sandbox_environment,
     var.extra_environment,
   )
+
+  # Where the executor keeps its files and its runs' directories: on the task volume mounted at /var/lib/punctual
+  # (ecs.tf), the same paths as the images' (executor/src/main/docker). The work directory (binary cache, logs) is
+  # the executor's only; every run gets a private directory under the sandbox directory. The executor is root in
+  # its container, so the sandbox (every run a user of its own) is stated here, not left to a default.
+  # extra_environment may not change any of them.
+  executor_sandbox_environment = {
+    PUNCTUAL_WORK_DIR    = "/var/lib/punctual/work"
+    PUNCTUAL_SANDBOX     = "true"
+    PUNCTUAL_SANDBOX_DIR = "/var/lib/punctual/sandbox"
+  }
 
   # shutdown_grace in seconds, to check it fits the task's stop timeout.
   shutdown_grace_seconds = (

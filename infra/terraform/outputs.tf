@@ -117,6 +117,16 @@ output "executor_security_group_id" {
 }
 
 output "executor_environment" {
-  description = "The environment the executor container gets, to run an executor elsewhere against this deployment."
+  description = "The environment the executor container gets, to run an executor elsewhere against this deployment (its directories are those of the executor images' volume, /var/lib/punctual)."
   value       = local.executor_environment
+}
+
+output "vpc_endpoint_ids" {
+  description = "The VPC endpoints the module created for the executor (s3, dynamodb, sqs, logs, ecr.api, ecr.dkr → id); empty with create_vpc_endpoints = false."
+  value       = { for service, endpoint in aws_vpc_endpoint.this : service => endpoint.id }
+}
+
+output "vpc_endpoint_security_group_id" {
+  description = "Security group of the interface endpoints the module created (HTTPS from the VPC)."
+  value       = try(aws_security_group.vpc_endpoints[0].id, null)
 }

@@ -153,7 +153,7 @@ variable "sweeper_reserved_concurrency" {
 }
 
 variable "extra_environment" {
-  description = "Further environment variables for every component (e.g. `PUNCTUAL_S3_PATH_STYLE = \"true\"` on LocalStack). Not PUNCTUAL_AUTH_*: authentication is set by auth and its variables only."
+  description = "Further environment variables for every component (e.g. `PUNCTUAL_S3_PATH_STYLE = \"true\"` on LocalStack, or the executor's per-run limit maxima `PUNCTUAL_LIMITS_*`). Not PUNCTUAL_AUTH_*: authentication is set by auth and its variables only. Not PUNCTUAL_WORK_DIR, PUNCTUAL_SANDBOX or PUNCTUAL_SANDBOX_DIR: the executor's directories are on its task volume and its runs are always sandboxed."
   type        = map(string)
   default     = {}
   nullable    = false
@@ -162,6 +162,13 @@ variable "extra_environment" {
     # The API's authentication must match the routes' authorization; an override could turn it off behind them.
     condition     = alltrue([for k in keys(var.extra_environment) : !startswith(k, "PUNCTUAL_AUTH_")])
     error_message = "extra_environment must not set PUNCTUAL_AUTH_* variables: use auth, jwt_tenant_claim and iam_tenant."
+  }
+
+  validation {
+    # The directories must be on the task volume (the root filesystem is read-only), and the executor runs as root:
+    # without the sandbox, binaries would run as root too.
+    condition     = length(setintersection(keys(var.extra_environment), ["PUNCTUAL_WORK_DIR", "PUNCTUAL_SANDBOX", "PUNCTUAL_SANDBOX_DIR"])) == 0
+    error_message = "extra_environment must not set PUNCTUAL_WORK_DIR, PUNCTUAL_SANDBOX or PUNCTUAL_SANDBOX_DIR: the executor's directories are on its task volume and its runs are always sandboxed."
   }
 }
 
@@ -361,15 +368,48 @@ variable "vpc_id" {
 }
 
 variable "private_subnet_ids" {
-  description = "Subnets of the executor tasks; they need a route to AWS APIs on 443 (NAT gateway or VPC endpoints for DynamoDB, SQS, S3, ECR, CloudWatch Logs). Required when create_executor_service."
+  description = "Subnets of the executor tasks (and, with create_vpc_endpoints, of the interface endpoints: at most one subnet per Availability Zone then). Required when create_executor_service."
   type        = list(string)
   default     = []
 }
 
 variable "executor_assign_public_ip" {
-  description = "Give executor tasks a public IP (only for public subnets without NAT)."
+  description = "Give executor tasks a public IP (only for public subnets without NAT, with run_egress = \"internet-https\": \"aws-endpoints\" allows no internet, so it refuses a public IP)."
   type        = bool
   default     = false
+}
+
+variable "run_egress" {
+  description = "What the executor tasks, and so every binary they run, may reach (a run shares its task's network on Fargate). \"aws-endpoints\": HTTPS to the VPC endpoints of S3, DynamoDB, SQS, CloudWatch Logs and ECR, and nothing else: no NAT gateway needed, no internet for runs. \"internet-https\": also HTTPS (443) to any address, through the subnets' NAT gateway or a public IP, as before this variable existed. See the README's \"What a run can reach\"."
+  type        = string
+  default     = "aws-endpoints"
+  nullable    = false
+
+  validation {
+    condition     = contains(["aws-endpoints", "internet-https"], var.run_egress)
+    error_message = "run_egress must be \"aws-endpoints\" (only the VPC endpoints of the services the executor calls) or \"internet-https\" (also HTTPS to any address)."
+  }
+}
+
+variable "create_vpc_endpoints" {
+  description = "Create the VPC endpoints the executor uses: gateway endpoints for S3 and DynamoDB on vpc_endpoint_route_table_ids, and interface endpoints with private DNS for SQS, CloudWatch Logs, ECR API and ECR Docker in private_subnet_ids, whose security group admits HTTPS from the VPC. Private DNS points every workload of the VPC at them, and a VPC can have only one private-DNS endpoint per service: if yours has them already, set false and give their security groups in vpc_endpoint_security_group_ids."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
+variable "vpc_endpoint_route_table_ids" {
+  description = "With create_vpc_endpoints (required then): the route tables of private_subnet_ids. The S3 and DynamoDB gateway endpoints add routes to them, for every subnet that uses them."
+  type        = list(string)
+  default     = []
+  nullable    = false
+}
+
+variable "vpc_endpoint_security_group_ids" {
+  description = "With create_vpc_endpoints = false: the security groups of the VPC's own SQS, CloudWatch Logs and ECR interface endpoints, which the executor may reach on 443 (they must admit HTTPS from executor_security_group_id). Required with run_egress = \"aws-endpoints\"; ignored when the module creates the endpoints."
+  type        = list(string)
+  default     = []
+  nullable    = false
 }
 
 ################################################################################

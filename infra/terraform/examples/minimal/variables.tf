@@ -41,7 +41,12 @@ variable "vpc_id" {
 }
 
 variable "private_subnet_ids" {
-  description = "Private subnets of that VPC for the executor tasks (outbound HTTPS to AWS APIs needed)."
+  description = "Private subnets of that VPC for the executor tasks and the interface endpoints, one per Availability Zone."
+  type        = list(string)
+}
+
+variable "private_route_table_ids" {
+  description = "Route tables of those subnets, for the S3 and DynamoDB gateway endpoints."
   type        = list(string)
 }
 

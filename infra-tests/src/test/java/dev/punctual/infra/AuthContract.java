@@ -172,7 +172,7 @@ final class AuthContract {
 
     /** A case for {@link #plans}: variables, and either the text its failure must show or what it must plan. */
     record Case(String name, Map<String, Object> variables, String failure, String routes, Boolean authorizer,
-                String functionUrl, Map<String, String> environment) {
+                String functionUrl, Map<String, String> environment) implements OfflinePlan.Case {
         static Case fails(String name, Map<String, Object> variables, String failure) {
             return new Case(name, variables, failure, null, null, null, null);
         }
@@ -245,60 +245,43 @@ final class AuthContract {
             plan.output("env", sb.toString());
         });
 
-        List<String> drift = new ArrayList<>();
-        for (Case c : CASES) {
-            if (only.length > 0 && !List.of(only).contains(c.name())) {
-                continue;
+        return plan.planCases(BASE, CASES, only, this::checkPlan);
+    }
+
+    /** A case that planned: every route, the authorizer, the function URL and PUNCTUAL_AUTH_* as the mode says. */
+    private void checkPlan(Case c, String where, OfflinePlan.Result r, List<String> drift) {
+        Map<String, JsonNode> routes = tf.resources("aws_apigatewayv2_route");
+        routes.keySet().forEach(name -> {
+            expect(drift, where + ": route " + name + " authorization_type", c.routes(),
+                    text(r.outputs().get("route:" + name)));
+            JsonNode id = r.outputs().get("authorizer_id:" + name);
+            if (id == null) {
+                drift.add(where + ": route " + name + " authorizer_id cannot be evaluated from variables");
+            } else if (c.authorizer() != !id.isNull()) {
+                drift.add(where + ": route " + name + (c.authorizer() ? " has no authorizer" : " has an authorizer"));
+            } else if (c.authorizer()) {
+                String authorizer = id.asText().substring("authorizer:".length());
+                expect(drift, where + ": count of aws_apigatewayv2_authorizer." + authorizer, "1",
+                        text(r.outputs().get("authorizer_count:" + authorizer)));
             }
-            Map<String, Object> vars = new LinkedHashMap<>(BASE);
-            vars.putAll(c.variables());
-            OfflinePlan.Result r = plan.plan(vars);
-            String where = "plan with " + c.name() + " " + c.variables();
-            if (c.failure() != null) {
-                if (r.ok()) {
-                    drift.add(where + ": succeeded; it must fail (" + c.failure() + ")");
-                } else if (!r.errors().contains(c.failure())) {
-                    drift.add(where + ": failed, but not about " + c.failure() + ":\n" + r.errors());
-                }
-                continue;
-            }
-            if (!r.ok()) {
-                drift.add(where + ": failed:\n" + r.errors());
-                continue;
-            }
-            routes.keySet().forEach(name -> {
-                expect(drift, where + ": route " + name + " authorization_type", c.routes(),
-                        text(r.outputs().get("route:" + name)));
-                JsonNode id = r.outputs().get("authorizer_id:" + name);
-                if (id == null) {
-                    drift.add(where + ": route " + name + " authorizer_id cannot be evaluated from variables");
-                } else if (c.authorizer() != !id.isNull()) {
-                    drift.add(where + ": route " + name + (c.authorizer() ? " has no authorizer" : " has an authorizer"));
-                } else if (c.authorizer()) {
-                    String authorizer = id.asText().substring("authorizer:".length());
-                    expect(drift, where + ": count of aws_apigatewayv2_authorizer." + authorizer, "1",
-                            text(r.outputs().get("authorizer_count:" + authorizer)));
+        });
+        if (c.functionUrl() != null) {
+            tf.resources("aws_lambda_function_url").keySet().forEach(name -> expect(drift,
+                    where + ": aws_lambda_function_url." + name + " authorization_type", c.functionUrl(),
+                    text(r.outputs().get("url:" + name))));
+        }
+        Map<String, String> auth = new TreeMap<>();
+        JsonNode env = r.outputs().get("env");
+        if (env == null) {
+            drift.add(where + ": the api Lambda's environment cannot be evaluated from variables");
+        } else {
+            env.fields().forEachRemaining(e -> {
+                if (e.getKey().startsWith("PUNCTUAL_AUTH_")) {
+                    auth.put(e.getKey(), e.getValue().asText());
                 }
             });
-            if (c.functionUrl() != null) {
-                tf.resources("aws_lambda_function_url").keySet().forEach(name -> expect(drift,
-                        where + ": aws_lambda_function_url." + name + " authorization_type", c.functionUrl(),
-                        text(r.outputs().get("url:" + name))));
-            }
-            Map<String, String> auth = new TreeMap<>();
-            JsonNode env = r.outputs().get("env");
-            if (env == null) {
-                drift.add(where + ": the api Lambda's environment cannot be evaluated from variables");
-            } else {
-                env.fields().forEachRemaining(e -> {
-                    if (e.getKey().startsWith("PUNCTUAL_AUTH_")) {
-                        auth.put(e.getKey(), e.getValue().asText());
-                    }
-                });
-                expect(drift, where + ": the api Lambda's PUNCTUAL_AUTH_*", new TreeMap<>(c.environment()), auth);
-            }
+            expect(drift, where + ": the api Lambda's PUNCTUAL_AUTH_*", new TreeMap<>(c.environment()), auth);
         }
-        return drift;
     }
 
     /**

@@ -122,6 +122,123 @@ class DriftDetectionTest {
                 .anyMatch(d -> d.contains("passes allow_unauthenticated_api, which the module does not declare"));
     }
 
+    @Test
+    void aWritableRootOrAnotherUserIsReported() throws Exception {
+        HardeningContract h = mutatedHardening(s -> s.replace("readonlyRootFilesystem = true",
+                "readonlyRootFilesystem = false").replace("user = \"0\"", "user = \"185\""));
+        assertThat(h.taskDefinition()).anyMatch(d -> d.contains(".readonlyRootFilesystem: expected true"))
+                .anyMatch(d -> d.contains(".user (root in the container, to give each run a uid of its own): "
+                        + "expected 0, found 185"));
+    }
+
+    @Test
+    void aCapabilityKeptOrANeededOneDroppedOrDropAllIsReported() throws Exception {
+        HardeningContract h = mutatedHardening(s -> s.replace("\"NET_RAW\", ", "\"SETUID\", "));
+        assertThat(h.taskDefinition()).anyMatch(d -> d.contains("capabilities.drop keeps [NET_RAW]"))
+                .anyMatch(d -> d.contains("capabilities.drop drops [SETUID], which the executor needs"));
+        HardeningContract all = mutatedHardening(s -> s.replaceFirst("drop = \\[[^]]*]", "drop = [\"ALL\"]"));
+        assertThat(all.taskDefinition()).anyMatch(d -> d.contains("capabilities.drop is ALL"));
+    }
+
+    @Test
+    void aMissingUlimitOrAMovedOrHostVolumeIsReported() throws Exception {
+        HardeningContract h = mutatedHardening(s -> s.replaceFirst(" *\\{ name = \"nproc\".*\n", "")
+                .replace("containerPath = \"/var/lib/punctual\"", "containerPath = \"/data\""));
+        assertThat(h.taskDefinition()).anyMatch(d -> d.contains("no ulimit nproc"))
+                .anyMatch(d -> d.contains("nothing is mounted at /var/lib/punctual"));
+        HardeningContract host = mutatedHardening(s -> s.replace("    name = \"work\"\n",
+                "    name      = \"work\"\n    host_path = \"/var/punctual\"\n"));
+        assertThat(host.taskDefinition()).anyMatch(d -> d.contains("must be a bind mount on the task's own storage"));
+    }
+
+    @Test
+    void aPrivilegedContainerOrHardeningThatCanBeOverriddenIsReported() throws Exception {
+        HardeningContract privileged = mutatedHardening(s -> s.replace("      essential = true\n",
+                "      essential = true\n      privileged = true\n"));
+        assertThat(privileged.taskDefinition()).anyMatch(d -> d.contains("the container definition sets privileged"));
+        HardeningContract first = mutatedHardening(s -> s.replace("jsonencode([merge(\n",
+                "jsonencode([merge(\n    local.executor_container_hardening,\n").replace(
+                "    local.executor_container_hardening,\n  )])", "  )])"));
+        assertThat(first.taskDefinition()).anyMatch(d -> d.contains("the hardening last"));
+    }
+
+    @Test
+    void aWorkDirectoryOffTheVolumeIsReportedInTheTaskAndAgainstTheImages() throws Exception {
+        HardeningContract h = mutatedHardening(s -> s.replace("PUNCTUAL_WORK_DIR    = \"/var/lib/punctual/work\"",
+                "PUNCTUAL_WORK_DIR    = \"/tmp/punctual\""));
+        assertThat(h.environment()).anyMatch(d -> d.contains("PUNCTUAL_WORK_DIR must be under /var/lib/punctual/"));
+        assertThat(HardeningContract.image("Dockerfile.jvm", Dockerfile.load("Dockerfile.jvm"), h.directories(),
+                true)).anyMatch(d -> d.contains("PUNCTUAL_WORK_DIR is /var/lib/punctual/work, the ECS task's is "
+                + "/tmp/punctual"));
+    }
+
+    @Test
+    void anImageRunningAsAnotherUserOrWithoutItsVolumeToolsOrJvmFlagsIsReported() throws Exception {
+        String jvm = Files.readString(Dockerfile.DIR.resolve("Dockerfile.jvm"));
+        var tf = new HardeningContract(Terraform.load(Terraform.MODULE)).directories();
+        assertThat(HardeningContract.image("jvm", Dockerfile.parse(jvm.replace("\nUSER 0\n", "\nUSER 185\n")
+                .replace("COPY --from=app /app/lib/", "COPY --chown=185 --from=app /app/lib/")), tf, true))
+                .anyMatch(d -> d.contains("must run as USER 0 (root in its container), not 185"))
+                .anyMatch(d -> d.contains("--chown=185: the application must be root-owned"));
+        assertThat(HardeningContract.image("jvm", Dockerfile.parse(jvm.replace("VOLUME /var/lib/punctual", "")
+                .replace("util-linux ", "").replace(" -XX:-UsePerfData", "")
+                .replace("ENV PUNCTUAL_SANDBOX=true", "ENV PUNCTUAL_SANDBOX=false")), tf, true))
+                .anyMatch(d -> d.contains("no VOLUME /var/lib/punctual"))
+                .anyMatch(d -> d.contains("util-linux (setsid, setpriv, prlimit) is not installed"))
+                .anyMatch(d -> d.contains("-XX:-UsePerfData"))
+                .anyMatch(d -> d.contains("PUNCTUAL_SANDBOX (the image runs as root): expected true, found false"));
+        String nativeImage = Files.readString(Dockerfile.DIR.resolve("Dockerfile.native"));
+        assertThat(HardeningContract.image("native", Dockerfile.parse(nativeImage.replace(
+                " -Djava.io.tmpdir=/var/lib/punctual/tmp", "").replace("ENV PUNCTUAL_SANDBOX_DIR=/var/lib/punctual/sandbox",
+                "ENV PUNCTUAL_SANDBOX_DIR=/tmp/sandbox")), tf, false))
+                .anyMatch(d -> d.contains("java.io.tmpdir must be on the volume"))
+                .anyMatch(d -> d.contains("PUNCTUAL_SANDBOX_DIR must be under /var/lib/punctual/, not /tmp/sandbox"));
+    }
+
+    @Test
+    void aMissingEndpointOrAWiderRuleIsReported() throws Exception {
+        NetworkContract n = mutatedNetwork(s -> s.replace("    sqs       = \"Interface\"\n", "")
+                .replaceFirst("from_port         = 443", "from_port         = 0"));
+        assertThat(n.endpoints(NetworkContract.neededEndpoints())).anyMatch(d -> d.contains("the executor needs")
+                && d.contains("sqs=Interface"));
+        assertThat(n.egressRules()).anyMatch(d -> d.contains("only HTTPS (tcp 443) may leave the executor's tasks"));
+    }
+
+    @Test
+    void internetEgressRegardlessOfRunEgressIsReported() throws Exception {
+        NetworkContract n = mutatedNetwork(s -> s.replace(
+                "count = var.create_executor_service && var.run_egress == \"internet-https\" ? 1 : 0",
+                "count = var.create_executor_service ? 1 : 0"));
+        assertThat(n.egressRules()).anyMatch(d -> d.contains("an address range is allowed regardless of run_egress"));
+        assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
+        assertThat(n.plans(copy.resolve("plan"), NetworkContract.neededEndpoints(),
+                "the defaults (aws-endpoints, endpoints created)")).anyMatch(d -> d.contains(
+                "egress rules by destination: expected {CIDR=0, PREFIX_LIST=2, SECURITY_GROUP=1}, terraform says "
+                        + "{CIDR=1, PREFIX_LIST=2, SECURITY_GROUP=1}"));
+    }
+
+    @Test
+    void missingNetworkAndEnvironmentGuardsAreReported() throws Exception {
+        // Preconditions deleted (Terraform refuses a constant condition), the validation's rule made vacuous.
+        NetworkContract n = mutatedNetwork(s -> s.replaceAll("(?s)\\n *precondition \\{\\n *condition *= "
+                + "(!var\\.create_vpc_endpoints|lookup\\(var\\.extra_environment)[^\\n]*\\n.*?\\n *}\\n", "\n")
+                .replace("[\"PUNCTUAL_WORK_DIR\", \"PUNCTUAL_SANDBOX\", \"PUNCTUAL_SANDBOX_DIR\"]", "[\"PUNCTUAL_X\"]"));
+        assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
+        assertThat(n.plans(copy.resolve("plan"), NetworkContract.neededEndpoints(), "endpoints without route tables",
+                "PUNCTUAL_SANDBOX_NETWORK none on Fargate", "PUNCTUAL_WORK_DIR in extra_environment"))
+                .anyMatch(d -> d.startsWith("plan with endpoints without route tables") && d.contains("must fail"))
+                .anyMatch(d -> d.startsWith("plan with PUNCTUAL_SANDBOX_NETWORK none") && d.contains("must fail"))
+                .anyMatch(d -> d.startsWith("plan with PUNCTUAL_WORK_DIR in") && d.contains("must fail"));
+    }
+
+    private HardeningContract mutatedHardening(UnaryOperator<String> edit) throws Exception {
+        return new HardeningContract(mutatedModule(edit));
+    }
+
+    private NetworkContract mutatedNetwork(UnaryOperator<String> edit) throws Exception {
+        return new NetworkContract(mutatedModule(edit));
+    }
+
     private AuthContract mutatedAuth(UnaryOperator<String> edit) throws Exception {
         return new AuthContract(mutatedModule(edit));
     }

@@ -116,6 +116,51 @@ final class OfflinePlan {
         return new Result(true, "", values);
     }
 
+    /** A case of a contract's plans: its variables, and the text its failure must show (null: it must plan). */
+    interface Case {
+        String name();
+
+        Map<String, Object> variables();
+
+        String failure();
+    }
+
+    /** What a contract checks in a case that planned, as it had to. */
+    interface Check<C extends Case> {
+        void check(C c, String where, Result planned, List<String> drift);
+    }
+
+    /**
+     * Plans every case (only the named ones, when any are named), its variables over {@code base}. A case with a
+     * failure text must fail and mention it (whitespace collapsed: Terraform wraps long messages); the others must
+     * plan, and {@code check} says what else they must give. Returns the drift found.
+     */
+    <C extends Case> List<String> planCases(Map<String, Object> base, List<C> cases, String[] only, Check<C> check)
+            throws IOException, InterruptedException {
+        List<String> drift = new ArrayList<>();
+        for (C c : cases) {
+            if (only.length > 0 && !List.of(only).contains(c.name())) {
+                continue;
+            }
+            Map<String, Object> vars = new LinkedHashMap<>(base);
+            vars.putAll(c.variables());
+            String where = "plan with " + c.name() + " " + c.variables();
+            Result r = plan(vars);
+            if (c.failure() != null) {
+                if (r.ok()) {
+                    drift.add(where + ": succeeded; it must fail (" + c.failure() + ")");
+                } else if (!r.errors().replaceAll("\\s+", " ").contains(c.failure())) {
+                    drift.add(where + ": failed, but not about " + c.failure() + ":\n" + r.errors());
+                }
+            } else if (!r.ok()) {
+                drift.add(where + ": failed:\n" + r.errors());
+            } else {
+                check.check(c, where, r, drift);
+            }
+        }
+        return drift;
+    }
+
     /** Variables in JSON syntax: a type is a type expression in a string, not an interpolation. */
     private void variables(ObjectNode into) {
         tf.variables().forEach((name, block) -> {
@@ -194,10 +239,16 @@ final class OfflinePlan {
         return expr.startsWith("${") && expr.endsWith("}") ? expr.substring(2, expr.length() - 1) : expr;
     }
 
-    private record Run(int exit, String stdout, String output) {
+    /** A terraform command's exit code, its stdout, and stdout and stderr together. */
+    record Run(int exit, String stdout, String output) {
     }
 
     private Run terraform(String... args) throws IOException, InterruptedException {
+        return terraform(dir, args);
+    }
+
+    /** Runs the terraform CLI in {@code dir}, with no checkpoint calls and no inherited TF_CLI_ARGS. */
+    static Run terraform(Path dir, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add("terraform");
         command.addAll(List.of(args));
@@ -206,16 +257,19 @@ final class OfflinePlan {
         pb.environment().put("TF_IN_AUTOMATION", "1");
         pb.environment().remove("TF_DATA_DIR");
         pb.environment().remove("TF_CLI_ARGS");
-        Path stderr = Files.createTempFile(dir, "stderr", ".txt");
+        Path stderr = Files.createTempFile("terraform-stderr", ".txt");
         pb.redirectError(stderr.toFile());
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException("terraform " + String.join(" ", args) + " timed out");
+        try {
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(300, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("terraform " + String.join(" ", args) + " timed out");
+            }
+            return new Run(p.exitValue(), out, out + Files.readString(stderr));
+        } finally {
+            Files.deleteIfExists(stderr);
         }
-        String err = Files.readString(stderr);
-        return new Run(p.exitValue(), out, out + err);
     }
 
     /** Whether the terraform CLI is on the PATH. */
