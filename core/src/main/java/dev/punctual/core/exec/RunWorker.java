@@ -423,9 +423,12 @@ public final class RunWorker {
             ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));
             exitCode = result.exitCode();
             killed = result.killedBecause();
-            if (supervisor.disarm(name)) {
+            if (supervisor.disarm(name) && exitCode == 128 + 9) {
                 // This JVM was frozen or starved past the deadline: the supervisor killed the binary before the
-                // lease could pass on. The attempt is not ours to record.
+                // lease could pass on. The attempt is not ours to record. (A binary that had exited by itself
+                // before that is recorded as usual: the write is fenced on our attempt, so it only wins if no
+                // other executor has taken the run over. Found by the chaos run: two runs that had exited 0
+                // while their executor was frozen were run again for nothing.)
                 killed = SELF_FENCED;
             }
             error = killed != null ? killed : exitCode == 0 ? null : "exited with code " + exitCode;

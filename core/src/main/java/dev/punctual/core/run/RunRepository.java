@@ -395,9 +395,30 @@ public final class RunRepository {
                         ":why", s(reason)))).build();
     }
 
-    /** Cancels a run that has not started (its job was deleted while it waited in the queue). */
+    /**
+     * Cancels a run of a deleted or paused job that is not running: it has not started (it waited in the queue), or
+     * its last attempt's executor stopped without an outcome (RUNNING under an expired lease). Without the second
+     * case such a run stayed RUNNING for ever: the claim that would have taken it over checks the job first, and
+     * found it deleted (found by the chaos run of issue 15).
+     */
     public boolean cancelUnstarted(String jobId, String runId, String reason, Instant now, Instant expiresAt) {
-        return endUnstarted(jobId, runId, RunState.CANCELLED, reason, now, expiresAt);
+        try {
+            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
+                    .updateExpression("SET #st = :to, #u = :now, #fa = :now, #err = :why, #x = :x"
+                            + " REMOVE #ds, #dk, #le")
+                    .conditionExpression("#st IN (:scheduled, :queued, :failed) OR (#st = :running AND #le < :nowMs)")
+                    .expressionAttributeNames(Map.of("#st", STATE, "#u", UPDATED_AT, "#err", ERROR,
+                            "#fa", FINISHED_AT, "#x", Resources.EXPIRES_AT, "#ds", Resources.DUE_SHARD,
+                            "#dk", Resources.DUE_SORT, "#le", LEASE_EXPIRY))
+                    .expressionAttributeValues(Map.of(":to", s(RunState.CANCELLED.name()),
+                            ":scheduled", s(RunState.SCHEDULED.name()), ":queued", s(RunState.QUEUED.name()),
+                            ":failed", s(RunState.FAILED.name()), ":running", s(RunState.RUNNING.name()),
+                            ":nowMs", n(now.toEpochMilli()), ":now", instant(now), ":why", s(reason),
+                            ":x", n(expiresAt.getEpochSecond()))));
+            return true;
+        } catch (ConditionalCheckFailedException lost) {
+            return false;
+        }
     }
 
     /**

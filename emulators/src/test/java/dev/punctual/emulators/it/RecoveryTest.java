@@ -123,6 +123,31 @@ class RecoveryTest {
     }
 
     @Test
+    void aDeletedJobsRunWhoseExecutorDiedIsCancelledNotLeftRunning(@TempDir Path work) throws Exception {
+        Job job = Fixture.insertOnceJob(p, now.plusSeconds(1), now);
+        p.sweeper.sweep();
+        loseEveryMessage();
+        clock.advance(Duration.ofSeconds(2));
+        Instant t = clock.instant();
+        assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
+                p.runs.claim(job.id(), job.pendingRunId(), "dead-executor", t.plusSeconds(60), t))).won()).isTrue();
+        p.jobService.delete(Fixture.OWNER, job.id());
+        clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
+        assertThat(sweep().resent()).isEqualTo(1);
+
+        var worker = p.worker("rescuer", work.resolve("runs"), java.util.concurrent.Executors
+                .newSingleThreadScheduledExecutor());
+        var messages = p.queue.receive(10, 1, 30);
+        assertThat(messages).hasSize(1);
+        assertThat(worker.handle(messages.get(0))).isEqualTo(dev.punctual.core.exec.RunWorker.Outcome.CANCELLED);
+        worker.close();
+        Run run = Fixture.run(p, job.id(), job.pendingRunId());
+        assertThat(run.state()).isEqualTo(RunState.CANCELLED);
+        assertThat(run.error()).isEqualTo("job deleted");
+        assertThat(Fixture.queueCounts(p).total()).isZero();
+    }
+
+    @Test
     void aRunWithALiveLeaseIsLookedAtAgainLaterAndNotResent() {
         Job job = Fixture.insertOnceJob(p, now.plusSeconds(1), now);
         p.sweeper.sweep();
