@@ -67,16 +67,6 @@ public final class ProcessRunner {
     }
 
     /**
-     * Starts the binary, as the sandbox's user when {@code sandboxUid} is set: its uid and gid, no supplementary
-     * groups, {@code no_new_privs} (no setuid binary can give it more). When it ends, every process of that uid is
-     * killed, which also catches a daemon that left the group and cleaned its environment.
-     */
-    public Handle start(Path binary, List<String> args, Map<String, String> env, Path workDir, Path logFile,
-                        Integer sandboxUid) throws IOException {
-        return start(binary, args, env, workDir, logFile, new Confinement(sandboxUid, null, false));
-    }
-
-    /**
      * How a run is held in: its own user (null: the executor's), its rlimits (null: the executor's), and whether
      * it gets a network namespace of its own with nothing in it.
      */
@@ -84,7 +74,11 @@ public final class ProcessRunner {
         public static final Confinement NONE = new Confinement(null, null, false);
     }
 
-    /** Starts the binary held in by {@code c}. */
+    /**
+     * Starts the binary held in by {@code c}: with a uid, as that user and its gid, no supplementary groups,
+     * {@code no_new_privs} (no setuid binary can give it more); when it ends, every process of that uid is killed,
+     * which also catches a daemon that left the group and cleaned its environment.
+     */
     public Handle start(Path binary, List<String> args, Map<String, String> env, Path workDir, Path logFile,
                         Confinement c) throws IOException {
         Integer sandboxUid = c.uid();

@@ -21,17 +21,16 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.sqs.model.Message;
@@ -92,7 +91,7 @@ public final class RunWorker {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        this.watchTimer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+        this.watchTimer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("run-watch-" + executorId).factory());
     }
 
@@ -359,7 +358,7 @@ public final class RunWorker {
             LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " " + REFUSED + refused);
             String shown = String.join("; ", refused.subList(0, Math.min(5, refused.size())))
                     + (refused.size() > 5 ? "; and " + (refused.size() - 5) + " more" : "");
-            return whileHeld(held, "recording the refusal of " + run.jobId() + "/" + run.runId(),
+            return whileHeld(held, "recording the refusal of " + run.jobId() + "/" + run.runId(), Integer.MAX_VALUE,
                     () -> settle(message, run, null, REFUSED + shown, null, false, false));
         }
         // The claim may win up to CLAIM_TOLERANCE before the run's due time (it checks whole seconds, and the
@@ -416,7 +415,7 @@ public final class RunWorker {
             });
             Sandbox.Lease box = lease;
             Path dir = workDir;
-            RunWatch watch = new RunWatch(limits, box == null ? () -> Sandbox.sizeOf(dir, -1)
+            RunWatch watch = new RunWatch(limits, box == null ? () -> Sandbox.sizeOf(dir)
                     : () -> sandbox.diskUsed(box), handle);
             watching = watchTimer.scheduleAtFixedRate(watch::check, RunWatch.PERIOD.toMillis(),
                     RunWatch.PERIOD.toMillis(), TimeUnit.MILLISECONDS);
@@ -472,7 +471,7 @@ public final class RunWorker {
             String err = error;
             boolean again = retryable;
             boolean released = SHUTDOWN.equals(killed);
-            return whileHeld(held, "recording the outcome of " + run.jobId() + "/" + run.runId(),
+            return whileHeld(held, "recording the outcome of " + run.jobId() + "/" + run.runId(), Integer.MAX_VALUE,
                     () -> settle(message, run, code, err, storedLog, released, again));
         } finally {
             if (beat != null) {
@@ -486,12 +485,13 @@ public final class RunWorker {
     static final Duration RETRY_MOST = Duration.ofSeconds(5);
 
     /**
-     * {@code call}, tried again with backoff while it fails and this executor's lease ({@code held}, which the
-     * heartbeat extends) lasts past the next try. A binary that exited is run again only if its outcome could not
-     * be recorded before the lease could pass to another executor: a store outage shorter than that costs nothing.
+     * {@code call}, tried again with backoff (at most {@code maxTries} times) while it fails and this executor's
+     * lease ({@code held}, which the heartbeat extends) lasts past the next try; the last failure is thrown. A binary
+     * that exited is run again only if its outcome could not be recorded before the lease could pass to another
+     * executor: a store outage shorter than that costs nothing.
      */
-    private <T> T whileHeld(AtomicReference<Instant> held, String what, java.util.function.Supplier<T> call)
-            throws InterruptedException {
+    private <T> T whileHeld(AtomicReference<Instant> held, String what, int maxTries,
+                            java.util.function.Supplier<T> call) throws InterruptedException {
         Duration wait = RETRY_FIRST;
         for (int tries = 1; ; tries++) {
             try {
@@ -499,9 +499,8 @@ public final class RunWorker {
             } catch (RuntimeException e) {
                 // The last try must be over before the lease is: leave it RETRY_FIRST of room.
                 long left = Duration.between(clock.instant(), held.get()).minus(RETRY_FIRST).toMillis();
-                if (left <= 0) {
-                    LOG.log(Level.WARNING, what + " failed " + tries + " times; the lease ends before another "
-                            + "try: the run will come back", e);
+                if (left <= 0 || tries >= maxTries) {
+                    LOG.log(Level.WARNING, what + " failed " + tries + " times; giving up", e);
                     throw e;
                 }
                 long sleep = Math.min(wait.toMillis(), left);
@@ -551,9 +550,10 @@ public final class RunWorker {
         return System.currentTimeMillis() + left.toMillis();
     }
 
-    /** Stops the supervisor (the executor is stopping; no run is left to watch). */
+    /** Stops the supervisor and the watches (the executor is stopping; no run is left to watch). */
     public void close() {
         supervisor.close();
+        watchTimer.shutdownNow();
     }
 
     private ScheduledFuture<?> startHeartbeat(Message message, Run run, ProcessRunner.Handle handle,
@@ -605,36 +605,21 @@ public final class RunWorker {
         if (logFile == null || !Files.exists(logFile)) {
             return null;
         }
-        Duration wait = RETRY_FIRST;
-        for (int tries = 1; ; tries++) {
-            try {
+        try {
+            return whileHeld(held, "uploading log " + key, LOG_TRIES, () -> {
                 store.putLog(key, logFile);
                 return key;
-            } catch (RuntimeException e) {
-                if (tries >= LOG_TRIES || !clock.instant().plus(wait).isBefore(held.get())) {
-                    // Recorded without its log rather than not at all.
-                    LOG.log(Level.WARNING, "uploading log " + key + " failed " + tries + " times; the run is "
-                            + "recorded without it", e);
-                    return null;
-                }
-                Thread.sleep(wait.toMillis());
-                wait = wait.multipliedBy(2);
-            }
+            });
+        } catch (RuntimeException e) {
+            // Recorded without its log rather than not at all.
+            return null;
         }
     }
 
     private static void deleteQuietly(Path dir, Path file) {
-        try {
-            if (file != null) {
-                Files.deleteIfExists(file);
-            }
-            if (dir != null && Files.exists(dir)) {
-                try (Stream<Path> walk = Files.walk(dir)) {
-                    walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
-            }
-        } catch (IOException e) {
-            LOG.log(Level.DEBUG, "cleanup failed", e);
+        if (file != null) {
+            Sandbox.deleteTree(file);
         }
+        Sandbox.deleteTree(dir);
     }
 }

@@ -54,8 +54,6 @@ public final class Sandbox {
         /** On: active wherever the executor is root. */
         public static final Config DEFAULT = new Config(true, DEFAULT_UID_BASE, DEFAULT_UID_COUNT, DEFAULT_DIR,
                 Network.SHARED);
-        public static final Config DISABLED = new Config(false, DEFAULT_UID_BASE, DEFAULT_UID_COUNT, DEFAULT_DIR,
-                Network.SHARED);
 
         public Config {
             if (uidBase < 1000 || uidCount < 1) {
@@ -259,9 +257,9 @@ public final class Sandbox {
      * directories every user may write ({@link #SHARED_TEMP}). Apparent sizes: a sparse file counts in full.
      */
     public long diskUsed(Lease lease) {
-        long used = sizeOf(lease.dir(), -1);
-        for (Path shared : SHARED_TEMP) {
-            used += sizeOf(shared, lease.uid());
+        long used = sizeOf(lease.dir());
+        for (Path left : ownedInSharedTemp(lease.uid())) {
+            used += Files.isDirectory(left, LinkOption.NOFOLLOW_LINKS) ? sizeOf(left) : sizeOrZero(left);
         }
         return used;
     }
@@ -270,47 +268,51 @@ public final class Sandbox {
     static final List<Path> SHARED_TEMP = Stream.of("/tmp", "/var/tmp", "/dev/shm", "/run/lock").map(Path::of)
             .filter(Files::isDirectory).toList();
 
-    /** Bytes under {@code dir}; with {@code owner} >= 0 only under its entries that {@code owner} owns. */
-    static long sizeOf(Path dir, int owner) {
+    /** Bytes of the files under {@code dir}, links not followed. */
+    static long sizeOf(Path dir) {
         long total = 0;
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path e : entries) {
-                try {
-                    if (owner >= 0 && (int) Files.getAttribute(e, "unix:uid", LinkOption.NOFOLLOW_LINKS) != owner) {
-                        continue;
-                    }
-                    if (Files.isDirectory(e, LinkOption.NOFOLLOW_LINKS)) {
-                        total += sizeOf(e, -1);
-                    } else {
-                        total += Files.size(e);
-                    }
-                } catch (IOException | RuntimeException gone) {
-                    // Removed meanwhile.
-                }
+                total += Files.isDirectory(e, LinkOption.NOFOLLOW_LINKS) ? sizeOf(e) : sizeOrZero(e);
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException gone) {
             return total;
         }
         return total;
     }
 
-    /** Removes what {@code uid} left in the shared temp directories (a later run may get the same uid). */
-    private static void deleteLeftovers(int uid) {
+    private static long sizeOrZero(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException | RuntimeException gone) {
+            return 0;
+        }
+    }
+
+    /** The entries {@code uid} owns at the top of the shared temp directories. */
+    private static List<Path> ownedInSharedTemp(int uid) {
+        List<Path> out = new ArrayList<>();
         for (Path shared : SHARED_TEMP) {
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(shared)) {
                 for (Path e : entries) {
                     try {
                         if ((int) Files.getAttribute(e, "unix:uid", LinkOption.NOFOLLOW_LINKS) == uid) {
-                            deleteTree(e);
+                            out.add(e);
                         }
                     } catch (IOException | RuntimeException gone) {
                         // Removed meanwhile.
                     }
                 }
-            } catch (IOException | RuntimeException ignored) {
-                // Not readable: nothing of ours to remove.
+            } catch (IOException | RuntimeException unreadable) {
+                // Nothing of ours to find there.
             }
         }
+        return out;
+    }
+
+    /** Removes what {@code uid} left in the shared temp directories (a later run may get the same uid). */
+    private static void deleteLeftovers(int uid) {
+        ownedInSharedTemp(uid).forEach(Sandbox::deleteTree);
     }
 
     private int take() throws IOException {
@@ -381,7 +383,8 @@ public final class Sandbox {
         }
     }
 
-    private static void deleteTree(Path dir) {
+    /** Removes {@code dir} and everything under it, links not followed; best effort. */
+    static void deleteTree(Path dir) {
         if (dir == null || !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }

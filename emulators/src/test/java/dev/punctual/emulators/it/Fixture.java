@@ -38,6 +38,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -107,6 +114,21 @@ final class Fixture {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A client of the shared DynamoDB emulator whose calls fail, as if it were unreachable, when {@code fail} says. */
+    static DynamoDbClient dynamoFailingWhen(Predicate<SdkRequest> fail) {
+        var t = TestStack.aws().target();
+        return DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create()).endpointOverride(t.dynamodb())
+                .region(t.region()).credentialsProvider(t.credentials())
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+                    @Override
+                    public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                        if (fail.test(c.request())) {
+                            throw SdkClientException.create("injected: DynamoDB unreachable");
+                        }
+                    }
+                })).build();
     }
 
     static Punctual stack(Settings settings, Clock clock) {

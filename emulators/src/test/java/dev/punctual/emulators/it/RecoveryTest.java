@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.exec.ExecutorPool;
+import dev.punctual.core.exec.RunWorker;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.queue.RunMessage;
@@ -23,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,12 +67,7 @@ class RecoveryTest {
     @Test
     void aRunWhoseExecutorDiedIsSentAgainAndTheNextClaimTakesOverWithTheNextAttempt() {
         Job job = Fixture.insertOnceJob(p, now.plusSeconds(1), now);
-        p.sweeper.sweep();
-        loseEveryMessage();
-        clock.advance(Duration.ofSeconds(2));
-        Instant t = clock.instant();
-        assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
-                p.runs.claim(job.id(), job.pendingRunId(), "dead-executor", t.plusSeconds(60), t))).won()).isTrue();
+        claimByAnExecutorThatDies(job);
 
         // The lease would have been renewed every 20 s by a live executor; this one never renews it.
         clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
@@ -87,16 +84,33 @@ class RecoveryTest {
                 .as("the dead executor's attempt is fenced off").isFalse();
     }
 
-    @Test
-    void aRunWhoseExecutorDiedOnItsLastAttemptEndsDeadAndNeverStartsAgain(@TempDir Path work) throws Exception {
-        // One attempt allowed; its executor claims it and dies (never renews the lease, records nothing).
-        Job job = Fixture.insertJob(p, Fixture.once(now.plusSeconds(1)), now.plusSeconds(1), now, 1);
+    /** Sends the job's pending run, loses its message, and claims it as an executor that then dies. */
+    private void claimByAnExecutorThatDies(Job job) {
         p.sweeper.sweep();
         loseEveryMessage();
         clock.advance(Duration.ofSeconds(2));
         Instant t = clock.instant();
         assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
                 p.runs.claim(job.id(), job.pendingRunId(), "dead-executor", t.plusSeconds(60), t))).won()).isTrue();
+    }
+
+    /** What a fresh executor makes of the one message in the queue. */
+    private RunWorker.Outcome handleTheOneMessage(Path work) throws InterruptedException {
+        RunWorker worker = p.worker("rescuer", work.resolve("runs"), Executors.newSingleThreadScheduledExecutor());
+        try {
+            var messages = p.queue.receive(10, 1, 30);
+            assertThat(messages).hasSize(1);
+            return worker.handle(messages.get(0));
+        } finally {
+            worker.close();
+        }
+    }
+
+    @Test
+    void aRunWhoseExecutorDiedOnItsLastAttemptEndsDeadAndNeverStartsAgain(@TempDir Path work) throws Exception {
+        // One attempt allowed; its executor claims it and dies (never renews the lease, records nothing).
+        Job job = Fixture.insertJob(p, Fixture.once(now.plusSeconds(1)), now.plusSeconds(1), now, 1);
+        claimByAnExecutorThatDies(job);
         clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
         assertThat(sweep().resent()).isEqualTo(1);
 
@@ -105,12 +119,7 @@ class RecoveryTest {
         assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
                 p.runs.claim(job.id(), job.pendingRunId(), "rescuer", later.plusSeconds(60), later))).won())
                 .as("no claim past maxAttempts").isFalse();
-        var worker = p.worker("rescuer", work.resolve("runs"), java.util.concurrent.Executors
-                .newSingleThreadScheduledExecutor());
-        var messages = p.queue.receive(10, 1, 30);
-        assertThat(messages).hasSize(1);
-        assertThat(worker.handle(messages.get(0))).isEqualTo(dev.punctual.core.exec.RunWorker.Outcome.DEAD);
-        worker.close();
+        assertThat(handleTheOneMessage(work)).isEqualTo(RunWorker.Outcome.DEAD);
 
         Run run = Fixture.run(p, job.id(), job.pendingRunId());
         assertThat(run.state()).isEqualTo(RunState.DEAD);
@@ -125,22 +134,12 @@ class RecoveryTest {
     @Test
     void aDeletedJobsRunWhoseExecutorDiedIsCancelledNotLeftRunning(@TempDir Path work) throws Exception {
         Job job = Fixture.insertOnceJob(p, now.plusSeconds(1), now);
-        p.sweeper.sweep();
-        loseEveryMessage();
-        clock.advance(Duration.ofSeconds(2));
-        Instant t = clock.instant();
-        assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
-                p.runs.claim(job.id(), job.pendingRunId(), "dead-executor", t.plusSeconds(60), t))).won()).isTrue();
+        claimByAnExecutorThatDies(job);
         p.jobService.delete(Fixture.OWNER, job.id());
         clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
         assertThat(sweep().resent()).isEqualTo(1);
 
-        var worker = p.worker("rescuer", work.resolve("runs"), java.util.concurrent.Executors
-                .newSingleThreadScheduledExecutor());
-        var messages = p.queue.receive(10, 1, 30);
-        assertThat(messages).hasSize(1);
-        assertThat(worker.handle(messages.get(0))).isEqualTo(dev.punctual.core.exec.RunWorker.Outcome.CANCELLED);
-        worker.close();
+        assertThat(handleTheOneMessage(work)).isEqualTo(RunWorker.Outcome.CANCELLED);
         Run run = Fixture.run(p, job.id(), job.pendingRunId());
         assertThat(run.state()).isEqualTo(RunState.CANCELLED);
         assertThat(run.error()).isEqualTo("job deleted");

@@ -52,17 +52,7 @@ class ResultRetryTest {
         AtomicInteger failed = new AtomicInteger();
         var t = TestStack.aws().target();
         // The first 5 result writes fail, about 3 s of backoff: as a store outage around the write would.
-        DynamoDbClient flaky = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create())
-                .endpointOverride(TestStack.aws().dynamodbEndpoint()).region(t.region())
-                .credentialsProvider(t.credentials())
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
-                    @Override
-                    public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
-                        if (isResult(c.request()) && failed.getAndIncrement() < 5) {
-                            throw SdkClientException.create("injected: DynamoDB unreachable");
-                        }
-                    }
-                })).build();
+        DynamoDbClient flaky = Fixture.dynamoFailingWhen(r -> isResult(r) && failed.getAndIncrement() < 5);
         // And every log upload fails.
         S3Client noLogs = S3Client.builder().httpClient(UrlConnectionHttpClient.create())
                 .endpointOverride(TestStack.aws().s3Endpoint()).region(t.region()).credentialsProvider(t.credentials())

@@ -19,11 +19,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
@@ -41,17 +36,7 @@ class SelfFencingTest {
                 .build();
         Punctual setup = Fixture.stack(settings, Clock.systemUTC());
         AtomicBoolean failUpdates = new AtomicBoolean();
-        DynamoDbClient failing = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create())
-                .endpointOverride(TestStack.aws().dynamodbEndpoint()).region(TestStack.aws().target().region())
-                .credentialsProvider(TestStack.aws().target().credentials())
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
-                    @Override
-                    public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
-                        if (failUpdates.get() && c.request() instanceof UpdateItemRequest) {
-                            throw SdkClientException.create("injected: DynamoDB unreachable");
-                        }
-                    }
-                })).build();
+        DynamoDbClient failing = Fixture.dynamoFailingWhen(r -> failUpdates.get() && r instanceof UpdateItemRequest);
         var t = TestStack.aws().target();
         Punctual executorSide = new Punctual(failing, AwsClients.sqs(t), AwsClients.s3(t), AwsClients.presigner(t),
                 settings, Clock.systemUTC(), null);
