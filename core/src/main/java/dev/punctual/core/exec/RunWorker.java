@@ -149,7 +149,11 @@ public final class RunWorker {
             Claim c = claim(m, policy, job.map(Job::activeRunId).orElse(null), now);
             Transactions.Outcome claim = tx.write(c.items());
             if (claim.won()) {
-                Run run = runs.get(m.jobId(), m.runId()).orElseThrow();
+                // Read back through a passing store outage: the claim is ours until its lease ends, and giving up
+                // here would leave an attempt spent that never started its binary.
+                Run run = whileHeld(new AtomicReference<>(now.plus(settings.lease())), "reading back the claimed run "
+                        + m.jobId() + "/" + m.runId(), Integer.MAX_VALUE, () -> runs.get(m.jobId(), m.runId()))
+                        .orElseThrow();
                 if (run.state() != RunState.RUNNING || !executorId.equals(run.leaseOwner())) {
                     // Frozen between the claim and this read, long enough for the lease to pass to another
                     // executor: the attempt read back is theirs, not ours. The message is theirs too now.
@@ -386,13 +390,27 @@ public final class RunWorker {
             // The last moment to find out that this executor was frozen past its lease since the claim (the binary
             // download can take a while too): renewing it now, conditionally on our attempt, proves the run is
             // still ours, and starts the binary under a full lease.
-            Instant renewedAt = clock.instant();
-            if (!runs.heartbeat(run.jobId(), run.runId(), attempt, executorId, renewedAt.plus(settings.lease()),
-                    renewedAt)) {
+            // A store error here is tried again while the lease lasts: counted as a failed start, it would spend
+            // an attempt whose binary never ran (found by the fault suite: an always-failing job ended DEAD at an
+            // attempt that never started, its pre-start renewal caught in an outage).
+            Instant[] renewedAt = new Instant[1];
+            boolean ours;
+            try {
+                ours = whileHeld(held, "renewing the lease of " + run.jobId() + "/" + run.runId() + " before its start",
+                        Integer.MAX_VALUE, () -> {
+                            renewedAt[0] = clock.instant();
+                            return runs.heartbeat(run.jobId(), run.runId(), attempt, executorId,
+                                    renewedAt[0].plus(settings.lease()), renewedAt[0]);
+                        });
+            } catch (RuntimeException e) {
+                // The lease ran out while the store was unreachable: we cannot tell whether the run is still ours.
+                ours = false;
+            }
+            if (!ours) {
                 killed = FENCED;
                 throw new FencedBeforeStart();
             }
-            held.set(renewedAt.plus(settings.lease()));
+            held.set(renewedAt[0].plus(settings.lease()));
             handle = runner.start(binary, job.args(), env, workDir, logFile, new ProcessRunner.Confinement(
                     lease == null ? null : lease.uid(), limits, sandbox.privateNetwork()));
             running.put(run.jobId() + "/" + run.runId(), handle);

@@ -26,6 +26,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
@@ -79,6 +80,45 @@ class ResultRetryTest {
             assertThat(run.attempt()).as("recorded by the attempt that ran it").isEqualTo(1);
             assertThat(run.logKey()).as("recorded without the log it could not upload").isNull();
             assertThat(failed.get()).as("the result write failed 5 times, then got through").isEqualTo(6);
+            assertThat(Fixture.lines(witness)).containsExactly("ran 1");
+        }
+    }
+
+    /** The lease renewal (not the outcome: that one also sets finishedAt). */
+    private static boolean isRenewal(Object request) {
+        return request instanceof UpdateItemRequest u && u.expressionAttributeNames() != null
+                && u.expressionAttributeNames().containsValue("leaseExpiry")
+                && !u.expressionAttributeNames().containsValue("finishedAt");
+    }
+
+    @Test
+    void anOutageBetweenTheClaimAndTheStartSpendsNoAttempt() throws Exception {
+        Settings settings = TestStack.isolatedSettings().lease(Duration.ofSeconds(6)).heartbeat(Duration.ofSeconds(1))
+                .build();
+        Punctual setup = Fixture.stack(settings, Clock.systemUTC());
+        AtomicInteger reads = new AtomicInteger();
+        AtomicInteger renewals = new AtomicInteger();
+        // Right after the claim: the read of the run back fails twice, then the renewal before the start 3 times.
+        DynamoDbClient flaky = Fixture.dynamoFailingWhen(r -> (r instanceof GetItemRequest g
+                && g.key().containsKey("runId") && reads.getAndIncrement() < 2)
+                || (isRenewal(r) && renewals.getAndIncrement() < 3));
+        var t = TestStack.aws().target();
+        Punctual executorSide = new Punctual(flaky, AwsClients.sqs(t), AwsClients.s3(t), AwsClients.presigner(t),
+                settings, Clock.systemUTC(), null);
+
+        Path witness = Fixture.witness(dir);
+        String bin = Fixture.uploadBinary(setup, "local", Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\""));
+        // One attempt only: before the fix, either failure spent it, and the run ended DEAD without ever running.
+        var job = setup.jobService.create("local", new JobRequest("pre-start-outage", bin, List.of(),
+                Map.of("WITNESS", witness.toString()), new ScheduleSpec("now", null, null, null, null), 60, 1));
+
+        try (ExecutorPool pool = executorSide.startExecutor("through-outage", dir.resolve("exec"), 1)) {
+            Run run = await().atMost(Duration.ofSeconds(30)).until(
+                    () -> setup.runs.listForJob(job.id(), 1, null).items().get(0), r -> r.state().terminal());
+            assertThat(run.state()).as("error: %s", run.error()).isEqualTo(RunState.SUCCEEDED);
+            assertThat(run.attempt()).isEqualTo(1);
+            assertThat(reads.get()).as("the read back failed twice, then got through").isGreaterThanOrEqualTo(3);
+            assertThat(renewals.get()).as("the renewal failed 3 times, then got through").isGreaterThanOrEqualTo(4);
             assertThat(Fixture.lines(witness)).containsExactly("ran 1");
         }
     }
