@@ -22,6 +22,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 public class BinaryResource {
     @Inject
     Punctual punctual;
+
     @Inject
     Tenants tenants;
 
@@ -29,7 +30,9 @@ public class BinaryResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public RestResponse<BinaryView> register(BinaryRequest request) {
         BinaryView b = punctual.binaries.register(tenants.current(), request);
-        return RestResponse.ResponseBuilder.<BinaryView>created(URI.create("/v1/binaries/" + b.id())).entity(b).build();
+        return RestResponse.ResponseBuilder.<BinaryView>created(URI.create("/v1/binaries/" + b.id()))
+                .entity(b)
+                .build();
     }
 
     @GET

@@ -42,6 +42,7 @@ public class HttpEdge {
 
     @ConfigProperty(name = "quarkus.http.limits.max-body-size")
     Optional<MemorySize> maxBody;
+
     @Inject
     ObjectMapper json;
 
@@ -51,7 +52,9 @@ public class HttpEdge {
 
     private void check(RoutingContext ctx) {
         String length = ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH);
-        if (length != null && maxBody.isPresent() && declaredLength(length) > maxBody.get().asLongValue()) {
+        if (length != null
+                && maxBody.isPresent()
+                && declaredLength(length) > maxBody.get().asLongValue()) {
             // The body is not read: close the connection rather than leave its bytes to be parsed as a request.
             ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
             String message = "must be at most " + maxBody.get().asLongValue() + " bytes";
@@ -59,14 +62,24 @@ public class HttpEdge {
             return;
         }
         if (ctx.request().uri().length() > MAX_URI_LENGTH) {
-            send(ctx, 414, "uri-too-long", "URI too long", null,
+            send(
+                    ctx,
+                    414,
+                    "uri-too-long",
+                    "URI too long",
+                    null,
                     "the request's URI is longer than " + MAX_URI_LENGTH + " characters");
             return;
         }
         if (!validUri(ctx.request().uri())) {
             String query = ctx.request().query();
             String bad = query == null ? null : badlyEncodedParameter(query);
-            send(ctx, 400, "invalid-request", "Bad request", bad,
+            send(
+                    ctx,
+                    400,
+                    "invalid-request",
+                    "Bad request",
+                    bad,
                     bad == null ? "the request's URI is not valid (RFC 3986)" : "is not valid percent-encoding");
             return;
         }
@@ -80,12 +93,31 @@ public class HttpEdge {
         }
         int status = ctx.statusCode();
         switch (status) {
-            case 413 -> send(ctx, 413, "too-large", "Content too large", "body",
-                    "must be at most " + maxBody.map(MemorySize::asLongValue).orElse(-1L) + " bytes");
-            case 414 -> send(ctx, 414, "uri-too-long", "URI too long", null,
-                    "the request's URI is longer than " + MAX_URI_LENGTH + " characters");
-            case 431 -> send(ctx, 431, "headers-too-large", "Request header fields too large", null,
-                    "the request's headers are too large");
+            case 413 ->
+                send(
+                        ctx,
+                        413,
+                        "too-large",
+                        "Content too large",
+                        "body",
+                        "must be at most "
+                                + maxBody.map(MemorySize::asLongValue).orElse(-1L) + " bytes");
+            case 414 ->
+                send(
+                        ctx,
+                        414,
+                        "uri-too-long",
+                        "URI too long",
+                        null,
+                        "the request's URI is longer than " + MAX_URI_LENGTH + " characters");
+            case 431 ->
+                send(
+                        ctx,
+                        431,
+                        "headers-too-large",
+                        "Request header fields too large",
+                        null,
+                        "the request's headers are too large");
             default -> send(ctx, 400, "invalid-request", "Bad request", null, "the request could not be read");
         }
     }
@@ -131,7 +163,8 @@ public class HttpEdge {
 
     private static boolean validlyEncoded(String s) {
         for (int i = s.indexOf('%'); i >= 0; i = s.indexOf('%', i + 1)) {
-            if (i + 2 >= s.length() || Character.digit(s.charAt(i + 1), 16) < 0
+            if (i + 2 >= s.length()
+                    || Character.digit(s.charAt(i + 1), 16) < 0
                     || Character.digit(s.charAt(i + 2), 16) < 0) {
                 return false;
             }
@@ -141,7 +174,12 @@ public class HttpEdge {
 
     private void send(RoutingContext ctx, int status, String type, String title, String field, String message) {
         String detail = field == null ? message : field + ": " + message;
-        Problem p = new Problem("urn:punctual:problem:" + type, title, status, detail, field,
+        Problem p = new Problem(
+                "urn:punctual:problem:" + type,
+                title,
+                status,
+                detail,
+                field,
                 field == null ? null : List.of(new FieldError(field, message)));
         String body;
         try {
@@ -150,6 +188,9 @@ public class HttpEdge {
             throw new IllegalStateException("a problem could not be written as JSON", e);
         }
         // Spelled as JAX-RS spells it: the Lambda adapter looks the response's type up by this exact name.
-        ctx.response().setStatusCode(status).putHeader("Content-Type", Problem.MEDIA_TYPE).end(body);
+        ctx.response()
+                .setStatusCode(status)
+                .putHeader("Content-Type", Problem.MEDIA_TYPE)
+                .end(body);
     }
 }

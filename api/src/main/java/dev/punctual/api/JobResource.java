@@ -33,8 +33,10 @@ import org.jboss.resteasy.reactive.RestResponse;
 public class JobResource {
     @Inject
     Punctual punctual;
+
     @Inject
     Tenants tenants;
+
     @Inject
     ObjectMapper json;
 
@@ -42,8 +44,10 @@ public class JobResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public RestResponse<JobView> create(JobRequest request) {
         JobView job = punctual.jobService.create(tenants.current(), request);
-        return RestResponse.ResponseBuilder.<JobView>created(URI.create("/v1/jobs/" + job.id())).entity(job)
-                .header(HttpHeaders.ETAG, job.etag()).build();
+        return RestResponse.ResponseBuilder.<JobView>created(URI.create("/v1/jobs/" + job.id()))
+                .entity(job)
+                .header(HttpHeaders.ETAG, job.etag())
+                .build();
     }
 
     /**
@@ -53,8 +57,8 @@ public class JobResource {
     @PUT
     @Path("{id}")
     @Consumes(MediaType.APPLICATION_JSON)
-    public RestResponse<JobView> update(@RestPath String id, @RestHeader("If-Match") String ifMatch,
-                                        JobRequest request) {
+    public RestResponse<JobView> update(
+            @RestPath String id, @RestHeader("If-Match") String ifMatch, JobRequest request) {
         return withEtag(punctual.jobService.update(tenants.current(), id, ifMatch, request));
     }
 
@@ -70,7 +74,9 @@ public class JobResource {
     }
 
     private static RestResponse<JobView> withEtag(JobView job) {
-        return RestResponse.ResponseBuilder.ok(job).header(HttpHeaders.ETAG, job.etag()).build();
+        return RestResponse.ResponseBuilder.ok(job)
+                .header(HttpHeaders.ETAG, job.etag())
+                .build();
     }
 
     @DELETE

@@ -26,8 +26,12 @@ public class JsonBodies {
 
     static Response unsupported() {
         String message = "must be " + JSON + " for a request with a body";
-        return ProblemMappers.problem(415, "unsupported-media-type", "Unsupported media type",
-                HttpHeaders.CONTENT_TYPE + ": " + message, HttpHeaders.CONTENT_TYPE,
+        return ProblemMappers.problem(
+                415,
+                "unsupported-media-type",
+                "Unsupported media type",
+                HttpHeaders.CONTENT_TYPE + ": " + message,
+                HttpHeaders.CONTENT_TYPE,
                 List.of(new FieldError(HttpHeaders.CONTENT_TYPE, message)));
     }
 

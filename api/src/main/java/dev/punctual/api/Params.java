@@ -7,8 +7,7 @@ import dev.punctual.core.service.ValidationException;
  * would answer a failed conversion with a bare 404).
  */
 final class Params {
-    private Params() {
-    }
+    private Params() {}
 
     static Integer integer(String name, String value) {
         if (value == null || value.isEmpty()) {
@@ -17,8 +16,8 @@ final class Params {
         try {
             return Integer.valueOf(value);
         } catch (NumberFormatException e) {
-            throw new ValidationException(400, java.util.List.of(
-                    new dev.punctual.core.service.FieldError(name, "must be an integer")));
+            throw new ValidationException(
+                    400, java.util.List.of(new dev.punctual.core.service.FieldError(name, "must be an integer")));
         }
     }
 }

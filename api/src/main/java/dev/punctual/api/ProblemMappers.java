@@ -21,8 +21,8 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
-import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkException;
 
 /** Turns every failure into {@code application/problem+json}; nothing a client sent can produce a bare 500. */
 public class ProblemMappers {
@@ -33,7 +33,9 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response validation(ValidationException e) {
         List<FieldError> errors = e.errors();
-        return problem(e.status(), switch (e.status()) {
+        return problem(
+                e.status(),
+                switch (e.status()) {
                     case 409 -> "conflict";
                     case 412 -> "precondition-failed";
                     case 413 -> "too-large";
@@ -48,7 +50,8 @@ public class ProblemMappers {
                     default -> "Bad request";
                 },
                 errors.stream().map(f -> f.field() + ": " + f.message()).collect(Collectors.joining("; ")),
-                errors.isEmpty() ? null : errors.get(0).field(), errors);
+                errors.isEmpty() ? null : errors.get(0).field(),
+                errors);
     }
 
     @ServerExceptionMapper
@@ -64,7 +67,12 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response unknownField(UnrecognizedPropertyException e) {
         String field = path(e);
-        return problem(400, "invalid-request", "Bad request", field + ": unknown field", field,
+        return problem(
+                400,
+                "invalid-request",
+                "Bad request",
+                field + ": unknown field",
+                field,
                 List.of(new FieldError(field, "unknown field")));
     }
 
@@ -80,15 +88,23 @@ public class ProblemMappers {
             return unknownField(u);
         }
         String field = e instanceof JsonMappingException m && !m.getPath().isEmpty() ? path(m) : "body";
-        String message = e instanceof JsonMappingException && !(e instanceof InvalidTypeIdException)
-                && !"body".equals(field) ? "has the wrong type" : "is not valid JSON";
-        if (e instanceof StreamReadException r && r.getProcessor() instanceof JsonParser p
+        String message =
+                e instanceof JsonMappingException && !(e instanceof InvalidTypeIdException) && !"body".equals(field)
+                        ? "has the wrong type"
+                        : "is not valid JSON";
+        if (e instanceof StreamReadException r
+                && r.getProcessor() instanceof JsonParser p
                 && String.valueOf(r.getOriginalMessage()).startsWith("Duplicate field")) {
             // Strict duplicate detection fails in the parser, which knows where it was.
             field = path(p.getParsingContext());
             message = "appears more than once";
         }
-        return problem(400, "invalid-request", "Bad request", field + ": " + message, field,
+        return problem(
+                400,
+                "invalid-request",
+                "Bad request",
+                field + ": " + message,
+                field,
                 List.of(new FieldError(field, message)));
     }
 
@@ -99,30 +115,43 @@ public class ProblemMappers {
         }
         int status = e.getResponse().getStatus();
         if (status == 400) {
-            return problem(400, "invalid-request", "Bad request", "body: " + e.getMessage(), "body",
+            return problem(
+                    400,
+                    "invalid-request",
+                    "Bad request",
+                    "body: " + e.getMessage(),
+                    "body",
                     List.of(new FieldError("body", "could not be read: " + e.getMessage())));
         }
         if (e instanceof NotSupportedException) {
             return JsonBodies.unsupported();
         }
-        String type = e instanceof NotFoundException ? "not-found"
-                : e instanceof NotAllowedException ? "method-not-allowed"
-                : e instanceof NotSupportedException ? "unsupported-media-type" : "http-" + status;
+        String type = e instanceof NotFoundException
+                ? "not-found"
+                : e instanceof NotAllowedException
+                        ? "method-not-allowed"
+                        : e instanceof NotSupportedException ? "unsupported-media-type" : "http-" + status;
         return problem(status, type, e.getResponse().getStatusInfo().getReasonPhrase(), e.getMessage(), null, null);
     }
 
     /** AWS throttling or a 5xx from AWS: the client may retry; nothing partial was written (writes are atomic). */
     @ServerExceptionMapper
     public Response aws(SdkException e) {
-        boolean retryable = e.retryable() || e instanceof AwsServiceException s
-                && (s.isThrottlingException() || s.statusCode() >= 500);
+        boolean retryable = e.retryable()
+                || e instanceof AwsServiceException s && (s.isThrottlingException() || s.statusCode() >= 500);
         if (!retryable) {
             return unexpected(e);
         }
         LOG.warn("AWS unavailable or throttling", e);
-        return Response.fromResponse(problem(503, "unavailable", "Service unavailable",
-                "storage is busy or unavailable; retry later", null, null))
-                .header("Retry-After", RETRY_AFTER_SECONDS).build();
+        return Response.fromResponse(problem(
+                        503,
+                        "unavailable",
+                        "Service unavailable",
+                        "storage is busy or unavailable; retry later",
+                        null,
+                        null))
+                .header("Retry-After", RETRY_AFTER_SECONDS)
+                .build();
     }
 
     @ServerExceptionMapper
@@ -166,9 +195,11 @@ public class ProblemMappers {
         return sb.isEmpty() ? "body" : sb.toString();
     }
 
-    static Response problem(int status, String type, String title, String detail, String field,
-                            List<FieldError> errors) {
-        return Response.status(status).type(Problem.MEDIA_TYPE)
-                .entity(new Problem("urn:punctual:problem:" + type, title, status, detail, field, errors)).build();
+    static Response problem(
+            int status, String type, String title, String detail, String field, List<FieldError> errors) {
+        return Response.status(status)
+                .type(Problem.MEDIA_TYPE)
+                .entity(new Problem("urn:punctual:problem:" + type, title, status, detail, field, errors))
+                .build();
     }
 }

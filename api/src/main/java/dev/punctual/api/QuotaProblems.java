@@ -8,10 +8,16 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 public class QuotaProblems {
     @ServerExceptionMapper
     public Response quota(QuotaExceededException e) {
-        return Response.status(429).type(Problem.MEDIA_TYPE)
+        return Response.status(429)
+                .type(Problem.MEDIA_TYPE)
                 .header("Retry-After", Math.max(1, e.retryAfterSeconds()))
-                .entity(new Problem("urn:punctual:problem:quota-exceeded", "Too many requests", 429, e.getMessage(),
-                        e.quota(), null))
+                .entity(new Problem(
+                        "urn:punctual:problem:quota-exceeded",
+                        "Too many requests",
+                        429,
+                        e.getMessage(),
+                        e.quota(),
+                        null))
                 .build();
     }
 }

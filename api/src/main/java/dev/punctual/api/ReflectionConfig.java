@@ -3,25 +3,26 @@ package dev.punctual.api;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** Core's JSON records live outside this module's index of REST types: register them for native images. */
-@RegisterForReflection(targets = {
-        dev.punctual.core.service.JobRequest.class,
-        dev.punctual.core.service.JobView.class,
-        dev.punctual.core.service.RunView.class,
-        dev.punctual.core.service.BinaryRequest.class,
-        dev.punctual.core.service.BinaryView.class,
-        dev.punctual.core.service.Page.class,
-        dev.punctual.core.service.FieldError.class,
-        dev.punctual.core.schedule.ScheduleSpec.class,
-        dev.punctual.core.schedule.DateSpec.class,
-        dev.punctual.core.service.PreviewRequest.class,
-        dev.punctual.core.service.SchedulePreview.class,
-        dev.punctual.core.service.PreviewOccurrence.class,
-        dev.punctual.core.service.ResumeRequest.class,
-        dev.punctual.core.service.BackfillRequest.class,
-        dev.punctual.core.service.BackfillView.class,
-        dev.punctual.core.firing.JitterSpec.class,
-        dev.punctual.core.firing.CatchUpSpec.class,
-        dev.punctual.core.exec.RunLimits.class,
-        Problem.class})
-public class ReflectionConfig {
-}
+@RegisterForReflection(
+        targets = {
+            dev.punctual.core.service.JobRequest.class,
+            dev.punctual.core.service.JobView.class,
+            dev.punctual.core.service.RunView.class,
+            dev.punctual.core.service.BinaryRequest.class,
+            dev.punctual.core.service.BinaryView.class,
+            dev.punctual.core.service.Page.class,
+            dev.punctual.core.service.FieldError.class,
+            dev.punctual.core.schedule.ScheduleSpec.class,
+            dev.punctual.core.schedule.DateSpec.class,
+            dev.punctual.core.service.PreviewRequest.class,
+            dev.punctual.core.service.SchedulePreview.class,
+            dev.punctual.core.service.PreviewOccurrence.class,
+            dev.punctual.core.service.ResumeRequest.class,
+            dev.punctual.core.service.BackfillRequest.class,
+            dev.punctual.core.service.BackfillView.class,
+            dev.punctual.core.firing.JitterSpec.class,
+            dev.punctual.core.firing.CatchUpSpec.class,
+            dev.punctual.core.exec.RunLimits.class,
+            Problem.class
+        })
+public class ReflectionConfig {}

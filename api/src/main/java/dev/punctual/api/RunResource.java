@@ -16,6 +16,7 @@ import org.jboss.resteasy.reactive.RestQuery;
 public class RunResource {
     @Inject
     Punctual punctual;
+
     @Inject
     Tenants tenants;
 

@@ -8,7 +8,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** Punctual's benchmarks, one subcommand each. Each prints a Markdown report on stdout, progress on stderr. */
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
         description = "Punctual's benchmarks: each prints a Markdown report (machine, settings, results) on stdout.",
         subcommands = {LaunchCommand.class, CommandLine.HelpCommand.class})
 public final class Bench implements Runnable {
@@ -17,7 +19,9 @@ public final class Bench implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "Missing a benchmark: one of " + spec.subcommands().keySet());
+        throw new ParameterException(
+                spec.commandLine(),
+                "Missing a benchmark: one of " + spec.subcommands().keySet());
     }
 
     public static void main(String[] args) {

@@ -21,8 +21,7 @@ public final class FixedThreads {
     /** The whole run's time, recorded for every trial under this name. */
     public static final String TOTAL = "total";
 
-    private FixedThreads() {
-    }
+    private FixedThreads() {}
 
     /** One run of what is measured. It may time steps of its own with {@link Steps#record}. */
     @FunctionalInterface
@@ -51,8 +50,8 @@ public final class FixedThreads {
      * What a measured phase took: its wall time, the samples of every step ({@link #TOTAL} included), and how
      * many runs failed, by reason.
      */
-    public record Measurement(int threads, int runs, long wallNanos, Map<String, Samples> steps,
-                              Map<String, Integer> failures) {
+    public record Measurement(
+            int threads, int runs, long wallNanos, Map<String, Samples> steps, Map<String, Integer> failures) {
         public int failed() {
             return failures.values().stream().mapToInt(Integer::intValue).sum();
         }
@@ -74,8 +73,7 @@ public final class FixedThreads {
      * Runs {@code warmup} then {@code runs} trials on {@code threads} threads; worker {@code i} (0-based) runs the
      * trials of {@code trialFor.apply(i)}. The first failure stops every worker and is thrown.
      */
-    public static Measurement measure(int threads, int warmup, int runs, IntFunction<Trial> trialFor)
-            throws Exception {
+    public static Measurement measure(int threads, int warmup, int runs, IntFunction<Trial> trialFor) throws Exception {
         List<Trial> trials = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
             trials.add(trialFor.apply(i));
@@ -129,7 +127,8 @@ public final class FixedThreads {
         Map<String, Samples> merged = new LinkedHashMap<>();
         Map<String, Integer> failures = new TreeMap<>();
         for (Steps s : perThread) {
-            s.samples.forEach((step, samples) -> merged.computeIfAbsent(step, k -> new Samples()).merge(samples));
+            s.samples.forEach((step, samples) ->
+                    merged.computeIfAbsent(step, k -> new Samples()).merge(samples));
             s.failures.forEach((reason, n) -> failures.merge(reason, n, Integer::sum));
         }
         return new Measurement(trials.size(), runs, wall, merged, failures);

@@ -15,8 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /** What a result depends on besides the code: printed above every report, so numbers are never read bare. */
 public final class Machine {
-    private Machine() {
-    }
+    private Machine() {}
 
     /** Markdown bullet lines: date, commit, machine, kernel, JVM, and what else ran on it. */
     public static List<String> describe() {
@@ -24,13 +23,13 @@ public final class Machine {
         List<String> out = new ArrayList<>();
         out.add("- date: " + Instant.now().truncatedTo(ChronoUnit.SECONDS));
         out.add("- commit: " + System.getProperty("punctual.bench.commit", "unknown (run through bin/bench)"));
-        out.add("- cpu: " + Runtime.getRuntime().availableProcessors() + " cores available to the JVM, "
-                + cpuModel());
+        out.add("- cpu: " + Runtime.getRuntime().availableProcessors() + " cores available to the JVM, " + cpuModel());
         out.add("- kernel: " + System.getProperty("os.name") + " " + System.getProperty("os.version") + " ("
                 + System.getProperty("os.arch") + ")");
-        out.add("- java: " + v + " (" + System.getProperty("java.vm.name") + ", "
-                + System.getProperty("java.vendor") + "), " + System.getProperty("java.home"));
-        out.add("- jvm options: " + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        out.add("- java: " + v + " (" + System.getProperty("java.vm.name") + ", " + System.getProperty("java.vendor")
+                + "), " + System.getProperty("java.home"));
+        out.add("- jvm options: "
+                + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
         out.add("- load average at start: " + firstLine(Path.of("/proc/loadavg")) + "; " + processCount()
                 + " processes");
         out.add("- user: uid " + effectiveUid());
@@ -61,7 +60,8 @@ public final class Machine {
             return Files.readAllLines(Path.of("/proc/self/status")).stream()
                     .filter(l -> l.startsWith("Uid:"))
                     .map(l -> Integer.parseInt(l.split("\\s+")[2]))
-                    .findFirst().orElse(-1);
+                    .findFirst()
+                    .orElse(-1);
         } catch (IOException | RuntimeException e) {
             return -1;
         }
@@ -72,7 +72,8 @@ public final class Machine {
             return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
                     .filter(l -> l.startsWith("model name"))
                     .map(l -> l.substring(l.indexOf(':') + 1).strip())
-                    .findFirst().orElse("model unknown");
+                    .findFirst()
+                    .orElse("model unknown");
         } catch (IOException e) {
             return "model unknown";
         }

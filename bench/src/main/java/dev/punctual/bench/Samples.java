@@ -34,8 +34,8 @@ public final class Samples {
         for (long n : sorted) {
             total += n;
         }
-        return new Summary(size, (double) total / size, percentile(sorted, 50), percentile(sorted, 99),
-                sorted[size - 1]);
+        return new Summary(
+                size, (double) total / size, percentile(sorted, 50), percentile(sorted, 99), sorted[size - 1]);
     }
 
     /** Nearest rank: the smallest sample with at least {@code p} percent of the samples at or below it. */
@@ -45,6 +45,5 @@ public final class Samples {
     }
 
     /** Count, mean, median, 99th percentile and maximum, in nanoseconds. */
-    public record Summary(int count, double meanNanos, long p50Nanos, long p99Nanos, long maxNanos) {
-    }
+    public record Summary(int count, double meanNanos, long p50Nanos, long p99Nanos, long maxNanos) {}
 }

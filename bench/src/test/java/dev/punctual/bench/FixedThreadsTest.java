@@ -40,10 +40,12 @@ class FixedThreadsTest {
     void theFirstFailureStopsTheWorkersAndIsThrown() {
         AtomicInteger calls = new AtomicInteger();
         assertThatThrownBy(() -> FixedThreads.measure(2, 0, 1_000_000, w -> steps -> {
-            if (calls.incrementAndGet() == 10) {
-                throw new IOException("exited with 1");
-            }
-        })).isInstanceOf(IOException.class).hasMessage("exited with 1");
+                    if (calls.incrementAndGet() == 10) {
+                        throw new IOException("exited with 1");
+                    }
+                }))
+                .isInstanceOf(IOException.class)
+                .hasMessage("exited with 1");
         assertThat(calls.get()).isLessThan(1_000);
     }
 }

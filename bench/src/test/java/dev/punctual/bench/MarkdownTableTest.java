@@ -7,7 +7,10 @@ import org.junit.jupiter.api.Test;
 class MarkdownTableTest {
     @Test
     void padsColumnsAlignsNumbersRightAndEscapesPipes() {
-        String t = new MarkdownTable("path", "runs/s>").row("bare", "1000").row("a|b", "9").render();
+        String t = new MarkdownTable("path", "runs/s>")
+                .row("bare", "1000")
+                .row("a|b", "9")
+                .render();
         assertThat(t).isEqualTo("""
                 | path | runs/s |
                 | ---- | -----: |

@@ -64,8 +64,14 @@ public final class Punctual {
     public final dev.punctual.core.service.DeadLetterService deadLetters;
     public final JobLifecycle lifecycle;
 
-    public Punctual(DynamoDbClient dynamo, SqsClient sqs, S3Client s3, S3Presigner presigner, Settings settings,
-                    Clock clock, String queueUrl) {
+    public Punctual(
+            DynamoDbClient dynamo,
+            SqsClient sqs,
+            S3Client s3,
+            S3Presigner presigner,
+            Settings settings,
+            Clock clock,
+            String queueUrl) {
         this.settings = settings;
         this.clock = clock;
         this.resources = new Resources(settings);
@@ -81,11 +87,17 @@ public final class Punctual {
         this.schedules = new Schedules(settings.minInterval());
         this.planner = new RunPlanner(new SecureRandom());
         this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, settings, clock, planner);
-        this.sweeper = new Sweeper(runs, watermarks, dispatcher, buckets, settings, clock,
+        this.sweeper = new Sweeper(
+                runs,
+                watermarks,
+                dispatcher,
+                buckets,
+                settings,
+                clock,
                 new dev.punctual.core.queue.DeadLetterQueue(sqs, resources.runQueue()));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
-        this.jobService = new JobService(jobs, runs, binaries, store, tx, dispatcher, schedules, settings, clock,
-                planner, usage);
+        this.jobService =
+                new JobService(jobs, runs, binaries, store, tx, dispatcher, schedules, settings, clock, planner, usage);
         this.deadLetters = new dev.punctual.core.service.DeadLetterService(jobs, runs, queue, clock);
         this.lifecycle = new JobLifecycle(jobs, runs, tx, dispatcher, schedules, settings, clock, planner, usage);
     }
@@ -97,10 +109,20 @@ public final class Punctual {
             // users (the sandbox) must not read or change them.
             Files.createDirectories(workRoot);
             Files.setPosixFilePermissions(workRoot, PosixFilePermissions.fromString("rwx------"));
-            return new RunWorker(runs, jobs, tx, queue, store, new BinaryCache(store, workRoot.resolve("cache")),
+            return new RunWorker(
+                    runs,
+                    jobs,
+                    tx,
+                    queue,
+                    store,
+                    new BinaryCache(store, workRoot.resolve("cache")),
                     new ProcessRunner(settings.logCapBytes(), settings.killGrace()),
-                    new Backoff(settings.retryBase(), settings.retryCap(), new SecureRandom()), settings, clock,
-                    executorId, workRoot.resolve("runs"), timer);
+                    new Backoff(settings.retryBase(), settings.retryCap(), new SecureRandom()),
+                    settings,
+                    clock,
+                    executorId,
+                    workRoot.resolve("runs"),
+                    timer);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -108,11 +130,17 @@ public final class Punctual {
 
     /** A started executor pool: long-polls 20 s, as many messages as free slots. */
     public ExecutorPool startExecutor(String executorId, Path workRoot, int waitSeconds) {
-        ScheduledExecutorService timer = Executors.newScheduledThreadPool(1,
-                Thread.ofPlatform().daemon().name("heartbeat-" + executorId).factory());
+        ScheduledExecutorService timer = Executors.newScheduledThreadPool(
+                1, Thread.ofPlatform().daemon().name("heartbeat-" + executorId).factory());
         RunWorker worker = worker(executorId, workRoot, timer);
-        return new ExecutorPool(worker, queue, settings.executorConcurrency(), waitSeconds,
-                (int) settings.lease().toSeconds(), settings.shutdownGrace()).start();
+        return new ExecutorPool(
+                        worker,
+                        queue,
+                        settings.executorConcurrency(),
+                        waitSeconds,
+                        (int) settings.lease().toSeconds(),
+                        settings.shutdownGrace())
+                .start();
     }
 
     /** host:pid plus a random suffix, so restarts on one host are told apart. */

@@ -47,8 +47,8 @@ public final class EmbeddedAws implements AutoCloseable {
     private final URI sqsUri;
     private final URI s3Uri;
 
-    private EmbeddedAws(DynamoDBProxyServer dynamo, URI dynamoUri, SQSRestServer sqs, URI sqsUri, S3Proxy s3,
-                        URI s3Uri) {
+    private EmbeddedAws(
+            DynamoDBProxyServer dynamo, URI dynamoUri, SQSRestServer sqs, URI sqsUri, S3Proxy s3, URI s3Uri) {
         this.dynamo = dynamo;
         this.sqs = sqs;
         this.s3 = s3;
@@ -73,13 +73,18 @@ public final class EmbeddedAws implements AutoCloseable {
         dynamo.start();
 
         int qp = sqsPort == 0 ? freePort() : sqsPort;
-        SQSRestServer sqs = SQSRestServerBuilder.withInterface(LOOPBACK).withPort(qp)
-                .withServerAddress(new NodeAddress("http", LOOPBACK, qp, "")).start();
+        SQSRestServer sqs = SQSRestServerBuilder.withInterface(LOOPBACK)
+                .withPort(qp)
+                .withServerAddress(new NodeAddress("http", LOOPBACK, qp, ""))
+                .start();
         sqs.waitUntilStarted();
 
-        var blobs = dataDir == null ? new TransientNio2BlobStore()
-                : new FilesystemNio2BlobStore(Files.createDirectories(dataDir.resolve("s3")).toString());
-        S3Proxy s3 = S3Proxy.builder().blobStore(blobs)
+        var blobs = dataDir == null
+                ? new TransientNio2BlobStore()
+                : new FilesystemNio2BlobStore(
+                        Files.createDirectories(dataDir.resolve("s3")).toString());
+        S3Proxy s3 = S3Proxy.builder()
+                .blobStore(blobs)
                 // S3Proxy listens on the endpoint's host.
                 .endpoint(URI.create("http://" + LOOPBACK + ":" + s3Port))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
@@ -88,8 +93,13 @@ public final class EmbeddedAws implements AutoCloseable {
         while (!"STARTED".equals(s3.getState())) {
             Thread.onSpinWait();
         }
-        return new EmbeddedAws(dynamo, URI.create("http://" + LOOPBACK + ":" + dp), sqs,
-                URI.create("http://" + LOOPBACK + ":" + qp), s3, URI.create("http://" + LOOPBACK + ":" + s3.getPort()));
+        return new EmbeddedAws(
+                dynamo,
+                URI.create("http://" + LOOPBACK + ":" + dp),
+                sqs,
+                URI.create("http://" + LOOPBACK + ":" + qp),
+                s3,
+                URI.create("http://" + LOOPBACK + ":" + s3.getPort()));
     }
 
     public static EmbeddedAws startInMemory() throws Exception {
@@ -114,8 +124,9 @@ public final class EmbeddedAws implements AutoCloseable {
 
     /** Creates every table, queue and bucket of {@code resources} (idempotent). */
     public void provision(Resources resources) {
-        try (DynamoDbClient d = AwsClients.dynamo(target()); SqsClient q = AwsClients.sqs(target());
-             S3Client s = AwsClients.s3(target())) {
+        try (DynamoDbClient d = AwsClients.dynamo(target());
+                SqsClient q = AwsClients.sqs(target());
+                S3Client s = AwsClients.s3(target())) {
             new Provisioner(d, q, s).createAll(resources);
         }
     }
@@ -139,7 +150,8 @@ public final class EmbeddedAws implements AutoCloseable {
      */
     public java.util.Map<String, String> quarkusConfig() {
         java.util.Map<String, String> c = new java.util.LinkedHashMap<>();
-        for (var e : java.util.Map.of("dynamodb", dynamoUri, "sqs", sqsUri, "s3", s3Uri).entrySet()) {
+        for (var e : java.util.Map.of("dynamodb", dynamoUri, "sqs", sqsUri, "s3", s3Uri)
+                .entrySet()) {
             String p = "quarkus." + e.getKey() + ".";
             c.put(p + "endpoint-override", e.getValue().toString());
             c.put(p + "aws.region", REGION);
@@ -153,8 +165,12 @@ public final class EmbeddedAws implements AutoCloseable {
 
     /** The same, as environment variables for a separate process (an executor started on its own). */
     public List<String> environmentExports() {
-        return List.of("AWS_ENDPOINT_URL_DYNAMODB=" + dynamoUri, "AWS_ENDPOINT_URL_SQS=" + sqsUri,
-                "AWS_ENDPOINT_URL_S3=" + s3Uri, "AWS_REGION=" + REGION, "AWS_ACCESS_KEY_ID=" + ACCESS_KEY,
+        return List.of(
+                "AWS_ENDPOINT_URL_DYNAMODB=" + dynamoUri,
+                "AWS_ENDPOINT_URL_SQS=" + sqsUri,
+                "AWS_ENDPOINT_URL_S3=" + s3Uri,
+                "AWS_REGION=" + REGION,
+                "AWS_ACCESS_KEY_ID=" + ACCESS_KEY,
                 "AWS_SECRET_ACCESS_KEY=" + SECRET_KEY);
     }
 

@@ -19,8 +19,7 @@ public final class TestStack {
     private static final AtomicInteger COUNTER = new AtomicInteger();
     private static EmbeddedAws aws;
 
-    private TestStack() {
-    }
+    private TestStack() {}
 
     public static synchronized EmbeddedAws aws() {
         if (aws == null) {

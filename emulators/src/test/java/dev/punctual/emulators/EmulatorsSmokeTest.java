@@ -21,6 +21,7 @@ class EmulatorsSmokeTest {
         assertThat(got).hasSize(1);
         assertThat(RunMessage.decode(got.get(0).body()).runId()).isEqualTo("r1");
         assertThat(p.watermarks.get()).isEmpty();
-        assertThat(p.store.size(dev.punctual.core.binary.ArtifactStore.binaryKey("local", "0".repeat(64)))).isEmpty();
+        assertThat(p.store.size(dev.punctual.core.binary.ArtifactStore.binaryKey("local", "0".repeat(64))))
+                .isEmpty();
     }
 }

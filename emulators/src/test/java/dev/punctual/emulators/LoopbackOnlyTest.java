@@ -27,8 +27,8 @@ class LoopbackOnlyTest {
     @Test
     void everyEmulatorAnswersOnLoopbackAndIsClosedOnEveryOtherAddressOfThisMachine() throws Exception {
         EmbeddedAws aws = TestStack.aws();
-        Map<String, URI> endpoints = Map.of("DynamoDB Local", aws.dynamodbEndpoint(), "ElasticMQ",
-                aws.sqsEndpoint(), "S3Proxy", aws.s3Endpoint());
+        Map<String, URI> endpoints = Map.of(
+                "DynamoDB Local", aws.dynamodbEndpoint(), "ElasticMQ", aws.sqsEndpoint(), "S3Proxy", aws.s3Endpoint());
         List<InetAddress> others = nonLoopbackAddresses();
         assumeFalse(others.isEmpty(), "this machine has no non-loopback address to try the ports on");
 
@@ -36,10 +36,12 @@ class LoopbackOnlyTest {
             int port = e.getValue().getPort();
             assertThat(e.getValue().getHost()).isEqualTo(EmbeddedAws.LOOPBACK);
             assertThat(reachable(InetAddress.getByName(EmbeddedAws.LOOPBACK), port))
-                    .as("%s on loopback", e.getKey()).isTrue();
+                    .as("%s on loopback", e.getKey())
+                    .isTrue();
             for (InetAddress other : others) {
                 assertThat(reachable(other, port))
-                        .as("%s reachable on %s port %d", e.getKey(), other.getHostAddress(), port).isFalse();
+                        .as("%s reachable on %s port %d", e.getKey(), other.getHostAddress(), port)
+                        .isFalse();
             }
         }
     }
@@ -56,7 +58,8 @@ class LoopbackOnlyTest {
 
     /** The addresses of this machine's interfaces that are up, other than loopback ones. */
     private static List<InetAddress> nonLoopbackAddresses() throws SocketException {
-        return NetworkInterface.networkInterfaces().filter(LoopbackOnlyTest::up)
+        return NetworkInterface.networkInterfaces()
+                .filter(LoopbackOnlyTest::up)
                 .flatMap(NetworkInterface::inetAddresses)
                 .filter(a -> !a.isLoopbackAddress() && !a.isAnyLocalAddress())
                 .filter(LoopbackOnlyTest::bindable)

@@ -23,6 +23,7 @@ public class ExecutorLifecycle {
 
     @Inject
     Punctual punctual;
+
     @Inject
     PunctualConfig config;
 
@@ -32,8 +33,9 @@ public class ExecutorLifecycle {
         String id = config.executorId().orElseGet(Punctual::defaultExecutorId);
         Path work = Path.of(config.workDir().orElse(System.getProperty("java.io.tmpdir") + "/punctual-executor"));
         pool = punctual.startExecutor(id, work, LONG_POLL_SECONDS);
-        LOG.infof("executor %s polling %s with %d slots", id, punctual.queue.url(),
-                punctual.settings.executorConcurrency());
+        LOG.infof(
+                "executor %s polling %s with %d slots",
+                id, punctual.queue.url(), punctual.settings.executorConcurrency());
     }
 
     void stop(@Observes ShutdownEvent e) {

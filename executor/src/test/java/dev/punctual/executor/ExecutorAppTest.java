@@ -31,6 +31,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 class ExecutorAppTest {
     @Inject
     Punctual punctual;
+
     @Inject
     S3Client s3;
 
@@ -38,13 +39,23 @@ class ExecutorAppTest {
     void runsAJobSentToItsQueueAndRecordsTheOutcome() throws Exception {
         byte[] script = "#!/bin/sh\necho \"ran $SCHEDULER_RUN_ID attempt $SCHEDULER_ATTEMPT\"\nexit 0\n"
                 .getBytes(StandardCharsets.UTF_8);
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(script));
+        String sha =
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(script));
         var binary = punctual.binaries.register("local", new BinaryRequest("ok.sh", sha, (long) script.length));
-        s3.putObject(p -> p.bucket(punctual.settings.bucket()).key(ArtifactStore.binaryKey("local", sha)),
+        s3.putObject(
+                p -> p.bucket(punctual.settings.bucket()).key(ArtifactStore.binaryKey("local", sha)),
                 RequestBody.fromBytes(script));
 
-        JobView job = punctual.jobService.create("local", new JobRequest("app-test", binary.id(), List.of(),
-                Map.of(), new ScheduleSpec("now", null, null, null, null), 30, 1));
+        JobView job = punctual.jobService.create(
+                "local",
+                new JobRequest(
+                        "app-test",
+                        binary.id(),
+                        List.of(),
+                        Map.of(),
+                        new ScheduleSpec("now", null, null, null, null),
+                        30,
+                        1));
 
         await().atMost(Duration.ofSeconds(30)).until(() -> state(job.id()) == RunState.SUCCEEDED);
         Run run = punctual.runs.listForJob(job.id(), 1, null).items().get(0);

@@ -56,8 +56,7 @@ public final class FaultExecutor {
     /** Exit status of an injected crash: what a shell reports for a process killed by SIGKILL. */
     public static final int HALT_STATUS = 137;
 
-    private FaultExecutor() {
-    }
+    private FaultExecutor() {}
 
     public static void main(String[] args) throws Exception {
         URI dynamoUri = URI.create(args[0]);
@@ -85,24 +84,32 @@ public final class FaultExecutor {
         java.util.concurrent.atomic.AtomicLong outageUntil = new java.util.concurrent.atomic.AtomicLong();
         DynamoDbClient dynamo = DynamoDbClient.builder()
                 .httpClient(new FaultyHttpClient(UrlConnectionHttpClient.create(), () -> dynamoErrors))
-                .endpointOverride(dynamoUri).region(t.region()).credentialsProvider(t.credentials())
+                .endpointOverride(dynamoUri)
+                .region(t.region())
+                .credentialsProvider(t.credentials())
                 .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
                     @Override
                     public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
-                        if (outageEvery > 0 && System.currentTimeMillis() >= outageUntil.get()
-                                && c.request() instanceof UpdateItemRequest u && isResult(u)
+                        if (outageEvery > 0
+                                && System.currentTimeMillis() >= outageUntil.get()
+                                && c.request() instanceof UpdateItemRequest u
+                                && isResult(u)
                                 && resultWrites.incrementAndGet() % outageEvery == 0) {
                             outageUntil.set(System.currentTimeMillis() + outageMillis);
-                            out.println("FAULT outage " + u.key().get("jobId").s() + " " + u.key().get("runId").s());
+                            out.println("FAULT outage " + u.key().get("jobId").s() + " "
+                                    + u.key().get("runId").s());
                             out.flush();
                         }
                         if (System.currentTimeMillis() < outageUntil.get()) {
                             throw SdkClientException.create("injected: DynamoDB unreachable (outage)");
                         }
-                        if (haltBeforeResult > 0 && c.request() instanceof UpdateItemRequest u && isResult(u)
+                        if (haltBeforeResult > 0
+                                && c.request() instanceof UpdateItemRequest u
+                                && isResult(u)
                                 && results.incrementAndGet() == haltBeforeResult) {
-                            out.println("FAULT result-lost " + u.key().get("jobId").s() + " "
-                                    + u.key().get("runId").s());
+                            out.println(
+                                    "FAULT result-lost " + u.key().get("jobId").s() + " "
+                                            + u.key().get("runId").s());
                             out.flush();
                             Runtime.getRuntime().halt(HALT_STATUS);
                         }
@@ -111,16 +118,25 @@ public final class FaultExecutor {
                     @Override
                     public void afterExecution(Context.AfterExecution c, ExecutionAttributes a) {
                         if (stopAfterClaim > 0 && c.request() instanceof TransactWriteItemsRequest tw) {
-                            Update claim = tw.transactItems().stream().map(TransactWriteItem::update)
-                                    .filter(u -> u != null && u.updateExpression().contains("#a = #a + :one"))
-                                    .findFirst().orElse(null);
+                            Update claim = tw.transactItems().stream()
+                                    .map(TransactWriteItem::update)
+                                    .filter(u ->
+                                            u != null && u.updateExpression().contains("#a = #a + :one"))
+                                    .findFirst()
+                                    .orElse(null);
                             if (claim != null && claims.incrementAndGet() == stopAfterClaim) {
-                                out.println("FAULT frozen-after-claim " + claim.key().get("jobId").s() + " "
+                                out.println("FAULT frozen-after-claim "
+                                        + claim.key().get("jobId").s() + " "
                                         + claim.key().get("runId").s());
                                 out.flush();
                                 try {
-                                    new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid()))
-                                            .start().waitFor();
+                                    new ProcessBuilder(
+                                                    "kill",
+                                                    "-STOP",
+                                                    Long.toString(ProcessHandle.current()
+                                                            .pid()))
+                                            .start()
+                                            .waitFor();
                                 } catch (java.io.IOException e) {
                                     throw new java.io.UncheckedIOException(e);
                                 } catch (InterruptedException e) {
@@ -129,12 +145,16 @@ public final class FaultExecutor {
                             }
                         }
                     }
-                })).build();
+                }))
+                .build();
 
         Map<String, String> bodies = new ConcurrentHashMap<>();
         AtomicInteger deletes = new AtomicInteger();
-        SqsClient sqs = SqsClient.builder().httpClient(UrlConnectionHttpClient.create())
-                .endpointOverride(sqsUri).region(t.region()).credentialsProvider(t.credentials())
+        SqsClient sqs = SqsClient.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .endpointOverride(sqsUri)
+                .region(t.region())
+                .credentialsProvider(t.credentials())
                 .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
                     @Override
                     public void afterExecution(Context.AfterExecution c, ExecutionAttributes a) {
@@ -145,7 +165,8 @@ public final class FaultExecutor {
 
                     @Override
                     public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
-                        if (haltBeforeDelete > 0 && c.request() instanceof DeleteMessageRequest d
+                        if (haltBeforeDelete > 0
+                                && c.request() instanceof DeleteMessageRequest d
                                 && deletes.incrementAndGet() == haltBeforeDelete) {
                             RunMessage m = RunMessage.decode(bodies.get(d.receiptHandle()));
                             out.println("FAULT delete-lost " + m.jobId() + " " + m.runId());
@@ -153,27 +174,33 @@ public final class FaultExecutor {
                             Runtime.getRuntime().halt(HALT_STATUS);
                         }
                     }
-                })).build();
+                }))
+                .build();
 
         String failLogUpload = inject.get("fail-log-upload");
-        S3Client s3 = S3Client.builder().httpClient(UrlConnectionHttpClient.create()).endpointOverride(s3Uri)
-                .region(t.region()).credentialsProvider(t.credentials()).forcePathStyle(true)
+        S3Client s3 = S3Client.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .endpointOverride(s3Uri)
+                .region(t.region())
+                .credentialsProvider(t.credentials())
+                .forcePathStyle(true)
                 .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
                     @Override
                     public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
                         if (c.request() instanceof PutObjectRequest && System.currentTimeMillis() < outageUntil.get()) {
                             throw SdkClientException.create("injected: S3 unreachable (outage)");
                         }
-                        if (failLogUpload != null && c.request() instanceof PutObjectRequest put
+                        if (failLogUpload != null
+                                && c.request() instanceof PutObjectRequest put
                                 && put.key().endsWith(failLogUpload)) {
                             out.println("FAULT log-upload-failed " + put.key());
                             out.flush();
                             throw SdkClientException.create("injected: S3 unreachable for " + put.key());
                         }
                     }
-                })).build();
-        Punctual p = new Punctual(dynamo, sqs, s3, AwsClients.presigner(t), settings,
-                Clock.systemUTC(), null);
+                }))
+                .build();
+        Punctual p = new Punctual(dynamo, sqs, s3, AwsClients.presigner(t), settings, Clock.systemUTC(), null);
         ExecutorPool pool = p.startExecutor(executorId, work, 1);
         CountDownLatch forever = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -188,9 +215,11 @@ public final class FaultExecutor {
 
     /** The write that records a run's outcome ({@code RunRepository.finish}): it sets finishedAt, fenced on me. */
     static boolean isResult(UpdateItemRequest u) {
-        Map<String, String> names = u.expressionAttributeNames() == null ? new HashMap<>()
-                : u.expressionAttributeNames();
-        return names.containsValue("finishedAt") && names.containsValue("leaseOwner")
-                && u.conditionExpression() != null && u.conditionExpression().contains(":me");
+        Map<String, String> names =
+                u.expressionAttributeNames() == null ? new HashMap<>() : u.expressionAttributeNames();
+        return names.containsValue("finishedAt")
+                && names.containsValue("leaseOwner")
+                && u.conditionExpression() != null
+                && u.conditionExpression().contains(":me");
     }
 }

@@ -15,8 +15,7 @@ public final class FaultSettings {
     /** Executors' lease on a running run (and the queue's visibility timeout). */
     public static final Duration LEASE = Duration.ofSeconds(4);
 
-    private FaultSettings() {
-    }
+    private FaultSettings() {}
 
     public static Map<String, String> defaults() {
         Map<String, String> m = new LinkedHashMap<>();
@@ -38,7 +37,8 @@ public final class FaultSettings {
     /** {@code key=value,key=value}, the form executor processes receive. */
     public static String encode(Map<String, String> overrides) {
         StringBuilder sb = new StringBuilder();
-        overrides.forEach((k, v) -> sb.append(sb.isEmpty() ? "" : ",").append(k).append('=').append(v));
+        overrides.forEach((k, v) ->
+                sb.append(sb.isEmpty() ? "" : ",").append(k).append('=').append(v));
         return sb.toString();
     }
 

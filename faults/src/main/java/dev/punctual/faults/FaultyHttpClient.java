@@ -39,26 +39,31 @@ public final class FaultyHttpClient implements SdkHttpClient {
             return delegate.prepareRequest(request);
         }
         injected.incrementAndGet();
-        int kind = serverErrorsOnly ? 1 + ThreadLocalRandom.current().nextInt(2) : ThreadLocalRandom.current().nextInt(3);
+        int kind = serverErrorsOnly
+                ? 1 + ThreadLocalRandom.current().nextInt(2)
+                : ThreadLocalRandom.current().nextInt(3);
         int status = kind == 0 ? 400 : kind == 1 ? 500 : 503;
         String type = kind == 0 ? "ThrottlingException" : kind == 1 ? "InternalServerError" : "ServiceUnavailable";
         byte[] body = ("{\"__type\":\"com.amazonaws.dynamodb.v20120810#" + type
-                + "\",\"message\":\"injected by the fault suite\"}").getBytes(StandardCharsets.UTF_8);
+                        + "\",\"message\":\"injected by the fault suite\"}")
+                .getBytes(StandardCharsets.UTF_8);
         return new ExecutableHttpRequest() {
             @Override
             public HttpExecuteResponse call() {
                 return HttpExecuteResponse.builder()
-                        .response(SdkHttpResponse.builder().statusCode(status)
+                        .response(SdkHttpResponse.builder()
+                                .statusCode(status)
                                 .putHeader("Content-Type", "application/x-amz-json-1.0")
                                 .putHeader("x-amzn-ErrorType", type)
                                 .putHeader("x-amzn-RequestId", "fault-" + injected.get())
-                                .putHeader("Content-Length", Integer.toString(body.length)).build())
-                        .responseBody(AbortableInputStream.create(new ByteArrayInputStream(body))).build();
+                                .putHeader("Content-Length", Integer.toString(body.length))
+                                .build())
+                        .responseBody(AbortableInputStream.create(new ByteArrayInputStream(body)))
+                        .build();
             }
 
             @Override
-            public void abort() {
-            }
+            public void abort() {}
         };
     }
 

@@ -24,18 +24,36 @@ import java.util.stream.Collectors;
  * (the log key names the attempt that wrote it: a stale executor's write that won).
  */
 final class Checker {
-    record Result(String scenario, int runs, int lost, int overlapping, int duplicates, int extraStarts,
-                  int violations, double seconds, List<String> problems, Map<String, Run> finalRuns,
-                  Map<String, List<Witness.Attempt>> attempts, String notes, List<String> findings) {
+    record Result(
+            String scenario,
+            int runs,
+            int lost,
+            int overlapping,
+            int duplicates,
+            int extraStarts,
+            int violations,
+            double seconds,
+            List<String> problems,
+            Map<String, Run> finalRuns,
+            Map<String, List<Witness.Attempt>> attempts,
+            String notes,
+            List<String> findings) {
         String row() {
             String n = notes + (findings.isEmpty() ? "" : "; " + findings.size() + " finding(s), see below");
-            return String.format(java.util.Locale.ROOT, "| %s | %d | %d | %d | %d | %.1f | %s |", scenario, runs, lost,
-                    overlapping, duplicates, seconds, n.replace("|", "/"));
+            return String.format(
+                    java.util.Locale.ROOT,
+                    "| %s | %d | %d | %d | %d | %.1f | %s |",
+                    scenario,
+                    runs,
+                    lost,
+                    overlapping,
+                    duplicates,
+                    seconds,
+                    n.replace("|", "/"));
         }
     }
 
-    private Checker() {
-    }
+    private Checker() {}
 
     static Result check(Stage s) {
         List<String> problems = new ArrayList<>();
@@ -43,8 +61,8 @@ final class Checker {
         List<Run> runs = s.allRuns();
         Map<String, List<Run>> byJob = runs.stream().collect(Collectors.groupingBy(Run::jobId));
         List<Witness.Attempt> attempts = s.witness.attempts();
-        Map<String, List<Witness.Attempt>> byRun = attempts.stream()
-                .collect(Collectors.groupingBy(Witness.Attempt::run));
+        Map<String, List<Witness.Attempt>> byRun =
+                attempts.stream().collect(Collectors.groupingBy(Witness.Attempt::run));
         Map<String, Run> finalRuns = new HashMap<>();
         runs.forEach(r -> finalRuns.put(r.jobId() + "/" + r.runId(), r));
 
@@ -78,12 +96,12 @@ final class Checker {
                     duplicates++;
                     extraStarts += as.size() - e.dictatedStarts();
                 }
-                if (r.state().terminal() && r.attempt() > 0
-                        && as.stream().noneMatch(a -> a.attempt == r.attempt())) {
+                if (r.state().terminal() && r.attempt() > 0 && as.stream().noneMatch(a -> a.attempt == r.attempt())) {
                     violations++;
                     problems.add("outcome of an attempt that never started: " + key + " attempt " + r.attempt());
                 }
-                if (r.state().terminal() && r.logKey() != null
+                if (r.state().terminal()
+                        && r.logKey() != null
                         && !r.logKey().endsWith("/attempt-" + r.attempt() + ".log")) {
                     String own = dev.punctual.core.binary.ArtifactStore.logKey(r.jobId(), r.runId(), r.attempt());
                     if (s.api.store.size(own).isPresent()) {
@@ -96,16 +114,19 @@ final class Checker {
                                 + r.attempt() + " (whose log upload failed) but names " + r.logKey());
                     }
                 }
-                Map<Integer, Long> perAttempt = as.stream()
-                        .collect(Collectors.groupingBy(a -> a.attempt, Collectors.counting()));
+                Map<Integer, Long> perAttempt =
+                        as.stream().collect(Collectors.groupingBy(a -> a.attempt, Collectors.counting()));
                 perAttempt.forEach((attempt, n) -> {
                     if (n > 1) {
-                        problems.add("fencing token granted twice: " + key + " attempt " + attempt + " started "
-                                + n + " times");
+                        problems.add("fencing token granted twice: " + key + " attempt " + attempt + " started " + n
+                                + " times");
                     }
                 });
-                violations += (int) perAttempt.values().stream().filter(n -> n > 1).count();
-                List<Witness.Attempt> sorted = as.stream().sorted(Comparator.comparingLong(a -> a.startNs)).toList();
+                violations +=
+                        (int) perAttempt.values().stream().filter(n -> n > 1).count();
+                List<Witness.Attempt> sorted = as.stream()
+                        .sorted(Comparator.comparingLong(a -> a.startNs))
+                        .toList();
                 boolean overlap = false;
                 for (int i = 0; i < sorted.size(); i++) {
                     for (int j = i + 1; j < sorted.size(); j++) {
@@ -136,7 +157,19 @@ final class Checker {
         }
         s.witness.malformed().forEach(l -> problems.add("malformed witness line: " + l));
         violations += s.witness.malformed().size();
-        return new Result(s.name, total, lost, overlapping, duplicates, extraStarts, violations, s.seconds(),
-                List.copyOf(problems), finalRuns, byRun, String.join("; ", s.notes), List.copyOf(findings));
+        return new Result(
+                s.name,
+                total,
+                lost,
+                overlapping,
+                duplicates,
+                extraStarts,
+                violations,
+                s.seconds(),
+                List.copyOf(problems),
+                finalRuns,
+                byRun,
+                String.join("; ", s.notes),
+                List.copyOf(findings));
     }
 }

@@ -19,8 +19,7 @@ import java.util.jar.JarFile;
 final class ChildClasspath {
     private static String cached;
 
-    private ChildClasspath() {
-    }
+    private ChildClasspath() {}
 
     static synchronized String get(Path dir) {
         if (cached == null) {
@@ -42,7 +41,8 @@ final class ChildClasspath {
         List<String> out = new ArrayList<>();
         for (String e : entries) {
             Path p = Path.of(e);
-            if (e.endsWith(".jar") && e.contains(File.separator + "dev" + File.separator + "punctual" + File.separator)
+            if (e.endsWith(".jar")
+                    && e.contains(File.separator + "dev" + File.separator + "punctual" + File.separator)
                     && e.contains(".m2")) {
                 Path copy = dir.resolve(p.getFileName());
                 copyValid(p, copy);
@@ -76,11 +76,14 @@ final class ChildClasspath {
 
     /** Copies a jar, again until the copy reads as a whole zip (it may be mid-rewrite by another build). */
     private static void copyValid(Path from, Path to) {
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
-                .pollInterval(java.time.Duration.ofSeconds(1)).ignoreExceptions().until(() -> {
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(20))
+                .pollInterval(java.time.Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .until(() -> {
                     Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
                     try (JarFile j = new JarFile(to.toFile())) {
-                        j.stream().forEach(x -> { });
+                        j.stream().forEach(x -> {});
                         return true;
                     }
                 });

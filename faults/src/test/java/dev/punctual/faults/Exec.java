@@ -28,18 +28,32 @@ final class Exec {
 
     static Exec start(Stage s, String id, Map<String, String> inject) {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx128m", "-Xss512k", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Djava.net.preferIPv4Stack=true",
-                "-cp", ChildClasspath.get(s.dir.getParent().resolve("classpath")),
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "-Xmx128m",
+                "-Xss512k",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:-UsePerfData",
+                "-Djava.net.preferIPv4Stack=true",
+                "-cp",
+                ChildClasspath.get(s.dir.getParent().resolve("classpath")),
                 "-Dfaults.settings=" + FaultSettings.encode(s.overrides),
                 "-Dfaults.inject=" + FaultSettings.encode(inject),
                 FaultExecutor.class.getName(),
-                s.target.dynamodb().toString(), s.target.sqs().toString(), s.target.s3().toString(),
-                s.settings.prefix(), id, s.dir.resolve("work-" + id).toString()));
+                s.target.dynamodb().toString(),
+                s.target.sqs().toString(),
+                s.target.s3().toString(),
+                s.settings.prefix(),
+                id,
+                s.dir.resolve("work-" + id).toString()));
         Path out = s.dir.resolve(id + ".out");
         Path err = s.dir.resolve(id + ".err");
         try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            Process p = new ProcessBuilder(cmd)
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile())
+                    .start();
             return new Exec(id, p, out, err);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -47,7 +61,8 @@ final class Exec {
     }
 
     void awaitReady() {
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> lines().stream().anyMatch(l -> l.startsWith("READY")) || !alive());
         if (!alive()) {
             throw new IllegalStateException("executor " + id + " died while starting: " + tail(err));
@@ -120,8 +135,10 @@ final class Exec {
             return;
         }
         try {
-            new ProcessBuilder("kill", "-s", sig, Long.toString(pid())).inheritIO().start().waitFor(5,
-                    TimeUnit.SECONDS);
+            new ProcessBuilder("kill", "-s", sig, Long.toString(pid()))
+                    .inheritIO()
+                    .start()
+                    .waitFor(5, TimeUnit.SECONDS);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -35,6 +35,7 @@ class FaultSuiteTest {
     static final Duration SOAK = Duration.parse(System.getProperty("faults.soak", "PT0S"));
     /** Test methods sharing the soak time. */
     static final int SCENARIOS = 17;
+
     static final Duration DRAIN = Duration.ofSeconds(120);
     static final List<Checker.Result> RESULTS = new CopyOnWriteArrayList<>();
     /** Strong references, so the levels set on these loggers stick. */
@@ -67,9 +68,11 @@ class FaultSuiteTest {
         int overlapping = 0;
         int duplicates = 0;
         double seconds = 0;
-        for (Checker.Result r : RESULTS.stream().sorted(java.util.Comparator.comparing(
-                r -> r.scenario().matches("^\\d+.*") ? Integer.parseInt(r.scenario().replaceAll("^(\\d+).*", "$1"))
-                        : 99)).toList()) {
+        for (Checker.Result r : RESULTS.stream()
+                .sorted(java.util.Comparator.comparing(r -> r.scenario().matches("^\\d+.*")
+                        ? Integer.parseInt(r.scenario().replaceAll("^(\\d+).*", "$1"))
+                        : 99))
+                .toList()) {
             sb.append(r.row()).append('\n');
             runs += r.runs();
             lost += r.lost();
@@ -77,22 +80,34 @@ class FaultSuiteTest {
             duplicates += r.duplicates();
             seconds += r.seconds();
         }
-        sb.append(String.format(java.util.Locale.ROOT, "| **total** | **%d** | **%d** | **%d** | **%d** | %.1f | |%n",
-                runs, lost, overlapping, duplicates, seconds));
+        sb.append(String.format(
+                java.util.Locale.ROOT,
+                "| **total** | **%d** | **%d** | **%d** | **%d** | %.1f | |%n",
+                runs,
+                lost,
+                overlapping,
+                duplicates,
+                seconds));
         StringBuilder details = new StringBuilder();
         for (Checker.Result r : RESULTS) {
             if (!r.problems().isEmpty() || !r.findings().isEmpty()) {
                 details.append("\n### ").append(r.scenario()).append("\n\n");
-                r.problems().stream().limit(30).forEach(p -> details.append("- violation: ").append(p).append('\n'));
-                r.findings().stream().limit(30).forEach(f -> details.append("- finding: ").append(f).append('\n'));
+                r.problems().stream()
+                        .limit(30)
+                        .forEach(p -> details.append("- violation: ").append(p).append('\n'));
+                r.findings().stream()
+                        .limit(30)
+                        .forEach(f -> details.append("- finding: ").append(f).append('\n'));
             }
         }
         String table = sb.toString() + (details.isEmpty() ? "" : "\nDetails:\n" + details);
         System.out.println("\nFault suite (runs per scenario " + RUNS + ", soak " + SOAK + "):\n" + table);
         Path dir = Path.of(System.getProperty("faults.reportDir", "target"));
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("fault-report.md"), "# Fault suite report\n\nRuns per scenario: " + RUNS
-                + "; soak: " + SOAK + "; generated " + java.time.Instant.now() + ".\n\n" + table);
+        Files.writeString(
+                dir.resolve("fault-report.md"),
+                "# Fault suite report\n\nRuns per scenario: " + RUNS + "; soak: " + SOAK + "; generated "
+                        + java.time.Instant.now() + ".\n\n" + table);
     }
 
     // ---- plumbing ----------------------------------------------------------------------------------------------
@@ -120,10 +135,24 @@ class FaultSuiteTest {
             } catch (Throwable t) {
                 Checker.Result last = Stage.LAST.get();
                 if (last != null) {
-                    RESULTS.add(new Checker.Result(name, last.runs(), last.lost(), last.overlapping(),
-                            last.duplicates(), last.extraStarts(), last.violations(), last.seconds(), last.problems(),
-                            Map.of(), Map.of(), "**FAILED**: " + String.valueOf(t.getMessage()).lines().findFirst()
-                            .orElse("") + "; " + last.notes(), last.findings()));
+                    RESULTS.add(new Checker.Result(
+                            name,
+                            last.runs(),
+                            last.lost(),
+                            last.overlapping(),
+                            last.duplicates(),
+                            last.extraStarts(),
+                            last.violations(),
+                            last.seconds(),
+                            last.problems(),
+                            Map.of(),
+                            Map.of(),
+                            "**FAILED**: "
+                                    + String.valueOf(t.getMessage())
+                                            .lines()
+                                            .findFirst()
+                                            .orElse("") + "; " + last.notes(),
+                            last.findings()));
                 }
                 throw t;
             } finally {
@@ -133,13 +162,18 @@ class FaultSuiteTest {
         } while (System.nanoTime() < until);
         Checker.Result sum = all.get(0);
         if (all.size() > 1) {
-            sum = new Checker.Result(name, all.stream().mapToInt(Checker.Result::runs).sum(),
+            sum = new Checker.Result(
+                    name,
+                    all.stream().mapToInt(Checker.Result::runs).sum(),
                     all.stream().mapToInt(Checker.Result::lost).sum(),
                     all.stream().mapToInt(Checker.Result::overlapping).sum(),
                     all.stream().mapToInt(Checker.Result::duplicates).sum(),
                     all.stream().mapToInt(Checker.Result::extraStarts).sum(),
                     all.stream().mapToInt(Checker.Result::violations).sum(),
-                    all.stream().mapToDouble(Checker.Result::seconds).sum(), List.of(), Map.of(), Map.of(),
+                    all.stream().mapToDouble(Checker.Result::seconds).sum(),
+                    List.of(),
+                    Map.of(),
+                    Map.of(),
                     all.size() + " cycles; " + all.get(all.size() - 1).notes(),
                     all.stream().flatMap(x -> x.findings().stream()).toList());
         }
@@ -147,15 +181,34 @@ class FaultSuiteTest {
     }
 
     static Checker.Result rename(Checker.Result r, String name) {
-        return new Checker.Result(name, r.runs(), r.lost(), r.overlapping(), r.duplicates(), r.extraStarts(),
-                r.violations(), r.seconds(), r.problems(), r.finalRuns(), r.attempts(), r.notes(), r.findings());
+        return new Checker.Result(
+                name,
+                r.runs(),
+                r.lost(),
+                r.overlapping(),
+                r.duplicates(),
+                r.extraStarts(),
+                r.violations(),
+                r.seconds(),
+                r.problems(),
+                r.finalRuns(),
+                r.attempts(),
+                r.notes(),
+                r.findings());
     }
 
     static void assertInvariants(Checker.Result r) {
-        String problems = String.join("\n  ", r.problems().subList(0, Math.min(40, r.problems().size())));
-        assertThat(r.lost()).as("lost runs in %s:\n  %s", r.scenario(), problems).isZero();
-        assertThat(r.overlapping()).as("overlapping attempts in %s:\n  %s", r.scenario(), problems).isZero();
-        assertThat(r.violations()).as("violations in %s:\n  %s", r.scenario(), problems).isZero();
+        String problems = String.join(
+                "\n  ", r.problems().subList(0, Math.min(40, r.problems().size())));
+        assertThat(r.lost())
+                .as("lost runs in %s:\n  %s", r.scenario(), problems)
+                .isZero();
+        assertThat(r.overlapping())
+                .as("overlapping attempts in %s:\n  %s", r.scenario(), problems)
+                .isZero();
+        assertThat(r.violations())
+                .as("violations in %s:\n  %s", r.scenario(), problems)
+                .isZero();
     }
 
     static int starts(Checker.Result r, String jobId, String runId) {
@@ -176,7 +229,8 @@ class FaultSuiteTest {
                 for (int k = 1; k <= 2; k++) {
                     s.awaitStarts(RUNS * k / 4, Duration.ofSeconds(60));
                     Exec victim = s.live().get(0);
-                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                    await().atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofMillis(20))
                             .until(() -> !s.heldBy(victim.id).isEmpty());
                     held.addAll(s.heldBy(victim.id));
                     victim.kill9();
@@ -184,10 +238,14 @@ class FaultSuiteTest {
                 }
                 submit.join();
                 Checker.Result r = s.drainAndCheck(DRAIN);
-                long rerun = held.stream().filter(h -> r.finalRuns().get(h.jobId() + "/" + h.runId()).attempt()
-                        > h.attempt()).count();
+                long rerun = held.stream()
+                        .filter(h ->
+                                r.finalRuns().get(h.jobId() + "/" + h.runId()).attempt() > h.attempt())
+                        .count();
                 s.notes.add("2 executors killed holding " + held.size() + " runs, " + rerun + " re-run by others");
-                assertThat(rerun).as("runs held by a killed executor are taken over by a new attempt").isPositive();
+                assertThat(rerun)
+                        .as("runs held by a killed executor are taken over by a new attempt")
+                        .isPositive();
                 return s.check();
             }
         });
@@ -209,8 +267,16 @@ class FaultSuiteTest {
                 s.startSweeper(s.api, "sweeper");
                 Exec victim = s.startExecutors(1).get(0);
                 for (int i = 0; i < 2; i++) {
-                    s.submit(s.api, Stage.WORKER, "long-" + i, s.env(FaultSettings.LEASE.toSeconds() * 2.5, 0),
-                            Stage.now(), 60, 3, dev.punctual.core.run.RunState.SUCCEEDED, 1);
+                    s.submit(
+                            s.api,
+                            Stage.WORKER,
+                            "long-" + i,
+                            s.env(FaultSettings.LEASE.toSeconds() * 2.5, 0),
+                            Stage.now(),
+                            60,
+                            3,
+                            dev.punctual.core.run.RunState.SUCCEEDED,
+                            1);
                 }
                 s.awaitStarts(2, Duration.ofSeconds(30));
                 victim.kill9();
@@ -235,7 +301,9 @@ class FaultSuiteTest {
                 s.startExecutors(2);
                 victim.awaitReady();
                 Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS, 0.1, 0.5, Stage::now));
-                assertThat(victim.awaitExit(Duration.ofSeconds(60))).as("the injected crash happened").isTrue();
+                assertThat(victim.awaitExit(Duration.ofSeconds(60)))
+                        .as("the injected crash happened")
+                        .isTrue();
                 assertThat(victim.process.exitValue()).isEqualTo(FaultExecutor.HALT_STATUS);
                 String[] fault = victim.faultLines().get(0).split(" ");
                 s.startExecutor(Map.of()).awaitReady();
@@ -244,7 +312,9 @@ class FaultSuiteTest {
                 Run hit = r.finalRuns().get(fault[2] + "/" + fault[3]);
                 s.notes.add("result of " + fault[3].substring(0, 15) + " lost by the crash: the run was started "
                         + starts(r, fault[2], fault[3]) + "x, recorded attempt " + hit.attempt());
-                assertThat(starts(r, fault[2], fault[3])).as("a run whose result was lost runs again").isGreaterThan(1);
+                assertThat(starts(r, fault[2], fault[3]))
+                        .as("a run whose result was lost runs again")
+                        .isGreaterThan(1);
                 assertThat(hit.attempt()).isGreaterThan(1);
                 return s.check();
             }
@@ -263,7 +333,9 @@ class FaultSuiteTest {
                 s.startExecutors(2);
                 victim.awaitReady();
                 Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS, 0.1, 0.5, Stage::now));
-                assertThat(victim.awaitExit(Duration.ofSeconds(60))).as("the injected crash happened").isTrue();
+                assertThat(victim.awaitExit(Duration.ofSeconds(60)))
+                        .as("the injected crash happened")
+                        .isTrue();
                 assertThat(victim.process.exitValue()).isEqualTo(FaultExecutor.HALT_STATUS);
                 String[] fault = victim.faultLines().get(0).split(" ");
                 s.startExecutor(Map.of()).awaitReady();
@@ -273,7 +345,8 @@ class FaultSuiteTest {
                 int n = starts(r, fault[2], fault[3]);
                 s.notes.add("message of " + fault[3].substring(0, 15) + " not deleted: redelivered, started " + n
                         + "x (dictated " + e.dictatedStarts() + ")");
-                assertThat(n).as("a recorded result is final: the redelivered message must not run it again")
+                assertThat(n)
+                        .as("a recorded result is final: the redelivered message must not run it again")
                         .isEqualTo(e.dictatedStarts());
                 return s.check();
             }
@@ -296,13 +369,15 @@ class FaultSuiteTest {
                 // binary's start (that window is scenario 2b's).
                 List<Run> held = List.of();
                 for (int tries = 0; tries < 20 && held.isEmpty(); tries++) {
-                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+                    await().atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofMillis(20))
                             .until(() -> busyRunning(s, victim));
                     victim.stop();
                     // Requests already on the wire when it stopped may still land: it counts as frozen busy only
                     // if it stays busy for half a second.
                     try {
-                        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                        await().during(Duration.ofMillis(500))
+                                .atMost(Duration.ofSeconds(2))
                                 .until(() -> busyRunning(s, victim));
                         held = s.heldBy(victim.id);
                     } catch (org.awaitility.core.ConditionTimeoutException notBusy) {
@@ -313,20 +388,28 @@ class FaultSuiteTest {
                 List<Run> frozenHeld = held;
                 // The fault lasts until every run it held has been taken over: its lease expired in DynamoDB and
                 // another executor claimed the next attempt while this one was still frozen.
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> frozenHeld
-                        .stream().allMatch(h -> s.api.runs.get(h.jobId(), h.runId()).orElseThrow().attempt()
-                                > h.attempt()));
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> frozenHeld.stream()
+                                .allMatch(h -> s.api.runs
+                                                .get(h.jobId(), h.runId())
+                                                .orElseThrow()
+                                                .attempt()
+                                        > h.attempt()));
                 victim.cont();
                 submit.join();
                 Checker.Result r = s.drainAndCheck(DRAIN);
                 for (Run h : held) {
                     Run f = r.finalRuns().get(h.jobId() + "/" + h.runId());
-                    assertThat(f.attempt()).as("the stale attempt must not win: %s", f).isGreaterThan(h.attempt());
-                    assertThat(f.logKey()).as("outcome written by the newest attempt").endsWith(
-                            "/attempt-" + f.attempt() + ".log");
+                    assertThat(f.attempt())
+                            .as("the stale attempt must not win: %s", f)
+                            .isGreaterThan(h.attempt());
+                    assertThat(f.logKey())
+                            .as("outcome written by the newest attempt")
+                            .endsWith("/attempt-" + f.attempt() + ".log");
                 }
-                s.notes.add(victim.id + " frozen holding " + held.size() + " runs past its " + FaultSettings.LEASE
-                        .toSeconds() + " s lease; all taken over, no stale result recorded");
+                s.notes.add(victim.id + " frozen holding " + held.size() + " runs past its "
+                        + FaultSettings.LEASE.toSeconds() + " s lease; all taken over, no stale result recorded");
                 return s.check();
             }
         });
@@ -349,28 +432,38 @@ class FaultSuiteTest {
                 int n = Math.max(24, RUNS / 4);
                 Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, n, 6.0, 8.0, Stage::now));
                 Exec victim = s.live().get(0);
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(20))
                         .until(() -> busyRunning(s, victim));
                 List<Run> held = s.heldBy(victim.id);
                 victim.stop();
                 long stoppedAt = System.nanoTime();
                 // Frozen until every run it held has been taken over by another executor's next attempt.
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> held
-                        .stream().allMatch(h -> s.api.runs.get(h.jobId(), h.runId()).orElseThrow().attempt()
-                                > h.attempt()));
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> held.stream()
+                                .allMatch(h -> s.api.runs
+                                                .get(h.jobId(), h.runId())
+                                                .orElseThrow()
+                                                .attempt()
+                                        > h.attempt()));
                 double frozen = (System.nanoTime() - stoppedAt) / 1e9;
                 victim.cont();
                 submit.join();
                 Checker.Result r = s.drainAndCheck(DRAIN.plusSeconds(30));
-                long killed = held.stream().filter(h -> r.attempts().getOrDefault(h.jobId() + "/" + h.runId(),
-                        List.of()).stream().anyMatch(a -> a.attempt == h.attempt() && a.endNs == null)).count();
+                long killed = held.stream()
+                        .filter(h -> r.attempts().getOrDefault(h.jobId() + "/" + h.runId(), List.of()).stream()
+                                .anyMatch(a -> a.attempt == h.attempt() && a.endNs == null))
+                        .count();
                 s.notes.add(victim.id + " frozen " + String.format(java.util.Locale.ROOT, "%.1f", frozen)
                         + " s holding " + held.size() + " runs whose binaries sleep 6-8 s (lease "
                         + FaultSettings.LEASE.toSeconds() + " s); " + killed + " of their binaries killed by the "
                         + "supervisor before the next attempt started");
                 // A binary within 3 s of its end when the executor froze may finish first; the others must have
                 // been killed, or they would have overlapped the next attempts (which the invariants rule out).
-                assertThat(killed).as("the frozen executor's long binaries were killed").isPositive();
+                assertThat(killed)
+                        .as("the frozen executor's long binaries were killed")
+                        .isPositive();
                 return s.check();
             }
         });
@@ -383,8 +476,10 @@ class FaultSuiteTest {
             return false;
         }
         List<Witness.Attempt> as = s.witness.attempts();
-        return held.stream().allMatch(h -> as.stream().anyMatch(a -> a.jobId.equals(h.jobId())
-                && a.runId.equals(h.runId()) && a.attempt == h.attempt()));
+        return held.stream()
+                .allMatch(h -> as.stream()
+                        .anyMatch(a ->
+                                a.jobId.equals(h.jobId()) && a.runId.equals(h.runId()) && a.attempt == h.attempt()));
     }
 
     // ---- 2b. SIGSTOP between the claim and the binary's start ---------------------------------------------------
@@ -403,23 +498,28 @@ class FaultSuiteTest {
                 Exec victim = s.startExecutor(Map.of("stop-after-claim", "3"));
                 s.startExecutors(2);
                 victim.awaitReady();
-                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS / 2, 1.0, 2.0,
-                        Stage::now));
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS / 2, 1.0, 2.0, Stage::now));
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(20))
                         .until(() -> !victim.faultLines().isEmpty() && "T".equals(procState(victim.pid())));
                 String[] fault = victim.faultLines().get(0).split(" ");
                 Run claimed = s.api.runs.get(fault[2], fault[3]).orElseThrow();
                 assertThat(claimed.leaseOwner()).isEqualTo(victim.id);
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() ->
-                        s.api.runs.get(fault[2], fault[3]).orElseThrow().attempt() > claimed.attempt());
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() ->
+                                s.api.runs.get(fault[2], fault[3]).orElseThrow().attempt() > claimed.attempt());
                 victim.cont();
                 submit.join();
                 Checker.Result r = s.drainAndCheck(DRAIN);
                 s.notes.add(victim.id + " frozen after claiming attempt " + claimed.attempt() + " of "
                         + fault[3].substring(0, 15) + "; resumed after attempt " + (claimed.attempt() + 1)
                         + " was claimed elsewhere; that run was started " + starts(r, fault[2], fault[3])
-                        + "x, attempts " + r.attempts().getOrDefault(fault[2] + "/" + fault[3], List.of()).stream()
-                        .map(a -> a.attempt).sorted().toList());
+                        + "x, attempts "
+                        + r.attempts().getOrDefault(fault[2] + "/" + fault[3], List.of()).stream()
+                                .map(a -> a.attempt)
+                                .sorted()
+                                .toList());
                 return s.check();
             }
         });
@@ -466,8 +566,9 @@ class FaultSuiteTest {
                         .toList();
                 int sent = 0;
                 for (int i = 0; i < copies.size(); i += 10) {
-                    sent += s.api.queue.sendBatch(copies.subList(i, Math.min(copies.size(), i + 10)),
-                            java.time.Instant.now()).size();
+                    sent += s.api.queue
+                            .sendBatch(copies.subList(i, Math.min(copies.size(), i + 10)), java.time.Instant.now())
+                            .size();
                 }
                 s.awaitStarts(RUNS / 2, Duration.ofSeconds(60));
                 rogue.set(false);
@@ -475,7 +576,8 @@ class FaultSuiteTest {
                 Checker.Result r = s.drainAndCheck(DRAIN);
                 s.notes.add(sent + " messages sent twice, " + released.get() + " released at visibility 0");
                 assertThat(sent).isEqualTo(RUNS);
-                assertThat(r.duplicates()).as("a duplicate delivery never starts a binary again: only one claim wins")
+                assertThat(r.duplicates())
+                        .as("a duplicate delivery never starts a binary again: only one claim wins")
                         .isZero();
                 return s.check();
             }
@@ -494,22 +596,28 @@ class FaultSuiteTest {
                 var q2 = dev.punctual.core.infra.AwsClients.sqs(s.target);
                 dev.punctual.core.Punctual other = s.punctual(d2, q2, java.time.Clock.systemUTC());
                 // Interval jobs: every occurrence after the first is queued (and the next one written) by a sweep.
-                java.time.Instant start = java.time.Instant.now().plusSeconds(7).truncatedTo(
-                        java.time.temporal.ChronoUnit.SECONDS);
+                java.time.Instant start =
+                        java.time.Instant.now().plusSeconds(7).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
                 Duration every = Duration.ofSeconds(5);
                 int perJob = 4;
                 int jobs = Math.max(1, RUNS / perJob);
-                s.submitWorkers(s.api, jobs, 0.1, 0.6,
+                s.submitWorkers(
+                        s.api,
+                        jobs,
+                        0.1,
+                        0.6,
                         () -> Stage.interval(every, start, start.plus(every.multipliedBy(perJob - 1))));
                 Sweeping a = s.startSweeper(s.api, "sweeper-a");
                 Sweeping b = s.startSweeper(other, "sweeper-b");
                 Checker.Result r = s.drainAndCheck(DRAIN.plus(every.multipliedBy(perJob)));
                 d2.close();
                 q2.close();
-                s.notes.add(jobs + " interval jobs x " + perJob + "; sweeps " + a.sweeps.get() + " + " + b.sweeps.get());
+                s.notes.add(
+                        jobs + " interval jobs x " + perJob + "; sweeps " + a.sweeps.get() + " + " + b.sweeps.get());
                 assertThat(a.sweeps.get()).isPositive();
                 assertThat(b.sweeps.get()).isPositive();
-                assertThat(r.duplicates()).as("racing sweepers send a run twice at most; only one claim wins")
+                assertThat(r.duplicates())
+                        .as("racing sweepers send a run twice at most; only one claim wins")
                         .isZero();
                 return s.check();
             }
@@ -540,12 +648,20 @@ class FaultSuiteTest {
                     s.submitWorkers(past, perMinute, 0.1, 0.4, () -> Stage.once(at));
                     if (m == 0) {
                         java.time.Instant first = at.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-                        s.submitWorkers(past, intervalJobs, 0.1, 0.2, () -> Stage.interval(Duration.ofMinutes(1),
-                                first, first.plus(Duration.ofMinutes(9))));
+                        s.submitWorkers(
+                                past,
+                                intervalJobs,
+                                0.1,
+                                0.2,
+                                () -> Stage.interval(Duration.ofMinutes(1), first, first.plus(Duration.ofMinutes(9))));
                     }
                 }
-                int accepted = s.expected.values().stream().mapToInt(Stage.Expect::occurrences).sum();
-                assertThat(s.witness.starts()).as("nothing ran during the outage: nobody sent a message").isZero();
+                int accepted = s.expected.values().stream()
+                        .mapToInt(Stage.Expect::occurrences)
+                        .sum();
+                assertThat(s.witness.starts())
+                        .as("nothing ran during the outage: nobody sent a message")
+                        .isZero();
                 assertThat(s.allRuns()).allMatch(r -> r.state() == dev.punctual.core.run.RunState.SCHEDULED);
                 Sweeping sw = s.startSweeper(s.api, "sweeper");
                 Checker.Result r = s.drainAndCheck(DRAIN);
@@ -576,7 +692,8 @@ class FaultSuiteTest {
                 java.util.concurrent.atomic.AtomicInteger txs = new java.util.concurrent.atomic.AtomicInteger();
                 var crashing = software.amazon.awssdk.services.dynamodb.DynamoDbClient.builder()
                         .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
-                        .endpointOverride(s.target.dynamodb()).region(s.target.region())
+                        .endpointOverride(s.target.dynamodb())
+                        .region(s.target.region())
                         .credentialsProvider(s.target.credentials())
                         .overrideConfiguration(o -> o.addExecutionInterceptor(
                                 new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
@@ -584,25 +701,33 @@ class FaultSuiteTest {
                                     public void beforeExecution(
                                             software.amazon.awssdk.core.interceptor.Context.BeforeExecution c,
                                             software.amazon.awssdk.core.interceptor.ExecutionAttributes a) {
-                                        if (c.request() instanceof software.amazon.awssdk.services.dynamodb.model
-                                                .TransactWriteItemsRequest && txs.incrementAndGet() == 3) {
+                                        if (c.request()
+                                                        instanceof
+                                                        software.amazon.awssdk.services.dynamodb.model
+                                                                .TransactWriteItemsRequest
+                                                && txs.incrementAndGet() == 3) {
                                             throw new SimulatedCrash();
                                         }
                                     }
-                                })).build();
+                                }))
+                        .build();
                 dev.punctual.core.Punctual doomed = s.punctual(crashing, s.sqs, java.time.Clock.systemUTC());
                 java.time.Instant at = java.time.Instant.now().plusSeconds(9);
                 s.submitWorkers(s.api, RUNS, 0.1, 0.5, () -> Stage.once(at));
                 assertThat(s.allRuns()).allMatch(r -> r.state() == dev.punctual.core.run.RunState.SCHEDULED);
                 // Once the runs are inside the sweep horizon, one sweep finds them all and dies while marking.
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() ->
-                        java.time.Instant.now().isAfter(at.minus(s.settings.lookahead()).plusMillis(300)));
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> java.time.Instant.now()
+                                .isAfter(at.minus(s.settings.lookahead()).plusMillis(300)));
                 Throwable crash = org.assertj.core.api.Assertions.catchThrowable(doomed.sweeper::sweep);
                 assertThat(crash).as("the sweep crashed").isNotNull();
                 assertThat(crash instanceof SimulatedCrash || crash.getCause() instanceof SimulatedCrash)
-                        .as("crashed by the injection: %s", crash).isTrue();
+                        .as("crashed by the injection: %s", crash)
+                        .isTrue();
                 long queued = s.allRuns().stream()
-                        .filter(r -> r.state() != dev.punctual.core.run.RunState.SCHEDULED).count();
+                        .filter(r -> r.state() != dev.punctual.core.run.RunState.SCHEDULED)
+                        .count();
                 crashing.close();
                 Sweeping sw = s.startSweeper(s.api, "sweeper");
                 Checker.Result r = s.drainAndCheck(DRAIN);
@@ -628,7 +753,8 @@ class FaultSuiteTest {
                 var execAttr = new software.amazon.awssdk.core.interceptor.ExecutionAttribute<Boolean>("failAfter");
                 var sqs = software.amazon.awssdk.services.sqs.SqsClient.builder()
                         .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
-                        .endpointOverride(s.target.sqs()).region(s.target.region())
+                        .endpointOverride(s.target.sqs())
+                        .region(s.target.region())
                         .credentialsProvider(s.target.credentials())
                         .overrideConfiguration(o -> o.addExecutionInterceptor(
                                 new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
@@ -636,11 +762,15 @@ class FaultSuiteTest {
                                     public void beforeExecution(
                                             software.amazon.awssdk.core.interceptor.Context.BeforeExecution c,
                                             software.amazon.awssdk.core.interceptor.ExecutionAttributes a) {
-                                        if (!failing.get() || !(c.request() instanceof software.amazon.awssdk
-                                                .services.sqs.model.SendMessageBatchRequest)) {
+                                        if (!failing.get()
+                                                || !(c.request()
+                                                        instanceof
+                                                        software.amazon.awssdk.services.sqs.model
+                                                                .SendMessageBatchRequest)) {
                                             return;
                                         }
-                                        int dice = java.util.concurrent.ThreadLocalRandom.current().nextInt(3);
+                                        int dice = java.util.concurrent.ThreadLocalRandom.current()
+                                                .nextInt(3);
                                         if (dice == 0) {
                                             before.incrementAndGet();
                                             throw software.amazon.awssdk.core.exception.SdkClientException.create(
@@ -659,7 +789,8 @@ class FaultSuiteTest {
                                                     "injected: connection reset after the messages were sent");
                                         }
                                     }
-                                })).build();
+                                }))
+                        .build();
                 dev.punctual.core.Punctual flaky = s.punctual(s.dynamo, sqs, java.time.Clock.systemUTC());
                 s.startExecutors(3);
                 s.startSweeper(flaky, "sweeper");
@@ -686,9 +817,10 @@ class FaultSuiteTest {
      * every other exception becomes a 500.
      */
     static boolean answers503(Throwable e) {
-        return e instanceof software.amazon.awssdk.core.exception.SdkException s && (s.retryable()
-                || e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException a
-                && (a.isThrottlingException() || a.statusCode() >= 500));
+        return e instanceof software.amazon.awssdk.core.exception.SdkException s
+                && (s.retryable()
+                        || e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException a
+                                && (a.isThrottlingException() || a.statusCode() >= 500));
     }
 
     @Test
@@ -711,8 +843,8 @@ class FaultSuiteTest {
                 int outageRequests = Math.max(4, RUNS / 10);
                 rate.set(1.0);
                 http.serverErrorsOnly = true;
-                Map<String, RuntimeException> failed = new java.util.HashMap<>(
-                        s.submitTolerant(throttled, outageRequests, 0.2, 8, 0));
+                Map<String, RuntimeException> failed =
+                        new java.util.HashMap<>(s.submitTolerant(throttled, outageRequests, 0.2, 8, 0));
                 // Then throttling and 5xx on 40 % of the calls: the SDK's retries absorb most.
                 rate.set(0.4);
                 http.serverErrorsOnly = false;
@@ -735,11 +867,13 @@ class FaultSuiteTest {
                 faulty.close();
                 s.notes.add(http.injected.get() + " of " + http.calls.get() + " API/sweeper DynamoDB calls failed"
                         + " (plus 5 % in executors); " + failed.size() + " of " + (RUNS + outageRequests)
-                        + " creates answered 503 (" + outageRequests + " in a full outage), none 500, none wrote anything;"
+                        + " creates answered 503 (" + outageRequests
+                        + " in a full outage), none 500, none wrote anything;"
                         + " the rest ran");
                 assertThat(http.injected.get()).isPositive();
-                assertThat(failed).as("the requests during the outage failed").hasSizeGreaterThanOrEqualTo(
-                        outageRequests);
+                assertThat(failed)
+                        .as("the requests during the outage failed")
+                        .hasSizeGreaterThanOrEqualTo(outageRequests);
                 assertThat(not503).as("failures the API would answer with 500").isEmpty();
                 assertThat(partial).as("failed creates that wrote a job anyway").isEmpty();
                 return s.check();
@@ -770,9 +904,11 @@ class FaultSuiteTest {
                 s.submitWorkers(s.api, RUNS, 0.3, 1.0, Stage::now);
                 s.awaitStarts(RUNS / 3, Duration.ofSeconds(60));
                 long running = s.allRuns().stream()
-                        .filter(r -> r.state() == dev.punctual.core.run.RunState.RUNNING).count();
-                long waiting = s.allRuns().stream().filter(r -> !r.state().terminal()
-                        && r.state() != dev.punctual.core.run.RunState.RUNNING).count();
+                        .filter(r -> r.state() == dev.punctual.core.run.RunState.RUNNING)
+                        .count();
+                long waiting = s.allRuns().stream()
+                        .filter(r -> !r.state().terminal() && r.state() != dev.punctual.core.run.RunState.RUNNING)
+                        .count();
                 persistent.close();
                 // The outage lasts as long as a restart takes: same data directory, same ports.
                 persistent = EmbeddedAws.start(data, dp, qp, sp);
@@ -807,8 +943,16 @@ class FaultSuiteTest {
                 s.executors.forEach(Exec::awaitReady);
                 List<dev.punctual.core.service.JobView> jobs = new ArrayList<>();
                 for (int i = 0; i < 3; i++) {
-                    jobs.add(s.submit(s.api, Stage.WORKER, "fails-" + i, s.env(0.1, 1), Stage.now(), 60, 2,
-                            dev.punctual.core.run.RunState.DEAD, 2));
+                    jobs.add(s.submit(
+                            s.api,
+                            Stage.WORKER,
+                            "fails-" + i,
+                            s.env(0.1, 1),
+                            Stage.now(),
+                            60,
+                            2,
+                            dev.punctual.core.run.RunState.DEAD,
+                            2));
                 }
                 Checker.Result r = s.drainAndCheck(DRAIN);
                 List<String> wrong = new ArrayList<>();
@@ -821,8 +965,10 @@ class FaultSuiteTest {
                 s.notes.add(wrong.size() + " of " + jobs.size() + " DEAD runs (attempt 2, log upload failed) name the"
                         + " log of attempt 1");
                 Checker.Result checked = s.check();
-                assertThat(wrong).as("runs whose outcome names an earlier attempt's log (GET .../log serves it as the"
-                        + " latest)").isEmpty();
+                assertThat(wrong)
+                        .as("runs whose outcome names an earlier attempt's log (GET .../log serves it as the"
+                                + " latest)")
+                        .isEmpty();
                 return checked;
             }
         });
@@ -848,6 +994,7 @@ class FaultSuiteTest {
             + " </dev/null >/dev/null 2>&1 &\n"
             + "while [ ! -s \"$pidfile\" ]; do sleep 0.05; done\n"
             + END + "exit 0\n";
+
     static final String PRINTS_1GB = "#!/bin/sh\n" + START + "head -c 1073741824 /dev/zero\n" + END + "exit 0\n";
     /** Ignores SIGTERM and blocks (opening a FIFO nobody writes) without a child that could die of the signal. */
     static final String IGNORES_SIGTERM = "#!/bin/sh\ntrap '' TERM\n" + START
@@ -870,21 +1017,39 @@ class FaultSuiteTest {
                     forks.add(s.submit(s.api, FORKS_A_CHILD, "fork-" + i, s.env(0, 0), Stage.now(), 60, 3, OK, 1));
                 }
                 for (int i = 0; i < 2; i++) {
-                    stubborn.add(s.submit(s.api, IGNORES_SIGTERM, "stubborn-" + i, s.env(0, 0), Stage.now(), 2, 1,
-                            DEAD, 1));
+                    stubborn.add(
+                            s.submit(s.api, IGNORES_SIGTERM, "stubborn-" + i, s.env(0, 0), Stage.now(), 2, 1, DEAD, 1));
                 }
                 var big = s.submit(s.api, PRINTS_1GB, "1gb", s.env(0, 0), Stage.now(), 120, 1, OK, 1);
                 int special = s.expected.size();
                 s.submitWorkers(s.api, RUNS - special, 0.1, 0.5, Stage::now);
                 // The executor that runs the 1 GB binary, sampled while it does.
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() ->
-                        s.allRuns().stream().anyMatch(r -> r.jobId().equals(big.id()) && r.leaseOwner() != null));
-                String bigOwner = s.allRuns().stream().filter(r -> r.jobId().equals(big.id())).findFirst()
-                        .orElseThrow().leaseOwner();
-                Exec bigExec = s.executors.stream().filter(e -> e.id.equals(bigOwner)).findFirst().orElseThrow();
-                await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() ->
-                        s.api.runs.get(big.id(), s.allRuns().stream().filter(r -> r.jobId().equals(big.id()))
-                                .findFirst().orElseThrow().runId()).orElseThrow().state().terminal());
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> s.allRuns().stream()
+                                .anyMatch(r -> r.jobId().equals(big.id()) && r.leaseOwner() != null));
+                String bigOwner = s.allRuns().stream()
+                        .filter(r -> r.jobId().equals(big.id()))
+                        .findFirst()
+                        .orElseThrow()
+                        .leaseOwner();
+                Exec bigExec = s.executors.stream()
+                        .filter(e -> e.id.equals(bigOwner))
+                        .findFirst()
+                        .orElseThrow();
+                await().atMost(Duration.ofSeconds(90))
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> s.api.runs
+                                .get(
+                                        big.id(),
+                                        s.allRuns().stream()
+                                                .filter(r -> r.jobId().equals(big.id()))
+                                                .findFirst()
+                                                .orElseThrow()
+                                                .runId())
+                                .orElseThrow()
+                                .state()
+                                .terminal());
                 long peakKb = bigExec.peakRssKb();
                 boolean bigExecAlive = bigExec.alive();
                 Checker.Result r = s.drainAndCheck(DRAIN);
@@ -892,39 +1057,49 @@ class FaultSuiteTest {
                 // segfault: died of SIGSEGV (128 + 11), retried, DEAD.
                 for (var j : segv) {
                     Run run = runOf(r, j.id());
-                    assertThat(run.exitCode()).as("exit status of a SIGSEGV death").isEqualTo(139);
+                    assertThat(run.exitCode())
+                            .as("exit status of a SIGSEGV death")
+                            .isEqualTo(139);
                 }
                 // fork: the child it left in its group did not outlive the run.
                 for (var j : forks) {
-                    long pid = Long.parseLong(Files.readString(s.dir.resolve("child-" + j.id() + ".pid")).trim());
+                    long pid = Long.parseLong(Files.readString(s.dir.resolve("child-" + j.id() + ".pid"))
+                            .trim());
                     await().atMost(Duration.ofSeconds(10)).until(() -> Witness.procStart(pid) == null);
                 }
                 // 1 GB: capped in the log, the executor's memory bounded, the executor alive.
                 Run bigRun = runOf(r, big.id());
                 String log = s.api.jobService.log(Stage.OWNER, big.id(), bigRun.runId());
-                assertThat(log.length()).as("log capped").isLessThanOrEqualTo(
-                        (int) s.settings.logCapBytes() + 200);
+                assertThat(log.length()).as("log capped").isLessThanOrEqualTo((int) s.settings.logCapBytes() + 200);
                 assertThat(log).contains("output truncated");
-                assertThat(bigExecAlive).as("the executor that pumped 1 GB survived").isTrue();
+                assertThat(bigExecAlive)
+                        .as("the executor that pumped 1 GB survived")
+                        .isTrue();
                 assertThat(peakKb).as("its peak RSS (KiB), with a 128 MiB heap").isBetween(1L, 400L * 1024);
                 // ignores SIGTERM: killed at the timeout (SIGKILL after the grace), DEAD.
                 List<Double> killedAfter = new ArrayList<>();
                 for (var j : stubborn) {
                     Run run = runOf(r, j.id());
                     assertThat(run.error()).contains("timed out");
-                    Witness.Attempt a = r.attempts().get(j.id() + "/" + run.runId()).get(0);
+                    Witness.Attempt a =
+                            r.attempts().get(j.id() + "/" + run.runId()).get(0);
                     assertThat(a.endNs).as("it never finished by itself").isNull();
                     double secs = (a.until() - a.startNs) / 1e9;
                     killedAfter.add(secs);
                     double timeout = 2;
                     double grace = s.settings.killGrace().toMillis() / 1000.0;
-                    assertThat(secs).as("killed at timeout + kill grace (SIGTERM ignored)")
+                    assertThat(secs)
+                            .as("killed at timeout + kill grace (SIGTERM ignored)")
                             .isBetween(timeout + grace - 0.5, timeout + grace + 5);
                 }
-                s.notes.add(String.format(java.util.Locale.ROOT, "SIGSEGV -> exit 139, DEAD after 2 attempts; forked"
-                        + " children killed with the group; 1 GB printed: log %d bytes, executor peak RSS %d MiB;"
-                        + " SIGTERM ignored: killed after %.1f s (timeout 2 s + grace %d s)", log.length(),
-                        peakKb / 1024, killedAfter.stream().mapToDouble(d -> d).max().orElse(0),
+                s.notes.add(String.format(
+                        java.util.Locale.ROOT,
+                        "SIGSEGV -> exit 139, DEAD after 2 attempts; forked"
+                                + " children killed with the group; 1 GB printed: log %d bytes, executor peak RSS %d MiB;"
+                                + " SIGTERM ignored: killed after %.1f s (timeout 2 s + grace %d s)",
+                        log.length(),
+                        peakKb / 1024,
+                        killedAfter.stream().mapToDouble(d -> d).max().orElse(0),
                         s.settings.killGrace().toSeconds()));
                 return s.check();
             }
@@ -941,14 +1116,23 @@ class FaultSuiteTest {
                 s.startExecutors(1);
                 List<dev.punctual.core.service.JobView> jobs = new ArrayList<>();
                 for (int i = 0; i < 3; i++) {
-                    jobs.add(s.submit(s.api, STARTS_A_DAEMON, "daemon-" + i, s.env(0, 0), Stage.now(), 60, 3,
-                            dev.punctual.core.run.RunState.SUCCEEDED, 1));
+                    jobs.add(s.submit(
+                            s.api,
+                            STARTS_A_DAEMON,
+                            "daemon-" + i,
+                            s.env(0, 0),
+                            Stage.now(),
+                            60,
+                            3,
+                            dev.punctual.core.run.RunState.SUCCEEDED,
+                            1));
                 }
                 Checker.Result r = s.drainAndCheck(DRAIN);
                 List<Long> survivors = new ArrayList<>();
                 List<Long> daemons = new ArrayList<>();
                 for (var j : jobs) {
-                    long pid = Long.parseLong(Files.readString(s.dir.resolve("daemon-" + j.id() + ".pid")).trim());
+                    long pid = Long.parseLong(Files.readString(s.dir.resolve("daemon-" + j.id() + ".pid"))
+                            .trim());
                     daemons.add(pid);
                     try {
                         await().atMost(Duration.ofSeconds(10)).until(() -> Witness.procStart(pid) == null);
@@ -961,15 +1145,20 @@ class FaultSuiteTest {
                 s.notes.add(survivors.size() + " of " + jobs.size() + " setsid daemons survived their run"
                         + (survivors.isEmpty() ? "" : " (pids " + survivors + ", killed by the suite)"));
                 Checker.Result checked = s.check();
-                assertThat(survivors).as("daemons (setsid) that outlived their run: the executor kills only the"
-                        + " binary's process group").isEmpty();
+                assertThat(survivors)
+                        .as("daemons (setsid) that outlived their run: the executor kills only the"
+                                + " binary's process group")
+                        .isEmpty();
                 return checked;
             }
         });
     }
 
     static Run runOf(Checker.Result r, String jobId) {
-        return r.finalRuns().values().stream().filter(x -> x.jobId().equals(jobId)).findFirst().orElseThrow();
+        return r.finalRuns().values().stream()
+                .filter(x -> x.jobId().equals(jobId))
+                .findFirst()
+                .orElseThrow();
     }
 
     // ---- 13. SIGTERM: graceful drain ---------------------------------------------------------------------------
@@ -989,16 +1178,25 @@ class FaultSuiteTest {
                 // Runs longer than the grace period, started just before the signal.
                 List<dev.punctual.core.service.JobView> slow = new ArrayList<>();
                 for (int i = 0; i < longOnes; i++) {
-                    slow.add(s.submit(s.api, Stage.WORKER, "slow-" + i, s.env(6.0, 0), Stage.now(), 60, 3,
-                            dev.punctual.core.run.RunState.SUCCEEDED, 1));
+                    slow.add(s.submit(
+                            s.api,
+                            Stage.WORKER,
+                            "slow-" + i,
+                            s.env(6.0, 0),
+                            Stage.now(),
+                            60,
+                            3,
+                            dev.punctual.core.run.RunState.SUCCEEDED,
+                            1));
                 }
                 java.util.Set<String> slowIds = new java.util.HashSet<>();
                 slow.forEach(j -> slowIds.add(j.id()));
                 List<Exec> victims = s.live().subList(0, 2);
                 // Each victim holds a run that cannot finish within the grace period, and others that can.
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() ->
-                        victims.stream().allMatch(v -> s.heldBy(v.id).stream().anyMatch(h -> slowIds.contains(
-                                h.jobId()))));
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> victims.stream()
+                                .allMatch(v -> s.heldBy(v.id).stream().anyMatch(h -> slowIds.contains(h.jobId()))));
                 List<Run> held = new ArrayList<>();
                 long termAt = System.nanoTime();
                 for (Exec v : victims) {
@@ -1006,9 +1204,12 @@ class FaultSuiteTest {
                     v.term();
                 }
                 s.startExecutors(2);
-                Duration bound = s.settings.shutdownGrace().plus(s.settings.killGrace()).plusSeconds(15);
+                Duration bound =
+                        s.settings.shutdownGrace().plus(s.settings.killGrace()).plusSeconds(15);
                 for (Exec v : victims) {
-                    assertThat(v.awaitExit(bound)).as("%s stopped by itself after SIGTERM", v.id).isTrue();
+                    assertThat(v.awaitExit(bound))
+                            .as("%s stopped by itself after SIGTERM", v.id)
+                            .isTrue();
                     assertThat(v.lines()).as("%s drained", v.id).contains("DRAINED");
                 }
                 double stopSecs = (System.nanoTime() - termAt) / 1e9;
@@ -1016,17 +1217,28 @@ class FaultSuiteTest {
                 Checker.Result r = s.drainAndCheck(DRAIN);
                 java.util.Set<String> victimIds = new java.util.HashSet<>();
                 victims.forEach(v -> victimIds.add(v.id));
-                long finishedInGrace = held.stream().map(h -> r.finalRuns().get(h.jobId() + "/" + h.runId()))
-                        .filter(f -> f.attempt() == held.stream().filter(h -> h.runId().equals(f.runId())
-                                && h.jobId().equals(f.jobId())).findFirst().orElseThrow().attempt()
-                                && victimIds.contains(f.leaseOwner())).count();
+                long finishedInGrace = held.stream()
+                        .map(h -> r.finalRuns().get(h.jobId() + "/" + h.runId()))
+                        .filter(f -> f.attempt()
+                                        == held.stream()
+                                                .filter(h -> h.runId().equals(f.runId())
+                                                        && h.jobId().equals(f.jobId()))
+                                                .findFirst()
+                                                .orElseThrow()
+                                                .attempt()
+                                && victimIds.contains(f.leaseOwner()))
+                        .count();
                 long released = held.size() - finishedInGrace;
                 s.notes.add("2 executors got SIGTERM holding " + held.size() + " runs: " + finishedInGrace
                         + " finished within the " + s.settings.shutdownGrace().toSeconds() + " s grace, "
                         + released + " killed, released and run again elsewhere; both stopped by themselves in "
                         + String.format(java.util.Locale.ROOT, "%.1f s", stopSecs));
-                assertThat(finishedInGrace).as("runs finish during the grace period").isPositive();
-                assertThat(released).as("runs longer than the grace are released, then run again").isPositive();
+                assertThat(finishedInGrace)
+                        .as("runs finish during the grace period")
+                        .isPositive();
+                assertThat(released)
+                        .as("runs longer than the grace are released, then run again")
+                        .isPositive();
                 return s.check();
             }
         });
@@ -1053,12 +1265,17 @@ class FaultSuiteTest {
                 faulty.forEach(Exec::awaitReady);
                 s.submitWorkers(s.api, RUNS, 0.3, 1.0, Stage::now);
                 Checker.Result r = s.drainAndCheck(DRAIN);
-                long outages = faulty.stream().mapToLong(e -> e.faultLines().stream()
-                        .filter(l -> l.startsWith("FAULT outage")).count()).sum();
+                long outages = faulty.stream()
+                        .mapToLong(e -> e.faultLines().stream()
+                                .filter(l -> l.startsWith("FAULT outage"))
+                                .count())
+                        .sum();
                 s.notes.add(outages + " outages of 2 s, each starting at a result write; lease "
                         + FaultSettings.LEASE.toSeconds() + " s");
                 assertThat(outages).as("outages were injected").isGreaterThanOrEqualTo(3);
-                assertThat(r.duplicates()).as("no binary that exited while its executor lived ran again").isZero();
+                assertThat(r.duplicates())
+                        .as("no binary that exited while its executor lived ran again")
+                        .isZero();
                 return s.check();
             }
         });

@@ -55,8 +55,10 @@ final class Stage implements AutoCloseable {
     static final String OWNER = "local";
     /** The last check of the scenario running on this thread, for the report when a later assertion fails. */
     static final ThreadLocal<Checker.Result> LAST = new ThreadLocal<>();
+
     private static final AtomicInteger COUNTER = new AtomicInteger();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     /** The suite's binary: witnesses its start and end, sleeps as told, exits as told. */
     static final String WORKER = """
@@ -68,8 +70,7 @@ final class Stage implements AutoCloseable {
             """;
 
     /** What a job's binary dictates: how many runs, their final state, and how many starts that takes. */
-    record Expect(String jobId, String name, int occurrences, RunState finalState, int dictatedStarts) {
-    }
+    record Expect(String jobId, String name, int occurrences, RunState finalState, int dictatedStarts) {}
 
     final String name;
     final Path dir;
@@ -80,6 +81,7 @@ final class Stage implements AutoCloseable {
     final SqsClient sqs;
     /** The API and sweeper side, on healthy clients unless a scenario builds its own. */
     final Punctual api;
+
     final Witness witness;
     final List<Exec> executors = new CopyOnWriteArrayList<>();
     final List<Sweeping> sweepers = new CopyOnWriteArrayList<>();
@@ -109,8 +111,9 @@ final class Stage implements AutoCloseable {
     }
 
     void provision() {
-        try (DynamoDbClient d = AwsClients.dynamo(target); SqsClient q = AwsClients.sqs(target);
-             var s = AwsClients.s3(target)) {
+        try (DynamoDbClient d = AwsClients.dynamo(target);
+                SqsClient q = AwsClients.sqs(target);
+                var s = AwsClients.s3(target)) {
             new dev.punctual.core.infra.Provisioner(d, q, s).createAll(new Resources(settings));
         }
     }
@@ -121,8 +124,12 @@ final class Stage implements AutoCloseable {
 
     /** A DynamoDB client whose HTTP layer answers a fraction of calls with throttling or 5xx (see FaultyHttpClient). */
     DynamoDbClient faultyDynamo(FaultyHttpClient http) {
-        return DynamoDbClient.builder().httpClient(http).endpointOverride(target.dynamodb())
-                .region(target.region()).credentialsProvider(target.credentials()).build();
+        return DynamoDbClient.builder()
+                .httpClient(http)
+                .endpointOverride(target.dynamodb())
+                .region(target.region())
+                .credentialsProvider(target.credentials())
+                .build();
     }
 
     static FaultyHttpClient faultyHttp(java.util.function.DoubleSupplier rate) {
@@ -137,12 +144,14 @@ final class Stage implements AutoCloseable {
             byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
             String sha;
             try {
-                sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+                sha = HexFormat.of()
+                        .formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
             } catch (java.security.NoSuchAlgorithmException e) {
                 throw new IllegalStateException(e);
             }
             BinaryView v = api.binaries.register(OWNER, new BinaryRequest("bin.sh", sha, (long) bytes.length));
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(v.uploadUrl())).timeout(Duration.ofSeconds(30))
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(v.uploadUrl()))
+                    .timeout(Duration.ofSeconds(30))
                     .PUT(HttpRequest.BodyPublishers.ofByteArray(bytes));
             v.uploadHeaders().forEach((k, val) -> {
                 if (!Set.of("content-length", "host").contains(k.toLowerCase(Locale.ROOT))) {
@@ -187,12 +196,26 @@ final class Stage implements AutoCloseable {
     }
 
     /** Submits through {@code p}'s JobService (the API's code path); on success the job is accepted. */
-    JobView submit(Punctual p, String script, String jobName, Map<String, String> env, ScheduleSpec schedule,
-                   int timeoutSeconds, int maxAttempts, RunState finalState, int dictatedStarts) {
-        JobView v = p.jobService.create(OWNER, new JobRequest(jobName, binary(script), List.of(), env, schedule,
-                timeoutSeconds, maxAttempts));
-        expected.put(v.id(), new Expect(v.id(), jobName, occurrences(p, schedule, Instant.parse(v.createdAt())),
-                finalState, dictatedStarts));
+    JobView submit(
+            Punctual p,
+            String script,
+            String jobName,
+            Map<String, String> env,
+            ScheduleSpec schedule,
+            int timeoutSeconds,
+            int maxAttempts,
+            RunState finalState,
+            int dictatedStarts) {
+        JobView v = p.jobService.create(
+                OWNER, new JobRequest(jobName, binary(script), List.of(), env, schedule, timeoutSeconds, maxAttempts));
+        expected.put(
+                v.id(),
+                new Expect(
+                        v.id(),
+                        jobName,
+                        occurrences(p, schedule, Instant.parse(v.createdAt())),
+                        finalState,
+                        dictatedStarts));
         return v;
     }
 
@@ -213,8 +236,16 @@ final class Stage implements AutoCloseable {
                     boolean fails = i % 10 == 9;
                     double sleep = minSleep + (maxSleep - minSleep) * ((i * 37) % 100) / 100.0;
                     try {
-                        out.add(submit(p, WORKER, name + "-" + i, env(sleep, fails ? 1 : 0), schedule.get(), 60,
-                                fails ? 2 : 3, fails ? RunState.DEAD : RunState.SUCCEEDED, fails ? 2 : 1));
+                        out.add(submit(
+                                p,
+                                WORKER,
+                                name + "-" + i,
+                                env(sleep, fails ? 1 : 0),
+                                schedule.get(),
+                                60,
+                                fails ? 2 : 3,
+                                fails ? RunState.DEAD : RunState.SUCCEEDED,
+                                fails ? 2 : 1));
                     } catch (RuntimeException e) {
                         errors.add(e);
                     }
@@ -312,7 +343,8 @@ final class Stage implements AutoCloseable {
         Map<String, AttributeValue> start = null;
         do {
             Map<String, AttributeValue> from = start;
-            var r = dynamo.scan(b -> b.tableName(settings.prefix() + "-runs").consistentRead(true)
+            var r = dynamo.scan(b -> b.tableName(settings.prefix() + "-runs")
+                    .consistentRead(true)
                     .exclusiveStartKey(from));
             r.items().forEach(i -> out.add(RunRepository.fromItem(i)));
             start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
@@ -323,12 +355,14 @@ final class Stage implements AutoCloseable {
     /** Job items only: the table also holds tenants' usage and jobs' secrets items, which have no owner. */
     List<Map<String, AttributeValue>> allJobs() {
         return dynamo.scan(b -> b.tableName(settings.prefix() + "-jobs").consistentRead(true)).items().stream()
-                .filter(item -> item.containsKey("owner")).toList();
+                .filter(item -> item.containsKey("owner"))
+                .toList();
     }
 
     /** Runs an executor holds right now (RUNNING under its lease). */
     List<Run> heldBy(String executorId) {
-        return allRuns().stream().filter(r -> r.state() == RunState.RUNNING && executorId.equals(r.leaseOwner()))
+        return allRuns().stream()
+                .filter(r -> r.state() == RunState.RUNNING && executorId.equals(r.leaseOwner()))
                 .toList();
     }
 

@@ -21,14 +21,18 @@ final class Sweeping implements AutoCloseable {
         this.id = id;
         this.timer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("sweeper-" + id).factory());
-        timer.scheduleWithFixedDelay(() -> {
-            try {
-                p.sweeper.sweep();
-                sweeps.incrementAndGet();
-            } catch (Throwable t) {
-                failures.incrementAndGet();
-            }
-        }, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        p.sweeper.sweep();
+                        sweeps.incrementAndGet();
+                    } catch (Throwable t) {
+                        failures.incrementAndGet();
+                    }
+                },
+                0,
+                period.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     @Override

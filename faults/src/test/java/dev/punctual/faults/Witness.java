@@ -78,8 +78,11 @@ final class Witness implements AutoCloseable {
         this.file = file;
         Files.createDirectories(file.getParent());
         Files.write(file, new byte[0]);
-        monitor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("witness-monitor")
-                .priority(Thread.MAX_PRIORITY).factory());
+        monitor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
+                .daemon()
+                .name("witness-monitor")
+                .priority(Thread.MAX_PRIORITY)
+                .factory());
         monitor.scheduleWithFixedDelay(this::poll, 0, 5, TimeUnit.MILLISECONDS);
     }
 
@@ -124,8 +127,7 @@ final class Witness implements AutoCloseable {
         String[] f = line.trim().split(" ");
         try {
             if (f[0].equals("start") && f.length >= 6) {
-                Attempt a = new Attempt(f[1], f[2], Integer.parseInt(f[3]), Long.parseLong(f[5]),
-                        Long.parseLong(f[4]));
+                Attempt a = new Attempt(f[1], f[2], Integer.parseInt(f[3]), Long.parseLong(f[5]), Long.parseLong(f[4]));
                 a.procStart = procStart(a.pid);
                 attempts.put(key(f[1], f[2], f[3], f[5]), a);
             } else if (f[0].equals("end") && f.length >= 7) {

@@ -20,11 +20,10 @@ import java.util.TreeSet;
 
 /** The HTTP routes the api module serves, read from its JAX-RS annotations ("POST /v1/jobs", …). */
 final class ApiRoutes {
-    private static final Map<Class<? extends Annotation>, String> VERBS = Map.of(GET.class, "GET", POST.class,
-            "POST", PUT.class, "PUT", DELETE.class, "DELETE", PATCH.class, "PATCH");
+    private static final Map<Class<? extends Annotation>, String> VERBS = Map.of(
+            GET.class, "GET", POST.class, "POST", PUT.class, "PUT", DELETE.class, "DELETE", PATCH.class, "PATCH");
 
-    private ApiRoutes() {
-    }
+    private ApiRoutes() {}
 
     static Set<String> routes() throws IOException, URISyntaxException, ClassNotFoundException {
         Set<String> out = new TreeSet<>();
@@ -44,14 +43,18 @@ final class ApiRoutes {
 
     /** Every class of the api module annotated with @Path. */
     static List<Class<?>> resourceClasses() throws IOException, URISyntaxException, ClassNotFoundException {
-        var root = Paths.get(dev.punctual.api.JobResource.class.getProtectionDomain().getCodeSource().getLocation()
+        var root = Paths.get(dev.punctual.api.JobResource.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
                 .toURI());
         List<Class<?>> out = new ArrayList<>();
         try (var fs = Files.isDirectory(root) ? null : java.nio.file.FileSystems.newFileSystem(root)) {
             var base = fs == null ? root : fs.getPath("/");
             try (var walk = Files.walk(base)) {
                 for (var p : walk.filter(x -> x.toString().endsWith(".class")).toList()) {
-                    String name = base.relativize(p).toString().replace('/', '.').replaceAll("\\.class$", "");
+                    String name =
+                            base.relativize(p).toString().replace('/', '.').replaceAll("\\.class$", "");
                     if (name.startsWith("dev.punctual.api.") && !name.contains("$")) {
                         Class<?> c = Class.forName(name);
                         if (c.isAnnotationPresent(Path.class)) {

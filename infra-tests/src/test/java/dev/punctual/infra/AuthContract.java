@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,11 +25,12 @@ final class AuthContract {
     static final Map<String, String> ROUTE = Map.of("jwt", "JWT", "iam", "AWS_IAM");
     /** A function URL knows AWS_IAM and NONE only; with jwt it must not be open (the module also refuses it). */
     static final Map<String, String> FUNCTION_URL = Map.of("jwt", "AWS_IAM", "iam", "AWS_IAM");
+
     static final String ACK = "var.allow_unauthenticated_api";
 
     private static final Pattern BY_MODE = Pattern.compile("^\\$\\{local\\.(\\w+)\\[var\\.auth]}$");
-    private static final Pattern AUTHORIZER_REF = Pattern.compile(
-            "aws_apigatewayv2_authorizer\\.(\\w+)(\\[[^]]*])?\\.id");
+    private static final Pattern AUTHORIZER_REF =
+            Pattern.compile("aws_apigatewayv2_authorizer\\.(\\w+)(\\[[^]]*])?\\.id");
     private static final Pattern LOCAL_REF = Pattern.compile("local\\.(\\w+)");
     private static final Pattern MODE_IN_EXPR = Pattern.compile("PUNCTUAL_AUTH_MODE\\s*=\\s*([^,\\n}]+?)\\s*[,\\n}]");
 
@@ -60,8 +60,9 @@ final class AuthContract {
     /** The api function URL (when the module has one) is AWS_IAM, or NONE only under the acknowledged "none". */
     List<String> functionUrls() {
         List<String> drift = new ArrayList<>();
-        tf.resources("aws_lambda_function_url").forEach((name, url) -> drift.addAll(authorization(
-                "aws_lambda_function_url." + name, url.path("authorization_type"), FUNCTION_URL)));
+        tf.resources("aws_lambda_function_url")
+                .forEach((name, url) -> drift.addAll(authorization(
+                        "aws_lambda_function_url." + name, url.path("authorization_type"), FUNCTION_URL)));
         return drift;
     }
 
@@ -77,8 +78,8 @@ final class AuthContract {
         boolean validated = false;
         for (JsonNode v : auth.path("validation")) {
             String condition = v.path("condition").asText("");
-            validated |= condition.contains("var.auth") && MODES.stream().allMatch(m -> condition.contains(
-                    "\"" + m + "\""));
+            validated |=
+                    condition.contains("var.auth") && MODES.stream().allMatch(m -> condition.contains("\"" + m + "\""));
         }
         if (!validated) {
             drift.add("variable auth: no validation limiting it to " + new TreeSet<>(MODES));
@@ -87,14 +88,23 @@ final class AuthContract {
             drift.add("no variable allow_unauthenticated_api (the acknowledgement auth = \"none\" needs)");
         } else {
             JsonNode ack = tf.variables().get("allow_unauthenticated_api");
-            expect(drift, "variable allow_unauthenticated_api: type", "${bool}", ack.path("type").asText(null));
-            expect(drift, "variable allow_unauthenticated_api: default", false, ack.path("default").isBoolean()
-                    ? ack.path("default").asBoolean() : ack.path("default").toString());
+            expect(
+                    drift,
+                    "variable allow_unauthenticated_api: type",
+                    "${bool}",
+                    ack.path("type").asText(null));
+            expect(
+                    drift,
+                    "variable allow_unauthenticated_api: default",
+                    false,
+                    ack.path("default").isBoolean()
+                            ? ack.path("default").asBoolean()
+                            : ack.path("default").toString());
             String description = ack.path("description").asText("").toLowerCase();
             for (String word : List.of("anyone", "upload", "run", "delete", "local")) {
                 if (!description.contains(word)) {
-                    drift.add("variable allow_unauthenticated_api: the description must say what it exposes ("
-                            + word + ")");
+                    drift.add("variable allow_unauthenticated_api: the description must say what it exposes (" + word
+                            + ")");
                 }
             }
         }
@@ -112,11 +122,15 @@ final class AuthContract {
      */
     List<String> guards() {
         List<String> conditions = new ArrayList<>();
-        tf.resourcesByType().values().forEach(byName -> byName.values().forEach(r -> r.path("lifecycle").forEach(
-                l -> l.path("precondition").forEach(p -> conditions.add(p.path("condition").asText(""))))));
+        tf.resourcesByType()
+                .values()
+                .forEach(byName -> byName.values()
+                        .forEach(r -> r.path("lifecycle")
+                                .forEach(l -> l.path("precondition")
+                                        .forEach(p -> conditions.add(
+                                                p.path("condition").asText(""))))));
         List<String> drift = new ArrayList<>();
-        if (conditions.stream().noneMatch(c -> c.contains("var.auth") && c.contains("\"none\"")
-                && c.contains(ACK))) {
+        if (conditions.stream().noneMatch(c -> c.contains("var.auth") && c.contains("\"none\"") && c.contains(ACK))) {
             drift.add("no precondition ties auth = \"none\" to " + ACK);
         }
         if (conditions.stream().noneMatch(c -> c.contains("var.jwt_issuer") && c.contains("var.jwt_audience"))) {
@@ -145,7 +159,8 @@ final class AuthContract {
             String mode = block.path("auth").asText(null);
             if (mode == null) {
                 drift.add(where + " does not choose auth");
-            } else if (mode.equals("none") && !block.path("allow_unauthenticated_api").asBoolean(false)) {
+            } else if (mode.equals("none")
+                    && !block.path("allow_unauthenticated_api").asBoolean(false)) {
                 drift.add(where + " chooses auth = \"none\" without allow_unauthenticated_api = true");
             }
         });
@@ -154,7 +169,8 @@ final class AuthContract {
 
     /** The api Lambda's PUNCTUAL_AUTH_MODE is var.auth, wherever the environment takes it from. */
     List<String> apiEnvironment() {
-        JsonNode env = tf.resource("aws_lambda_function", "api").map(f -> f.path("environment"))
+        JsonNode env = tf.resource("aws_lambda_function", "api")
+                .map(f -> f.path("environment"))
                 .orElseThrow(() -> new AssertionError("no aws_lambda_function.api"));
         List<String> values = new ArrayList<>();
         authModes(env, values, new HashSet<>());
@@ -171,14 +187,26 @@ final class AuthContract {
     }
 
     /** A case for {@link #plans}: variables, and either the text its failure must show or what it must plan. */
-    record Case(String name, Map<String, Object> variables, String failure, String routes, Boolean authorizer,
-                String functionUrl, Map<String, String> environment) implements OfflinePlan.Case {
+    record Case(
+            String name,
+            Map<String, Object> variables,
+            String failure,
+            String routes,
+            Boolean authorizer,
+            String functionUrl,
+            Map<String, String> environment)
+            implements OfflinePlan.Case {
         static Case fails(String name, Map<String, Object> variables, String failure) {
             return new Case(name, variables, failure, null, null, null, null);
         }
 
-        static Case plans(String name, Map<String, Object> variables, String routes, boolean authorizer,
-                          String functionUrl, Map<String, String> environment) {
+        static Case plans(
+                String name,
+                Map<String, Object> variables,
+                String routes,
+                boolean authorizer,
+                String functionUrl,
+                Map<String, String> environment) {
             return new Case(name, variables, null, routes, authorizer, functionUrl, environment);
         }
     }
@@ -189,31 +217,62 @@ final class AuthContract {
 
     static final List<Case> CASES = List.of(
             Case.fails("the defaults (auth = jwt without an issuer)", Map.of(), "jwt_issuer"),
-            Case.plans("jwt", Map.of("jwt_issuer", ISSUER, "jwt_audience", AUDIENCE), "JWT", true, null,
+            Case.plans(
+                    "jwt",
+                    Map.of("jwt_issuer", ISSUER, "jwt_audience", AUDIENCE),
+                    "JWT",
+                    true,
+                    null,
                     Map.of("PUNCTUAL_AUTH_MODE", "jwt")),
-            Case.plans("jwt with a tenant claim", Map.of("jwt_issuer", ISSUER, "jwt_audience", AUDIENCE,
-                    "jwt_tenant_claim", "org_id"), "JWT", true, null,
+            Case.plans(
+                    "jwt with a tenant claim",
+                    Map.of("jwt_issuer", ISSUER, "jwt_audience", AUDIENCE, "jwt_tenant_claim", "org_id"),
+                    "JWT",
+                    true,
+                    null,
                     Map.of("PUNCTUAL_AUTH_MODE", "jwt", "PUNCTUAL_AUTH_TENANT_CLAIM", "org_id")),
             Case.fails("jwt with an issuer and no audience", Map.of("jwt_issuer", ISSUER), "jwt_audience"),
             Case.fails("jwt with an audience and no issuer", Map.of("jwt_audience", AUDIENCE), "jwt_issuer"),
-            Case.fails("jwt with an http:// issuer", Map.of("jwt_issuer", "http://issuer.example.com/",
-                    "jwt_audience", AUDIENCE), "jwt_issuer"),
-            Case.fails("jwt with a function URL", Map.of("jwt_issuer", ISSUER, "jwt_audience", AUDIENCE,
-                    "create_api_function_url", true), "function URL"),
-            Case.plans("iam", Map.of("auth", "iam", "create_api_function_url", true), "AWS_IAM", false, "AWS_IAM",
+            Case.fails(
+                    "jwt with an http:// issuer",
+                    Map.of("jwt_issuer", "http://issuer.example.com/", "jwt_audience", AUDIENCE),
+                    "jwt_issuer"),
+            Case.fails(
+                    "jwt with a function URL",
+                    Map.of("jwt_issuer", ISSUER, "jwt_audience", AUDIENCE, "create_api_function_url", true),
+                    "function URL"),
+            Case.plans(
+                    "iam",
+                    Map.of("auth", "iam", "create_api_function_url", true),
+                    "AWS_IAM",
+                    false,
+                    "AWS_IAM",
                     Map.of("PUNCTUAL_AUTH_MODE", "iam", "PUNCTUAL_AUTH_IAM_TENANT", "principal")),
-            Case.plans("iam by account", Map.of("auth", "iam", "iam_tenant", "account"), "AWS_IAM", false, null,
+            Case.plans(
+                    "iam by account",
+                    Map.of("auth", "iam", "iam_tenant", "account"),
+                    "AWS_IAM",
+                    false,
+                    null,
                     Map.of("PUNCTUAL_AUTH_MODE", "iam", "PUNCTUAL_AUTH_IAM_TENANT", "account")),
-            Case.fails("iam with an issuer and no audience", Map.of("auth", "iam", "jwt_issuer", ISSUER),
-                    "jwt_audience"),
-            Case.fails("none without allow_unauthenticated_api", Map.of("auth", "none",
-                    "create_api_function_url", true), "allow_unauthenticated_api"),
-            Case.plans("none with allow_unauthenticated_api", Map.of("auth", "none", "allow_unauthenticated_api",
-                    true, "create_api_function_url", true), "NONE", false, "NONE",
+            Case.fails(
+                    "iam with an issuer and no audience", Map.of("auth", "iam", "jwt_issuer", ISSUER), "jwt_audience"),
+            Case.fails(
+                    "none without allow_unauthenticated_api",
+                    Map.of("auth", "none", "create_api_function_url", true),
+                    "allow_unauthenticated_api"),
+            Case.plans(
+                    "none with allow_unauthenticated_api",
+                    Map.of("auth", "none", "allow_unauthenticated_api", true, "create_api_function_url", true),
+                    "NONE",
+                    false,
+                    "NONE",
                     Map.of("PUNCTUAL_AUTH_MODE", "none")),
             Case.fails("an unknown mode", Map.of("auth", "open"), "auth"),
-            Case.fails("PUNCTUAL_AUTH_MODE in extra_environment", Map.of("auth", "iam", "extra_environment",
-                    Map.of("PUNCTUAL_AUTH_MODE", "none")), "PUNCTUAL_AUTH_"));
+            Case.fails(
+                    "PUNCTUAL_AUTH_MODE in extra_environment",
+                    Map.of("auth", "iam", "extra_environment", Map.of("PUNCTUAL_AUTH_MODE", "none")),
+                    "PUNCTUAL_AUTH_"));
 
     /**
      * Plans each of {@link #CASES} on the offline stand-in of the module (in {@code dir}): the failing ones must
@@ -229,10 +288,13 @@ final class AuthContract {
             // The authorizer's id is known only after apply; its name stands in for it.
             plan.output("authorizer_id:" + name, AUTHORIZER_REF.matcher(id).replaceAll("\"authorizer:$1\""));
         });
-        tf.resources("aws_apigatewayv2_authorizer").forEach((name, a) -> plan.output("authorizer_count:" + name,
-                a.has("count") ? a.path("count").asText() : "1"));
-        tf.resources("aws_lambda_function_url").forEach((name, u) -> plan.output("url:" + name,
-                u.path("authorization_type").asText("")));
+        tf.resources("aws_apigatewayv2_authorizer")
+                .forEach((name, a) -> plan.output(
+                        "authorizer_count:" + name,
+                        a.has("count") ? a.path("count").asText() : "1"));
+        tf.resources("aws_lambda_function_url")
+                .forEach((name, u) ->
+                        plan.output("url:" + name, u.path("authorization_type").asText("")));
         tf.resource("aws_lambda_function", "api").ifPresent(f -> {
             // What cannot be evaluated offline (names, ARNs) holds no PUNCTUAL_AUTH_*: extra_environment may not.
             String env = f.path("environment").path(0).path("variables").asText("");
@@ -252,7 +314,10 @@ final class AuthContract {
     private void checkPlan(Case c, String where, OfflinePlan.Result r, List<String> drift) {
         Map<String, JsonNode> routes = tf.resources("aws_apigatewayv2_route");
         routes.keySet().forEach(name -> {
-            expect(drift, where + ": route " + name + " authorization_type", c.routes(),
+            expect(
+                    drift,
+                    where + ": route " + name + " authorization_type",
+                    c.routes(),
                     text(r.outputs().get("route:" + name)));
             JsonNode id = r.outputs().get("authorizer_id:" + name);
             if (id == null) {
@@ -261,14 +326,21 @@ final class AuthContract {
                 drift.add(where + ": route " + name + (c.authorizer() ? " has no authorizer" : " has an authorizer"));
             } else if (c.authorizer()) {
                 String authorizer = id.asText().substring("authorizer:".length());
-                expect(drift, where + ": count of aws_apigatewayv2_authorizer." + authorizer, "1",
+                expect(
+                        drift,
+                        where + ": count of aws_apigatewayv2_authorizer." + authorizer,
+                        "1",
                         text(r.outputs().get("authorizer_count:" + authorizer)));
             }
         });
         if (c.functionUrl() != null) {
-            tf.resources("aws_lambda_function_url").keySet().forEach(name -> expect(drift,
-                    where + ": aws_lambda_function_url." + name + " authorization_type", c.functionUrl(),
-                    text(r.outputs().get("url:" + name))));
+            tf.resources("aws_lambda_function_url")
+                    .keySet()
+                    .forEach(name -> expect(
+                            drift,
+                            where + ": aws_lambda_function_url." + name + " authorization_type",
+                            c.functionUrl(),
+                            text(r.outputs().get("url:" + name))));
         }
         Map<String, String> auth = new TreeMap<>();
         JsonNode env = r.outputs().get("env");
@@ -315,7 +387,10 @@ final class AuthContract {
         Set<String> keys = new TreeSet<>();
         map.fieldNames().forEachRemaining(keys::add);
         expect(drift, where + ": modes of local." + m.group(1), new TreeSet<>(MODES), keys);
-        expected.forEach((mode, type) -> expect(drift, where + ": local." + m.group(1) + "." + mode, type,
+        expected.forEach((mode, type) -> expect(
+                drift,
+                where + ": local." + m.group(1) + "." + mode,
+                type,
                 map.path(mode).asText(null)));
         String none = map.path("none").asText("");
         if (none.contains("NONE") && !none.contains(ACK)) {
@@ -336,10 +411,18 @@ final class AuthContract {
         }
         List<String> drift = new ArrayList<>();
         String name = "aws_apigatewayv2_authorizer." + m.group(1);
-        expect(drift, name + " authorizer_type", "JWT", a.path("authorizer_type").asText(null));
+        expect(
+                drift,
+                name + " authorizer_type",
+                "JWT",
+                a.path("authorizer_type").asText(null));
         JsonNode jwt = a.path("jwt_configuration").path(0);
         expect(drift, name + " issuer", "${var.jwt_issuer}", jwt.path("issuer").asText(null));
-        expect(drift, name + " audience", "${var.jwt_audience}", jwt.path("audience").asText(null));
+        expect(
+                drift,
+                name + " audience",
+                "${var.jwt_audience}",
+                jwt.path("audience").asText(null));
         if (!a.path("identity_sources").toString().contains("$request.header.Authorization")) {
             drift.add(name + " does not read the Authorization header");
         }

@@ -49,11 +49,9 @@ final class CodeActions {
         }
     }
 
-    private record Method(String owner, String name, String desc) {
-    }
+    private record Method(String owner, String name, String desc) {}
 
-    private record Call(String caller, String owner, String name) {
-    }
+    private record Call(String caller, String owner, String name) {}
 
     private final Map<String, Map<String, List<Object>>> classes = new HashMap<>();
 
@@ -62,7 +60,8 @@ final class CodeActions {
         Deque<Method> work = new ArrayDeque<>();
         for (Class<?> c : entryClasses) {
             for (java.lang.reflect.Method m : c.getDeclaredMethods()) {
-                if (onlyMethods.isEmpty() ? java.lang.reflect.Modifier.isPublic(m.getModifiers())
+                if (onlyMethods.isEmpty()
+                        ? java.lang.reflect.Modifier.isPublic(m.getModifiers())
                         : onlyMethods.contains(m.getName())) {
                     work.add(new Method(internal(c), m.getName(), org.objectweb.asm.Type.getMethodDescriptor(m)));
                 }
@@ -101,50 +100,56 @@ final class CodeActions {
     static List<String> actions(String owner, String name) {
         String type = owner.substring(owner.lastIndexOf('/') + 1);
         return switch (type) {
-            case "DynamoDbClient" -> switch (name) {
-                case "getItem" -> List.of("dynamodb:GetItem");
-                case "putItem" -> List.of("dynamodb:PutItem");
-                case "updateItem" -> List.of("dynamodb:UpdateItem");
-                case "deleteItem" -> List.of("dynamodb:DeleteItem");
-                case "query", "queryPaginator" -> List.of("dynamodb:Query");
-                case "scan", "scanPaginator" -> List.of("dynamodb:Scan");
-                case "batchGetItem" -> List.of("dynamodb:BatchGetItem");
-                case "batchWriteItem" -> List.of("dynamodb:BatchWriteItem");
-                // A transaction is authorized item by item: see TransactWriteItem$Builder below.
-                case "transactWriteItems", "transactGetItems" -> List.of();
-                default -> throw new AssertionError("unmapped DynamoDB call " + name);
-            };
-            case "TransactWriteItem$Builder" -> switch (name) {
-                case "put" -> List.of("dynamodb:PutItem");
-                case "update" -> List.of("dynamodb:UpdateItem");
-                case "delete" -> List.of("dynamodb:DeleteItem");
-                case "conditionCheck" -> List.of("dynamodb:ConditionCheckItem");
-                default -> List.of();
-            };
-            case "SqsClient" -> switch (name) {
-                case "sendMessage", "sendMessageBatch" -> List.of("sqs:SendMessage");
-                case "receiveMessage" -> List.of("sqs:ReceiveMessage");
-                case "deleteMessage", "deleteMessageBatch" -> List.of("sqs:DeleteMessage");
-                case "changeMessageVisibility", "changeMessageVisibilityBatch" -> List.of("sqs:ChangeMessageVisibility");
-                case "getQueueUrl" -> List.of("sqs:GetQueueUrl");
-                case "getQueueAttributes" -> List.of("sqs:GetQueueAttributes");
-                default -> throw new AssertionError("unmapped SQS call " + name);
-            };
-            case "S3Client" -> switch (name) {
-                // HeadObject is authorized as GetObject; without ListBucket a missing key answers 403, not 404.
-                case "headObject" -> List.of("s3:GetObject", "s3:ListBucket");
-                case "getObject", "getObjectAsBytes" -> List.of("s3:GetObject");
-                case "putObject" -> List.of("s3:PutObject");
-                case "deleteObject" -> List.of("s3:DeleteObject");
-                case "listObjectsV2", "listObjectsV2Paginator" -> List.of("s3:ListBucket");
-                default -> throw new AssertionError("unmapped S3 call " + name);
-            };
+            case "DynamoDbClient" ->
+                switch (name) {
+                    case "getItem" -> List.of("dynamodb:GetItem");
+                    case "putItem" -> List.of("dynamodb:PutItem");
+                    case "updateItem" -> List.of("dynamodb:UpdateItem");
+                    case "deleteItem" -> List.of("dynamodb:DeleteItem");
+                    case "query", "queryPaginator" -> List.of("dynamodb:Query");
+                    case "scan", "scanPaginator" -> List.of("dynamodb:Scan");
+                    case "batchGetItem" -> List.of("dynamodb:BatchGetItem");
+                    case "batchWriteItem" -> List.of("dynamodb:BatchWriteItem");
+                    // A transaction is authorized item by item: see TransactWriteItem$Builder below.
+                    case "transactWriteItems", "transactGetItems" -> List.of();
+                    default -> throw new AssertionError("unmapped DynamoDB call " + name);
+                };
+            case "TransactWriteItem$Builder" ->
+                switch (name) {
+                    case "put" -> List.of("dynamodb:PutItem");
+                    case "update" -> List.of("dynamodb:UpdateItem");
+                    case "delete" -> List.of("dynamodb:DeleteItem");
+                    case "conditionCheck" -> List.of("dynamodb:ConditionCheckItem");
+                    default -> List.of();
+                };
+            case "SqsClient" ->
+                switch (name) {
+                    case "sendMessage", "sendMessageBatch" -> List.of("sqs:SendMessage");
+                    case "receiveMessage" -> List.of("sqs:ReceiveMessage");
+                    case "deleteMessage", "deleteMessageBatch" -> List.of("sqs:DeleteMessage");
+                    case "changeMessageVisibility", "changeMessageVisibilityBatch" ->
+                        List.of("sqs:ChangeMessageVisibility");
+                    case "getQueueUrl" -> List.of("sqs:GetQueueUrl");
+                    case "getQueueAttributes" -> List.of("sqs:GetQueueAttributes");
+                    default -> throw new AssertionError("unmapped SQS call " + name);
+                };
+            case "S3Client" ->
+                switch (name) {
+                    // HeadObject is authorized as GetObject; without ListBucket a missing key answers 403, not 404.
+                    case "headObject" -> List.of("s3:GetObject", "s3:ListBucket");
+                    case "getObject", "getObjectAsBytes" -> List.of("s3:GetObject");
+                    case "putObject" -> List.of("s3:PutObject");
+                    case "deleteObject" -> List.of("s3:DeleteObject");
+                    case "listObjectsV2", "listObjectsV2Paginator" -> List.of("s3:ListBucket");
+                    default -> throw new AssertionError("unmapped S3 call " + name);
+                };
             // A presigned URL carries the signer's permissions: the API's role must itself allow the upload.
-            case "S3Presigner" -> switch (name) {
-                case "presignPutObject" -> List.of("s3:PutObject");
-                case "presignGetObject" -> List.of("s3:GetObject");
-                default -> List.of();
-            };
+            case "S3Presigner" ->
+                switch (name) {
+                    case "presignPutObject" -> List.of("s3:PutObject");
+                    case "presignGetObject" -> List.of("s3:GetObject");
+                    default -> List.of();
+                };
             default -> List.of();
         };
     }
@@ -174,29 +179,35 @@ final class CodeActions {
             if (in == null) {
                 return out;
             }
-            new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
-                @Override
-                public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] ex) {
-                    List<Object> calls = new java.util.ArrayList<>();
-                    out.put(name + desc, calls);
-                    return new MethodVisitor(Opcodes.ASM9) {
-                        @Override
-                        public void visitMethodInsn(int op, String o, String n, String d, boolean itf) {
-                            add(calls, owner, o, n, d);
-                        }
+            new ClassReader(in)
+                    .accept(
+                            new ClassVisitor(Opcodes.ASM9) {
+                                @Override
+                                public MethodVisitor visitMethod(
+                                        int access, String name, String desc, String sig, String[] ex) {
+                                    List<Object> calls = new java.util.ArrayList<>();
+                                    out.put(name + desc, calls);
+                                    return new MethodVisitor(Opcodes.ASM9) {
+                                        @Override
+                                        public void visitMethodInsn(int op, String o, String n, String d, boolean itf) {
+                                            add(calls, owner, o, n, d);
+                                        }
 
-                        @Override
-                        public void visitInvokeDynamicInsn(String n, String d, Handle bsm, Object... args) {
-                            // Lambdas and method references: the implementation method is a bootstrap argument.
-                            for (Object a : args) {
-                                if (a instanceof Handle h) {
-                                    add(calls, owner, h.getOwner(), h.getName(), h.getDesc());
+                                        @Override
+                                        public void visitInvokeDynamicInsn(
+                                                String n, String d, Handle bsm, Object... args) {
+                                            // Lambdas and method references: the implementation method is a bootstrap
+                                            // argument.
+                                            for (Object a : args) {
+                                                if (a instanceof Handle h) {
+                                                    add(calls, owner, h.getOwner(), h.getName(), h.getDesc());
+                                                }
+                                            }
+                                        }
+                                    };
                                 }
-                            }
-                        }
-                    };
-                }
-            }, ClassReader.SKIP_DEBUG);
+                            },
+                            ClassReader.SKIP_DEBUG);
         }
         return out;
     }

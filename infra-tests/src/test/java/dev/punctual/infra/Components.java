@@ -13,23 +13,27 @@ import java.util.regex.Pattern;
 
 /** The deployables: where their code starts, and where Terraform configures them. */
 final class Components {
-    record Component(String name, List<Class<?>> entryClasses, Set<String> entryMethods, String policyDocument) {
-    }
+    record Component(String name, List<Class<?>> entryClasses, Set<String> entryMethods, String policyDocument) {}
 
     static final List<Component> ALL = all();
 
-    private Components() {
-    }
+    private Components() {}
 
     private static List<Component> all() {
         try {
             return List.of(
                     // The API: every public method of every REST resource.
                     new Component("api", ApiRoutes.resourceClasses(), Set.of(), "api"),
-                    new Component("sweeper", List.of(dev.punctual.sweeper.SweepHandler.class),
-                            Set.of("handleRequest"), "sweeper"),
-                    new Component("executor", List.of(dev.punctual.executor.ExecutorLifecycle.class),
-                            Set.of("start", "stop"), "executor"));
+                    new Component(
+                            "sweeper",
+                            List.of(dev.punctual.sweeper.SweepHandler.class),
+                            Set.of("handleRequest"),
+                            "sweeper"),
+                    new Component(
+                            "executor",
+                            List.of(dev.punctual.executor.ExecutorLifecycle.class),
+                            Set.of("start", "stop"),
+                            "executor"));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -38,13 +42,22 @@ final class Components {
     /** The Terraform block holding each component's environment. */
     static Map<String, JsonNode> environments(Terraform tf) {
         Map<String, JsonNode> out = new LinkedHashMap<>();
-        out.put("api", tf.resource("aws_lambda_function", "api").map(f -> f.path("environment"))
-                .orElseThrow(() -> new AssertionError("no aws_lambda_function.api")));
-        out.put("sweeper", tf.resource("aws_lambda_function", "sweeper").map(f -> f.path("environment"))
-                .orElseThrow(() -> new AssertionError("no aws_lambda_function.sweeper")));
-        out.put("executor", tf.resources("aws_ecs_task_definition").values().stream().findFirst()
-                .map(t -> t.path("container_definitions"))
-                .orElseThrow(() -> new AssertionError("no aws_ecs_task_definition")));
+        out.put(
+                "api",
+                tf.resource("aws_lambda_function", "api")
+                        .map(f -> f.path("environment"))
+                        .orElseThrow(() -> new AssertionError("no aws_lambda_function.api")));
+        out.put(
+                "sweeper",
+                tf.resource("aws_lambda_function", "sweeper")
+                        .map(f -> f.path("environment"))
+                        .orElseThrow(() -> new AssertionError("no aws_lambda_function.sweeper")));
+        out.put(
+                "executor",
+                tf.resources("aws_ecs_task_definition").values().stream()
+                        .findFirst()
+                        .map(t -> t.path("container_definitions"))
+                        .orElseThrow(() -> new AssertionError("no aws_ecs_task_definition")));
         return out;
     }
 

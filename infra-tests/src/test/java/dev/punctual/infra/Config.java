@@ -7,14 +7,14 @@ import java.util.TreeSet;
 
 /** The environment variables the code reads: {@code punctual.*} configuration, as Quarkus maps it to env names. */
 final class Config {
-    private Config() {
-    }
+    private Config() {}
 
     static Set<String> environmentNames() {
         Set<String> names = new TreeSet<>();
         for (Method m : PunctualConfig.class.getMethods()) {
             // queueUrl → PUNCTUAL_QUEUE_URL (config name punctual.queue-url)
-            names.add("PUNCTUAL_" + m.getName().replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase());
+            names.add("PUNCTUAL_"
+                    + m.getName().replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase());
         }
         return names;
     }

@@ -51,12 +51,24 @@ final class Contract {
             JsonNode t = found.get();
             String where = "table " + spec.name() + ": ";
             expect(drift, where + "hash_key", spec.hashKey(), t.path("hash_key").asText(null));
-            expect(drift, where + "range_key", spec.rangeKey(), t.path("range_key").asText(null));
-            expect(drift, where + "billing_mode", "PAY_PER_REQUEST", t.path("billing_mode").asText(null));
+            expect(
+                    drift,
+                    where + "range_key",
+                    spec.rangeKey(),
+                    t.path("range_key").asText(null));
+            expect(
+                    drift,
+                    where + "billing_mode",
+                    "PAY_PER_REQUEST",
+                    t.path("billing_mode").asText(null));
             Set<String> declared = new HashSet<>();
             t.path("attribute").forEach(a -> {
                 declared.add(a.path("name").asText());
-                expect(drift, where + "attribute " + a.path("name").asText() + " type", "S", a.path("type").asText());
+                expect(
+                        drift,
+                        where + "attribute " + a.path("name").asText() + " type",
+                        "S",
+                        a.path("type").asText());
             });
             Set<String> keys = new TreeSet<>();
             keys.add(spec.hashKey());
@@ -71,30 +83,56 @@ final class Contract {
             Set<String> indexes = new TreeSet<>();
             t.path("global_secondary_index").forEach(g -> {
                 indexes.add(g.path("name").asText());
-                spec.indexes().stream().filter(i -> i.name().equals(g.path("name").asText())).findFirst()
+                spec.indexes().stream()
+                        .filter(i -> i.name().equals(g.path("name").asText()))
+                        .findFirst()
                         .ifPresent(i -> {
-                            expect(drift, where + "index " + i.name() + " hash_key", i.hashKey(),
+                            expect(
+                                    drift,
+                                    where + "index " + i.name() + " hash_key",
+                                    i.hashKey(),
                                     g.path("hash_key").asText(null));
-                            expect(drift, where + "index " + i.name() + " range_key", i.rangeKey(),
+                            expect(
+                                    drift,
+                                    where + "index " + i.name() + " range_key",
+                                    i.rangeKey(),
                                     g.path("range_key").asText(null));
-                            expect(drift, where + "index " + i.name() + " projection", "ALL",
+                            expect(
+                                    drift,
+                                    where + "index " + i.name() + " projection",
+                                    "ALL",
                                     g.path("projection_type").asText(null));
                         });
             });
-            expect(drift, where + "indexes", new TreeSet<>(spec.indexes().stream().map(TableSpec.IndexSpec::name)
-                    .toList()), indexes);
+            expect(
+                    drift,
+                    where + "indexes",
+                    new TreeSet<>(spec.indexes().stream()
+                            .map(TableSpec.IndexSpec::name)
+                            .toList()),
+                    indexes);
             JsonNode ttl = t.path("ttl").path(0);
             if (spec.ttlAttribute() == null) {
                 if (ttl.path("enabled").asBoolean(false)) {
                     drift.add(where + "has a TTL the code does not use");
                 }
             } else {
-                expect(drift, where + "ttl attribute", spec.ttlAttribute(), ttl.path("attribute_name").asText(null));
+                expect(
+                        drift,
+                        where + "ttl attribute",
+                        spec.ttlAttribute(),
+                        ttl.path("attribute_name").asText(null));
                 expect(drift, where + "ttl enabled", true, ttl.path("enabled").asBoolean(false));
             }
-            expect(drift, where + "point-in-time recovery", true,
+            expect(
+                    drift,
+                    where + "point-in-time recovery",
+                    true,
                     t.path("point_in_time_recovery").path(0).path("enabled").asBoolean(false));
-            expect(drift, where + "server-side encryption", true,
+            expect(
+                    drift,
+                    where + "server-side encryption",
+                    true,
                     t.path("server_side_encryption").path(0).path("enabled").asBoolean(false));
         }
         return drift;
@@ -106,8 +144,8 @@ final class Contract {
         Optional<Map.Entry<String, JsonNode>> q = queue(spec.name());
         Optional<Map.Entry<String, JsonNode>> dlq = queue(spec.deadLetterName());
         if (q.isEmpty() || dlq.isEmpty()) {
-            drift.add("queues " + nameExpr(spec.name()) + " and " + nameExpr(spec.deadLetterName())
-                    + " must both exist");
+            drift.add(
+                    "queues " + nameExpr(spec.name()) + " and " + nameExpr(spec.deadLetterName()) + " must both exist");
             return drift;
         }
         JsonNode runs = q.get().getValue();
@@ -119,7 +157,10 @@ final class Contract {
         expect(drift, "maxReceiveCount", spec.maxReceiveCount(), m.find() ? Integer.parseInt(m.group(1)) : null);
         // The queue's visibility timeout is the executor lease: a message must not reappear while its run is
         // still leased, and must reappear soon after a lease is abandoned.
-        expect(drift, "visibility_timeout_seconds", spec.visibilityTimeoutSeconds(),
+        expect(
+                drift,
+                "visibility_timeout_seconds",
+                spec.visibilityTimeoutSeconds(),
                 number(runs.path("visibility_timeout_seconds")));
         return drift;
     }
@@ -181,7 +222,8 @@ final class Contract {
             }
         }
         for (CodeActions.Permission p : needed) {
-            if (p.action().equals("dynamodb:Query") && hasIndexes(p.resource())
+            if (p.action().equals("dynamodb:Query")
+                    && hasIndexes(p.resource())
                     && queryResources.stream().noneMatch(r -> r.contains("/index/"))) {
                 drift.add(policyDocument + " must allow dynamodb:Query on the indexes of " + p.resource());
             }
@@ -192,26 +234,29 @@ final class Contract {
     /** No Allow statement anywhere grants a wildcard action (a Deny of "s3:*" over plain HTTP only restricts). */
     List<String> noWildcardActions() {
         List<String> drift = new ArrayList<>();
-        tf.data("aws_iam_policy_document").forEach((name, doc) -> doc.path("statement").forEach(st ->
-                st.path("actions").forEach(a -> {
-                    if ("Deny".equalsIgnoreCase(st.path("effect").asText("Allow"))) {
-                        return;
-                    }
-                    if (a.asText().contains("*")) {
-                        drift.add("policy document " + name + " grants wildcard action " + a.asText());
-                    }
-                })));
+        tf.data("aws_iam_policy_document")
+                .forEach((name, doc) -> doc.path("statement")
+                        .forEach(st -> st.path("actions").forEach(a -> {
+                            if ("Deny".equalsIgnoreCase(st.path("effect").asText("Allow"))) {
+                                return;
+                            }
+                            if (a.asText().contains("*")) {
+                                drift.add("policy document " + name + " grants wildcard action " + a.asText());
+                            }
+                        })));
         return drift;
     }
 
     Optional<JsonNode> table(String codeName) {
         return tf.resources("aws_dynamodb_table").values().stream()
-                .filter(t -> nameExpr(codeName).equals(t.path("name").asText())).findFirst();
+                .filter(t -> nameExpr(codeName).equals(t.path("name").asText()))
+                .findFirst();
     }
 
     Optional<Map.Entry<String, JsonNode>> queue(String codeName) {
         return tf.resources("aws_sqs_queue").entrySet().stream()
-                .filter(e -> nameExpr(codeName).equals(e.getValue().path("name").asText())).findFirst();
+                .filter(e -> nameExpr(codeName).equals(e.getValue().path("name").asText()))
+                .findFirst();
     }
 
     /** The resource key (see {@link CodeActions#ADAPTER_RESOURCE}) an ARN expression stands for. */
@@ -235,13 +280,15 @@ final class Contract {
             return Optional.empty();
         }
         String name = resource.path("name").asText("");
-        return name.startsWith(PREFIX_EXPR + "-") ? Optional.of(name.substring(PREFIX_EXPR.length() + 1))
+        return name.startsWith(PREFIX_EXPR + "-")
+                ? Optional.of(name.substring(PREFIX_EXPR.length() + 1))
                 : Optional.of(name);
     }
 
     private boolean hasIndexes(String resourceKey) {
-        return resources.tables().stream().anyMatch(t -> resourceKey.equals("table:" + t.name()
-                .substring(Settings.DEFAULT_PREFIX.length() + 1)) && !t.indexes().isEmpty());
+        return resources.tables().stream()
+                .anyMatch(t -> resourceKey.equals("table:" + t.name().substring(Settings.DEFAULT_PREFIX.length() + 1))
+                        && !t.indexes().isEmpty());
     }
 
     /** Names of PUNCTUAL_* variables a block sets, following references to locals. */

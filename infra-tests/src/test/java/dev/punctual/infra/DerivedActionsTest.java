@@ -14,7 +14,10 @@ import org.junit.jupiter.api.Test;
  */
 class DerivedActionsTest {
     private static Set<Permission> of(String component) throws Exception {
-        var c = Components.ALL.stream().filter(x -> x.name().equals(component)).findFirst().orElseThrow();
+        var c = Components.ALL.stream()
+                .filter(x -> x.name().equals(component))
+                .findFirst()
+                .orElseThrow();
         Set<Permission> p = new CodeActions().derive(c.entryClasses(), c.entryMethods());
         System.out.println("[derived] " + component + ": " + p);
         return p;
@@ -23,24 +26,30 @@ class DerivedActionsTest {
     @Test
     void executor() throws Exception {
         Set<Permission> p = of("executor");
-        assertThat(p).contains(new Permission("sqs:ReceiveMessage", "queue:runs"),
-                new Permission("sqs:DeleteMessage", "queue:runs"),
-                new Permission("sqs:ChangeMessageVisibility", "queue:runs"),
-                new Permission("dynamodb:ConditionCheckItem", "table:jobs"),
-                new Permission("dynamodb:UpdateItem", "table:runs"),
-                new Permission("s3:GetObject", "bucket:artifacts"),
-                new Permission("s3:PutObject", "bucket:artifacts"),
-                new Permission("sqs:SendMessage", "queue:runs"));
-        assertThat(p).noneMatch(x -> x.action().equals("dynamodb:Query") || x.action().equals("dynamodb:PutItem"));
+        assertThat(p)
+                .contains(
+                        new Permission("sqs:ReceiveMessage", "queue:runs"),
+                        new Permission("sqs:DeleteMessage", "queue:runs"),
+                        new Permission("sqs:ChangeMessageVisibility", "queue:runs"),
+                        new Permission("dynamodb:ConditionCheckItem", "table:jobs"),
+                        new Permission("dynamodb:UpdateItem", "table:runs"),
+                        new Permission("s3:GetObject", "bucket:artifacts"),
+                        new Permission("s3:PutObject", "bucket:artifacts"),
+                        new Permission("sqs:SendMessage", "queue:runs"));
+        assertThat(p)
+                .noneMatch(
+                        x -> x.action().equals("dynamodb:Query") || x.action().equals("dynamodb:PutItem"));
     }
 
     @Test
     void sweeper() throws Exception {
         Set<Permission> p = of("sweeper");
-        assertThat(p).contains(new Permission("dynamodb:Query", "table:runs"),
-                new Permission("sqs:SendMessage", "queue:runs"),
-                new Permission("dynamodb:UpdateItem", "table:sweeps"),
-                new Permission("dynamodb:PutItem", "table:runs"));
+        assertThat(p)
+                .contains(
+                        new Permission("dynamodb:Query", "table:runs"),
+                        new Permission("sqs:SendMessage", "queue:runs"),
+                        new Permission("dynamodb:UpdateItem", "table:sweeps"),
+                        new Permission("dynamodb:PutItem", "table:runs"));
         assertThat(p).noneMatch(x -> x.resource().startsWith("bucket:"));
         assertThat(p).doesNotContain(new Permission("sqs:ReceiveMessage", "queue:runs"));
     }
@@ -48,10 +57,12 @@ class DerivedActionsTest {
     @Test
     void api() throws Exception {
         Set<Permission> p = of("api");
-        assertThat(p).contains(new Permission("s3:PutObject", "bucket:artifacts"),
-                new Permission("sqs:SendMessage", "queue:runs"),
-                new Permission("dynamodb:PutItem", "table:binaries"),
-                new Permission("dynamodb:Query", "table:jobs"));
+        assertThat(p)
+                .contains(
+                        new Permission("s3:PutObject", "bucket:artifacts"),
+                        new Permission("sqs:SendMessage", "queue:runs"),
+                        new Permission("dynamodb:PutItem", "table:binaries"),
+                        new Permission("dynamodb:Query", "table:jobs"));
         assertThat(p).doesNotContain(new Permission("sqs:ReceiveMessage", "queue:runs"));
     }
 }

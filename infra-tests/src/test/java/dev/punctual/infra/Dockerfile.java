@@ -17,8 +17,7 @@ import java.util.Map;
 final class Dockerfile {
     static final Path DIR = Terraform.PROJECT.resolve("executor/src/main/docker");
 
-    record Instruction(String keyword, String args) {
-    }
+    record Instruction(String keyword, String args) {}
 
     private final List<Instruction> instructions;
 
@@ -70,7 +69,10 @@ final class Dockerfile {
 
     /** The final stage's instructions with this keyword. */
     List<String> finalStage(String keyword) {
-        return finalStage().stream().filter(i -> i.keyword().equals(keyword)).map(Instruction::args).toList();
+        return finalStage().stream()
+                .filter(i -> i.keyword().equals(keyword))
+                .map(Instruction::args)
+                .toList();
     }
 
     /** The environment the final stage sets ({@code ENV k=v k2="v 2"} and the old {@code ENV k v}). */

@@ -27,18 +27,23 @@ class DriftDetectionTest {
     @Test
     void aDroppedPermissionIsReported() throws Exception {
         Contract c = mutated(s -> s.replaceFirst("\"sqs:ChangeMessageVisibility\",?", ""));
-        Set<CodeActions.Permission> needed = new CodeActions().derive(
-                Components.ALL.get(2).entryClasses(), Components.ALL.get(2).entryMethods());
+        Set<CodeActions.Permission> needed = new CodeActions()
+                .derive(
+                        Components.ALL.get(2).entryClasses(),
+                        Components.ALL.get(2).entryMethods());
         assertThat(c.permissions("executor", needed)).anyMatch(d -> d.contains("lacks sqs:ChangeMessageVisibility"));
     }
 
     @Test
     void anExtraPermissionIsReported() throws Exception {
         // The executor's statement (the sweeper's dead-letter statement also allows sqs:ReceiveMessage).
-        Contract c = mutated(s -> s.replaceFirst("\"sqs:ReceiveMessage\", \"sqs:DeleteMessage\", \"sqs:Change",
+        Contract c = mutated(s -> s.replaceFirst(
+                "\"sqs:ReceiveMessage\", \"sqs:DeleteMessage\", \"sqs:Change",
                 "\"sqs:ReceiveMessage\", \"sqs:PurgeQueue\", \"sqs:DeleteMessage\", \"sqs:Change"));
-        Set<CodeActions.Permission> needed = new CodeActions().derive(
-                Components.ALL.get(2).entryClasses(), Components.ALL.get(2).entryMethods());
+        Set<CodeActions.Permission> needed = new CodeActions()
+                .derive(
+                        Components.ALL.get(2).entryClasses(),
+                        Components.ALL.get(2).entryMethods());
         assertThat(c.permissions("executor", needed)).anyMatch(d -> d.contains("sqs:PurgeQueue"));
     }
 
@@ -60,8 +65,8 @@ class DriftDetectionTest {
 
     @Test
     void aRouteOpenUnderNoneWithoutTheAcknowledgementIsReported() throws Exception {
-        AuthContract a = mutatedAuth(s -> s.replaceFirst(
-                "none = var.allow_unauthenticated_api \\? \"NONE\" : \"AWS_IAM\"", "none = \"NONE\""));
+        AuthContract a = mutatedAuth(s ->
+                s.replaceFirst("none = var.allow_unauthenticated_api \\? \"NONE\" : \"AWS_IAM\"", "none = \"NONE\""));
         assertThat(a.routes()).anyMatch(d -> d.contains(".none is NONE without var.allow_unauthenticated_api"));
     }
 
@@ -73,15 +78,16 @@ class DriftDetectionTest {
 
     @Test
     void aPublicFunctionUrlIsReported() throws Exception {
-        AuthContract a = mutatedAuth(s -> s.replace("local.function_url_authorization_types[var.auth]",
-                "\"NONE\""));
-        assertThat(a.functionUrls()).anyMatch(d -> d.contains("aws_lambda_function_url.api: authorization_type is NONE"));
+        AuthContract a = mutatedAuth(s -> s.replace("local.function_url_authorization_types[var.auth]", "\"NONE\""));
+        assertThat(a.functionUrls())
+                .anyMatch(d -> d.contains("aws_lambda_function_url.api: authorization_type is NONE"));
     }
 
     @Test
     void aDefaultAuthOfNoneIsReported() throws Exception {
         AuthContract a = mutatedAuth(s -> s.replace("default     = \"jwt\"", "default     = \"none\""));
-        assertThat(a.variables()).anyMatch(d -> d.contains("variable auth: default: expected jwt, terraform says none"));
+        assertThat(a.variables())
+                .anyMatch(d -> d.contains("variable auth: default: expected jwt, terraform says none"));
     }
 
     @Test
@@ -89,19 +95,25 @@ class DriftDetectionTest {
         AuthContract a = mutatedAuth(s -> s.replace("PUNCTUAL_AUTH_MODE = var.auth", "PUNCTUAL_AUTH_MODE = \"none\""));
         assertThat(a.apiEnvironment()).anyMatch(d -> d.contains("PUNCTUAL_AUTH_MODE to \"none\", not var.auth"));
         assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
-        assertThat(a.plans(copy.resolve("plan"), "iam")).anyMatch(d -> d.startsWith("plan with iam ")
-                && d.contains("PUNCTUAL_AUTH_*: expected {PUNCTUAL_AUTH_IAM_TENANT=principal, PUNCTUAL_AUTH_MODE=iam}"));
+        assertThat(a.plans(copy.resolve("plan"), "iam"))
+                .anyMatch(
+                        d -> d.startsWith("plan with iam ")
+                                && d.contains(
+                                        "PUNCTUAL_AUTH_*: expected {PUNCTUAL_AUTH_IAM_TENANT=principal, PUNCTUAL_AUTH_MODE=iam}"));
     }
 
     @Test
     void aMissingAcknowledgementCheckIsReported() throws Exception {
         // The precondition deleted (Terraform refuses a constant condition, so it cannot be replaced by `true`).
-        AuthContract a = mutatedAuth(s -> s.replaceAll("(?s)\\n *precondition \\{\\n *condition *= var\\.auth != "
-                + "\"none\" \\|\\| var\\.allow_unauthenticated_api\\n.*?\\n *}\\n", "\n"));
+        AuthContract a = mutatedAuth(s -> s.replaceAll(
+                "(?s)\\n *precondition \\{\\n *condition *= var\\.auth != "
+                        + "\"none\" \\|\\| var\\.allow_unauthenticated_api\\n.*?\\n *}\\n",
+                "\n"));
         assertThat(a.guards()).anyMatch(d -> d.contains("no precondition ties auth = \"none\" to"));
         assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
-        assertThat(a.plans(copy.resolve("plan"), "none without allow_unauthenticated_api")).anyMatch(d -> d.startsWith(
-                "plan with none without allow_unauthenticated_api") && d.contains("succeeded; it must fail"));
+        assertThat(a.plans(copy.resolve("plan"), "none without allow_unauthenticated_api"))
+                .anyMatch(d -> d.startsWith("plan with none without allow_unauthenticated_api")
+                        && d.contains("succeeded; it must fail"));
     }
 
     @Test
@@ -109,14 +121,16 @@ class DriftDetectionTest {
         // Both rules that ask for an audience (an issuer needs one; jwt needs issuer and audience) dropped.
         AuthContract a = mutatedAuth(s -> s.replace("length(var.jwt_audience) > 0", "true"));
         assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
-        assertThat(a.plans(copy.resolve("plan"), "jwt with an issuer and no audience")).anyMatch(d -> d.startsWith(
-                "plan with jwt with an issuer and no audience") && d.contains("succeeded; it must fail"));
+        assertThat(a.plans(copy.resolve("plan"), "jwt with an issuer and no audience"))
+                .anyMatch(d -> d.startsWith("plan with jwt with an issuer and no audience")
+                        && d.contains("succeeded; it must fail"));
     }
 
     @Test
     void anExamplePassingAVariableTheModuleLacksIsReported() throws Exception {
-        AuthContract a = mutatedAuth(s -> s.replace("variable \"allow_unauthenticated_api\"",
-                "variable \"allow_public_api\"").replace("var.allow_unauthenticated_api", "var.allow_public_api"));
+        AuthContract a =
+                mutatedAuth(s -> s.replace("variable \"allow_unauthenticated_api\"", "variable \"allow_public_api\"")
+                        .replace("var.allow_unauthenticated_api", "var.allow_public_api"));
         assertThat(a.variables()).anyMatch(d -> d.contains("no variable allow_unauthenticated_api"));
         assertThat(a.example("localstack", Terraform.load(Terraform.MODULE.resolve("examples/localstack"))))
                 .anyMatch(d -> d.contains("passes allow_unauthenticated_api, which the module does not declare"));
@@ -124,9 +138,11 @@ class DriftDetectionTest {
 
     @Test
     void aWritableRootOrAnotherUserIsReported() throws Exception {
-        HardeningContract h = mutatedHardening(s -> s.replace("readonlyRootFilesystem = true",
-                "readonlyRootFilesystem = false").replace("user = \"0\"", "user = \"185\""));
-        assertThat(h.taskDefinition()).anyMatch(d -> d.contains(".readonlyRootFilesystem: expected true"))
+        HardeningContract h =
+                mutatedHardening(s -> s.replace("readonlyRootFilesystem = true", "readonlyRootFilesystem = false")
+                        .replace("user = \"0\"", "user = \"185\""));
+        assertThat(h.taskDefinition())
+                .anyMatch(d -> d.contains(".readonlyRootFilesystem: expected true"))
                 .anyMatch(d -> d.contains(".user (root in the container, to give each run a uid of its own): "
                         + "expected 0, found 185"));
     }
@@ -134,7 +150,8 @@ class DriftDetectionTest {
     @Test
     void aCapabilityKeptOrANeededOneDroppedOrDropAllIsReported() throws Exception {
         HardeningContract h = mutatedHardening(s -> s.replace("\"NET_RAW\", ", "\"SETUID\", "));
-        assertThat(h.taskDefinition()).anyMatch(d -> d.contains("capabilities.drop keeps [NET_RAW]"))
+        assertThat(h.taskDefinition())
+                .anyMatch(d -> d.contains("capabilities.drop keeps [NET_RAW]"))
                 .anyMatch(d -> d.contains("capabilities.drop drops [SETUID], which the executor needs"));
         HardeningContract all = mutatedHardening(s -> s.replaceFirst("drop = \\[[^]]*]", "drop = [\"ALL\"]"));
         assertThat(all.taskDefinition()).anyMatch(d -> d.contains("capabilities.drop is ALL"));
@@ -144,53 +161,69 @@ class DriftDetectionTest {
     void aMissingUlimitOrAMovedOrHostVolumeIsReported() throws Exception {
         HardeningContract h = mutatedHardening(s -> s.replaceFirst(" *\\{ name = \"nproc\".*\n", "")
                 .replace("containerPath = \"/var/lib/punctual\"", "containerPath = \"/data\""));
-        assertThat(h.taskDefinition()).anyMatch(d -> d.contains("no ulimit nproc"))
+        assertThat(h.taskDefinition())
+                .anyMatch(d -> d.contains("no ulimit nproc"))
                 .anyMatch(d -> d.contains("nothing is mounted at /var/lib/punctual"));
-        HardeningContract host = mutatedHardening(s -> s.replace("    name = \"work\"\n",
-                "    name      = \"work\"\n    host_path = \"/var/punctual\"\n"));
+        HardeningContract host = mutatedHardening(s ->
+                s.replace("    name = \"work\"\n", "    name      = \"work\"\n    host_path = \"/var/punctual\"\n"));
         assertThat(host.taskDefinition()).anyMatch(d -> d.contains("must be a bind mount on the task's own storage"));
     }
 
     @Test
     void aPrivilegedContainerOrHardeningThatCanBeOverriddenIsReported() throws Exception {
-        HardeningContract privileged = mutatedHardening(s -> s.replace("      essential = true\n",
-                "      essential = true\n      privileged = true\n"));
+        HardeningContract privileged = mutatedHardening(
+                s -> s.replace("      essential = true\n", "      essential = true\n      privileged = true\n"));
         assertThat(privileged.taskDefinition()).anyMatch(d -> d.contains("the container definition sets privileged"));
-        HardeningContract first = mutatedHardening(s -> s.replace("jsonencode([merge(\n",
-                "jsonencode([merge(\n    local.executor_container_hardening,\n").replace(
-                "    local.executor_container_hardening,\n  )])", "  )])"));
+        HardeningContract first = mutatedHardening(
+                s -> s.replace("jsonencode([merge(\n", "jsonencode([merge(\n    local.executor_container_hardening,\n")
+                        .replace("    local.executor_container_hardening,\n  )])", "  )])"));
         assertThat(first.taskDefinition()).anyMatch(d -> d.contains("the hardening last"));
     }
 
     @Test
     void aWorkDirectoryOffTheVolumeIsReportedInTheTaskAndAgainstTheImages() throws Exception {
-        HardeningContract h = mutatedHardening(s -> s.replace("PUNCTUAL_WORK_DIR    = \"/var/lib/punctual/work\"",
-                "PUNCTUAL_WORK_DIR    = \"/tmp/punctual\""));
+        HardeningContract h = mutatedHardening(s -> s.replace(
+                "PUNCTUAL_WORK_DIR    = \"/var/lib/punctual/work\"", "PUNCTUAL_WORK_DIR    = \"/tmp/punctual\""));
         assertThat(h.environment()).anyMatch(d -> d.contains("PUNCTUAL_WORK_DIR must be under /var/lib/punctual/"));
-        assertThat(HardeningContract.image("Dockerfile.jvm", Dockerfile.load("Dockerfile.jvm"), h.directories(),
-                true)).anyMatch(d -> d.contains("PUNCTUAL_WORK_DIR is /var/lib/punctual/work, the ECS task's is "
-                + "/tmp/punctual"));
+        assertThat(HardeningContract.image("Dockerfile.jvm", Dockerfile.load("Dockerfile.jvm"), h.directories(), true))
+                .anyMatch(d -> d.contains(
+                        "PUNCTUAL_WORK_DIR is /var/lib/punctual/work, the ECS task's is " + "/tmp/punctual"));
     }
 
     @Test
     void anImageRunningAsAnotherUserOrWithoutItsVolumeToolsOrJvmFlagsIsReported() throws Exception {
         String jvm = Files.readString(Dockerfile.DIR.resolve("Dockerfile.jvm"));
         var tf = new HardeningContract(Terraform.load(Terraform.MODULE)).directories();
-        assertThat(HardeningContract.image("jvm", Dockerfile.parse(jvm.replace("\nUSER 0\n", "\nUSER 185\n")
-                .replace("COPY --from=app /app/lib/", "COPY --chown=185 --from=app /app/lib/")), tf, true))
+        assertThat(HardeningContract.image(
+                        "jvm",
+                        Dockerfile.parse(jvm.replace("\nUSER 0\n", "\nUSER 185\n")
+                                .replace("COPY --from=app /app/lib/", "COPY --chown=185 --from=app /app/lib/")),
+                        tf,
+                        true))
                 .anyMatch(d -> d.contains("must run as USER 0 (root in its container), not 185"))
                 .anyMatch(d -> d.contains("--chown=185: the application must be root-owned"));
-        assertThat(HardeningContract.image("jvm", Dockerfile.parse(jvm.replace("VOLUME /var/lib/punctual", "")
-                .replace("util-linux ", "").replace(" -XX:-UsePerfData", "")
-                .replace("ENV PUNCTUAL_SANDBOX=true", "ENV PUNCTUAL_SANDBOX=false")), tf, true))
+        assertThat(HardeningContract.image(
+                        "jvm",
+                        Dockerfile.parse(jvm.replace("VOLUME /var/lib/punctual", "")
+                                .replace("util-linux ", "")
+                                .replace(" -XX:-UsePerfData", "")
+                                .replace("ENV PUNCTUAL_SANDBOX=true", "ENV PUNCTUAL_SANDBOX=false")),
+                        tf,
+                        true))
                 .anyMatch(d -> d.contains("no VOLUME /var/lib/punctual"))
                 .anyMatch(d -> d.contains("util-linux (setsid, setpriv, prlimit) is not installed"))
                 .anyMatch(d -> d.contains("-XX:-UsePerfData"))
                 .anyMatch(d -> d.contains("PUNCTUAL_SANDBOX (the image runs as root): expected true, found false"));
         String nativeImage = Files.readString(Dockerfile.DIR.resolve("Dockerfile.native"));
-        assertThat(HardeningContract.image("native", Dockerfile.parse(nativeImage.replace(
-                " -Djava.io.tmpdir=/var/lib/punctual/tmp", "").replace("ENV PUNCTUAL_SANDBOX_DIR=/var/lib/punctual/sandbox",
-                "ENV PUNCTUAL_SANDBOX_DIR=/tmp/sandbox")), tf, false))
+        assertThat(HardeningContract.image(
+                        "native",
+                        Dockerfile.parse(nativeImage
+                                .replace(" -Djava.io.tmpdir=/var/lib/punctual/tmp", "")
+                                .replace(
+                                        "ENV PUNCTUAL_SANDBOX_DIR=/var/lib/punctual/sandbox",
+                                        "ENV PUNCTUAL_SANDBOX_DIR=/tmp/sandbox")),
+                        tf,
+                        false))
                 .anyMatch(d -> d.contains("java.io.tmpdir must be on the volume"))
                 .anyMatch(d -> d.contains("PUNCTUAL_SANDBOX_DIR must be under /var/lib/punctual/, not /tmp/sandbox"));
     }
@@ -199,8 +232,8 @@ class DriftDetectionTest {
     void aMissingEndpointOrAWiderRuleIsReported() throws Exception {
         NetworkContract n = mutatedNetwork(s -> s.replace("    sqs       = \"Interface\"\n", "")
                 .replaceFirst("from_port         = 443", "from_port         = 0"));
-        assertThat(n.endpoints(NetworkContract.neededEndpoints())).anyMatch(d -> d.contains("the executor needs")
-                && d.contains("sqs=Interface"));
+        assertThat(n.endpoints(NetworkContract.neededEndpoints()))
+                .anyMatch(d -> d.contains("the executor needs") && d.contains("sqs=Interface"));
         assertThat(n.egressRules()).anyMatch(d -> d.contains("only HTTPS (tcp 443) may leave the executor's tasks"));
     }
 
@@ -211,21 +244,31 @@ class DriftDetectionTest {
                 "count = var.create_executor_service ? 1 : 0"));
         assertThat(n.egressRules()).anyMatch(d -> d.contains("an address range is allowed regardless of run_egress"));
         assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
-        assertThat(n.plans(copy.resolve("plan"), NetworkContract.neededEndpoints(),
-                "the defaults (aws-endpoints, endpoints created)")).anyMatch(d -> d.contains(
-                "egress rules by destination: expected {CIDR=0, PREFIX_LIST=2, SECURITY_GROUP=1}, terraform says "
-                        + "{CIDR=1, PREFIX_LIST=2, SECURITY_GROUP=1}"));
+        assertThat(n.plans(
+                        copy.resolve("plan"),
+                        NetworkContract.neededEndpoints(),
+                        "the defaults (aws-endpoints, endpoints created)"))
+                .anyMatch(d -> d.contains(
+                        "egress rules by destination: expected {CIDR=0, PREFIX_LIST=2, SECURITY_GROUP=1}, terraform says "
+                                + "{CIDR=1, PREFIX_LIST=2, SECURITY_GROUP=1}"));
     }
 
     @Test
     void missingNetworkAndEnvironmentGuardsAreReported() throws Exception {
         // Preconditions deleted (Terraform refuses a constant condition), the validation's rule made vacuous.
-        NetworkContract n = mutatedNetwork(s -> s.replaceAll("(?s)\\n *precondition \\{\\n *condition *= "
-                + "(!var\\.create_vpc_endpoints|lookup\\(var\\.extra_environment)[^\\n]*\\n.*?\\n *}\\n", "\n")
-                .replace("[\"PUNCTUAL_WORK_DIR\", \"PUNCTUAL_SANDBOX\", \"PUNCTUAL_SANDBOX_DIR\"]", "[\"PUNCTUAL_X\"]"));
+        NetworkContract n = mutatedNetwork(s -> s.replaceAll(
+                        "(?s)\\n *precondition \\{\\n *condition *= "
+                                + "(!var\\.create_vpc_endpoints|lookup\\(var\\.extra_environment)[^\\n]*\\n.*?\\n *}\\n",
+                        "\n")
+                .replace(
+                        "[\"PUNCTUAL_WORK_DIR\", \"PUNCTUAL_SANDBOX\", \"PUNCTUAL_SANDBOX_DIR\"]", "[\"PUNCTUAL_X\"]"));
         assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
-        assertThat(n.plans(copy.resolve("plan"), NetworkContract.neededEndpoints(), "endpoints without route tables",
-                "PUNCTUAL_SANDBOX_NETWORK none on Fargate", "PUNCTUAL_WORK_DIR in extra_environment"))
+        assertThat(n.plans(
+                        copy.resolve("plan"),
+                        NetworkContract.neededEndpoints(),
+                        "endpoints without route tables",
+                        "PUNCTUAL_SANDBOX_NETWORK none on Fargate",
+                        "PUNCTUAL_WORK_DIR in extra_environment"))
                 .anyMatch(d -> d.startsWith("plan with endpoints without route tables") && d.contains("must fail"))
                 .anyMatch(d -> d.startsWith("plan with PUNCTUAL_SANDBOX_NETWORK none") && d.contains("must fail"))
                 .anyMatch(d -> d.startsWith("plan with PUNCTUAL_WORK_DIR in") && d.contains("must fail"));

@@ -18,25 +18,38 @@ import java.util.regex.Pattern;
  */
 final class HardeningContract {
     /** Docker's default capability set (moby, oci/caps/defaults.go), which ECS adds to and drops from. */
-    static final Set<String> DOCKER_DEFAULT_CAPABILITIES = Set.of("CHOWN", "DAC_OVERRIDE", "FSETID", "FOWNER",
-            "MKNOD", "NET_RAW", "SETGID", "SETUID", "SETFCAP", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "KILL",
+    static final Set<String> DOCKER_DEFAULT_CAPABILITIES = Set.of(
+            "CHOWN",
+            "DAC_OVERRIDE",
+            "FSETID",
+            "FOWNER",
+            "MKNOD",
+            "NET_RAW",
+            "SETGID",
+            "SETUID",
+            "SETFCAP",
+            "SETPCAP",
+            "NET_BIND_SERVICE",
+            "SYS_CHROOT",
+            "KILL",
             "AUDIT_WRITE");
     /**
      * What the executor uses as root: CHOWN (a run's directory to its uid), DAC_OVERRIDE (other uids' run
      * directories), FOWNER (modes of files it does not own), KILL (every process of a run's uid), SETUID and
      * SETGID (become the run's uid and gid).
      */
-    static final Set<String> EXECUTOR_CAPABILITIES = Set.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID",
-            "SETGID");
+    static final Set<String> EXECUTOR_CAPABILITIES =
+            Set.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID");
     /** The executor's one writable place, in the images and the task. */
     static final String VOLUME = "/var/lib/punctual";
+
     static final List<String> DIRECTORIES = List.of("PUNCTUAL_WORK_DIR", "PUNCTUAL_SANDBOX_DIR");
 
-    private static final Pattern MERGED_LAST = Pattern.compile(
-            "(?s)^\\$\\{jsonencode\\(\\[merge\\((.*),\\s*local\\.(\\w+)\\s*,?\\s*\\)\\s*]\\)\\s*}$");
+    private static final Pattern MERGED_LAST =
+            Pattern.compile("(?s)^\\$\\{jsonencode\\(\\[merge\\((.*),\\s*local\\.(\\w+)\\s*,?\\s*\\)\\s*]\\)\\s*}$");
     private static final Pattern LOCAL_REF = Pattern.compile("local\\.(\\w+)");
-    private static final Pattern PACKAGE_INSTALL = Pattern.compile(
-            "\\b(microdnf|dnf|yum|apt-get|apk)\\s+(-\\S+\\s+)*(install|add)\\b[^&;|]*\\butil-linux\\b");
+    private static final Pattern PACKAGE_INSTALL =
+            Pattern.compile("\\b(microdnf|dnf|yum|apt-get|apk)\\s+(-\\S+\\s+)*(install|add)\\b[^&;|]*\\butil-linux\\b");
     private static final Pattern CHOWN = Pattern.compile("--chown=(\\S+)");
 
     private final Terraform tf;
@@ -70,12 +83,23 @@ final class HardeningContract {
         if (h.has("privileged")) {
             drift.add(where + " sets privileged");
         }
-        expect(drift, where + ".user (root in the container, to give each run a uid of its own)", "0",
+        expect(
+                drift,
+                where + ".user (root in the container, to give each run a uid of its own)",
+                "0",
                 h.path("user").asText(null));
-        expect(drift, where + ".readonlyRootFilesystem", true, h.path("readonlyRootFilesystem").isBoolean()
-                ? h.path("readonlyRootFilesystem").asBoolean() : h.path("readonlyRootFilesystem").toString());
+        expect(
+                drift,
+                where + ".readonlyRootFilesystem",
+                true,
+                h.path("readonlyRootFilesystem").isBoolean()
+                        ? h.path("readonlyRootFilesystem").asBoolean()
+                        : h.path("readonlyRootFilesystem").toString());
         JsonNode linux = h.path("linuxParameters");
-        expect(drift, where + ".linuxParameters.initProcessEnabled", true,
+        expect(
+                drift,
+                where + ".linuxParameters.initProcessEnabled",
+                true,
                 linux.path("initProcessEnabled").asBoolean(false));
         drift.addAll(capabilities(where, linux.path("capabilities")));
         drift.addAll(ulimits(where, h.path("ulimits")));
@@ -120,8 +144,10 @@ final class HardeningContract {
             JsonNode u = byName.get(name);
             if (u == null) {
                 drift.add(where + ": no ulimit " + name);
-            } else if (!u.path("softLimit").isIntegralNumber() || !u.path("hardLimit").isIntegralNumber()
-                    || u.path("softLimit").asLong() > u.path("hardLimit").asLong() || u.path("hardLimit").asLong() < 1) {
+            } else if (!u.path("softLimit").isIntegralNumber()
+                    || !u.path("hardLimit").isIntegralNumber()
+                    || u.path("softLimit").asLong() > u.path("hardLimit").asLong()
+                    || u.path("hardLimit").asLong() < 1) {
                 drift.add(where + ": ulimit " + name + " needs whole soft <= hard limits, not " + u);
             }
         }
@@ -172,8 +198,10 @@ final class HardeningContract {
         Map<String, String> out = new LinkedHashMap<>();
         List<String> found = sandboxLocals();
         if (found.size() == 1) {
-            tf.local(found.getFirst()).orElseThrow().fields().forEachRemaining(e -> out.put(e.getKey(),
-                    e.getValue().asText()));
+            tf.local(found.getFirst())
+                    .orElseThrow()
+                    .fields()
+                    .forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
         }
         return out;
     }
@@ -182,8 +210,8 @@ final class HardeningContract {
     List<String> environment() {
         List<String> found = sandboxLocals();
         if (found.size() != 1) {
-            return List.of("local.executor_environment must take PUNCTUAL_WORK_DIR from one literal local, found "
-                    + found);
+            return List.of(
+                    "local.executor_environment must take PUNCTUAL_WORK_DIR from one literal local, found " + found);
         }
         List<String> drift = new ArrayList<>();
         Map<String, String> env = directories();
@@ -195,8 +223,9 @@ final class HardeningContract {
         }
         String work = env.getOrDefault("PUNCTUAL_WORK_DIR", "");
         String sandbox = env.getOrDefault("PUNCTUAL_SANDBOX_DIR", "");
-        if (!work.isEmpty() && !sandbox.isEmpty() && ((sandbox + "/").startsWith(work + "/")
-                || (work + "/").startsWith(sandbox + "/"))) {
+        if (!work.isEmpty()
+                && !sandbox.isEmpty()
+                && ((sandbox + "/").startsWith(work + "/") || (work + "/").startsWith(sandbox + "/"))) {
             drift.add("PUNCTUAL_WORK_DIR (executor only, 0700) and PUNCTUAL_SANDBOX_DIR (traversable by runs) must "
                     + "not contain one another: " + work + ", " + sandbox);
         }
@@ -206,7 +235,8 @@ final class HardeningContract {
 
     /** The literal locals referenced by {@code local.executor_environment} that set PUNCTUAL_WORK_DIR. */
     private List<String> sandboxLocals() {
-        Matcher refs = LOCAL_REF.matcher(tf.local("executor_environment").map(JsonNode::asText).orElse(""));
+        Matcher refs = LOCAL_REF.matcher(
+                tf.local("executor_environment").map(JsonNode::asText).orElse(""));
         List<String> out = new ArrayList<>();
         while (refs.find()) {
             if (tf.local(refs.group(1)).map(v -> v.has("PUNCTUAL_WORK_DIR")).orElse(false)) {
@@ -236,8 +266,9 @@ final class HardeningContract {
                 }
             }
         }
-        boolean volume = image.finalStage("VOLUME").stream().anyMatch(v -> List.of(
-                v.replaceAll("[\\[\\]\",]", " ").strip().split("\\s+")).contains(VOLUME));
+        boolean volume = image.finalStage("VOLUME").stream()
+                .anyMatch(v -> List.of(v.replaceAll("[\\[\\]\",]", " ").strip().split("\\s+"))
+                        .contains(VOLUME));
         if (!volume) {
             drift.add(name + ": no VOLUME " + VOLUME);
         }
@@ -251,7 +282,8 @@ final class HardeningContract {
             }
         }
         expect(drift, name + ": PUNCTUAL_SANDBOX (the image runs as root)", "true", env.get("PUNCTUAL_SANDBOX"));
-        if (image.finalStage("RUN").stream().noneMatch(r -> PACKAGE_INSTALL.matcher(r).find())) {
+        if (image.finalStage("RUN").stream()
+                .noneMatch(r -> PACKAGE_INSTALL.matcher(r).find())) {
             drift.add(name + ": util-linux (setsid, setpriv, prlimit) is not installed");
         }
         List<String> startup = new ArrayList<>(env.values());

@@ -79,10 +79,12 @@ class InfraContractTest {
         String handler = QuarkusStreamHandler.class.getName() + "::handleRequest";
         int release = Components.classFileRelease(Settings.class);
         for (String name : List.of("api", "sweeper")) {
-            JsonNode fn = tf.resource("aws_lambda_function", name).orElseThrow(
-                    () -> new AssertionError("no aws_lambda_function." + name));
+            JsonNode fn = tf.resource("aws_lambda_function", name)
+                    .orElseThrow(() -> new AssertionError("no aws_lambda_function." + name));
             assertThat(fn.path("handler").asText()).as(name + " handler").contains(handler);
-            assertThat(fn.path("runtime").asText()).as(name + " runtime").contains("java" + release)
+            assertThat(fn.path("runtime").asText())
+                    .as(name + " runtime")
+                    .contains("java" + release)
                     .contains("provided.al2023");
         }
     }
@@ -91,24 +93,35 @@ class InfraContractTest {
     void eventBridgeFiresTheSweeperAtTheSweepPeriod() {
         long minutes = Settings.DEFAULT_SWEEP_PERIOD.toMinutes();
         String rate = "rate(" + minutes + (minutes == 1 ? " minute)" : " minutes)");
-        assertThat(tf.resources("aws_cloudwatch_event_rule").values()).extracting(r -> r.path(
-                "schedule_expression").asText()).contains(rate);
+        assertThat(tf.resources("aws_cloudwatch_event_rule").values())
+                .extracting(r -> r.path("schedule_expression").asText())
+                .contains(rate);
     }
 
     @Test
     void alarmsWatchDeadLettersSweeperErrorsQueueAgeAndLateness() {
         Set<String> metrics = new TreeSet<>();
         for (JsonNode alarm : tf.resources("aws_cloudwatch_metric_alarm").values()) {
-            metrics.add(alarm.path("namespace").asText() + "/" + alarm.path("metric_name").asText());
+            metrics.add(alarm.path("namespace").asText() + "/"
+                    + alarm.path("metric_name").asText());
         }
-        assertThat(metrics).contains("AWS/SQS/ApproximateNumberOfMessagesVisible", "AWS/Lambda/Errors",
-                "AWS/SQS/ApproximateAgeOfOldestMessage",
-                FiringMetrics.NAMESPACE + "/" + FiringMetrics.LATENESS_METRIC);
+        assertThat(metrics)
+                .contains(
+                        "AWS/SQS/ApproximateNumberOfMessagesVisible",
+                        "AWS/Lambda/Errors",
+                        "AWS/SQS/ApproximateAgeOfOldestMessage",
+                        FiringMetrics.NAMESPACE + "/" + FiringMetrics.LATENESS_METRIC);
         Map<String, JsonNode> alarms = tf.resources("aws_cloudwatch_metric_alarm");
-        assertThat(alarms.values().stream().filter(a -> a.path("metric_name").asText()
-                .equals("ApproximateNumberOfMessagesVisible")).map(JsonNode::toString))
-                .as("the DLQ depth alarm watches the dead-letter queue").anyMatch(s -> s.contains(
-                        "aws_sqs_queue." + contract.queue(new dev.punctual.core.infra.Resources(Settings.defaults())
-                                .runQueue().deadLetterName()).orElseThrow().getKey() + "."));
+        assertThat(alarms.values().stream()
+                        .filter(a -> a.path("metric_name").asText().equals("ApproximateNumberOfMessagesVisible"))
+                        .map(JsonNode::toString))
+                .as("the DLQ depth alarm watches the dead-letter queue")
+                .anyMatch(s -> s.contains("aws_sqs_queue."
+                        + contract.queue(new dev.punctual.core.infra.Resources(Settings.defaults())
+                                        .runQueue()
+                                        .deadLetterName())
+                                .orElseThrow()
+                                .getKey()
+                        + "."));
     }
 }

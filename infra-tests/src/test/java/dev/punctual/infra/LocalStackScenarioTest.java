@@ -45,11 +45,15 @@ import software.amazon.awssdk.regions.Region;
 class LocalStackScenarioTest {
     @Container
     static final LocalStackContainer LOCALSTACK = new LocalStackContainer(
-            DockerImageName.parse("localstack/localstack:4.4"))
-            .withServices(LocalStackContainer.Service.DYNAMODB, LocalStackContainer.Service.SQS,
+                    DockerImageName.parse("localstack/localstack:4.4"))
+            .withServices(
+                    LocalStackContainer.Service.DYNAMODB,
+                    LocalStackContainer.Service.SQS,
                     LocalStackContainer.Service.S3)
-            .withEnv(System.getenv("LOCALSTACK_AUTH_TOKEN") == null ? Map.of()
-                    : Map.of("LOCALSTACK_AUTH_TOKEN", System.getenv("LOCALSTACK_AUTH_TOKEN")));
+            .withEnv(
+                    System.getenv("LOCALSTACK_AUTH_TOKEN") == null
+                            ? Map.of()
+                            : Map.of("LOCALSTACK_AUTH_TOKEN", System.getenv("LOCALSTACK_AUTH_TOKEN")));
 
     @TempDir
     Path work;
@@ -57,9 +61,13 @@ class LocalStackScenarioTest {
     @Test
     void aJobRunsEndToEndOnLocalStack() throws Exception {
         URI endpoint = LOCALSTACK.getEndpoint();
-        var target = new AwsClients.Target(endpoint, endpoint, endpoint, Region.of(LOCALSTACK.getRegion()),
-                StaticCredentialsProvider.create(AwsBasicCredentials.create(LOCALSTACK.getAccessKey(),
-                        LOCALSTACK.getSecretKey())));
+        var target = new AwsClients.Target(
+                endpoint,
+                endpoint,
+                endpoint,
+                Region.of(LOCALSTACK.getRegion()),
+                StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create(LOCALSTACK.getAccessKey(), LOCALSTACK.getSecretKey())));
         Settings settings = Settings.builder().retryBase(Duration.ofSeconds(1)).build();
         var dynamo = AwsClients.dynamo(target);
         var sqs = AwsClients.sqs(target);
@@ -68,20 +76,31 @@ class LocalStackScenarioTest {
         Punctual p = new Punctual(dynamo, sqs, s3, AwsClients.presigner(target), settings, Clock.systemUTC(), null);
 
         byte[] script = "#!/bin/sh\necho \"on localstack: $SCHEDULER_RUN_ID\"\n".getBytes(StandardCharsets.UTF_8);
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(script));
+        String sha =
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(script));
         BinaryView b = p.binaries.register("local", new BinaryRequest("ls.sh", sha, (long) script.length));
-        HttpRequest.Builder put = HttpRequest.newBuilder(URI.create(b.uploadUrl()))
-                .PUT(HttpRequest.BodyPublishers.ofByteArray(script));
+        HttpRequest.Builder put =
+                HttpRequest.newBuilder(URI.create(b.uploadUrl())).PUT(HttpRequest.BodyPublishers.ofByteArray(script));
         b.uploadHeaders().forEach((k, v) -> {
             if (!k.equalsIgnoreCase("content-length")) {
                 put.header(k, v);
             }
         });
-        assertThat(HttpClient.newHttpClient().send(put.build(), HttpResponse.BodyHandlers.discarding())
-                .statusCode()).isEqualTo(200);
+        assertThat(HttpClient.newHttpClient()
+                        .send(put.build(), HttpResponse.BodyHandlers.discarding())
+                        .statusCode())
+                .isEqualTo(200);
 
-        var job = p.jobService.create("local", new JobRequest("localstack", b.id(), List.of(), Map.of(),
-                new ScheduleSpec("now", null, null, null, null), 60, 2));
+        var job = p.jobService.create(
+                "local",
+                new JobRequest(
+                        "localstack",
+                        b.id(),
+                        List.of(),
+                        Map.of(),
+                        new ScheduleSpec("now", null, null, null, null),
+                        60,
+                        2));
         try (ExecutorPool pool = p.startExecutor("ls-1", work, 1)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> {
                 var runs = p.runs.listForJob(job.id(), 1, null).items();

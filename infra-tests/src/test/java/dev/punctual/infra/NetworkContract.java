@@ -32,7 +32,12 @@ final class NetworkContract {
     static final Set<String> PLATFORM_SERVICES = Set.of("ecr.api", "ecr.dkr", "s3", "logs");
 
     /** What a rule's destination is. */
-    enum Destination { CIDR, PREFIX_LIST, SECURITY_GROUP, NONE }
+    enum Destination {
+        CIDR,
+        PREFIX_LIST,
+        SECURITY_GROUP,
+        NONE
+    }
 
     private final Terraform tf;
 
@@ -42,7 +47,9 @@ final class NetworkContract {
 
     /** The endpoints needed: every service the executor's code calls (derived from the compiled code), and the platform's. */
     static Map<String, String> neededEndpoints() throws IOException {
-        Components.Component executor = Components.ALL.stream().filter(c -> c.name().equals("executor")).findFirst()
+        Components.Component executor = Components.ALL.stream()
+                .filter(c -> c.name().equals("executor"))
+                .findFirst()
                 .orElseThrow();
         Map<String, String> out = new TreeMap<>();
         for (CodeActions.Permission p : new CodeActions().derive(executor.entryClasses(), executor.entryMethods())) {
@@ -72,8 +79,10 @@ final class NetworkContract {
                 declared.put(e.getKey(), e.getValue().asText());
                 // A gateway endpoint is routes in the subnets' tables; an interface endpoint answers the service's
                 // own DNS name in the VPC (private DNS), behind a security group.
-                needs.addAll(e.getValue().asText().equals("Gateway") ? List.of("route_table_ids")
-                        : List.of("subnet_ids", "security_group_ids", "private_dns_enabled"));
+                needs.addAll(
+                        e.getValue().asText().equals("Gateway")
+                                ? List.of("route_table_ids")
+                                : List.of("subnet_ids", "security_group_ids", "private_dns_enabled"));
             });
             needs.removeIf(r::has);
             if (!needs.isEmpty()) {
@@ -98,7 +107,8 @@ final class NetworkContract {
         }
         rules.forEach((name, r) -> {
             String where = "aws_vpc_security_group_egress_rule." + name;
-            if (!"tcp".equals(r.path("ip_protocol").asText()) || r.path("from_port").asInt(-1) != 443
+            if (!"tcp".equals(r.path("ip_protocol").asText())
+                    || r.path("from_port").asInt(-1) != 443
                     || r.path("to_port").asInt(-1) != 443) {
                 drift.add(where + ": only HTTPS (tcp 443) may leave the executor's tasks, not " + r);
             }
@@ -106,8 +116,8 @@ final class NetworkContract {
             if (d == Destination.NONE) {
                 drift.add(where + ": no destination");
             }
-            if (d == Destination.CIDR && !(r.path("count").asText("") + r.path("for_each").asText(""))
-                    .contains("var.run_egress")) {
+            if (d == Destination.CIDR
+                    && !(r.path("count").asText("") + r.path("for_each").asText("")).contains("var.run_egress")) {
                 drift.add(where + ": an address range is allowed regardless of run_egress");
             }
         });
@@ -160,65 +170,127 @@ final class NetworkContract {
      * A case for {@link #plans}: variables, and either the text its failure must show, or the endpoints and how
      * many rules of each destination it must plan.
      */
-    record Case(String name, Map<String, Object> variables, String failure, Map<String, String> endpoints,
-                Map<Destination, Integer> rules) implements OfflinePlan.Case {
+    record Case(
+            String name,
+            Map<String, Object> variables,
+            String failure,
+            Map<String, String> endpoints,
+            Map<Destination, Integer> rules)
+            implements OfflinePlan.Case {
         static Case fails(String name, Map<String, Object> variables, String failure) {
             return new Case(name, variables, failure, null, null);
         }
 
-        static Case plans(String name, Map<String, Object> variables, Map<String, String> endpoints, int cidr,
-                          int prefixLists, int securityGroups) {
-            return new Case(name, variables, null, endpoints, Map.of(Destination.CIDR, cidr,
-                    Destination.PREFIX_LIST, prefixLists, Destination.SECURITY_GROUP, securityGroups));
+        static Case plans(
+                String name,
+                Map<String, Object> variables,
+                Map<String, String> endpoints,
+                int cidr,
+                int prefixLists,
+                int securityGroups) {
+            return new Case(
+                    name,
+                    variables,
+                    null,
+                    endpoints,
+                    Map.of(
+                            Destination.CIDR,
+                            cidr,
+                            Destination.PREFIX_LIST,
+                            prefixLists,
+                            Destination.SECURITY_GROUP,
+                            securityGroups));
         }
     }
 
     /** An executor service in a VPC, the module creating its endpoints; auth = iam needs nothing more. */
-    static final Map<String, Object> BASE = Map.of("auth", "iam", "create_executor_service", true,
-            "executor_image", "123456789012.dkr.ecr.us-east-1.amazonaws.com/punctual-executor:1", "vpc_id", "vpc-1",
-            "private_subnet_ids", List.of("subnet-1", "subnet-2"), "vpc_endpoint_route_table_ids", List.of("rtb-1"));
+    static final Map<String, Object> BASE = Map.of(
+            "auth",
+            "iam",
+            "create_executor_service",
+            true,
+            "executor_image",
+            "123456789012.dkr.ecr.us-east-1.amazonaws.com/punctual-executor:1",
+            "vpc_id",
+            "vpc-1",
+            "private_subnet_ids",
+            List.of("subnet-1", "subnet-2"),
+            "vpc_endpoint_route_table_ids",
+            List.of("rtb-1"));
 
     static List<Case> cases(Map<String, String> endpoints) {
         Map<String, String> none = Map.of();
         return List.of(
                 Case.plans("the defaults (aws-endpoints, endpoints created)", Map.of(), endpoints, 0, 2, 1),
                 Case.plans("internet-https", Map.of("run_egress", "internet-https"), endpoints, 1, 2, 1),
-                Case.plans("the VPC's own endpoints", Map.of("create_vpc_endpoints", false,
-                        "vpc_endpoint_security_group_ids", List.of("sg-1", "sg-2")), none, 0, 2, 2),
-                Case.plans("internet-https without endpoints (through NAT)", Map.of("create_vpc_endpoints", false,
-                        "run_egress", "internet-https"), none, 1, 2, 0),
-                Case.plans("internet-https with a public IP", Map.of("run_egress", "internet-https",
-                        "executor_assign_public_ip", true), endpoints, 1, 2, 1),
-                Case.plans("no executor service (LocalStack)", Map.of("create_executor_service", false), none, 0, 0,
+                Case.plans(
+                        "the VPC's own endpoints",
+                        Map.of(
+                                "create_vpc_endpoints",
+                                false,
+                                "vpc_endpoint_security_group_ids",
+                                List.of("sg-1", "sg-2")),
+                        none,
+                        0,
+                        2,
+                        2),
+                Case.plans(
+                        "internet-https without endpoints (through NAT)",
+                        Map.of("create_vpc_endpoints", false, "run_egress", "internet-https"),
+                        none,
+                        1,
+                        2,
                         0),
-                Case.fails("endpoints without route tables", Map.of("vpc_endpoint_route_table_ids", List.of()),
+                Case.plans(
+                        "internet-https with a public IP",
+                        Map.of("run_egress", "internet-https", "executor_assign_public_ip", true),
+                        endpoints,
+                        1,
+                        2,
+                        1),
+                Case.plans("no executor service (LocalStack)", Map.of("create_executor_service", false), none, 0, 0, 0),
+                Case.fails(
+                        "endpoints without route tables",
+                        Map.of("vpc_endpoint_route_table_ids", List.of()),
                         "vpc_endpoint_route_table_ids is required"),
-                Case.fails("the VPC's own endpoints without their security groups", Map.of("create_vpc_endpoints",
-                        false), "vpc_endpoint_security_group_ids is required"),
-                Case.fails("a public IP with aws-endpoints", Map.of("executor_assign_public_ip", true),
+                Case.fails(
+                        "the VPC's own endpoints without their security groups",
+                        Map.of("create_vpc_endpoints", false),
+                        "vpc_endpoint_security_group_ids is required"),
+                Case.fails(
+                        "a public IP with aws-endpoints",
+                        Map.of("executor_assign_public_ip", true),
                         "set executor_assign_public_ip = false"),
                 Case.fails("an unknown run_egress", Map.of("run_egress", "internet"), "run_egress must be"),
-                Case.fails("PUNCTUAL_SANDBOX_NETWORK none on Fargate", Map.of("extra_environment",
-                        Map.of("PUNCTUAL_SANDBOX_NETWORK", "none")), "needs CAP_SYS_ADMIN"),
-                Case.fails("PUNCTUAL_WORK_DIR in extra_environment", Map.of("extra_environment",
-                        Map.of("PUNCTUAL_WORK_DIR", "/tmp/punctual")), "must not set PUNCTUAL_WORK_DIR"));
+                Case.fails(
+                        "PUNCTUAL_SANDBOX_NETWORK none on Fargate",
+                        Map.of("extra_environment", Map.of("PUNCTUAL_SANDBOX_NETWORK", "none")),
+                        "needs CAP_SYS_ADMIN"),
+                Case.fails(
+                        "PUNCTUAL_WORK_DIR in extra_environment",
+                        Map.of("extra_environment", Map.of("PUNCTUAL_WORK_DIR", "/tmp/punctual")),
+                        "must not set PUNCTUAL_WORK_DIR"));
     }
 
     /**
      * Plans each case (or only the named ones) on the offline stand-in of the module: failing ones must fail for
      * the reason named; the others must plan exactly these endpoints and this many egress rules of each kind.
      */
-    List<String> plans(Path dir, Map<String, String> endpoints, String... only) throws IOException,
-            InterruptedException {
+    List<String> plans(Path dir, Map<String, String> endpoints, String... only)
+            throws IOException, InterruptedException {
         OfflinePlan plan = new OfflinePlan(tf, dir);
-        tf.resources("aws_vpc_endpoint").forEach((name, r) -> plan.output("endpoints:" + name,
-                r.path("for_each").asText("${{}}")));
+        tf.resources("aws_vpc_endpoint")
+                .forEach((name, r) ->
+                        plan.output("endpoints:" + name, r.path("for_each").asText("${{}}")));
         Map<String, Destination> kinds = new LinkedHashMap<>();
         executorEgressRules().forEach((name, r) -> {
             kinds.put(name, destination(r));
             String forEach = r.path("for_each").asText(null);
-            plan.output("count:" + name, forEach != null ? "${length(" + unwrap(forEach) + ")}"
-                    : r.path("count").asText("1"));
+            plan.output(
+                    "count:" + name,
+                    forEach != null
+                            ? "${length(" + unwrap(forEach) + ")}"
+                            : r.path("count").asText("1"));
         });
         return plan.planCases(BASE, cases(endpoints), only, (c, where, r, drift) -> {
             Map<String, String> planned = new TreeMap<>();
@@ -227,12 +299,14 @@ final class NetworkContract {
                 if (e == null) {
                     drift.add(where + ": aws_vpc_endpoint." + name + " cannot be evaluated from variables");
                 } else {
-                    e.fields().forEachRemaining(f -> planned.put(f.getKey(), f.getValue().asText()));
+                    e.fields()
+                            .forEachRemaining(
+                                    f -> planned.put(f.getKey(), f.getValue().asText()));
                 }
             });
             expect(drift, where + ": VPC endpoints", new TreeMap<>(c.endpoints()), planned);
-            Map<Destination, Integer> counts = new TreeMap<>(Map.of(Destination.CIDR, 0, Destination.PREFIX_LIST, 0,
-                    Destination.SECURITY_GROUP, 0));
+            Map<Destination, Integer> counts = new TreeMap<>(
+                    Map.of(Destination.CIDR, 0, Destination.PREFIX_LIST, 0, Destination.SECURITY_GROUP, 0));
             kinds.forEach((name, kind) -> {
                 JsonNode n = r.outputs().get("count:" + name);
                 if (n == null) {

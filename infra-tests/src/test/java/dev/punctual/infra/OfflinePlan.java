@@ -28,13 +28,13 @@ import java.util.regex.Pattern;
  */
 final class OfflinePlan {
     /** A plan: whether it succeeded, Terraform's error text, and the outputs asked for (absent: not evaluable). */
-    record Result(boolean ok, String errors, Map<String, JsonNode> outputs) {
-    }
+    record Result(boolean ok, String errors, Map<String, JsonNode> outputs) {}
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern REFERENCE = Pattern.compile("(?<![\\w.\\]\"-])([a-z_][a-z0-9_]*)\\.([a-z_][a-z0-9_]*)");
-    private static final Set<String> OTHER_ROOTS = Set.of("data", "module", "path", "each", "count", "self",
-            "terraform");
+    private static final Pattern REFERENCE =
+            Pattern.compile("(?<![\\w.\\]\"-])([a-z_][a-z0-9_]*)\\.([a-z_][a-z0-9_]*)");
+    private static final Set<String> OTHER_ROOTS =
+            Set.of("data", "module", "path", "each", "count", "self", "terraform");
 
     private final Terraform tf;
     private final Map<String, Map<String, JsonNode>> resources;
@@ -84,7 +84,9 @@ final class OfflinePlan {
                 out.putObject(id).set("value", expr);
             }
         });
-        Files.writeString(dir.resolve("main.tf.json"), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(config));
+        Files.writeString(
+                dir.resolve("main.tf.json"),
+                JSON.writerWithDefaultPrettyPrinter().writeValueAsString(config));
         Run init = terraform("init", "-input=false", "-no-color", "-backend=false");
         if (init.exit() != 0) {
             throw new IllegalStateException("terraform init of the offline stand-in failed:\n" + init.output());
@@ -101,8 +103,14 @@ final class OfflinePlan {
         Path vars = dir.resolve("case" + n + ".tfvars.json");
         Files.writeString(vars, JSON.writeValueAsString(variables));
         String planFile = "case" + n + ".tfplan";
-        Run plan = terraform("plan", "-input=false", "-no-color", "-lock=false", "-refresh=false",
-                "-var-file=" + vars.getFileName(), "-out=" + planFile);
+        Run plan = terraform(
+                "plan",
+                "-input=false",
+                "-no-color",
+                "-lock=false",
+                "-refresh=false",
+                "-var-file=" + vars.getFileName(),
+                "-out=" + planFile);
         if (plan.exit() != 0) {
             return new Result(false, plan.output(), Map.of());
         }
@@ -183,9 +191,12 @@ final class OfflinePlan {
                     }
                 }
             }
-            JsonNode count = block.has("count") ? block.get("count")
-                    : block.has("for_each") ? JsonNodeFactory.instance.textNode(
-                    "${length(" + unwrap(block.get("for_each").asText()) + ")}") : null;
+            JsonNode count = block.has("count")
+                    ? block.get("count")
+                    : block.has("for_each")
+                            ? JsonNodeFactory.instance.textNode(
+                                    "${length(" + unwrap(block.get("for_each").asText()) + ")}")
+                            : null;
             if (kept.isEmpty() || (count != null && !evaluable(count))) {
                 return;
             }
@@ -240,8 +251,7 @@ final class OfflinePlan {
     }
 
     /** A terraform command's exit code, its stdout, and stdout and stderr together. */
-    record Run(int exit, String stdout, String output) {
-    }
+    record Run(int exit, String stdout, String output) {}
 
     private Run terraform(String... args) throws IOException, InterruptedException {
         return terraform(dir, args);

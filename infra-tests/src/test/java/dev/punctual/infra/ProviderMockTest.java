@@ -31,7 +31,8 @@ class ProviderMockTest {
         for (Path d : List.of(module, module.resolve("examples/minimal"), module.resolve("examples/localstack"))) {
             init(d);
             OfflinePlan.Run validate = OfflinePlan.terraform(d, "validate", "-no-color");
-            assertThat(validate.exit()).as("terraform validate in %s:\n%s", module.relativize(d), validate.output())
+            assertThat(validate.exit())
+                    .as("terraform validate in %s:\n%s", module.relativize(d), validate.output())
                     .isZero();
         }
     }
@@ -41,15 +42,16 @@ class ProviderMockTest {
         Path module = copyModule();
         Files.createDirectories(module.resolve("tests"));
         try (var tests = Files.list(TESTS)) {
-            for (Path t : tests.filter(p -> p.toString().endsWith(".tftest.hcl")).toList()) {
+            for (Path t :
+                    tests.filter(p -> p.toString().endsWith(".tftest.hcl")).toList()) {
                 Files.copy(t, module.resolve("tests").resolve(t.getFileName()));
             }
         }
         // The Lambda packages only need to exist: the mocked provider uploads nothing.
         Path zip = Files.writeString(dir.resolve("function.zip"), "not a zip");
         init(module);
-        OfflinePlan.Run test = OfflinePlan.terraform(module, "test", "-no-color", "-var", "api_zip=" + zip,
-                "-var", "sweeper_zip=" + zip);
+        OfflinePlan.Run test = OfflinePlan.terraform(
+                module, "test", "-no-color", "-var", "api_zip=" + zip, "-var", "sweeper_zip=" + zip);
         assertThat(test.exit()).as("terraform test:\n%s", test.output()).isZero();
         assertThat(test.stdout()).contains("passed, 0 failed");
     }
@@ -57,8 +59,10 @@ class ProviderMockTest {
     /** A copy of infra/terraform (its .tf files and examples, no local state or provider installs). */
     private Path copyModule() throws IOException {
         assumeTrue(OfflinePlan.available(), "terraform is not installed: provider checks skipped");
-        assumeTrue(mirror().isPresent(), "no local mirror of the hashicorp/aws provider (PUNCTUAL_TF_PROVIDER_MIRROR "
-                + "or /opt/tf-plugins): provider checks skipped");
+        assumeTrue(
+                mirror().isPresent(),
+                "no local mirror of the hashicorp/aws provider (PUNCTUAL_TF_PROVIDER_MIRROR "
+                        + "or /opt/tf-plugins): provider checks skipped");
         Path module = dir.resolve("terraform");
         try (var files = Files.walk(Terraform.MODULE)) {
             for (Path f : files.toList()) {
@@ -77,9 +81,11 @@ class ProviderMockTest {
     }
 
     private static void init(Path d) throws Exception {
-        OfflinePlan.Run init = OfflinePlan.terraform(d, "init", "-input=false", "-no-color", "-backend=false",
-                "-plugin-dir=" + mirror().orElseThrow());
-        assertThat(init.exit()).as("terraform init in %s:\n%s", d, init.output()).isZero();
+        OfflinePlan.Run init = OfflinePlan.terraform(
+                d, "init", "-input=false", "-no-color", "-backend=false", "-plugin-dir=" + mirror().orElseThrow());
+        assertThat(init.exit())
+                .as("terraform init in %s:\n%s", d, init.output())
+                .isZero();
     }
 
     static Optional<Path> mirror() {

@@ -39,10 +39,12 @@ class RunIsolationContractTest {
 
     @Test
     void bothImagesRunAsRootWithRootOwnedApplicationFilesAndTheTasksDirectories() throws Exception {
-        assertThat(HardeningContract.image("Dockerfile.jvm", Dockerfile.load("Dockerfile.jvm"),
-                hardening.directories(), true)).isEmpty();
-        assertThat(HardeningContract.image("Dockerfile.native", Dockerfile.load("Dockerfile.native"),
-                hardening.directories(), false)).isEmpty();
+        assertThat(HardeningContract.image(
+                        "Dockerfile.jvm", Dockerfile.load("Dockerfile.jvm"), hardening.directories(), true))
+                .isEmpty();
+        assertThat(HardeningContract.image(
+                        "Dockerfile.native", Dockerfile.load("Dockerfile.native"), hardening.directories(), false))
+                .isEmpty();
     }
 
     @Test

@@ -32,7 +32,8 @@ final class Terraform {
     static Terraform load(Path dir) throws IOException, InterruptedException {
         ensureParser();
         Process p = new ProcessBuilder("node", HCL_TOOL.resolve("tojson.mjs").toString(), dir.toString())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IllegalStateException("parsing " + dir + " failed (exit " + p.exitValue() + ")");
@@ -50,8 +51,10 @@ final class Terraform {
         if (Files.isDirectory(HCL_TOOL.resolve("node_modules/@cdktf/hcl2json"))) {
             return;
         }
-        Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund").directory(HCL_TOOL.toFile())
-                .redirectErrorStream(true).start();
+        Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund")
+                .directory(HCL_TOOL.toFile())
+                .redirectErrorStream(true)
+                .start();
         String log = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!npm.waitFor(5, TimeUnit.MINUTES) || npm.exitValue() != 0) {
             throw new IllegalStateException("npm ci in " + HCL_TOOL + " failed (Node.js and npm are needed):\n" + log);
@@ -74,7 +77,10 @@ final class Terraform {
     private Map<String, JsonNode> blocks(String kind, String type) {
         Map<String, JsonNode> out = new LinkedHashMap<>();
         for (JsonNode f : files.values()) {
-            f.path(kind).path(type).fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
+            f.path(kind)
+                    .path(type)
+                    .fields()
+                    .forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
         }
         return out;
     }
@@ -83,7 +89,9 @@ final class Terraform {
     Map<String, JsonNode> modules() {
         Map<String, JsonNode> out = new LinkedHashMap<>();
         for (JsonNode f : files.values()) {
-            f.path("module").fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
+            f.path("module")
+                    .fields()
+                    .forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
         }
         return out;
     }
@@ -92,7 +100,9 @@ final class Terraform {
     Map<String, JsonNode> variables() {
         Map<String, JsonNode> out = new LinkedHashMap<>();
         for (JsonNode f : files.values()) {
-            f.path("variable").fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
+            f.path("variable")
+                    .fields()
+                    .forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
         }
         return out;
     }
@@ -161,7 +171,8 @@ final class Terraform {
             p = p.getParent();
         }
         if (p == null) {
-            throw new IllegalStateException("cannot find the project root from " + Path.of("").toAbsolutePath());
+            throw new IllegalStateException(
+                    "cannot find the project root from " + Path.of("").toAbsolutePath());
         }
         return p;
     }

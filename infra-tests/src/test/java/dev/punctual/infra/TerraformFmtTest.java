@@ -14,8 +14,9 @@ class TerraformFmtTest {
     @Test
     void terraformFilesAreFormatted() throws Exception {
         assumeTrue(onPath("terraform"), "terraform is not installed: fmt check skipped");
-        Process p = new ProcessBuilder("terraform", "fmt", "-check", "-recursive", "-diff",
-                Terraform.MODULE.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("terraform", "fmt", "-check", "-recursive", "-diff", Terraform.MODULE.toString())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as("terraform fmt -check output:\n" + out).isZero();

@@ -22,10 +22,12 @@ public class LocalApp implements QuarkusApplication {
     private static final Logger LOG = Logger.getLogger(LocalApp.class);
     /** The ready line scripts and tests wait for; keep its shape stable. */
     static final String READY = "Punctual local is ready:";
+
     static final int LONG_POLL_SECONDS = 20;
 
     @Inject
     Punctual punctual;
+
     @ConfigProperty(name = "quarkus.http.port")
     int configuredPort;
 
@@ -37,16 +39,19 @@ public class LocalApp implements QuarkusApplication {
         if (o.sweepPeriod() != null) {
             timer.scheduleAtFixedRate(this::sweep, 0, o.sweepPeriod().toMillis(), TimeUnit.MILLISECONDS);
         }
-        Path work = o.dataDir() != null ? o.dataDir().resolve("executor")
-                : Files.createTempDirectory("punctual-local-");
+        Path work =
+                o.dataDir() != null ? o.dataDir().resolve("executor") : Files.createTempDirectory("punctual-local-");
         List<ExecutorPool> pools = new ArrayList<>();
         for (int i = 0; i < o.executors(); i++) {
-            pools.add(punctual.startExecutor("local-" + ProcessHandle.current().pid() + "-" + i,
-                    work.resolve("executor-" + i), LONG_POLL_SECONDS));
+            pools.add(punctual.startExecutor(
+                    "local-" + ProcessHandle.current().pid() + "-" + i,
+                    work.resolve("executor-" + i),
+                    LONG_POLL_SECONDS));
         }
         int port = actualPort();
         EmbeddedAws aws = LocalMain.aws;
-        String emulators = aws == null ? "external AWS endpoints"
+        String emulators = aws == null
+                ? "external AWS endpoints"
                 : "DynamoDB " + aws.dynamodbEndpoint() + " | SQS " + aws.sqsEndpoint() + " | S3 " + aws.s3Endpoint();
         String isolation = isolation(punctual.settings.sandbox());
         System.out.println(READY + " API http://127.0.0.1:" + port + " | " + emulators + " | prefix "
@@ -66,7 +71,8 @@ public class LocalApp implements QuarkusApplication {
             return "isolated (a user of its own each, "
                     + (sandbox.network() == Sandbox.Network.NONE ? "no network" : "the host's network") + ")";
         }
-        String why = sandbox.enabled() ? "this runner is not root, and only root can give each run a user of its own"
+        String why = sandbox.enabled()
+                ? "this runner is not root, and only root can give each run a user of its own"
                 : "punctual.sandbox=false";
         System.err.println("""
 
@@ -84,15 +90,17 @@ public class LocalApp implements QuarkusApplication {
     private int actualPort() {
         // With port 0, Quarkus publishes the port it bound as quarkus.http.port once the server is up.
         return org.eclipse.microprofile.config.ConfigProvider.getConfig()
-                .getOptionalValue("quarkus.http.port", Integer.class).orElse(configuredPort);
+                .getOptionalValue("quarkus.http.port", Integer.class)
+                .orElse(configuredPort);
     }
 
     private void sweep() {
         try {
             var r = punctual.sweeper.sweep();
             if (r.sent() > 0 || r.failed() > 0) {
-                LOG.infof("sweep: %d due, %d sent, %d failed, watermark %s", r.due(), r.sent(), r.failed(),
-                        r.watermark());
+                LOG.infof(
+                        "sweep: %d due, %d sent, %d failed, watermark %s",
+                        r.due(), r.sent(), r.failed(), r.watermark());
             }
         } catch (RuntimeException e) {
             LOG.warn("sweep failed; the next one retries from the watermark", e);

@@ -48,12 +48,17 @@ final class LocalAuth {
             jwk.setKeyId("punctual-local-1");
             Path dir = file.toAbsolutePath().getParent();
             if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
-                        PosixFilePermissions.fromString("rwx------")));
+                Files.createDirectories(
+                        dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             }
-            Path tmp = Files.createTempFile(dir, ".key", ".tmp",
+            Path tmp = Files.createTempFile(
+                    dir,
+                    ".key",
+                    ".tmp",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(tmp, jwk.toJson(JsonWebKey.OutputControlLevel.INCLUDE_PRIVATE),
+            Files.writeString(
+                    tmp,
+                    jwk.toJson(JsonWebKey.OutputControlLevel.INCLUDE_PRIVATE),
                     StandardOpenOption.TRUNCATE_EXISTING);
             try {
                 // Two starts racing: the first rename wins and both then use the file that is there.
@@ -106,7 +111,8 @@ final class LocalAuth {
                 .setExpectedIssuer(ISSUER)
                 .setExpectedAudience(AUDIENCE)
                 .setVerificationKey(key.getPublicKey())
-                .setJwsAlgorithmConstraints(org.jose4j.jwa.AlgorithmConstraints.ConstraintType.PERMIT,
+                .setJwsAlgorithmConstraints(
+                        org.jose4j.jwa.AlgorithmConstraints.ConstraintType.PERMIT,
                         AlgorithmIdentifiers.ECDSA_USING_P256_CURVE_AND_SHA256)
                 .build();
         try {
@@ -114,14 +120,14 @@ final class LocalAuth {
         } catch (InvalidJwtException e) {
             try {
                 if (e.hasExpired()) {
-                    throw new InvalidToken("the token expired at " + e.getJwtContext().getJwtClaims()
-                            .getExpirationTime());
+                    throw new InvalidToken("the token expired at "
+                            + e.getJwtContext().getJwtClaims().getExpirationTime());
                 }
             } catch (MalformedClaimException ignored) {
                 // fall through to the generic reason
             }
-            throw new InvalidToken("the token is not valid for this API (signature, issuer " + ISSUER
-                    + ", audience " + AUDIENCE + " and expiry are checked)");
+            throw new InvalidToken("the token is not valid for this API (signature, issuer " + ISSUER + ", audience "
+                    + AUDIENCE + " and expiry are checked)");
         }
     }
 

@@ -2,11 +2,11 @@ package dev.punctual.local;
 
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.Sandbox;
-import io.quarkus.runtime.configuration.DurationConverter;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.emulators.EmbeddedAws;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
+import io.quarkus.runtime.configuration.DurationConverter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -19,11 +19,17 @@ import picocli.CommandLine.Option;
  * the one definition in core, then boots the API, a sweeper timer and executor pools in this process.
  */
 @QuarkusMain
-@Command(name = "punctual-local", mixinStandardHelpOptions = true, subcommands = TokenCommand.class,
+@Command(
+        name = "punctual-local",
+        mixinStandardHelpOptions = true,
+        subcommands = TokenCommand.class,
         description = "Runs the whole scheduler in one process on embedded AWS emulators.")
 public class LocalMain implements Callable<Integer> {
 
-    @Option(names = "--port", defaultValue = "8080", description = "API port (0: any free port). Default: ${DEFAULT-VALUE}")
+    @Option(
+            names = "--port",
+            defaultValue = "8080",
+            description = "API port (0: any free port). Default: ${DEFAULT-VALUE}")
     int port;
 
     @Option(names = "--data-dir", description = "Keep DynamoDB and S3 state here across restarts (default: in memory).")
@@ -38,37 +44,51 @@ public class LocalMain implements Callable<Integer> {
     @Option(names = "--s3-port", defaultValue = "9090", description = "Default: ${DEFAULT-VALUE}")
     int s3Port;
 
-    @Option(names = "--executors", defaultValue = "1",
-            description = "Executor pools in this process (0: none; start them as separate processes). Default: ${DEFAULT-VALUE}")
+    @Option(
+            names = "--executors",
+            defaultValue = "1",
+            description =
+                    "Executor pools in this process (0: none; start them as separate processes). Default: ${DEFAULT-VALUE}")
     int executors;
 
-    @Option(names = "--sweep-period", defaultValue = "PT60S",
-            description = "How often the sweeper runs (EventBridge fires it every minute in AWS). Default: ${DEFAULT-VALUE}")
+    @Option(
+            names = "--sweep-period",
+            defaultValue = "PT60S",
+            description =
+                    "How often the sweeper runs (EventBridge fires it every minute in AWS). Default: ${DEFAULT-VALUE}")
     Duration sweepPeriod;
 
     @Option(names = "--no-sweeper", description = "Do not run the sweeper timer in this process.")
     boolean noSweeper;
 
-    @Option(names = "--external",
+    @Option(
+            names = "--external",
             description = "Start no emulators: use AWS_ENDPOINT_URL_* / the SDK's defaults (LocalStack, or AWS).")
     boolean external;
 
-    @Option(names = "--prefix", defaultValue = Settings.DEFAULT_PREFIX,
+    @Option(
+            names = "--prefix",
+            defaultValue = Settings.DEFAULT_PREFIX,
             description = "Resource name prefix. Default: ${DEFAULT-VALUE}")
     String prefix;
 
-    @Option(names = "--auth", description = "Require Authorization: Bearer <JWT> on every API request, verified "
-            + "against this runner's key; each token's issuer and subject is a tenant (bin/local-token SUBJECT "
-            + "prints one). Default: off, every caller is the single tenant 'local'.")
+    @Option(
+            names = "--auth",
+            description = "Require Authorization: Bearer <JWT> on every API request, verified "
+                    + "against this runner's key; each token's issuer and subject is a tenant (bin/local-token SUBJECT "
+                    + "prints one). Default: off, every caller is the single tenant 'local'.")
     boolean authRequired;
 
-    @Option(names = "--auth-key", description = "The signing key for --auth and bin/local-token, created on first "
-            + "use. Default: ~/.punctual/local-auth-key.jwk")
+    @Option(
+            names = "--auth-key",
+            description = "The signing key for --auth and bin/local-token, created on first "
+                    + "use. Default: ~/.punctual/local-auth-key.jwk")
     Path authKey;
 
     static volatile LocalOptions options;
     /** The token verifier when started with {@code --auth}; null means no authentication. */
     static volatile LocalAuth auth;
+
     static volatile EmbeddedAws aws;
 
     public static void main(String... args) {
@@ -92,7 +112,8 @@ public class LocalMain implements Callable<Integer> {
         System.setProperty("punctual.prefix", prefix);
         // The emulators take any credentials: a run that could reach them could rewrite every tenant's jobs. Runs
         // get no network of their own here unless asked otherwise (taking root, as the sandbox itself does).
-        if (System.getProperty("punctual.sandbox-network") == null && System.getenv("PUNCTUAL_SANDBOX_NETWORK") == null
+        if (System.getProperty("punctual.sandbox-network") == null
+                && System.getenv("PUNCTUAL_SANDBOX_NETWORK") == null
                 && Sandbox.isRoot()) {
             System.setProperty("punctual.sandbox-network", "none");
         }
@@ -125,7 +146,8 @@ public class LocalMain implements Callable<Integer> {
     static java.util.Optional<String> configured(String key) {
         String v = System.getProperty(key);
         if (v == null) {
-            v = System.getenv(key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_'));
+            v = System.getenv(
+                    key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_'));
         }
         return java.util.Optional.ofNullable(v).filter(s -> !s.isBlank());
     }
@@ -143,6 +165,5 @@ public class LocalMain implements Callable<Integer> {
     }
 
     /** What the launcher passes to the running application. */
-    record LocalOptions(int executors, Duration sweepPeriod, Path dataDir) {
-    }
+    record LocalOptions(int executors, Duration sweepPeriod, Path dataDir) {}
 }

@@ -20,6 +20,7 @@ public class LocalTenants implements Tenants {
 
     @Inject
     Provider<HttpServerRequest> request;
+
     @Inject
     PunctualConfig config;
 
@@ -35,8 +36,8 @@ public class LocalTenants implements Tenants {
                     + "bin/local-token SUBJECT prints one");
         }
         try {
-            return Owners.fromJwtClaims(auth.verify(header.substring(BEARER.length()).trim()),
-                    config.authTenantClaim());
+            return Owners.fromJwtClaims(
+                    auth.verify(header.substring(BEARER.length()).trim()), config.authTenantClaim());
         } catch (LocalAuth.InvalidToken e) {
             throw new UnauthenticatedException(e.getMessage());
         }

@@ -22,9 +22,15 @@ public class LoopbackHostFilter {
         if (authority != null && LOOPBACK.matcher(authority.host()).matches()) {
             return null;
         }
-        return Response.status(403).type(Problem.MEDIA_TYPE)
-                .entity(new Problem("urn:punctual:problem:host-not-allowed", "Forbidden", 403,
-                        "the local API answers only requests to localhost, 127.0.0.1 or [::1]", "Host", null))
+        return Response.status(403)
+                .type(Problem.MEDIA_TYPE)
+                .entity(new Problem(
+                        "urn:punctual:problem:host-not-allowed",
+                        "Forbidden",
+                        403,
+                        "the local API answers only requests to localhost, 127.0.0.1 or [::1]",
+                        "Host",
+                        null))
                 .build();
     }
 }

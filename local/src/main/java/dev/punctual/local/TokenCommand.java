@@ -10,17 +10,24 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code bin/local-token SUBJECT}: prints a token that a runner started with {@code --auth} accepts. */
-@Command(name = "token", mixinStandardHelpOptions = true,
+@Command(
+        name = "token",
+        mixinStandardHelpOptions = true,
         description = "Prints a JWT for SUBJECT, signed with the local runner's key (see --auth).")
 class TokenCommand implements Callable<Integer> {
     @Parameters(index = "0", description = "The token's subject: with the default rule, the tenant.")
     String subject;
 
-    @Option(names = "--ttl", defaultValue = "PT12H", description = "How long the token is valid. Default: ${DEFAULT-VALUE}")
+    @Option(
+            names = "--ttl",
+            defaultValue = "PT12H",
+            description = "How long the token is valid. Default: ${DEFAULT-VALUE}")
     Duration ttl;
 
-    @Option(names = "--claim", description = "An extra string claim NAME=VALUE (e.g. tenant=acme, for "
-            + "PUNCTUAL_AUTH_TENANT_CLAIM=tenant); repeatable.")
+    @Option(
+            names = "--claim",
+            description = "An extra string claim NAME=VALUE (e.g. tenant=acme, for "
+                    + "PUNCTUAL_AUTH_TENANT_CLAIM=tenant); repeatable.")
     Map<String, String> claims = new LinkedHashMap<>();
 
     @Option(names = "--auth-key", description = "The runner's key file. Default: ~/.punctual/local-auth-key.jwk")

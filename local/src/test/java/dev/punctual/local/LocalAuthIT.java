@@ -55,7 +55,9 @@ class LocalAuthIT {
     static String token(String subject, Path keyFile) throws Exception {
         List<String> cmd = new ArrayList<>(LocalSystem.java(List.of()));
         cmd.addAll(List.of("token", subject, "--auth-key", keyFile.toString()));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         assertThat(p.waitFor()).isZero();
         assertThat(out).matches("[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+");
@@ -64,7 +66,8 @@ class LocalAuthIT {
 
     @Test
     void theKeyIsMadeOnceAndReadableOnlyByItsUser() throws Exception {
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(key))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(key)))
+                .isEqualTo("rw-------");
         String before = Files.readString(key);
         token("carol", key);
         assertThat(Files.readString(key)).isEqualTo(before);
@@ -74,13 +77,26 @@ class LocalAuthIT {
     void twoUsersEachSeeOnlyTheirOwnEndToEnd() throws Exception {
         system.bearer = alice;
         String binaryId = system.upload(LocalSystem.binary(Files.createDirectories(dir.resolve("bin"))));
-        JsonNode job = system.post("/v1/jobs", Map.of("name", "alices", "binaryId", binaryId,
-                "env", Map.of("GREETING", "for alice only"), "schedule", Map.of("type", "now")), 201);
+        JsonNode job = system.post(
+                "/v1/jobs",
+                Map.of(
+                        "name",
+                        "alices",
+                        "binaryId",
+                        binaryId,
+                        "env",
+                        Map.of("GREETING", "for alice only"),
+                        "schedule",
+                        Map.of("type", "now")),
+                201);
         String id = job.get("id").asText();
         assertThat(job.get("owner").asText()).isEqualTo("punctual-local|sub:alice");
-        JsonNode run = await().atMost(Duration.ofSeconds(30)).until(
-                () -> system.get("/v1/jobs/" + id + "/runs").get("items").get(0),
-                r -> "SUCCEEDED".equals(r.get("state").asText()));
+        JsonNode run = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> system.get("/v1/jobs/" + id + "/runs")
+                                .get("items")
+                                .get(0),
+                        r -> "SUCCEEDED".equals(r.get("state").asText()));
         String runId = run.get("runId").asText();
         assertThat(system.text("/v1/jobs/" + id + "/runs/" + runId + "/log")).contains("hello from run " + runId);
 
@@ -92,8 +108,7 @@ class LocalAuthIT {
         system.get("/v1/binaries/" + binaryId, 404);
         system.post("/v1/jobs/" + id + "/trigger", Map.of(), 404);
         assertThat(system.delete("/v1/jobs/" + id)).isEqualTo(404);
-        system.post("/v1/jobs", Map.of("name", "thief", "binaryId", binaryId, "schedule", Map.of("type", "now")),
-                422);
+        system.post("/v1/jobs", Map.of("name", "thief", "binaryId", binaryId, "schedule", Map.of("type", "now")), 422);
 
         system.bearer = alice;
         assertThat(system.get("/v1/jobs/" + id).get("state").asText()).isEqualTo("COMPLETED");
@@ -104,8 +119,10 @@ class LocalAuthIT {
     void requestsWithoutAValidTokenAreUnauthenticated() throws Exception {
         Path otherKey = dir.resolve("other.jwk");
         String forged = token("alice", otherKey);
-        for (String bearer : new String[] {null, "not-a-jwt", forged, alice.substring(0, alice.length() - 4) + "AAAA"}) {
-            HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(system.api + "/v1/jobs")).GET();
+        for (String bearer :
+                new String[] {null, "not-a-jwt", forged, alice.substring(0, alice.length() - 4) + "AAAA"}) {
+            HttpRequest.Builder req =
+                    HttpRequest.newBuilder(URI.create(system.api + "/v1/jobs")).GET();
             if (bearer != null) {
                 req.header("Authorization", "Bearer " + bearer);
             }
@@ -130,8 +147,7 @@ class LocalAuthIT {
             out.write(("GET /v1/jobs HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
-                    .readLine();
+            return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine();
         }
     }
 }

@@ -71,8 +71,10 @@ final class LocalSystem implements AutoCloseable {
 
     /** {@code java [props] -jar <the launcher>}: what bin/run-local runs. */
     static List<String> java(List<String> jvmProperties) {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Xmx512m"));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx512m"));
         cmd.addAll(jvmProperties);
         cmd.addAll(List.of("-jar", System.getProperty("punctual.local.app")));
         return cmd;
@@ -85,8 +87,11 @@ final class LocalSystem implements AutoCloseable {
     }
 
     JsonNode post(String path, Object body, int expectStatus) throws Exception {
-        return send(request(path).header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))), expectStatus);
+        return send(
+                request(path)
+                        .header("content-type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))),
+                expectStatus);
     }
 
     JsonNode get(String path) throws Exception {
@@ -113,8 +118,8 @@ final class LocalSystem implements AutoCloseable {
     }
 
     int delete(String path) throws Exception {
-        return http.send(request(path).DELETE().build(),
-                HttpResponse.BodyHandlers.discarding()).statusCode();
+        return http.send(request(path).DELETE().build(), HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 
     JsonNode send(HttpRequest.Builder req, int expectStatus) throws Exception {
@@ -128,17 +133,22 @@ final class LocalSystem implements AutoCloseable {
     /** Registers the file as a binary and uploads it through the presigned URL; returns the binary id. */
     String upload(Path file) throws Exception {
         byte[] bytes = Files.readAllBytes(file);
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        JsonNode b = post("/v1/binaries", Map.of("name", file.getFileName().toString(), "sha256", sha,
-                "size", bytes.length), 201);
-        HttpRequest.Builder put = HttpRequest.newBuilder(URI.create(b.get("uploadUrl").asText()))
+        String sha =
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        JsonNode b = post(
+                "/v1/binaries",
+                Map.of("name", file.getFileName().toString(), "sha256", sha, "size", bytes.length),
+                201);
+        HttpRequest.Builder put = HttpRequest.newBuilder(
+                        URI.create(b.get("uploadUrl").asText()))
                 .PUT(HttpRequest.BodyPublishers.ofByteArray(bytes));
         b.get("uploadHeaders").fields().forEachRemaining(h -> {
             if (!h.getKey().equalsIgnoreCase("content-length")) {
                 put.header(h.getKey(), h.getValue().asText());
             }
         });
-        int status = http.send(put.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        int status =
+                http.send(put.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
         if (status != 200) {
             throw new AssertionError("upload failed with " + status);
         }
@@ -154,14 +164,17 @@ final class LocalSystem implements AutoCloseable {
                 Files.copy(in, src);
             }
             Process gcc = new ProcessBuilder("gcc", "-O2", "-o", exe.toString(), src.toString())
-                    .redirectErrorStream(true).start();
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (gcc.waitFor() != 0) {
                 throw new IllegalStateException("gcc failed: " + out);
             }
         } else {
-            Files.writeString(exe, "#!/bin/sh\necho \"hello from run $SCHEDULER_RUN_ID attempt $SCHEDULER_ATTEMPT\"\n"
-                    + "echo 'stderr is captured too' >&2\nexit ${1:-0}\n");
+            Files.writeString(
+                    exe,
+                    "#!/bin/sh\necho \"hello from run $SCHEDULER_RUN_ID attempt $SCHEDULER_ATTEMPT\"\n"
+                            + "echo 'stderr is captured too' >&2\nexit ${1:-0}\n");
             exe.toFile().setExecutable(true);
         }
         return exe;
@@ -185,7 +198,8 @@ final class LocalSystem implements AutoCloseable {
     }
 
     static Duration between(JsonNode run, String from, String to) {
-        return Duration.between(java.time.Instant.parse(run.get(from).asText()),
+        return Duration.between(
+                java.time.Instant.parse(run.get(from).asText()),
                 java.time.Instant.parse(run.get(to).asText()));
     }
 }

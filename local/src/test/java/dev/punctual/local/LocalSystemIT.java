@@ -44,17 +44,20 @@ class LocalSystemIT {
 
     @Test
     void theQueueIsCreatedWithTheConfiguredLeaseAsItsVisibilityTimeout() throws Exception {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("SQS (http://\\S+)").matcher(system.output());
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("SQS (http://\\S+)").matcher(system.output());
         assertThat(m.find()).as("the ready line names the SQS endpoint").isTrue();
         try (var sqs = software.amazon.awssdk.services.sqs.SqsClient.builder()
                 .endpointOverride(java.net.URI.create(m.group(1)))
                 .region(software.amazon.awssdk.regions.Region.US_EAST_1)
                 .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
                         software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("test", "test")))
-                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create()).build()) {
+                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
+                .build()) {
             String url = sqs.getQueueUrl(b -> b.queueName("punctual-runs")).queueUrl();
             assertThat(sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNamesWithStrings("VisibilityTimeout"))
-                    .attributesAsStrings()).containsEntry("VisibilityTimeout", "30");
+                            .attributesAsStrings())
+                    .containsEntry("VisibilityTimeout", "30");
         }
     }
 
@@ -63,7 +66,8 @@ class LocalSystemIT {
         if ("root".equals(System.getProperty("user.name"))) {
             assertThat(system.output()).contains("| runs isolated (a user of its own each, no network)");
         } else {
-            assertThat(system.output()).contains("| runs NOT isolated (this runner is not root")
+            assertThat(system.output())
+                    .contains("| runs NOT isolated (this runner is not root")
                     .contains("WARNING: runs are NOT isolated");
         }
     }
@@ -71,32 +75,52 @@ class LocalSystemIT {
     @Test
     void aOnceJobRunsExactlyOnceOnTimeWithItsOutputInTheLog() throws Exception {
         Instant at = Instant.now().plusSeconds(3).truncatedTo(ChronoUnit.MILLIS);
-        JsonNode job = system.post("/v1/jobs", Map.of("name", "once", "binaryId", binaryId,
-                "schedule", Map.of("type", "once", "at", at.toString())), 201);
+        JsonNode job = system.post(
+                "/v1/jobs",
+                Map.of("name", "once", "binaryId", binaryId, "schedule", Map.of("type", "once", "at", at.toString())),
+                201);
         String id = job.get("id").asText();
         assertThat(job.get("nextRunAt").asText()).isEqualTo(at.toString());
 
-        JsonNode run = await().atMost(Duration.ofSeconds(30)).until(() -> latestRun(id),
-                r -> r != null && "SUCCEEDED".equals(r.get("state").asText()));
+        JsonNode run = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> latestRun(id),
+                        r -> r != null && "SUCCEEDED".equals(r.get("state").asText()));
         assertThat(system.get("/v1/jobs/" + id + "/runs").get("items")).hasSize(1);
         assertThat(run.get("attempt").asInt()).isEqualTo(1);
         assertThat(run.get("exitCode").asInt()).isZero();
         Duration lateness = LocalSystem.between(run, "scheduledAt", "startedAt");
-        System.out.println("[e2e] once job: scheduledAt " + run.get("scheduledAt").asText() + ", startedAt "
-                + run.get("startedAt").asText() + ", lateness " + lateness.toMillis() + " ms");
+        System.out.println(
+                "[e2e] once job: scheduledAt " + run.get("scheduledAt").asText() + ", startedAt "
+                        + run.get("startedAt").asText() + ", lateness " + lateness.toMillis() + " ms");
         assertThat(lateness).isBetween(Duration.ZERO, Duration.ofSeconds(1));
         String log = system.text("/v1/jobs/" + id + "/runs/" + run.get("runId").asText() + "/log");
-        assertThat(log).contains("hello from run " + run.get("runId").asText() + " attempt 1")
+        assertThat(log)
+                .contains("hello from run " + run.get("runId").asText() + " attempt 1")
                 .contains("stderr is captured too");
     }
 
     @Test
     void aFailingBinaryIsRetriedAndEndsDeadAfterExactlyMaxAttempts() throws Exception {
-        JsonNode job = system.post("/v1/jobs", Map.of("name", "exit-3", "binaryId", binaryId, "args", List.of("3"),
-                "schedule", Map.of("type", "now"), "maxAttempts", 3), 201);
+        JsonNode job = system.post(
+                "/v1/jobs",
+                Map.of(
+                        "name",
+                        "exit-3",
+                        "binaryId",
+                        binaryId,
+                        "args",
+                        List.of("3"),
+                        "schedule",
+                        Map.of("type", "now"),
+                        "maxAttempts",
+                        3),
+                201);
         String id = job.get("id").asText();
-        JsonNode run = await().atMost(Duration.ofSeconds(60)).until(() -> latestRun(id),
-                r -> r != null && "DEAD".equals(r.get("state").asText()));
+        JsonNode run = await().atMost(Duration.ofSeconds(60))
+                .until(
+                        () -> latestRun(id),
+                        r -> r != null && "DEAD".equals(r.get("state").asText()));
         assertThat(run.get("attempt").asInt()).isEqualTo(3);
         assertThat(run.get("exitCode").asInt()).isEqualTo(3);
         assertThat(run.get("error").asText()).contains("exited with code 3");
@@ -106,15 +130,22 @@ class LocalSystemIT {
 
     @Test
     void anIntervalJobRunsRepeatedlyAndNoRunStartsAfterDelete() throws Exception {
-        JsonNode job = system.post("/v1/jobs", Map.of("name", "every-5s", "binaryId", binaryId,
-                "schedule", Map.of("type", "interval", "every", "PT5S")), 201);
+        JsonNode job = system.post(
+                "/v1/jobs",
+                Map.of(
+                        "name",
+                        "every-5s",
+                        "binaryId",
+                        binaryId,
+                        "schedule",
+                        Map.of("type", "interval", "every", "PT5S")),
+                201);
         String id = job.get("id").asText();
         await().atMost(Duration.ofSeconds(40)).until(() -> started(id) >= 2);
         assertThat(system.delete("/v1/jobs/" + id)).isEqualTo(204);
         long atDelete = started(id);
         // Occurrences already queued (with their delays) must fail their claim: nothing more starts.
-        await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(20))
-                .until(() -> started(id) == atDelete);
+        await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(20)).until(() -> started(id) == atDelete);
         assertThat(system.get("/v1/jobs/" + id).get("state").asText()).isEqualTo("DELETED");
     }
 
@@ -126,21 +157,36 @@ class LocalSystemIT {
     void aSecondsCronRunsOnTimeAndResumingWithLatestRunsOnlyTheLatestMissedOccurrence() throws Exception {
         // Created early in a 5-second slot, so the first occurrence is not a race with the creation itself.
         awaitSlotPhase(Duration.ofMillis(500), Duration.ofMillis(2500));
-        JsonNode job = system.post("/v1/jobs", Map.of("name", "cron-every-5s", "binaryId", binaryId,
-                "schedule", Map.of("type", "cron", "expression", "*/5 * * * * *", "timezone", "UTC")), 201);
+        JsonNode job = system.post(
+                "/v1/jobs",
+                Map.of(
+                        "name",
+                        "cron-every-5s",
+                        "binaryId",
+                        binaryId,
+                        "schedule",
+                        Map.of("type", "cron", "expression", "*/5 * * * * *", "timezone", "UTC")),
+                201);
         String id = job.get("id").asText();
         Instant created = Instant.parse(job.get("createdAt").asText());
         boolean deleted = false;
         try {
             // Three runs, on the first three occurrences after creation, each started within 1 s of its due time.
-            List<JsonNode> first = await().atMost(Duration.ofSeconds(60)).until(
-                    () -> runs(id).stream().filter(r -> "SUCCEEDED".equals(r.get("state").asText())).limit(3).toList(),
-                    l -> l.size() == 3);
+            List<JsonNode> first = await().atMost(Duration.ofSeconds(60))
+                    .until(
+                            () -> runs(id).stream()
+                                    .filter(r ->
+                                            "SUCCEEDED".equals(r.get("state").asText()))
+                                    .limit(3)
+                                    .toList(),
+                            l -> l.size() == 3);
             List<Long> lateness = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 JsonNode r = first.get(i);
                 Instant at = instant(r, "scheduledAt");
-                assertThat(at.toEpochMilli() % STEP.toMillis()).as("on a multiple of 5 s: %s", at).isZero();
+                assertThat(at.toEpochMilli() % STEP.toMillis())
+                        .as("on a multiple of 5 s: %s", at)
+                        .isZero();
                 assertThat(at).isEqualTo(ceilToStep(created).plus(STEP.multipliedBy(i)));
                 assertThat(r.get("runId").asText()).isNotBlank();
                 assertThat(r.get("attempt").asInt()).isEqualTo(1);
@@ -153,14 +199,17 @@ class LocalSystemIT {
             awaitSlotPhase(Duration.ofMillis(2000), Duration.ofMillis(3000));
             JsonNode paused = system.post("/v1/jobs/" + id + "/pause", Map.of(), 200);
             assertThat(paused.get("state").asText()).isEqualTo("PAUSED");
-            assertThat(paused.path("nextRunAt").isNull() || paused.path("nextRunAt").isMissingNode()).isTrue();
+            assertThat(paused.path("nextRunAt").isNull()
+                            || paused.path("nextRunAt").isMissingNode())
+                    .isTrue();
             Instant pausedAt = Instant.parse(paused.get("pausedAt").asText());
             Instant lastBeforePause = floorToStep(pausedAt);
 
             // Let at least two occurrences pass while paused (polling the clock); the runs queued for them before the
             // pause must not start: the executor cancels each when its message arrives.
             Instant twoMissed = lastBeforePause.plus(STEP.multipliedBy(2));
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> Instant.now().isAfter(twoMissed.plusSeconds(1)));
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
                 Instant now = Instant.now();
@@ -172,7 +221,9 @@ class LocalSystemIT {
                 }
             });
             assertThat(system.get("/v1/jobs/" + id).get("state").asText()).isEqualTo("PAUSED");
-            assertThat(startedAfter(runs(id), pausedAt)).as("runs started while paused").isEmpty();
+            assertThat(startedAfter(runs(id), pausedAt))
+                    .as("runs started while paused")
+                    .isEmpty();
 
             // Resume mid-slot as well, so the latest missed occurrence is unambiguous and its queued run has been
             // cancelled 2-3 s before: a run of it after the resume can only be the catch-up.
@@ -187,7 +238,9 @@ class LocalSystemIT {
             Instant resumedAt = beforeResume;
             Duration resumeCall = Duration.between(beforeResume, afterResume);
             Instant latestMissed = floorToStep(resumedAt);
-            assertThat(floorToStep(afterResume)).as("resume request took %s", resumeCall).isEqualTo(latestMissed);
+            assertThat(floorToStep(afterResume))
+                    .as("resume request took %s", resumeCall)
+                    .isEqualTo(latestMissed);
             assertThat(latestMissed).isAfterOrEqualTo(pausedAt).isAfterOrEqualTo(twoMissed);
             Instant firstAfterResume = latestMissed.plus(STEP);
             // Every missed occurrence has a run, queued (within the 2-minute lookahead) before the pause, and just
@@ -196,23 +249,32 @@ class LocalSystemIT {
             for (Instant t = lastBeforePause.plus(STEP); !t.isAfter(latestMissed); t = t.plus(STEP)) {
                 missed.add(t);
             }
-            List<JsonNode> cancelled = justBeforeResume.stream().filter(r -> !instant(r, "scheduledAt")
-                    .isBefore(pausedAt) && instant(r, "scheduledAt").isBefore(resumedAt)).toList();
-            assertThat(cancelled.stream().map(r -> instant(r, "scheduledAt")).toList()).isEqualTo(missed);
+            List<JsonNode> cancelled = justBeforeResume.stream()
+                    .filter(r -> !instant(r, "scheduledAt").isBefore(pausedAt)
+                            && instant(r, "scheduledAt").isBefore(resumedAt))
+                    .toList();
+            assertThat(cancelled.stream().map(r -> instant(r, "scheduledAt")).toList())
+                    .isEqualTo(missed);
             cancelled.forEach(LocalSystemIT::assertCancelledByPause);
 
             // The regular runs carry on: the first occurrence after the resume runs on time.
-            JsonNode next = await().atMost(Duration.ofSeconds(30)).until(() -> run(id, firstAfterResume),
-                    r -> r != null && "SUCCEEDED".equals(r.get("state").asText()));
+            JsonNode next = await().atMost(Duration.ofSeconds(30))
+                    .until(
+                            () -> run(id, firstAfterResume),
+                            r -> r != null && "SUCCEEDED".equals(r.get("state").asText()));
             Duration nextLate = LocalSystem.between(next, "scheduledAt", "startedAt");
             assertThat(nextLate).isBetween(Duration.ZERO, Duration.ofSeconds(1));
 
             // Exactly one run of the paused window started: the latest missed occurrence, run at the resume.
             List<JsonNode> all = runs(id);
-            List<JsonNode> window = all.stream().filter(r -> !instant(r, "scheduledAt").isBefore(pausedAt)
-                    && instant(r, "scheduledAt").isBefore(resumedAt)).toList();
-            assertThat(window.stream().map(r -> instant(r, "scheduledAt")).toList()).isEqualTo(missed);
-            List<JsonNode> caughtUp = window.stream().filter(r -> !"CANCELLED".equals(r.get("state").asText()))
+            List<JsonNode> window = all.stream()
+                    .filter(r -> !instant(r, "scheduledAt").isBefore(pausedAt)
+                            && instant(r, "scheduledAt").isBefore(resumedAt))
+                    .toList();
+            assertThat(window.stream().map(r -> instant(r, "scheduledAt")).toList())
+                    .isEqualTo(missed);
+            List<JsonNode> caughtUp = window.stream()
+                    .filter(r -> !"CANCELLED".equals(r.get("state").asText()))
                     .toList();
             assertThat(caughtUp).hasSize(1);
             JsonNode catchUp = caughtUp.get(0);
@@ -220,21 +282,28 @@ class LocalSystemIT {
             assertThat(catchUp.get("state").asText()).isEqualTo("SUCCEEDED");
             assertThat(catchUp.get("attempt").asInt()).isEqualTo(1);
             assertThat(catchUp.get("exitCode").asInt()).isZero();
-            assertThat(catchUp.get("runId").asText()).as("the occurrence's own runId")
+            assertThat(catchUp.get("runId").asText())
+                    .as("the occurrence's own runId")
                     .isEqualTo(cancelled.getLast().get("runId").asText());
             Duration catchUpDelay = Duration.between(resumedAt, instant(catchUp, "startedAt"));
-            assertThat(catchUpDelay).as("catch-up run started at the resume").isBetween(Duration.ZERO,
-                    Duration.ofSeconds(1));
+            assertThat(catchUpDelay)
+                    .as("catch-up run started at the resume")
+                    .isBetween(Duration.ZERO, Duration.ofSeconds(1));
             for (JsonNode r : window) {
                 if (r != catchUp) {
                     assertCancelledByPause(r);
                 }
             }
-            assertThat(startedAfter(all, pausedAt).stream().filter(r -> instant(r, "startedAt").isBefore(resumedAt)))
-                    .as("runs started while paused").isEmpty();
+            assertThat(startedAfter(all, pausedAt).stream()
+                            .filter(r -> instant(r, "startedAt").isBefore(resumedAt)))
+                    .as("runs started while paused")
+                    .isEmpty();
             // Before the pause: every occurrence from the first ran, on its 5-second grid, up to the last one.
-            List<Instant> before = all.stream().map(r -> instant(r, "scheduledAt")).filter(at -> at.isBefore(pausedAt))
-                    .sorted().toList();
+            List<Instant> before = all.stream()
+                    .map(r -> instant(r, "scheduledAt"))
+                    .filter(at -> at.isBefore(pausedAt))
+                    .sorted()
+                    .toList();
             assertThat(before).first().isEqualTo(ceilToStep(created));
             assertThat(before).last().isEqualTo(lastBeforePause);
             for (int i = 1; i < before.size(); i++) {
@@ -246,7 +315,8 @@ class LocalSystemIT {
             System.out.println("[e2e] cron */5 s: lateness of runs 1-3 " + lateness + " ms; paused at " + pausedAt
                     + ", resume sent at " + resumedAt + " (answered in " + resumeCall.toMillis() + " ms; "
                     + missed.size() + " occurrences missed, " + (window.size() - 1) + " stay cancelled); catch-up "
-                    + "run for " + latestMissed + " (" + Duration.between(latestMissed, resumedAt).toMillis()
+                    + "run for " + latestMissed + " ("
+                    + Duration.between(latestMissed, resumedAt).toMillis()
                     + " ms before the resume) started " + catchUpDelay.toMillis() + " ms after the resume; next run "
                     + firstAfterResume + " lateness " + nextLate.toMillis() + " ms");
             assertThat(system.delete("/v1/jobs/" + id)).isEqualTo(204);
@@ -283,19 +353,25 @@ class LocalSystemIT {
             JsonNode page = system.get("/v1/jobs/" + jobId + "/runs?limit=100"
                     + (cursor == null ? "" : "&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8)));
             page.get("items").forEach(all::add);
-            cursor = page.path("nextCursor").isTextual() ? page.get("nextCursor").asText() : null;
+            cursor =
+                    page.path("nextCursor").isTextual() ? page.get("nextCursor").asText() : null;
         } while (cursor != null);
         all.sort(Comparator.comparing(r -> instant(r, "scheduledAt")));
         return all;
     }
 
     private static JsonNode run(String jobId, Instant scheduledAt) throws Exception {
-        return runs(jobId).stream().filter(r -> instant(r, "scheduledAt").equals(scheduledAt)).findFirst()
+        return runs(jobId).stream()
+                .filter(r -> instant(r, "scheduledAt").equals(scheduledAt))
+                .findFirst()
                 .orElse(null);
     }
 
     private static List<JsonNode> startedAfter(List<JsonNode> runs, Instant t) {
-        return runs.stream().filter(r -> r.hasNonNull("startedAt") && instant(r, "startedAt").isAfter(t)).toList();
+        return runs.stream()
+                .filter(r ->
+                        r.hasNonNull("startedAt") && instant(r, "startedAt").isAfter(t))
+                .toList();
     }
 
     /** A run queued before the pause whose message arrived while the job was paused: cancelled, never started. */
@@ -321,9 +397,11 @@ class LocalSystemIT {
 
     /** Waits (polling the clock) until the time is between {@code from} and {@code to} into a 5-second slot. */
     private static void awaitSlotPhase(Duration from, Duration to) {
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            long phase = Math.floorMod(System.currentTimeMillis(), STEP.toMillis());
-            return phase >= from.toMillis() && phase < to.toMillis();
-        });
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    long phase = Math.floorMod(System.currentTimeMillis(), STEP.toMillis());
+                    return phase >= from.toMillis() && phase < to.toMillis();
+                });
     }
 }

@@ -42,30 +42,66 @@ class SweepHandlerTest {
         Instant first = now.plusSeconds(15);
         Schedule.Interval schedule = new Schedule.Interval(Duration.ofSeconds(10), first, null);
         Run run = Run.scheduled("job_sweeptestsweeptest00", RunIds.forOccurrence(first), "local", first, 3, now);
-        Job job = new Job(run.jobId(), "local", "tick", "bin_x", "0".repeat(64), List.of(), Map.of(),
-                schedule.spec(), 60, 3, JobState.ACTIVE, 1, now, now, run.runId(), first);
-        assertThat(punctual.tx.write(List.of(punctual.jobs.insert(job), punctual.runs.insertScheduled(run))).won())
+        Job job = new Job(
+                run.jobId(),
+                "local",
+                "tick",
+                "bin_x",
+                "0".repeat(64),
+                List.of(),
+                Map.of(),
+                schedule.spec(),
+                60,
+                3,
+                JobState.ACTIVE,
+                1,
+                now,
+                now,
+                run.runId(),
+                first);
+        assertThat(punctual.tx
+                        .write(List.of(punctual.jobs.insert(job), punctual.runs.insertScheduled(run)))
+                        .won())
                 .isTrue();
 
-        int sent = given().contentType(ContentType.JSON).body(EVENT).when().post().then().statusCode(200)
-                .body("failed", equalTo(0)).extract().path("sent");
+        int sent = given().contentType(ContentType.JSON)
+                .body(EVENT)
+                .when()
+                .post()
+                .then()
+                .statusCode(200)
+                .body("failed", equalTo(0))
+                .extract()
+                .path("sent");
         // lookahead 2 min: occurrences at +15 s … ≤ now + 120 s, every 10 s
         assertThat(sent).isBetween(10, 12);
 
         Job after = punctual.jobs.get(job.id()).orElseThrow();
         Run pending = punctual.runs.get(job.id(), after.pendingRunId()).orElseThrow();
         assertThat(pending.state()).isEqualTo(RunState.SCHEDULED);
-        assertThat(pending.scheduledAt()).isAfter(now.plus(punctual.settings.lookahead()).minusSeconds(1));
+        assertThat(pending.scheduledAt())
+                .isAfter(now.plus(punctual.settings.lookahead()).minusSeconds(1));
         var page = punctual.runs.listForJob(job.id(), 100, null).items();
-        assertThat(page.stream().filter(r -> r.state() == RunState.QUEUED).count()).isEqualTo(sent);
-        assertThat(page.stream().filter(r -> r.state() == RunState.SCHEDULED).count()).isEqualTo(1);
+        assertThat(page.stream().filter(r -> r.state() == RunState.QUEUED).count())
+                .isEqualTo(sent);
+        assertThat(page.stream().filter(r -> r.state() == RunState.SCHEDULED).count())
+                .isEqualTo(1);
 
         // A second (duplicate) invocation re-sends nothing that is already QUEUED: whatever it sends (the pending
         // run, if the clock has moved it into the window meanwhile on a slow machine) is a run that was SCHEDULED.
-        int sentAgain = given().contentType(ContentType.JSON).body(EVENT).when().post().then().statusCode(200)
-                .body("failed", equalTo(0)).extract().path("sent");
+        int sentAgain = given().contentType(ContentType.JSON)
+                .body(EVENT)
+                .when()
+                .post()
+                .then()
+                .statusCode(200)
+                .body("failed", equalTo(0))
+                .extract()
+                .path("sent");
         var after2 = punctual.runs.listForJob(job.id(), 100, null).items();
-        assertThat(after2.stream().filter(r -> r.state() == RunState.QUEUED).count()).isEqualTo(sent + sentAgain);
-        assertThat(after2.stream().filter(r -> r.state() == RunState.SCHEDULED).count()).isEqualTo(1);
+        assertThat(after2.stream().filter(r -> r.state() == RunState.QUEUED).count())
+                .isEqualTo(sent + sentAgain);
+        assertThat(after2.stream().filter(r -> r.state() == RunState.SCHEDULED).count())
+                .isEqualTo(1);
     }
 }

@@ -44,25 +44,40 @@ public class CoreProducer {
         c.retention().ifPresent(b::retention);
         c.emfMetrics().ifPresent(b::emfMetrics);
         Quotas d = Quotas.DEFAULTS;
-        b.quotas(new Quotas(c.quotaJobs().orElse(d.jobs()), c.quotaRunsPerMinute().orElse(d.runsPerMinute()),
+        b.quotas(new Quotas(
+                c.quotaJobs().orElse(d.jobs()),
+                c.quotaRunsPerMinute().orElse(d.runsPerMinute()),
                 c.quotaTriggersPerMinute().orElse(d.triggersPerMinute()),
                 c.quotaBackfillPerDay().orElse(d.backfillPerDay())));
         Sandbox.Config sd = Sandbox.Config.DEFAULT;
-        b.sandbox(new Sandbox.Config(c.sandbox().orElse(sd.enabled()), c.sandboxUidBase().orElse(sd.uidBase()),
-                c.sandboxUids().orElse(sd.uidCount()), c.sandboxDir().map(Path::of).orElse(sd.dir()),
+        b.sandbox(new Sandbox.Config(
+                c.sandbox().orElse(sd.enabled()),
+                c.sandboxUidBase().orElse(sd.uidBase()),
+                c.sandboxUids().orElse(sd.uidCount()),
+                c.sandboxDir().map(Path::of).orElse(sd.dir()),
                 c.sandboxNetwork().map(Sandbox.Network::parse).orElse(sd.network())));
         RunLimits l = RunLimits.DEFAULT_MAXIMA;
-        b.limits(new RunLimits(c.limitsProcesses().orElse(l.processes()), c.limitsMemoryMb().orElse(l.memoryMb()),
-                c.limitsOpenFiles().orElse(l.openFiles()), c.limitsFileSizeMb().orElse(l.fileSizeMb()),
-                c.limitsCpuSeconds().orElse(l.cpuSeconds()), c.limitsDiskMb().orElse(l.diskMb())));
+        b.limits(new RunLimits(
+                c.limitsProcesses().orElse(l.processes()),
+                c.limitsMemoryMb().orElse(l.memoryMb()),
+                c.limitsOpenFiles().orElse(l.openFiles()),
+                c.limitsFileSizeMb().orElse(l.fileSizeMb()),
+                c.limitsCpuSeconds().orElse(l.cpuSeconds()),
+                c.limitsDiskMb().orElse(l.diskMb())));
         return b.build();
     }
 
     @Produces
     @Singleton
-    Punctual punctual(DynamoDbClient dynamo, SqsClient sqs, S3Client s3, Settings settings, Clock clock,
-                      PunctualConfig c) {
-        return new Punctual(dynamo, sqs, s3, AwsClients.presignerFromEnvironment(c.s3PathStyle().orElse(false)),
-                settings, clock, c.queueUrl().orElse(null));
+    Punctual punctual(
+            DynamoDbClient dynamo, SqsClient sqs, S3Client s3, Settings settings, Clock clock, PunctualConfig c) {
+        return new Punctual(
+                dynamo,
+                sqs,
+                s3,
+                AwsClients.presignerFromEnvironment(c.s3PathStyle().orElse(false)),
+                settings,
+                clock,
+                c.queueUrl().orElse(null));
     }
 }

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 class CoreProducerTest {
     /** A PunctualConfig whose given methods answer the given values and every other one "not set". */
     static PunctualConfig config(Map<String, Object> set) {
-        return (PunctualConfig) Proxy.newProxyInstance(PunctualConfig.class.getClassLoader(),
-                new Class<?>[] {PunctualConfig.class}, (proxy, method, args) -> {
+        return (PunctualConfig) Proxy.newProxyInstance(
+                PunctualConfig.class.getClassLoader(), new Class<?>[] {PunctualConfig.class}, (proxy, method, args) -> {
                     Object v = set.get(method.getName());
                     Class<?> t = method.getReturnType();
                     if (t == OptionalInt.class) {
@@ -35,30 +35,40 @@ class CoreProducerTest {
 
     @Test
     void requeueAfterAndQuotasAreReadFromConfiguration() {
-        Settings s = new CoreProducer().settings(config(Map.of("requeueAfter", Duration.ofSeconds(30),
-                "quotaJobs", 5, "quotaTriggersPerMinute", 7)));
+        Settings s = new CoreProducer()
+                .settings(config(
+                        Map.of("requeueAfter", Duration.ofSeconds(30), "quotaJobs", 5, "quotaTriggersPerMinute", 7)));
         assertThat(s.requeueAfter()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(s.quotas()).isEqualTo(new Quotas(5, Quotas.DEFAULT_RUNS_PER_MINUTE, 7,
-                Quotas.DEFAULT_BACKFILL_PER_DAY));
+        assertThat(s.quotas())
+                .isEqualTo(new Quotas(5, Quotas.DEFAULT_RUNS_PER_MINUTE, 7, Quotas.DEFAULT_BACKFILL_PER_DAY));
     }
 
     @Test
     void theSandboxAndTheRunLimitsAreReadFromConfiguration() {
-        Settings s = new CoreProducer().settings(config(Map.ofEntries(Map.entry("sandbox", false),
-                Map.entry("sandboxUidBase", 300_000), Map.entry("sandboxUids", 20),
-                Map.entry("sandboxDir", "/var/lib/punctual/sandbox"), Map.entry("sandboxNetwork", "none"),
-                Map.entry("limitsProcesses", 11), Map.entry("limitsMemoryMb", 12), Map.entry("limitsOpenFiles", 13),
-                Map.entry("limitsFileSizeMb", 14), Map.entry("limitsCpuSeconds", 15),
-                Map.entry("limitsDiskMb", 16))));
-        assertThat(s.sandbox()).isEqualTo(new Sandbox.Config(false, 300_000, 20,
-                Path.of("/var/lib/punctual/sandbox"), Sandbox.Network.NONE));
+        Settings s = new CoreProducer()
+                .settings(config(Map.ofEntries(
+                        Map.entry("sandbox", false),
+                        Map.entry("sandboxUidBase", 300_000),
+                        Map.entry("sandboxUids", 20),
+                        Map.entry("sandboxDir", "/var/lib/punctual/sandbox"),
+                        Map.entry("sandboxNetwork", "none"),
+                        Map.entry("limitsProcesses", 11),
+                        Map.entry("limitsMemoryMb", 12),
+                        Map.entry("limitsOpenFiles", 13),
+                        Map.entry("limitsFileSizeMb", 14),
+                        Map.entry("limitsCpuSeconds", 15),
+                        Map.entry("limitsDiskMb", 16))));
+        assertThat(s.sandbox())
+                .isEqualTo(new Sandbox.Config(
+                        false, 300_000, 20, Path.of("/var/lib/punctual/sandbox"), Sandbox.Network.NONE));
         assertThat(s.limits()).isEqualTo(new RunLimits(11, 12, 13, 14, 15, 16));
     }
 
     @Test
     void aSandboxNetworkThatIsNeitherSharedNorNoneStopsTheStart() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new CoreProducer().settings(
-                config(Map.of("sandboxNetwork", "host")))).hasMessageContaining("shared or none");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> new CoreProducer().settings(config(Map.of("sandboxNetwork", "host"))))
+                .hasMessageContaining("shared or none");
     }
 
     @Test

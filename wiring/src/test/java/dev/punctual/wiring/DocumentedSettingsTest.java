@@ -36,12 +36,18 @@ class DocumentedSettingsTest {
 
     /** Values a default would not have, where the type's usual one is not valid. */
     private static final Map<String, Object> SAMPLES = Map.of(
-            "lookahead", Duration.ofMinutes(3),
-            "heartbeat", Duration.ofSeconds(7),
-            "sandbox", false,
-            "sandboxUidBase", 300_000,
-            "sandboxNetwork", "none",
-            "prefix", "other");
+            "lookahead",
+            Duration.ofMinutes(3),
+            "heartbeat",
+            Duration.ofSeconds(7),
+            "sandbox",
+            false,
+            "sandboxUidBase",
+            300_000,
+            "sandboxNetwork",
+            "none",
+            "prefix",
+            "other");
 
     private static final Path ROOT = Path.of("..");
 
@@ -73,7 +79,9 @@ class DocumentedSettingsTest {
     void everyDocumentedKeyIsAConfigurationKey() throws IOException {
         List<String> keys = documentedKeys();
         assertThat(keys).as("the README's configuration table").hasSizeGreaterThan(30);
-        List<String> methods = Arrays.stream(PunctualConfig.class.getMethods()).map(Method::getName).toList();
+        List<String> methods = Arrays.stream(PunctualConfig.class.getMethods())
+                .map(Method::getName)
+                .toList();
         for (String key : keys) {
             assertThat(methods).as("punctual.%s is documented", key).contains(camel(key));
         }
@@ -89,10 +97,11 @@ class DocumentedSettingsTest {
                 assertThat(source).as("punctual.%s is read", key).contains("." + name + "()");
                 continue;
             }
-            Object value = SAMPLES.getOrDefault(name, sample(m.getReturnType(), m.getGenericReturnType()
-                    .getTypeName()));
+            Object value = SAMPLES.getOrDefault(
+                    name, sample(m.getReturnType(), m.getGenericReturnType().getTypeName()));
             Settings s = new CoreProducer().settings(CoreProducerTest.config(Map.of(name, value)));
-            assertThat(s).as("punctual.%s=%s changes what core runs with", key, value)
+            assertThat(s)
+                    .as("punctual.%s=%s changes what core runs with", key, value)
                     .isNotEqualTo(Settings.defaults());
         }
     }

@@ -29,7 +29,11 @@ import org.jboss.logging.Logger;
 public class GatewayTenants implements Tenants {
     private static final Logger LOG = Logger.getLogger(GatewayTenants.class);
 
-    enum Mode { JWT, IAM, NONE }
+    enum Mode {
+        JWT,
+        IAM,
+        NONE
+    }
 
     private final Mode mode;
     private final Optional<String> tenantClaim;
@@ -67,7 +71,8 @@ public class GatewayTenants implements Tenants {
         APIGatewayV2HTTPEvent.RequestContext ctx = requestContext.get();
         APIGatewayV2HTTPEvent.RequestContext.Authorizer authorizer = ctx == null ? null : ctx.getAuthorizer();
         if (mode == Mode.JWT) {
-            Map<String, String> claims = authorizer == null || authorizer.getJwt() == null ? null
+            Map<String, String> claims = authorizer == null || authorizer.getJwt() == null
+                    ? null
                     : authorizer.getJwt().getClaims();
             return Owners.fromJwtClaims(claims, tenantClaim);
         }

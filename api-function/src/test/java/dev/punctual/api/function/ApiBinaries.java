@@ -19,8 +19,7 @@ import java.util.Map;
 final class ApiBinaries {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-    private ApiBinaries() {
-    }
+    private ApiBinaries() {}
 
     /** A small unique script, registered and uploaded by the default test user; returns its binary id. */
     static String uploaded(String name) throws Exception {
@@ -40,10 +39,17 @@ final class ApiBinaries {
     }
 
     private static JsonPath register(String user, String name, byte[] body) throws Exception {
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
-        return given().header(Gateway.USER, user).contentType(ContentType.JSON)
+        String sha =
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
+        return given().header(Gateway.USER, user)
+                .contentType(ContentType.JSON)
                 .body(Map.of("name", name, "sha256", sha, "size", body.length))
-                .post("/v1/binaries").then().statusCode(201).body("sha256", equalTo(sha)).extract().jsonPath();
+                .post("/v1/binaries")
+                .then()
+                .statusCode(201)
+                .body("sha256", equalTo(sha))
+                .extract()
+                .jsonPath();
     }
 
     /** PUTs the body with every signed header but Content-Length (the HTTP client sets that itself). */

@@ -1,15 +1,14 @@
 package dev.punctual.api.function;
 
+import static dev.punctual.api.function.ApiBinaries.put;
+import static dev.punctual.api.function.ApiBinaries.register;
+import static dev.punctual.api.function.ApiBinaries.uploaded;
+import static dev.punctual.api.function.Problems.countJobs;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.nullValue;
-
-import static dev.punctual.api.function.ApiBinaries.put;
-import static dev.punctual.api.function.Problems.countJobs;
-import static dev.punctual.api.function.ApiBinaries.register;
-import static dev.punctual.api.function.ApiBinaries.uploaded;
 
 import dev.punctual.emulators.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
@@ -52,27 +51,57 @@ class ApiLambdaTest {
     @Test
     void createsGetsListsAndDeletesAJob() throws Exception {
         String binaryId = uploaded("job.sh");
-        String at = Instant.now().plus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS).toString();
+        String at = Instant.now()
+                .plus(1, ChronoUnit.HOURS)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
         Response created = given().contentType(ContentType.JSON)
-                .body(Map.of("name", "nightly", "binaryId", binaryId, "args", List.of("a", "b c"),
-                        "env", Map.of("GREETING", "hi"), "schedule", Map.of("type", "once", "at", at),
-                        "timeoutSeconds", 30, "maxAttempts", 2))
+                .body(Map.of(
+                        "name",
+                        "nightly",
+                        "binaryId",
+                        binaryId,
+                        "args",
+                        List.of("a", "b c"),
+                        "env",
+                        Map.of("GREETING", "hi"),
+                        "schedule",
+                        Map.of("type", "once", "at", at),
+                        "timeoutSeconds",
+                        30,
+                        "maxAttempts",
+                        2))
                 .post("/v1/jobs");
-        created.then().statusCode(201).body("nextRunAt", equalTo(at)).body("state", equalTo("ACTIVE"))
-                .body("owner", equalTo(Gateway.owner(Gateway.DEFAULT_USER))).body("version", equalTo(1));
+        created.then()
+                .statusCode(201)
+                .body("nextRunAt", equalTo(at))
+                .body("state", equalTo("ACTIVE"))
+                .body("owner", equalTo(Gateway.owner(Gateway.DEFAULT_USER)))
+                .body("version", equalTo(1));
         String id = created.path("id");
         assertThat(created.header("Location")).endsWith("/v1/jobs/" + id);
 
-        given().get("/v1/jobs/" + id).then().statusCode(200).body("args[1]", equalTo("b c"))
-                .body("env.GREETING", equalTo("hi")).body("schedule.type", equalTo("once"))
+        given().get("/v1/jobs/" + id)
+                .then()
+                .statusCode(200)
+                .body("args[1]", equalTo("b c"))
+                .body("env.GREETING", equalTo("hi"))
+                .body("schedule.type", equalTo("once"))
                 .body("schedule.at", equalTo(at));
-        given().get("/v1/jobs/" + id + "/runs").then().statusCode(200)
-                .body("items[0].state", equalTo("SCHEDULED")).body("items[0].scheduledAt", equalTo(at))
-                .body("items[0].attempt", equalTo(0)).body("items[0].exitCode", nullValue());
+        given().get("/v1/jobs/" + id + "/runs")
+                .then()
+                .statusCode(200)
+                .body("items[0].state", equalTo("SCHEDULED"))
+                .body("items[0].scheduledAt", equalTo(at))
+                .body("items[0].attempt", equalTo(0))
+                .body("items[0].exitCode", nullValue());
         given().get("/v1/jobs").then().statusCode(200).body("items.id", hasItem(id));
 
         given().delete("/v1/jobs/" + id).then().statusCode(204);
-        given().get("/v1/jobs/" + id).then().statusCode(200).body("state", equalTo("DELETED"))
+        given().get("/v1/jobs/" + id)
+                .then()
+                .statusCode(200)
+                .body("state", equalTo("DELETED"))
                 .body("nextRunAt", nullValue());
         given().get("/v1/jobs/" + id + "/runs").then().body("items[0].state", equalTo("CANCELLED"));
         given().delete("/v1/jobs/" + id).then().statusCode(204);
@@ -83,8 +112,13 @@ class ApiLambdaTest {
         String binaryId = uploaded("page.sh");
         Set<String> created = new HashSet<>();
         for (int i = 0; i < 3; i++) {
-            created.add(given().contentType(ContentType.JSON).body(intervalJob("page-" + i, binaryId))
-                    .post("/v1/jobs").then().statusCode(201).extract().path("id"));
+            created.add(given().contentType(ContentType.JSON)
+                    .body(intervalJob("page-" + i, binaryId))
+                    .post("/v1/jobs")
+                    .then()
+                    .statusCode(201)
+                    .extract()
+                    .path("id"));
         }
         Set<String> seen = new HashSet<>();
         String cursor = null;
@@ -108,41 +142,139 @@ class ApiLambdaTest {
     void rejectsBadInputWithProblemJsonNamingTheFieldAndWritesNothing() throws Exception {
         String binaryId = uploaded("bad.sh");
         int before = countJobs();
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
-                "maxAttempts", 3, "colour", "blue"), 400, "colour");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now", "evry", "PT5S")),
-                400, "schedule.evry");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
-                "timeoutSeconds", "soon"), 400, "timeoutSeconds");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
-                "env", Map.of("LD_PRELOAD", "/tmp/x.so")), 422, "env.LD_PRELOAD");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
-                "env", Map.of("AWS_SECRET_ACCESS_KEY", "x")), 422, "env.AWS_SECRET_ACCESS_KEY");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
-                "env", Map.of("SCHEDULER_RUN_ID", "x")), 422, "env.SCHEDULER_RUN_ID");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId,
-                "schedule", Map.of("type", "interval", "every", "PT1S")), 422, "schedule.every");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "weekly")), 422,
-                "schedule.type");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
-                "maxAttempts", 0), 422, "maxAttempts");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
-                "timeoutSeconds", 999999), 422, "timeoutSeconds");
-        assertProblem(Map.of("name", "x", "binaryId", "bin_doesnotexist", "schedule", Map.of("type", "now")), 422,
+        assertProblem(
+                Map.of(
+                        "name",
+                        "x",
+                        "binaryId",
+                        binaryId,
+                        "schedule",
+                        Map.of("type", "now"),
+                        "maxAttempts",
+                        3,
+                        "colour",
+                        "blue"),
+                400,
+                "colour");
+        assertProblem(
+                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now", "evry", "PT5S")),
+                400,
+                "schedule.evry");
+        assertProblem(
+                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"), "timeoutSeconds", "soon"),
+                400,
+                "timeoutSeconds");
+        assertProblem(
+                Map.of(
+                        "name",
+                        "x",
+                        "binaryId",
+                        binaryId,
+                        "schedule",
+                        Map.of("type", "now"),
+                        "env",
+                        Map.of("LD_PRELOAD", "/tmp/x.so")),
+                422,
+                "env.LD_PRELOAD");
+        assertProblem(
+                Map.of(
+                        "name",
+                        "x",
+                        "binaryId",
+                        binaryId,
+                        "schedule",
+                        Map.of("type", "now"),
+                        "env",
+                        Map.of("AWS_SECRET_ACCESS_KEY", "x")),
+                422,
+                "env.AWS_SECRET_ACCESS_KEY");
+        assertProblem(
+                Map.of(
+                        "name",
+                        "x",
+                        "binaryId",
+                        binaryId,
+                        "schedule",
+                        Map.of("type", "now"),
+                        "env",
+                        Map.of("SCHEDULER_RUN_ID", "x")),
+                422,
+                "env.SCHEDULER_RUN_ID");
+        assertProblem(
+                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "interval", "every", "PT1S")),
+                422,
+                "schedule.every");
+        assertProblem(
+                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "weekly")), 422, "schedule.type");
+        assertProblem(
+                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"), "maxAttempts", 0),
+                422,
+                "maxAttempts");
+        assertProblem(
+                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"), "timeoutSeconds", 999999),
+                422,
+                "timeoutSeconds");
+        assertProblem(
+                Map.of("name", "x", "binaryId", "bin_doesnotexist", "schedule", Map.of("type", "now")),
+                422,
                 "binaryId");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
-                "nonRetryableExitCodes", List.of(64, 0)), 422, "nonRetryableExitCodes[1]");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
-                "nonRetryableExitCodes", List.of(64, 64)), 422, "nonRetryableExitCodes[1]");
-        assertProblem(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"),
-                "nonRetryableExitCodes", List.of("sixty-four")), 400, "nonRetryableExitCodes[0]");
+        assertProblem(
+                Map.of(
+                        "name",
+                        "x",
+                        "binaryId",
+                        binaryId,
+                        "schedule",
+                        Map.of("type", "now"),
+                        "nonRetryableExitCodes",
+                        List.of(64, 0)),
+                422,
+                "nonRetryableExitCodes[1]");
+        assertProblem(
+                Map.of(
+                        "name",
+                        "x",
+                        "binaryId",
+                        binaryId,
+                        "schedule",
+                        Map.of("type", "now"),
+                        "nonRetryableExitCodes",
+                        List.of(64, 64)),
+                422,
+                "nonRetryableExitCodes[1]");
+        assertProblem(
+                Map.of(
+                        "name",
+                        "x",
+                        "binaryId",
+                        binaryId,
+                        "schedule",
+                        Map.of("type", "now"),
+                        "nonRetryableExitCodes",
+                        List.of("sixty-four")),
+                400,
+                "nonRetryableExitCodes[0]");
         JsonPath notUploaded = register("later.sh", "#!/bin/sh\n".getBytes(StandardCharsets.UTF_8));
-        assertProblem(Map.of("name", "x", "binaryId", notUploaded.getString("id"),
-                "schedule", Map.of("type", "now")), 422, "binaryId");
-        given().contentType(ContentType.JSON).body("{\"name\": ").post("/v1/jobs").then().statusCode(400)
-                .contentType("application/problem+json").body("field", equalTo("body"));
-        given().queryParam("limit", "many").get("/v1/jobs").then().statusCode(400).body("field", equalTo("limit"));
-        given().queryParam("cursor", "garbage").get("/v1/jobs").then().statusCode(400)
+        assertProblem(
+                Map.of("name", "x", "binaryId", notUploaded.getString("id"), "schedule", Map.of("type", "now")),
+                422,
+                "binaryId");
+        given().contentType(ContentType.JSON)
+                .body("{\"name\": ")
+                .post("/v1/jobs")
+                .then()
+                .statusCode(400)
+                .contentType("application/problem+json")
+                .body("field", equalTo("body"));
+        given().queryParam("limit", "many")
+                .get("/v1/jobs")
+                .then()
+                .statusCode(400)
+                .body("field", equalTo("limit"));
+        given().queryParam("cursor", "garbage")
+                .get("/v1/jobs")
+                .then()
+                .statusCode(400)
                 .body("field", equalTo("cursor"));
         assertThat(countJobs()).isEqualTo(before);
     }
@@ -155,8 +287,12 @@ class ApiLambdaTest {
         try {
             given().contentType(ContentType.JSON)
                     .body(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now")))
-                    .post("/v1/jobs").then().statusCode(503).header("Retry-After", "2")
-                    .contentType("application/problem+json").body("status", equalTo(503));
+                    .post("/v1/jobs")
+                    .then()
+                    .statusCode(503)
+                    .header("Retry-After", "2")
+                    .contentType("application/problem+json")
+                    .body("status", equalTo(503));
         } finally {
             FaultInjection.throttleTransactions = false;
         }
@@ -165,23 +301,43 @@ class ApiLambdaTest {
 
     @Test
     void unknownResourcesAre404ProblemJson() {
-        given().get("/v1/jobs/job_nosuchjobnosuchjob00").then().statusCode(404)
-                .contentType("application/problem+json").body("status", equalTo(404));
+        given().get("/v1/jobs/job_nosuchjobnosuchjob00")
+                .then()
+                .statusCode(404)
+                .contentType("application/problem+json")
+                .body("status", equalTo(404));
         given().get("/v1/binaries/bin_nope").then().statusCode(404).contentType("application/problem+json");
-        given().contentType(ContentType.JSON).body(Map.of("name", "x", "sha256", "abc", "size", 0))
-                .post("/v1/binaries").then().statusCode(422).body("errors.field", hasItem("sha256"))
+        given().contentType(ContentType.JSON)
+                .body(Map.of("name", "x", "sha256", "abc", "size", 0))
+                .post("/v1/binaries")
+                .then()
+                .statusCode(422)
+                .body("errors.field", hasItem("sha256"))
                 .body("errors.field", hasItem("size"));
     }
 
     private static void assertProblem(Map<String, Object> body, int status, String field) {
-        given().contentType(ContentType.JSON).body(body).post("/v1/jobs").then().statusCode(status)
-                .contentType("application/problem+json").body("status", equalTo(status))
+        given().contentType(ContentType.JSON)
+                .body(body)
+                .post("/v1/jobs")
+                .then()
+                .statusCode(status)
+                .contentType("application/problem+json")
+                .body("status", equalTo(status))
                 .body("field", equalTo(field));
     }
 
     private static Map<String, Object> intervalJob(String name, String binaryId) {
-        String start = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
-        return Map.of("name", name, "binaryId", binaryId,
-                "schedule", Map.of("type", "interval", "every", "PT1H", "start", start));
+        String start = Instant.now()
+                .plus(1, ChronoUnit.DAYS)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
+        return Map.of(
+                "name",
+                name,
+                "binaryId",
+                binaryId,
+                "schedule",
+                Map.of("type", "interval", "every", "PT1H", "start", start));
     }
 }

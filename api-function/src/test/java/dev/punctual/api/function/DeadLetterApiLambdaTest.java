@@ -1,13 +1,12 @@
 package dev.punctual.api.function;
 
+import static dev.punctual.api.function.ApiBinaries.uploaded;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.run.RunState;
-import static dev.punctual.api.function.ApiBinaries.uploaded;
-
 import dev.punctual.emulators.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -57,13 +56,28 @@ class DeadLetterApiLambdaTest {
         assertThat(seen).containsSubsequence(made);
         assertThat(pages).isGreaterThanOrEqualTo(3);
 
-        given().get("/v1/runs").then().statusCode(400).contentType("application/problem+json")
+        given().get("/v1/runs")
+                .then()
+                .statusCode(400)
+                .contentType("application/problem+json")
                 .body("field", equalTo("state"));
-        given().queryParam("state", "FAILED").get("/v1/runs").then().statusCode(400)
-                .contentType("application/problem+json").body("field", equalTo("state"));
-        given().queryParam("state", "DEAD").queryParam("limit", 0).get("/v1/runs").then().statusCode(400)
+        given().queryParam("state", "FAILED")
+                .get("/v1/runs")
+                .then()
+                .statusCode(400)
+                .contentType("application/problem+json")
+                .body("field", equalTo("state"));
+        given().queryParam("state", "DEAD")
+                .queryParam("limit", 0)
+                .get("/v1/runs")
+                .then()
+                .statusCode(400)
                 .body("field", equalTo("limit"));
-        given().queryParam("state", "DEAD").queryParam("cursor", "garbage").get("/v1/runs").then().statusCode(400)
+        given().queryParam("state", "DEAD")
+                .queryParam("cursor", "garbage")
+                .get("/v1/runs")
+                .then()
+                .statusCode(400)
                 .body("field", equalTo("cursor"));
     }
 
@@ -74,33 +88,81 @@ class DeadLetterApiLambdaTest {
         String runId = dead[1];
         String retry = "/v1/jobs/" + jobId + "/runs/" + runId + "/retry";
 
-        given().post(retry).then().statusCode(202).body("runId", equalTo(runId)).body("jobId", equalTo(jobId))
-                .body("state", equalTo("QUEUED")).body("attempt", equalTo(1)).body("maxAttempts", equalTo(3));
+        given().post(retry)
+                .then()
+                .statusCode(202)
+                .body("runId", equalTo(runId))
+                .body("jobId", equalTo(jobId))
+                .body("state", equalTo("QUEUED"))
+                .body("attempt", equalTo(1))
+                .body("maxAttempts", equalTo(3));
         assertThat(punctual.runs.get(jobId, runId).orElseThrow().state()).isEqualTo(RunState.QUEUED);
-        given().queryParam("state", "DEAD").queryParam("limit", 100).get("/v1/runs").then().statusCode(200)
-                .extract().jsonPath().getList("items.jobId", String.class).forEach(id -> assertThat(id)
-                        .isNotEqualTo(jobId));
+        given().queryParam("state", "DEAD")
+                .queryParam("limit", 100)
+                .get("/v1/runs")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("items.jobId", String.class)
+                .forEach(id -> assertThat(id).isNotEqualTo(jobId));
 
-        given().post(retry).then().statusCode(409).contentType("application/problem+json")
-                .body("status", equalTo(409)).body("field", equalTo("runId"));
+        given().post(retry)
+                .then()
+                .statusCode(409)
+                .contentType("application/problem+json")
+                .body("status", equalTo(409))
+                .body("field", equalTo("runId"));
         given().post("/v1/jobs/" + jobId + "/runs/run_nope/retry").then().statusCode(404);
         given().post("/v1/jobs/job_nope/runs/" + runId + "/retry").then().statusCode(404);
     }
 
     /** A job (once, in an hour; maxAttempts 2) whose run is claimed and finished DEAD: {jobId, runId}. */
     private String[] deadRun(String name) throws Exception {
-        String at = Instant.now().plus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS).toString();
+        String at = Instant.now()
+                .plus(1, ChronoUnit.HOURS)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
         String jobId = given().contentType(ContentType.JSON)
-                .body(Map.of("name", name, "binaryId", uploaded(name), "schedule", Map.of("type", "once", "at", at),
-                        "maxAttempts", 2))
-                .post("/v1/jobs").then().statusCode(201).extract().path("id");
-        String runId = given().get("/v1/jobs/" + jobId + "/runs").then().statusCode(200).extract()
+                .body(Map.of(
+                        "name",
+                        name,
+                        "binaryId",
+                        uploaded(name),
+                        "schedule",
+                        Map.of("type", "once", "at", at),
+                        "maxAttempts",
+                        2))
+                .post("/v1/jobs")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("id");
+        String runId = given().get("/v1/jobs/" + jobId + "/runs")
+                .then()
+                .statusCode(200)
+                .extract()
                 .path("items[0].runId");
         Instant now = Instant.parse(at); // claimed at its due time: a claim wins only once the run is due
-        assertThat(punctual.tx.write(List.of(punctual.jobs.conditionNotDeleted(jobId),
-                punctual.runs.claim(jobId, runId, "ex-test", now.plus(Duration.ofMinutes(1)), now))).won()).isTrue();
-        assertThat(punctual.runs.finish(jobId, runId, 1, "ex-test", RunState.DEAD, 3, "exited with code 3", null,
-                Instant.now(), now.plus(Duration.ofDays(1)), Gateway.owner(Gateway.DEFAULT_USER))).isTrue();
+        assertThat(punctual.tx
+                        .write(List.of(
+                                punctual.jobs.conditionNotDeleted(jobId),
+                                punctual.runs.claim(jobId, runId, "ex-test", now.plus(Duration.ofMinutes(1)), now)))
+                        .won())
+                .isTrue();
+        assertThat(punctual.runs.finish(
+                        jobId,
+                        runId,
+                        1,
+                        "ex-test",
+                        RunState.DEAD,
+                        3,
+                        "exited with code 3",
+                        null,
+                        Instant.now(),
+                        now.plus(Duration.ofDays(1)),
+                        Gateway.owner(Gateway.DEFAULT_USER)))
+                .isTrue();
         return new String[] {jobId, runId};
     }
 }

@@ -14,10 +14,14 @@ public class FaultInjection implements ExecutionInterceptor {
     @Override
     public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
         if (throttleTransactions && context.request() instanceof TransactWriteItemsRequest) {
-            throw ProvisionedThroughputExceededException.builder().statusCode(400)
-                    .awsErrorDetails(AwsErrorDetails.builder().errorCode("ProvisionedThroughputExceededException")
-                            .errorMessage("injected throttling").build())
-                    .message("injected throttling").build();
+            throw ProvisionedThroughputExceededException.builder()
+                    .statusCode(400)
+                    .awsErrorDetails(AwsErrorDetails.builder()
+                            .errorCode("ProvisionedThroughputExceededException")
+                            .errorMessage("injected throttling")
+                            .build())
+                    .message("injected throttling")
+                    .build();
         }
     }
 }

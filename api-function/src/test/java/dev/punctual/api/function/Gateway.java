@@ -3,6 +3,8 @@ package dev.punctual.api.function;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quarkus.test.junit.callback.QuarkusTestBeforeEachCallback;
+import io.quarkus.test.junit.callback.QuarkusTestMethodContext;
 import io.restassured.RestAssured;
 import io.restassured.builder.ResponseBuilder;
 import io.restassured.filter.Filter;
@@ -23,8 +25,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import io.quarkus.test.junit.callback.QuarkusTestBeforeEachCallback;
-import io.quarkus.test.junit.callback.QuarkusTestMethodContext;
 
 /**
  * Sends every RestAssured request of these tests to the function as API Gateway would after its authorizer: an
@@ -62,11 +62,11 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
     }
 
     @Override
-    public Response filter(FilterableRequestSpecification req, FilterableResponseSpecification res,
-                           FilterContext ctx) {
+    public Response filter(FilterableRequestSpecification req, FilterableResponseSpecification res, FilterContext ctx) {
         try {
             URI uri = URI.create(req.getURI());
-            String user = req.getHeaders().hasHeaderWithName(USER) ? req.getHeaders().getValue(USER) : DEFAULT_USER;
+            String user =
+                    req.getHeaders().hasHeaderWithName(USER) ? req.getHeaders().getValue(USER) : DEFAULT_USER;
             Map<String, String> headers = new java.util.LinkedHashMap<>();
             for (Header h : req.getHeaders()) {
                 if (!h.getName().equalsIgnoreCase(USER)) {
@@ -85,8 +85,11 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
     /** What the function answered to one event. */
     record Raw(int statusCode, Map<String, String> headers, String body) {
         String contentType() {
-            return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase("content-type"))
-                    .map(Map.Entry::getValue).findFirst().orElse(null);
+            return headers.entrySet().stream()
+                    .filter(e -> e.getKey().equalsIgnoreCase("content-type"))
+                    .map(Map.Entry::getValue)
+                    .findFirst()
+                    .orElse(null);
         }
     }
 
@@ -104,16 +107,17 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
     }
 
     private static JsonNode post(URI uri, ObjectNode event) throws Exception {
-        HttpResponse<String> raw = HTTP.send(HttpRequest.newBuilder(
-                        URI.create(uri.getScheme() + "://" + uri.getAuthority() + "/_lambda_"))
-                .header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(event))).build(),
+        HttpResponse<String> raw = HTTP.send(
+                HttpRequest.newBuilder(URI.create(uri.getScheme() + "://" + uri.getAuthority() + "/_lambda_"))
+                        .header("content-type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(event)))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         return JSON.readTree(raw.body());
     }
 
-    private static ObjectNode event(String method, URI uri, Map<String, String> requestHeaders, Object body,
-                                    String user) throws Exception {
+    private static ObjectNode event(
+            String method, URI uri, Map<String, String> requestHeaders, Object body, String user) throws Exception {
         ObjectNode e = JSON.createObjectNode();
         e.put("version", "2.0");
         e.put("routeKey", "$default");
@@ -184,11 +188,17 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
                 }
             }
         }
-        String text = r.path("body").isNull() || r.path("body").isMissingNode() ? "" : r.path("body").asText();
+        String text = r.path("body").isNull() || r.path("body").isMissingNode()
+                ? ""
+                : r.path("body").asText();
         byte[] body = r.path("isBase64Encoded").asBoolean()
-                ? Base64.getDecoder().decode(text) : text.getBytes(StandardCharsets.UTF_8);
-        ResponseBuilder b = new ResponseBuilder().setStatusCode(status).setStatusLine("HTTP/1.1 " + status)
-                .setHeaders(new Headers(headers)).setBody(body);
+                ? Base64.getDecoder().decode(text)
+                : text.getBytes(StandardCharsets.UTF_8);
+        ResponseBuilder b = new ResponseBuilder()
+                .setStatusCode(status)
+                .setStatusLine("HTTP/1.1 " + status)
+                .setHeaders(new Headers(headers))
+                .setBody(body);
         if (contentType != null) {
             b.setContentType(contentType);
         }

@@ -29,14 +29,25 @@ class IamTenancyLambdaTest {
         String session1 = "iam:arn:aws:sts::111122223333:assumed-role/deployer/session-1";
         String session2 = "iam:arn:aws:sts::111122223333:assumed-role/deployer/session-2";
         String otherRole = "iam:arn:aws:sts::111122223333:assumed-role/intruder/session-1";
-        String id = given().header(Gateway.USER, session1).contentType(ContentType.JSON)
-                .body(Map.of("name", "r", "sha256", "1".repeat(64), "size", 1)).post("/v1/binaries").then()
-                .statusCode(201).extract().path("id");
-        given().header(Gateway.USER, session2).get("/v1/binaries/" + id).then().statusCode(200)
+        String id = given().header(Gateway.USER, session1)
+                .contentType(ContentType.JSON)
+                .body(Map.of("name", "r", "sha256", "1".repeat(64), "size", 1))
+                .post("/v1/binaries")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("id");
+        given().header(Gateway.USER, session2)
+                .get("/v1/binaries/" + id)
+                .then()
+                .statusCode(200)
                 .body("id", equalTo(id));
         given().header(Gateway.USER, otherRole).get("/v1/binaries/" + id).then().statusCode(404);
         // A JWT (or nothing) is no identity in IAM mode.
         given().header(Gateway.USER, "alice").get("/v1/binaries/" + id).then().statusCode(401);
-        given().header(Gateway.USER, Gateway.ANONYMOUS).get("/v1/binaries/" + id).then().statusCode(401);
+        given().header(Gateway.USER, Gateway.ANONYMOUS)
+                .get("/v1/binaries/" + id)
+                .then()
+                .statusCode(401);
     }
 }

@@ -35,6 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class IdsAndCursorsLambdaTest {
     /** Longer than DynamoDB's partition key limit (2048 bytes). */
     private static final String LONG = "x".repeat(2100);
+
     private static String job;
 
     private static String job() throws Exception {
@@ -45,7 +46,10 @@ class IdsAndCursorsLambdaTest {
     }
 
     static Stream<Arguments> routesWithAnId() {
-        String past = Instant.now().minus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS).toString();
+        String past = Instant.now()
+                .minus(1, ChronoUnit.HOURS)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
         String backfill = "{\"from\":\"" + past + "\",\"to\":\"" + past + "\"}";
         return Stream.of(
                 Arguments.of("GET", "/v1/jobs/{long}", null),
@@ -88,8 +92,8 @@ class IdsAndCursorsLambdaTest {
     @Test
     void aJobsCursorNamingAnotherOwnerIsRejected() throws Exception {
         String id = job();
-        String cursor = cursor("{\"jobId\":\"" + id + "\",\"owner\":\"someone-else\",\"ownerSort\":\"2020-01-01T00:00:00.000Z#"
-                + id + "\"}");
+        String cursor = cursor("{\"jobId\":\"" + id
+                + "\",\"owner\":\"someone-else\",\"ownerSort\":\"2020-01-01T00:00:00.000Z#" + id + "\"}");
         assertProblem(given().queryParam("cursor", cursor).get("/v1/jobs"), 400, "cursor");
     }
 
@@ -117,8 +121,8 @@ class IdsAndCursorsLambdaTest {
         String cursor = cursor("{\"jobId\":\"" + job() + "\",\"runId\":\"20300101T000000.000Z\","
                 + "\"ownerState\":\"someone-else#DEAD\",\"finishedSort\":\"2030-01-01T00:00:00.000Z#" + job()
                 + "#20300101T000000.000Z\"}");
-        assertProblem(given().queryParam("state", "DEAD").queryParam("cursor", cursor).get("/v1/runs"), 400,
-                "cursor");
+        assertProblem(
+                given().queryParam("state", "DEAD").queryParam("cursor", cursor).get("/v1/runs"), 400, "cursor");
     }
 
     @Test
@@ -171,7 +175,8 @@ class IdsAndCursorsLambdaTest {
 
     private static String body(APIGatewayV2HTTPResponse r) {
         return r.getIsBase64Encoded()
-                ? new String(Base64.getDecoder().decode(r.getBody()), StandardCharsets.UTF_8) : r.getBody();
+                ? new String(Base64.getDecoder().decode(r.getBody()), StandardCharsets.UTF_8)
+                : r.getBody();
     }
 
     private static String cursor(String json) {

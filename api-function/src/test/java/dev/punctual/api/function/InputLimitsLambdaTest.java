@@ -84,40 +84,67 @@ class InputLimitsLambdaTest {
     }
 
     static Stream<Arguments> farInstants() {
-        String soon = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
+        String soon = Instant.now()
+                .plus(1, ChronoUnit.DAYS)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
         return Stream.of(
                 Arguments.of(Map.of("type", "once", "at", FAR), "schedule.at"),
                 Arguments.of(Map.of("type", "interval", "every", "PT1H", "start", FAR), "schedule.start"),
                 Arguments.of(Map.of("type", "interval", "every", "PT1H", "start", soon, "end", FAR), "schedule.end"),
-                Arguments.of(Map.of("type", "interval", "every", "PT1H", "start", "-999999999-01-01T00:00:00Z"),
+                Arguments.of(
+                        Map.of("type", "interval", "every", "PT1H", "start", "-999999999-01-01T00:00:00Z"),
                         "schedule.start"),
                 Arguments.of(Map.of("type", "cron", "expression", "0 * * * *", "start", FAR), "schedule.start"),
                 Arguments.of(Map.of("type", "cron", "expression", "0 * * * *", "end", FAR), "schedule.end"),
-                Arguments.of(Map.of("type", "cron", "expression", "0 * * * *",
-                        "start", "-999999999-01-01T00:00:00Z"), "schedule.start"),
+                Arguments.of(
+                        Map.of("type", "cron", "expression", "0 * * * *", "start", "-999999999-01-01T00:00:00Z"),
+                        "schedule.start"),
                 Arguments.of(Map.of("type", "dates", "dates", List.of(soon, FAR)), "schedule.dates[1]"),
-                Arguments.of(Map.of("type", "dates", "dates", List.of(
-                        Map.of("local", "+10000-01-01T00:00:00", "zone", "UTC"))), "schedule.dates[0].local"));
+                Arguments.of(
+                        Map.of(
+                                "type",
+                                "dates",
+                                "dates",
+                                List.of(Map.of("local", "+10000-01-01T00:00:00", "zone", "UTC"))),
+                        "schedule.dates[0].local"));
     }
 
     @ParameterizedTest(name = "{1}: {0}")
     @MethodSource("farInstants")
     void anInstantPastYear9999IsUnprocessable(Map<String, Object> schedule, String field) throws Exception {
         assertProblem(create(with("schedule", schedule)), 422, field);
-        assertProblem(given().contentType(ContentType.JSON).body(Map.of("schedule", schedule))
-                .post("/v1/schedules/preview"), 422, field);
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .body(Map.of("schedule", schedule))
+                        .post("/v1/schedules/preview"),
+                422,
+                field);
     }
 
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"-999999999-01-01T00:00:00Z",
-            "+999999999-12-31T23:59:59Z", "+10000-01-01T00:00:00Z", "0001-01-01T00:00:00Z"})
+    @org.junit.jupiter.params.provider.ValueSource(
+            strings = {
+                "-999999999-01-01T00:00:00Z",
+                "+999999999-12-31T23:59:59Z",
+                "+10000-01-01T00:00:00Z",
+                "0001-01-01T00:00:00Z"
+            })
     void aPreviewFromOutsideTheSupportedYearsIsUnprocessable(String from) {
         Map<String, Object> interval = Map.of("type", "interval", "every", "PT1H", "start", "2030-01-01T00:00:00Z");
-        assertProblem(given().contentType(ContentType.JSON).body(Map.of("schedule", interval, "from", from))
-                .post("/v1/schedules/preview"), 422, "from");
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .body(Map.of("schedule", interval, "from", from))
+                        .post("/v1/schedules/preview"),
+                422,
+                "from");
         Map<String, Object> cron = Map.of("type", "cron", "expression", "0 0 1 1 *");
-        assertProblem(given().contentType(ContentType.JSON).body(Map.of("schedule", cron, "from", from))
-                .post("/v1/schedules/preview"), 422, "from");
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .body(Map.of("schedule", cron, "from", from))
+                        .post("/v1/schedules/preview"),
+                422,
+                "from");
     }
 
     @ParameterizedTest
@@ -127,25 +154,39 @@ class InputLimitsLambdaTest {
         String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         Map<String, Object> body = new HashMap<>(Map.of("from", now, "to", now));
         body.put(bound, "-999999999-01-01T00:00:00Z");
-        assertProblem(given().contentType(ContentType.JSON).body(body).post("/v1/jobs/" + id + "/backfill"), 422,
-                bound);
+        assertProblem(
+                given().contentType(ContentType.JSON).body(body).post("/v1/jobs/" + id + "/backfill"), 422, bound);
     }
 
     @Test
     void aCronExpressionOverTheLengthCapIsUnprocessable() throws Exception {
         // Valid but for its length: the fields are padded with spaces.
         String padded = "0  0 * * *" + " ".repeat(300);
-        assertProblem(create(with("schedule", Map.of("type", "cron", "expression", padded))), 422,
-                "schedule.expression").body("detail", containsString("256"));
+        assertProblem(
+                        create(with("schedule", Map.of("type", "cron", "expression", padded))),
+                        422,
+                        "schedule.expression")
+                .body("detail", containsString("256"));
     }
 
     @Test
     void zonesOverTheLengthCapAreUnprocessable() throws Exception {
         String zone = "Europe/" + "X".repeat(100);
-        assertProblem(create(with("schedule", Map.of("type", "cron", "expression", "0 0 * * *", "timezone", zone))),
-                422, "schedule.timezone").body("detail", containsString("64"));
-        assertProblem(create(with("schedule", Map.of("type", "dates", "dates", List.of(
-                Map.of("local", "2030-01-01T00:00:00", "zone", zone))))), 422, "schedule.dates[0].zone")
+        assertProblem(
+                        create(with("schedule", Map.of("type", "cron", "expression", "0 0 * * *", "timezone", zone))),
+                        422,
+                        "schedule.timezone")
+                .body("detail", containsString("64"));
+        assertProblem(
+                        create(with(
+                                "schedule",
+                                Map.of(
+                                        "type",
+                                        "dates",
+                                        "dates",
+                                        List.of(Map.of("local", "2030-01-01T00:00:00", "zone", zone))))),
+                        422,
+                        "schedule.dates[0].zone")
                 .body("detail", containsString("64"));
     }
 }

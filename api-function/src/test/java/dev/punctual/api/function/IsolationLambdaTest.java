@@ -1,11 +1,10 @@
 package dev.punctual.api.function;
 
+import static dev.punctual.api.function.ApiBinaries.uploaded;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
-
-import static dev.punctual.api.function.ApiBinaries.uploaded;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.binary.ArtifactStore;
@@ -58,50 +57,109 @@ class IsolationLambdaTest {
         if (ready) {
             return;
         }
-        binaryId = as(ALICE).contentType(ContentType.JSON).body(Map.of("name", "a", "sha256",
-                "0".repeat(64), "size", 1)).post("/v1/binaries").then().statusCode(201).extract().path("id");
+        binaryId = as(ALICE)
+                .contentType(ContentType.JSON)
+                .body(Map.of("name", "a", "sha256", "0".repeat(64), "size", 1))
+                .post("/v1/binaries")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("id");
         String uploadedId = uploaded(ALICE, "alice-bin");
-        String start = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
-        jobId = as(ALICE).contentType(ContentType.JSON).body(Map.of("name", "alice-job", "binaryId", uploadedId,
-                        "env", Map.of("DB_HOST", "alice.internal"),
-                        "schedule", Map.of("type", "interval", "every", "PT1H", "start", start)))
-                .post("/v1/jobs").then().statusCode(201).extract().path("id");
+        String start = Instant.now()
+                .plus(1, ChronoUnit.DAYS)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
+        jobId = as(ALICE)
+                .contentType(ContentType.JSON)
+                .body(Map.of(
+                        "name",
+                        "alice-job",
+                        "binaryId",
+                        uploadedId,
+                        "env",
+                        Map.of("DB_HOST", "alice.internal"),
+                        "schedule",
+                        Map.of("type", "interval", "every", "PT1H", "start", start)))
+                .post("/v1/jobs")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("id");
 
-        String at = Instant.now().plus(1, ChronoUnit.HOURS).truncatedTo(ChronoUnit.SECONDS).toString();
-        deadJobId = as(ALICE).contentType(ContentType.JSON).body(Map.of("name", "alice-dead", "binaryId", uploadedId,
-                "schedule", Map.of("type", "once", "at", at))).post("/v1/jobs").then().statusCode(201)
-                .extract().path("id");
-        deadRunId = as(ALICE).get("/v1/jobs/" + deadJobId + "/runs").then().extract().path("items[0].runId");
+        String at = Instant.now()
+                .plus(1, ChronoUnit.HOURS)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
+        deadJobId = as(ALICE)
+                .contentType(ContentType.JSON)
+                .body(Map.of(
+                        "name", "alice-dead", "binaryId", uploadedId, "schedule", Map.of("type", "once", "at", at)))
+                .post("/v1/jobs")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("id");
+        deadRunId = as(ALICE)
+                .get("/v1/jobs/" + deadJobId + "/runs")
+                .then()
+                .extract()
+                .path("items[0].runId");
         Instant now = Instant.parse(at); // the claim refuses a run before it is due
-        assertThat(punctual.tx.write(List.of(punctual.jobs.conditionNotDeleted(deadJobId),
-                punctual.runs.claim(deadJobId, deadRunId, "ex-iso", now.plus(Duration.ofMinutes(1)), now))).won())
+        assertThat(punctual.tx
+                        .write(List.of(
+                                punctual.jobs.conditionNotDeleted(deadJobId),
+                                punctual.runs.claim(
+                                        deadJobId, deadRunId, "ex-iso", now.plus(Duration.ofMinutes(1)), now)))
+                        .won())
                 .isTrue();
         String logKey = ArtifactStore.logKey(deadJobId, deadRunId, 1);
         Path log = Files.createTempFile("iso", ".log");
         Files.writeString(log, "alice's secret output\n");
         punctual.store.putLog(logKey, log);
-        assertThat(punctual.runs.finish(deadJobId, deadRunId, 1, "ex-iso", RunState.DEAD, 3, "exited with code 3",
-                logKey, now.plusSeconds(1), now.plus(Duration.ofDays(1)), Gateway.owner(ALICE))).isTrue();
+        assertThat(punctual.runs.finish(
+                        deadJobId,
+                        deadRunId,
+                        1,
+                        "ex-iso",
+                        RunState.DEAD,
+                        3,
+                        "exited with code 3",
+                        logKey,
+                        now.plusSeconds(1),
+                        now.plus(Duration.ofDays(1)),
+                        Gateway.owner(ALICE)))
+                .isTrue();
         ready = true;
     }
 
     /** Every route that names one of Alice's objects, as a request Bob (or anyone) can send. */
     private Map<String, Function<RequestSpecification, Response>> objectRoutes() {
         String job = "/v1/jobs/" + jobId;
-        Map<String, Object> definition = Map.of("name", "stolen", "binaryId", binaryId,
-                "schedule", Map.of("type", "now"));
+        Map<String, Object> definition =
+                Map.of("name", "stolen", "binaryId", binaryId, "schedule", Map.of("type", "now"));
         return Map.ofEntries(
                 Map.entry("GET binary", r -> r.get("/v1/binaries/" + binaryId)),
                 Map.entry("GET job", r -> r.get(job)),
-                Map.entry("PUT job", r -> r.contentType(ContentType.JSON).header("If-Match", "\"1\"")
-                        .body(definition).put(job)),
+                Map.entry(
+                        "PUT job",
+                        r -> r.contentType(ContentType.JSON)
+                                .header("If-Match", "\"1\"")
+                                .body(definition)
+                                .put(job)),
                 Map.entry("DELETE job", r -> r.delete(job)),
                 Map.entry("trigger", r -> r.post(job + "/trigger")),
                 Map.entry("pause", r -> r.post(job + "/pause")),
                 Map.entry("resume", r -> r.post(job + "/resume")),
-                Map.entry("backfill", r -> r.contentType(ContentType.JSON).body(Map.of("from",
-                        Instant.now().minus(3, ChronoUnit.HOURS).toString(), "to", Instant.now().toString()))
-                        .post(job + "/backfill")),
+                Map.entry(
+                        "backfill",
+                        r -> r.contentType(ContentType.JSON)
+                                .body(Map.of(
+                                        "from",
+                                        Instant.now().minus(3, ChronoUnit.HOURS).toString(),
+                                        "to",
+                                        Instant.now().toString()))
+                                .post(job + "/backfill")),
                 Map.entry("next", r -> r.get(job + "/next")),
                 Map.entry("runs", r -> r.get(job + "/runs")),
                 Map.entry("log", r -> r.get("/v1/jobs/" + deadJobId + "/runs/" + deadRunId + "/log")),
@@ -116,45 +174,95 @@ class IsolationLambdaTest {
             assertThat(r.contentType()).as(name).startsWith("application/problem+json");
             assertThat(r.asString()).as(name).doesNotContain("alice");
         });
-        as(ALICE).get("/v1/jobs/" + jobId).then().statusCode(200).body("state", equalTo("ACTIVE"))
-                .body("version", equalTo(1)).body("env.DB_HOST", equalTo("alice.internal"));
-        as(ALICE).get("/v1/jobs/" + jobId + "/runs").then().body("items.size()", equalTo(1))
+        as(ALICE)
+                .get("/v1/jobs/" + jobId)
+                .then()
+                .statusCode(200)
+                .body("state", equalTo("ACTIVE"))
+                .body("version", equalTo(1))
+                .body("env.DB_HOST", equalTo("alice.internal"));
+        as(ALICE)
+                .get("/v1/jobs/" + jobId + "/runs")
+                .then()
+                .body("items.size()", equalTo(1))
                 .body("items[0].state", equalTo("SCHEDULED"));
-        as(ALICE).get("/v1/jobs/" + deadJobId + "/runs/" + deadRunId + "/log").then().statusCode(200)
+        as(ALICE)
+                .get("/v1/jobs/" + deadJobId + "/runs/" + deadRunId + "/log")
+                .then()
+                .statusCode(200)
                 .body(containsString("alice's secret output"));
-        assertThat(punctual.runs.get(deadJobId, deadRunId).orElseThrow().state()).isEqualTo(RunState.DEAD);
+        assertThat(punctual.runs.get(deadJobId, deadRunId).orElseThrow().state())
+                .isEqualTo(RunState.DEAD);
     }
 
     @Test
     void listingsShowOnlyTheCallersOwn() {
-        List<String> bobs = as(BOB).queryParam("limit", 100).get("/v1/jobs").then().statusCode(200).extract()
-                .jsonPath().getList("items.id", String.class);
+        List<String> bobs = as(BOB).queryParam("limit", 100)
+                .get("/v1/jobs")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("items.id", String.class);
         assertThat(bobs).doesNotContain(jobId, deadJobId);
-        List<String> alices = as(ALICE).queryParam("limit", 100).get("/v1/jobs").then().statusCode(200).extract()
-                .jsonPath().getList("items.id", String.class);
+        List<String> alices = as(ALICE)
+                .queryParam("limit", 100)
+                .get("/v1/jobs")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("items.id", String.class);
         assertThat(alices).contains(jobId, deadJobId);
 
-        assertThat(as(BOB).queryParam("state", "DEAD").queryParam("limit", 100).get("/v1/runs").then()
-                .statusCode(200).extract().jsonPath().getList("items.runId", String.class)).doesNotContain(deadRunId);
-        assertThat(as(ALICE).queryParam("state", "DEAD").queryParam("limit", 100).get("/v1/runs").then()
-                .statusCode(200).extract().jsonPath().getList("items.runId", String.class)).contains(deadRunId);
+        assertThat(as(BOB).queryParam("state", "DEAD")
+                        .queryParam("limit", 100)
+                        .get("/v1/runs")
+                        .then()
+                        .statusCode(200)
+                        .extract()
+                        .jsonPath()
+                        .getList("items.runId", String.class))
+                .doesNotContain(deadRunId);
+        assertThat(as(ALICE)
+                        .queryParam("state", "DEAD")
+                        .queryParam("limit", 100)
+                        .get("/v1/runs")
+                        .then()
+                        .statusCode(200)
+                        .extract()
+                        .jsonPath()
+                        .getList("items.runId", String.class))
+                .contains(deadRunId);
     }
 
     @Test
     void aJobCannotUseAnotherTenantsBinary() {
-        as(BOB).contentType(ContentType.JSON).body(Map.of("name", "thief", "binaryId", binaryId,
-                        "schedule", Map.of("type", "now")))
-                .post("/v1/jobs").then().statusCode(422).contentType("application/problem+json")
+        as(BOB).contentType(ContentType.JSON)
+                .body(Map.of("name", "thief", "binaryId", binaryId, "schedule", Map.of("type", "now")))
+                .post("/v1/jobs")
+                .then()
+                .statusCode(422)
+                .contentType("application/problem+json")
                 .body("field", equalTo("binaryId"));
     }
 
     @Test
     void anotherTenantsCursorIsRefused() {
-        String cursor = as(ALICE).queryParam("limit", 1).get("/v1/jobs").then().statusCode(200).extract()
+        String cursor = as(ALICE)
+                .queryParam("limit", 1)
+                .get("/v1/jobs")
+                .then()
+                .statusCode(200)
+                .extract()
                 .path("nextCursor");
         assertThat(cursor).isNotNull();
-        as(BOB).queryParam("cursor", cursor).get("/v1/jobs").then().statusCode(400)
-                .contentType("application/problem+json").body("field", equalTo("cursor"));
+        as(BOB).queryParam("cursor", cursor)
+                .get("/v1/jobs")
+                .then()
+                .statusCode(400)
+                .contentType("application/problem+json")
+                .body("field", equalTo("cursor"));
     }
 
     @Test
@@ -162,9 +270,14 @@ class IsolationLambdaTest {
         Map<String, Function<RequestSpecification, Response>> routes = new java.util.HashMap<>(objectRoutes());
         routes.put("list jobs", r -> r.get("/v1/jobs"));
         routes.put("dead letters", r -> r.queryParam("state", "DEAD").get("/v1/runs"));
-        routes.put("create job", r -> r.contentType(ContentType.JSON).body(Map.of("name", "x")).post("/v1/jobs"));
-        routes.put("register binary", r -> r.contentType(ContentType.JSON).body(Map.of("name", "x", "sha256",
-                "0".repeat(64), "size", 1)).post("/v1/binaries"));
+        routes.put(
+                "create job",
+                r -> r.contentType(ContentType.JSON).body(Map.of("name", "x")).post("/v1/jobs"));
+        routes.put(
+                "register binary",
+                r -> r.contentType(ContentType.JSON)
+                        .body(Map.of("name", "x", "sha256", "0".repeat(64), "size", 1))
+                        .post("/v1/binaries"));
         routes.forEach((name, route) -> {
             Response r = route.apply(as(Gateway.ANONYMOUS));
             assertThat(r.statusCode()).as(name).isEqualTo(401);
@@ -176,7 +289,10 @@ class IsolationLambdaTest {
 
     @Test
     void inJwtModeAnIamSignedCallerIsNoOne() {
-        as("iam:arn:aws:sts::111122223333:assumed-role/deployer/s-1").get("/v1/jobs").then().statusCode(401)
+        as("iam:arn:aws:sts::111122223333:assumed-role/deployer/s-1")
+                .get("/v1/jobs")
+                .then()
+                .statusCode(401)
                 .contentType("application/problem+json");
     }
 }

@@ -1,12 +1,11 @@
 package dev.punctual.api.function;
 
+import static dev.punctual.api.function.ApiBinaries.uploaded;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.nullValue;
-
-import static dev.punctual.api.function.ApiBinaries.uploaded;
 
 import dev.punctual.emulators.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
@@ -23,70 +22,128 @@ import org.junit.jupiter.api.Test;
 class LifecycleApiLambdaTest {
     @Test
     void triggerPauseAndResumeAnswerWithTheRunOrTheJob() throws Exception {
-        String start = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
+        String start = Instant.now()
+                .plus(1, ChronoUnit.DAYS)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
         String id = createJob(start);
 
-        given().post("/v1/jobs/" + id + "/trigger").then().statusCode(202).contentType(ContentType.JSON)
-                .body("jobId", equalTo(id)).body("state", equalTo("QUEUED")).body("attempt", equalTo(0))
+        given().post("/v1/jobs/" + id + "/trigger")
+                .then()
+                .statusCode(202)
+                .contentType(ContentType.JSON)
+                .body("jobId", equalTo(id))
+                .body("state", equalTo("QUEUED"))
+                .body("attempt", equalTo(0))
                 .body("runId", matchesPattern("\\d{8}T\\d{6}\\.\\d{3}Z-t[0-9a-f]{6}"));
         given().get("/v1/jobs/" + id).then().body("nextRunAt", equalTo(start)).body("state", equalTo("ACTIVE"));
         given().get("/v1/jobs/" + id + "/runs").then().body("items.size()", equalTo(2));
 
-        String pausedAt = given().post("/v1/jobs/" + id + "/pause").then().statusCode(200)
-                .body("state", equalTo("PAUSED")).body("pausedAt", notNullValue()).body("nextRunAt", nullValue())
-                .body("version", equalTo(2)).extract().path("pausedAt");
-        given().post("/v1/jobs/" + id + "/pause").then().statusCode(200).body("state", equalTo("PAUSED"))
-                .body("pausedAt", equalTo(pausedAt)).body("version", equalTo(2));
-        given().get("/v1/jobs/" + id + "/runs").then().body("items.find { it.scheduledAt == '" + start
-                + "' }.state", equalTo("CANCELLED"));
+        String pausedAt = given().post("/v1/jobs/" + id + "/pause")
+                .then()
+                .statusCode(200)
+                .body("state", equalTo("PAUSED"))
+                .body("pausedAt", notNullValue())
+                .body("nextRunAt", nullValue())
+                .body("version", equalTo(2))
+                .extract()
+                .path("pausedAt");
+        given().post("/v1/jobs/" + id + "/pause")
+                .then()
+                .statusCode(200)
+                .body("state", equalTo("PAUSED"))
+                .body("pausedAt", equalTo(pausedAt))
+                .body("version", equalTo(2));
+        given().get("/v1/jobs/" + id + "/runs")
+                .then()
+                .body("items.find { it.scheduledAt == '" + start + "' }.state", equalTo("CANCELLED"));
         conflict(given().post("/v1/jobs/" + id + "/trigger"));
 
-        given().contentType(ContentType.JSON).body(Map.of("catchUp", "sometimes")).post("/v1/jobs/" + id + "/resume")
-                .then().statusCode(422).contentType("application/problem+json").body("field", equalTo("catchUp"));
-        given().contentType(ContentType.JSON).body(Map.of("catchup", "all")).post("/v1/jobs/" + id + "/resume")
-                .then().statusCode(400).contentType("application/problem+json").body("field", equalTo("catchup"));
+        given().contentType(ContentType.JSON)
+                .body(Map.of("catchUp", "sometimes"))
+                .post("/v1/jobs/" + id + "/resume")
+                .then()
+                .statusCode(422)
+                .contentType("application/problem+json")
+                .body("field", equalTo("catchUp"));
+        given().contentType(ContentType.JSON)
+                .body(Map.of("catchup", "all"))
+                .post("/v1/jobs/" + id + "/resume")
+                .then()
+                .statusCode(400)
+                .contentType("application/problem+json")
+                .body("field", equalTo("catchup"));
         given().get("/v1/jobs/" + id).then().body("state", equalTo("PAUSED"));
 
-        given().contentType(ContentType.JSON).body(Map.of("catchUp", "latest")).post("/v1/jobs/" + id + "/resume")
-                .then().statusCode(200).body("state", equalTo("ACTIVE")).body("nextRunAt", equalTo(start))
-                .body("pausedAt", nullValue()).body("version", equalTo(3));
+        given().contentType(ContentType.JSON)
+                .body(Map.of("catchUp", "latest"))
+                .post("/v1/jobs/" + id + "/resume")
+                .then()
+                .statusCode(200)
+                .body("state", equalTo("ACTIVE"))
+                .body("nextRunAt", equalTo(start))
+                .body("pausedAt", nullValue())
+                .body("version", equalTo(3));
         conflict(given().post("/v1/jobs/" + id + "/resume"));
 
         // Without a body, resume applies the job's own catchUp (nothing was missed here).
         given().post("/v1/jobs/" + id + "/pause").then().statusCode(200);
-        given().post("/v1/jobs/" + id + "/resume").then().statusCode(200).body("state", equalTo("ACTIVE"))
+        given().post("/v1/jobs/" + id + "/resume")
+                .then()
+                .statusCode(200)
+                .body("state", equalTo("ACTIVE"))
                 .body("nextRunAt", equalTo(start));
-        given().get("/v1/jobs/" + id + "/runs").then().body("items.findAll { it.state == 'SCHEDULED' }.size()",
-                equalTo(1));
+        given().get("/v1/jobs/" + id + "/runs")
+                .then()
+                .body("items.findAll { it.state == 'SCHEDULED' }.size()", equalTo(1));
     }
 
     @Test
     void aDeletedOrUnknownJobCannotBeTriggeredPausedOrResumed() throws Exception {
-        String id = createJob(Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString());
+        String id = createJob(Instant.now()
+                .plus(1, ChronoUnit.DAYS)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString());
         given().delete("/v1/jobs/" + id).then().statusCode(204);
 
         conflict(given().post("/v1/jobs/" + id + "/trigger"));
         conflict(given().post("/v1/jobs/" + id + "/pause"));
-        conflict(given().contentType(ContentType.JSON).body(Map.of("catchUp", "all"))
+        conflict(given().contentType(ContentType.JSON)
+                .body(Map.of("catchUp", "all"))
                 .post("/v1/jobs/" + id + "/resume"));
         given().get("/v1/jobs/" + id + "/runs").then().body("items.size()", equalTo(1));
 
         for (String op : new String[] {"trigger", "pause", "resume"}) {
-            given().post("/v1/jobs/job_doesnotexist/" + op).then().statusCode(404)
-                    .contentType("application/problem+json").body("type", equalTo("urn:punctual:problem:not-found"));
+            given().post("/v1/jobs/job_doesnotexist/" + op)
+                    .then()
+                    .statusCode(404)
+                    .contentType("application/problem+json")
+                    .body("type", equalTo("urn:punctual:problem:not-found"));
         }
     }
 
     private static void conflict(io.restassured.response.Response r) {
-        r.then().statusCode(409).contentType("application/problem+json")
-                .body("type", equalTo("urn:punctual:problem:conflict")).body("status", equalTo(409))
+        r.then()
+                .statusCode(409)
+                .contentType("application/problem+json")
+                .body("type", equalTo("urn:punctual:problem:conflict"))
+                .body("status", equalTo(409))
                 .body("detail", notNullValue());
     }
 
     private static String createJob(String start) throws Exception {
-        return given().contentType(ContentType.JSON).body(Map.of("name", "paused-and-resumed",
-                        "binaryId", uploaded("lifecycle.sh"),
-                        "schedule", Map.of("type", "interval", "every", "PT1H", "start", start)))
-                .post("/v1/jobs").then().statusCode(201).extract().path("id");
+        return given().contentType(ContentType.JSON)
+                .body(Map.of(
+                        "name",
+                        "paused-and-resumed",
+                        "binaryId",
+                        uploaded("lifecycle.sh"),
+                        "schedule",
+                        Map.of("type", "interval", "every", "PT1H", "start", start)))
+                .post("/v1/jobs")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("id");
     }
 }

@@ -15,8 +15,7 @@ import java.util.Map;
 
 /** Assertions on RFC 9457 answers, and small job bodies, shared by the input-hardening tests. */
 final class Problems {
-    private Problems() {
-    }
+    private Problems() {}
 
     /** A problem+json answer with {@code status} whose {@code field} and {@code errors} name {@code field}. */
     static ValidatableResponse assertProblem(Response r, int status, String field) {
@@ -25,7 +24,10 @@ final class Problems {
     }
 
     static ValidatableResponse assertProblem(Response r, int status) {
-        return r.then().statusCode(status).contentType("application/problem+json").body("status", equalTo(status));
+        return r.then()
+                .statusCode(status)
+                .contentType("application/problem+json")
+                .body("status", equalTo(status));
     }
 
     /** A job every hour from tomorrow: nothing of it runs during a test. */
@@ -33,14 +35,29 @@ final class Problems {
         Map<String, Object> b = new HashMap<>();
         b.put("name", name);
         b.put("binaryId", binaryId);
-        b.put("schedule", Map.of("type", "interval", "every", "PT1H",
-                "start", Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString()));
+        b.put(
+                "schedule",
+                Map.of(
+                        "type",
+                        "interval",
+                        "every",
+                        "PT1H",
+                        "start",
+                        Instant.now()
+                                .plus(1, ChronoUnit.DAYS)
+                                .truncatedTo(ChronoUnit.SECONDS)
+                                .toString()));
         return b;
     }
 
     static String createJob(Map<String, Object> body) {
-        return given().contentType(ContentType.JSON).body(body).post("/v1/jobs").then().statusCode(201)
-                .extract().path("id");
+        return given().contentType(ContentType.JSON)
+                .body(body)
+                .post("/v1/jobs")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("id");
     }
 
     /** How many jobs the caller has, every page read. */

@@ -1,12 +1,11 @@
 package dev.punctual.api.function;
 
+import static dev.punctual.api.function.ApiBinaries.uploaded;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
-
-import static dev.punctual.api.function.ApiBinaries.uploaded;
 
 import dev.punctual.emulators.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
@@ -31,30 +30,50 @@ class QuotaAndSecretsLambdaTest {
     public static class TightQuotas implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("punctual.quota-triggers-per-minute", "1", "punctual.quota-runs-per-minute", "15",
-                    "punctual.limits-memory-mb", "512");
+            return Map.of(
+                    "punctual.quota-triggers-per-minute",
+                    "1",
+                    "punctual.quota-runs-per-minute",
+                    "15",
+                    "punctual.limits-memory-mb",
+                    "512");
         }
     }
 
     private static Map<String, Object> job(String binaryId, Map<String, Object> schedule) {
-        return Map.of("name", "q", "binaryId", binaryId, "schedule", schedule,
-                "secrets", Map.of("API_TOKEN", "do-not-show-me"));
+        return Map.of(
+                "name",
+                "q",
+                "binaryId",
+                binaryId,
+                "schedule",
+                schedule,
+                "secrets",
+                Map.of("API_TOKEN", "do-not-show-me"));
     }
 
     @Test
     void overAQuotaIs429WithRetryAfterAndNothingIsWritten() throws Exception {
         String binaryId = uploaded("quota.sh");
-        String start = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
+        String start = Instant.now()
+                .plus(1, ChronoUnit.DAYS)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
         Response created = given().contentType(ContentType.JSON)
-                .body(job(binaryId, Map.of("type", "interval", "every", "PT5S", "start", start))).post("/v1/jobs");
+                .body(job(binaryId, Map.of("type", "interval", "every", "PT5S", "start", start)))
+                .post("/v1/jobs");
         created.then().statusCode(201).body("secrets", contains("API_TOKEN"));
         assertThat(created.asString()).doesNotContain("do-not-show-me");
         String id = created.path("id");
 
         Response tooFast = given().contentType(ContentType.JSON)
-                .body(job(binaryId, Map.of("type", "interval", "every", "PT10S"))).post("/v1/jobs");
-        tooFast.then().statusCode(429).contentType("application/problem+json")
-                .body("type", equalTo("urn:punctual:problem:quota-exceeded")).body("field", equalTo("runsPerMinute"));
+                .body(job(binaryId, Map.of("type", "interval", "every", "PT10S")))
+                .post("/v1/jobs");
+        tooFast.then()
+                .statusCode(429)
+                .contentType("application/problem+json")
+                .body("type", equalTo("urn:punctual:problem:quota-exceeded"))
+                .body("field", equalTo("runsPerMinute"));
         assertThat(tooFast.header("Retry-After")).isNotNull();
         given().queryParam("limit", 100).get("/v1/jobs").then().body("items.size()", equalTo(1));
 
@@ -67,28 +86,60 @@ class QuotaAndSecretsLambdaTest {
         } while (r.statusCode() == 202 && triggered < 3);
         r.then().statusCode(429).body("field", equalTo("triggersPerMinute"));
         assertThat(Integer.parseInt(r.header("Retry-After"))).isBetween(1, 60);
-        given().get("/v1/jobs/" + id + "/runs").then().body("items.size()", equalTo(1 + triggered))
+        given().get("/v1/jobs/" + id + "/runs")
+                .then()
+                .body("items.size()", equalTo(1 + triggered))
                 .body(not(org.hamcrest.Matchers.containsString("do-not-show-me")));
     }
 
     @Test
     void runLimitsAreKeptAndMoreThanTheDeploymentsMaximumIsA422NamingTheField() throws Exception {
         String binaryId = uploaded("limits.sh");
-        String at = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS).toString();
+        String at = Instant.now()
+                .plus(1, ChronoUnit.DAYS)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
         Map<String, Object> once = Map.of("type", "once", "at", at);
-        Response tooMuch = given().contentType(ContentType.JSON).body(Map.of("name", "big", "binaryId", binaryId,
-                "schedule", once, "limits", Map.of("memoryMb", 513, "processes", 0))).post("/v1/jobs");
-        tooMuch.then().statusCode(422).contentType("application/problem+json")
+        Response tooMuch = given().contentType(ContentType.JSON)
+                .body(Map.of(
+                        "name",
+                        "big",
+                        "binaryId",
+                        binaryId,
+                        "schedule",
+                        once,
+                        "limits",
+                        Map.of("memoryMb", 513, "processes", 0)))
+                .post("/v1/jobs");
+        tooMuch.then()
+                .statusCode(422)
+                .contentType("application/problem+json")
                 .body("errors.field", org.hamcrest.Matchers.containsInAnyOrder("limits.memoryMb", "limits.processes"))
-                .body("errors.find { it.field == 'limits.memoryMb' }.message",
+                .body(
+                        "errors.find { it.field == 'limits.memoryMb' }.message",
                         org.hamcrest.Matchers.containsString("at most 512"));
-        given().contentType(ContentType.JSON).body(Map.of("name", "odd", "binaryId", binaryId, "schedule", once,
-                "limits", Map.of("memoryMB", 64))).post("/v1/jobs").then().statusCode(400)
+        given().contentType(ContentType.JSON)
+                .body(Map.of("name", "odd", "binaryId", binaryId, "schedule", once, "limits", Map.of("memoryMB", 64)))
+                .post("/v1/jobs")
+                .then()
+                .statusCode(400)
                 .body(org.hamcrest.Matchers.containsString("memoryMB"));
 
-        Response created = given().contentType(ContentType.JSON).body(Map.of("name", "small", "binaryId", binaryId,
-                "schedule", once, "limits", Map.of("memoryMb", 256, "cpuSeconds", 30))).post("/v1/jobs");
-        created.then().statusCode(201).body("limits.memoryMb", equalTo(256)).body("limits.cpuSeconds", equalTo(30))
+        Response created = given().contentType(ContentType.JSON)
+                .body(Map.of(
+                        "name",
+                        "small",
+                        "binaryId",
+                        binaryId,
+                        "schedule",
+                        once,
+                        "limits",
+                        Map.of("memoryMb", 256, "cpuSeconds", 30)))
+                .post("/v1/jobs");
+        created.then()
+                .statusCode(201)
+                .body("limits.memoryMb", equalTo(256))
+                .body("limits.cpuSeconds", equalTo(30))
                 .body("limits.processes", org.hamcrest.Matchers.nullValue());
         given().get("/v1/jobs/" + created.path("id")).then().statusCode(200).body("limits.memoryMb", equalTo(256));
     }

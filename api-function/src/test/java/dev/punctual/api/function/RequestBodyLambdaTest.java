@@ -42,8 +42,12 @@ class RequestBodyLambdaTest {
 
     /** Sends {@code body} with exactly the given content type (none when null): RestAssured would add one. */
     private static Gateway.Raw send(String method, String path, String contentType, String body) throws Exception {
-        return Gateway.invoke(method, path, contentType == null ? Map.of() : Map.of("content-type", contentType),
-                body.isEmpty() ? null : body, Gateway.DEFAULT_USER);
+        return Gateway.invoke(
+                method,
+                path,
+                contentType == null ? Map.of() : Map.of("content-type", contentType),
+                body.isEmpty() ? null : body,
+                Gateway.DEFAULT_USER);
     }
 
     private static void assertUnsupported(Gateway.Raw r) {
@@ -59,15 +63,16 @@ class RequestBodyLambdaTest {
         assertUnsupported(send("POST", "/v1/jobs", "text/plain", job("text")));
         assertUnsupported(send("POST", "/v1/jobs", "application/x-www-form-urlencoded", job("form")));
         assertThat(countJobs()).isEqualTo(before);
-        assertThat(send("POST", "/v1/jobs", "application/json; charset=utf-8", job("typed")).statusCode())
+        assertThat(send("POST", "/v1/jobs", "application/json; charset=utf-8", job("typed"))
+                        .statusCode())
                 .isEqualTo(201);
     }
 
     @Test
     void everyRouteWithABodyRequiresJson() throws Exception {
         String id = createJob(hourlyJob("typed-routes", binary()));
-        assertUnsupported(send("POST", "/v1/binaries", null, "{\"name\":\"a\",\"sha256\":\"" + "0".repeat(64)
-                + "\",\"size\":1}"));
+        assertUnsupported(send(
+                "POST", "/v1/binaries", null, "{\"name\":\"a\",\"sha256\":\"" + "0".repeat(64) + "\",\"size\":1}"));
         assertUnsupported(send("PUT", "/v1/jobs/" + id, null, job("put")));
         assertUnsupported(send("POST", "/v1/jobs/" + id + "/backfill", "text/plain", "{}"));
         assertUnsupported(send("POST", "/v1/schedules/preview", null, "{\"schedule\":{\"type\":\"now\"}}"));
@@ -80,7 +85,8 @@ class RequestBodyLambdaTest {
         assertUnsupported(send("POST", "/v1/jobs/" + id + "/resume", "text/plain", "{\"catchUp\":\"skip\"}"));
         assertUnsupported(send("POST", "/v1/jobs/" + id + "/resume", null, "{\"catchUp\":\"skip\"}"));
         given().get("/v1/jobs/" + id).then().body("state", equalTo("PAUSED"));
-        assertThat(send("POST", "/v1/jobs/" + id + "/resume", null, "").statusCode()).isEqualTo(200);
+        assertThat(send("POST", "/v1/jobs/" + id + "/resume", null, "").statusCode())
+                .isEqualTo(200);
     }
 
     @ParameterizedTest
@@ -92,16 +98,35 @@ class RequestBodyLambdaTest {
 
     @Test
     void scalarsAreNotCoercedToStrings() throws Exception {
-        assertProblem(given().contentType(ContentType.JSON).body(job("x").replace("\"name\":\"x\"", "\"name\":5"))
-                .post("/v1/jobs"), 400, "name");
-        assertProblem(given().contentType(ContentType.JSON).body(job("x").replaceFirst("^\\{", "{\"args\":[1],"))
-                .post("/v1/jobs"), 400, "args[0]");
-        assertProblem(given().contentType(ContentType.JSON)
-                .body(job("x").replaceFirst("^\\{", "{\"env\":{\"DEBUG\":true},")).post("/v1/jobs"), 400, "env.DEBUG");
-        assertProblem(given().contentType(ContentType.JSON)
-                .body("{\"schedule\":{\"type\":\"now\"},\"count\":\"5\"}").post("/v1/schedules/preview"), 400, "count");
-        assertProblem(given().contentType(ContentType.JSON)
-                .body("{\"schedule\":{\"type\":\"dates\",\"dates\":[20300101]}}").post("/v1/schedules/preview"), 400,
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .body(job("x").replace("\"name\":\"x\"", "\"name\":5"))
+                        .post("/v1/jobs"),
+                400,
+                "name");
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .body(job("x").replaceFirst("^\\{", "{\"args\":[1],"))
+                        .post("/v1/jobs"),
+                400,
+                "args[0]");
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .body(job("x").replaceFirst("^\\{", "{\"env\":{\"DEBUG\":true},"))
+                        .post("/v1/jobs"),
+                400,
+                "env.DEBUG");
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .body("{\"schedule\":{\"type\":\"now\"},\"count\":\"5\"}")
+                        .post("/v1/schedules/preview"),
+                400,
+                "count");
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .body("{\"schedule\":{\"type\":\"dates\",\"dates\":[20300101]}}")
+                        .post("/v1/schedules/preview"),
+                400,
                 "schedule.dates[0]");
     }
 
@@ -117,10 +142,16 @@ class RequestBodyLambdaTest {
     void resumeReadsItsBodyAsStrictly() throws Exception {
         String id = createJob(hourlyJob("resume-strict", binary()));
         given().post("/v1/jobs/" + id + "/pause").then().statusCode(200);
-        assertProblem(given().contentType(ContentType.JSON).body("{\"catchUp\":5}").post("/v1/jobs/" + id + "/resume"),
-                400, "catchUp");
-        assertProblem(given().contentType(ContentType.JSON).body("{\"catchUp\":\"skip\",\"catchUp\":\"all\"}")
-                .post("/v1/jobs/" + id + "/resume"), 400, "catchUp");
+        assertProblem(
+                given().contentType(ContentType.JSON).body("{\"catchUp\":5}").post("/v1/jobs/" + id + "/resume"),
+                400,
+                "catchUp");
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .body("{\"catchUp\":\"skip\",\"catchUp\":\"all\"}")
+                        .post("/v1/jobs/" + id + "/resume"),
+                400,
+                "catchUp");
         given().get("/v1/jobs/" + id).then().body("state", equalTo("PAUSED"));
     }
 
@@ -136,17 +167,40 @@ class RequestBodyLambdaTest {
     void aStaleIfMatchFailsThePreconditionAndAStarMatchesAnyVersion() throws Exception {
         Map<String, Object> body = hourlyJob("if-match", binary());
         String id = createJob(body);
-        assertProblem(given().contentType(ContentType.JSON).header("If-Match", "\"7\"").body(body)
-                .put("/v1/jobs/" + id), 412, "If-Match");
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .header("If-Match", "\"7\"")
+                        .body(body)
+                        .put("/v1/jobs/" + id),
+                412,
+                "If-Match");
         given().get("/v1/jobs/" + id).then().header("ETag", "\"1\"");
-        given().contentType(ContentType.JSON).header("If-Match", "*").body(body).put("/v1/jobs/" + id).then()
-                .statusCode(200).header("ETag", "\"2\"");
-        given().contentType(ContentType.JSON).header("If-Match", "*").body(body).put("/v1/jobs/" + id).then()
-                .statusCode(200).header("ETag", "\"3\"");
+        given().contentType(ContentType.JSON)
+                .header("If-Match", "*")
+                .body(body)
+                .put("/v1/jobs/" + id)
+                .then()
+                .statusCode(200)
+                .header("ETag", "\"2\"");
+        given().contentType(ContentType.JSON)
+                .header("If-Match", "*")
+                .body(body)
+                .put("/v1/jobs/" + id)
+                .then()
+                .statusCode(200)
+                .header("ETag", "\"3\"");
         given().delete("/v1/jobs/" + id).then().statusCode(204);
-        assertProblem(given().contentType(ContentType.JSON).header("If-Match", "*").body(body)
-                .put("/v1/jobs/" + id), 404);
-        assertProblem(given().contentType(ContentType.JSON).header("If-Match", "*").body(body)
-                .put("/v1/jobs/job_aaaaaaaaaaaaaaaaaaaa"), 404);
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .header("If-Match", "*")
+                        .body(body)
+                        .put("/v1/jobs/" + id),
+                404);
+        assertProblem(
+                given().contentType(ContentType.JSON)
+                        .header("If-Match", "*")
+                        .body(body)
+                        .put("/v1/jobs/job_aaaaaaaaaaaaaaaaaaaa"),
+                404);
     }
 }

@@ -34,37 +34,72 @@ class UpdateApiLambdaTest {
         Instant tomorrow = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
         Map<String, Object> create = body(binaryId, "PT1H", tomorrow.toString());
         create.put("catchUp", "latest");
-        String id = given().contentType(ContentType.JSON).body(create).post("/v1/jobs").then().statusCode(201)
+        String id = given().contentType(ContentType.JSON)
+                .body(create)
+                .post("/v1/jobs")
+                .then()
+                .statusCode(201)
                 .header("ETag", "\"1\"")
-                .body("catchUp.mode", equalTo("latest")).body("catchUp.maxAge", equalTo("PT24H"))
-                .body("catchUp.maxRuns", equalTo(100)).body("overlap", equalTo("allow"))
-                .body("maxRunAge", equalTo("PT24H")).body("jitter", equalTo(null))
-                .extract().path("id");
+                .body("catchUp.mode", equalTo("latest"))
+                .body("catchUp.maxAge", equalTo("PT24H"))
+                .body("catchUp.maxRuns", equalTo(100))
+                .body("overlap", equalTo("allow"))
+                .body("maxRunAge", equalTo("PT24H"))
+                .body("jitter", equalTo(null))
+                .extract()
+                .path("id");
         given().get("/v1/jobs/" + id).then().statusCode(200).header("ETag", "\"1\"");
 
-        Map<String, Object> update = body(binaryId, "PT2H", tomorrow.plus(1, ChronoUnit.HOURS).toString());
+        Map<String, Object> update =
+                body(binaryId, "PT2H", tomorrow.plus(1, ChronoUnit.HOURS).toString());
         update.put("jitter", Map.of("mode", "hashed", "max", "PT5M"));
         update.put("catchUp", Map.of("mode", "all", "maxAge", "PT6H", "maxRuns", 10));
         update.put("overlap", "forbid");
         update.put("maxRunAge", "PT2H");
 
-        given().contentType(ContentType.JSON).body(update).put("/v1/jobs/" + id).then().statusCode(428)
-                .contentType("application/problem+json").body("field", equalTo("If-Match"));
-        given().contentType(ContentType.JSON).header("If-Match", "\"7\"").body(update).put("/v1/jobs/" + id)
-                .then().statusCode(412).contentType("application/problem+json")
+        given().contentType(ContentType.JSON)
+                .body(update)
+                .put("/v1/jobs/" + id)
+                .then()
+                .statusCode(428)
+                .contentType("application/problem+json")
+                .body("field", equalTo("If-Match"));
+        given().contentType(ContentType.JSON)
+                .header("If-Match", "\"7\"")
+                .body(update)
+                .put("/v1/jobs/" + id)
+                .then()
+                .statusCode(412)
+                .contentType("application/problem+json")
                 .body("type", equalTo("urn:punctual:problem:precondition-failed"));
         Map<String, Object> bad = new HashMap<>(update);
         bad.put("jitter", Map.of("mode", "wild", "max", "PT5M"));
-        given().contentType(ContentType.JSON).header("If-Match", "\"1\"").body(bad).put("/v1/jobs/" + id)
-                .then().statusCode(422).contentType("application/problem+json").body("field", equalTo("jitter.mode"));
+        given().contentType(ContentType.JSON)
+                .header("If-Match", "\"1\"")
+                .body(bad)
+                .put("/v1/jobs/" + id)
+                .then()
+                .statusCode(422)
+                .contentType("application/problem+json")
+                .body("field", equalTo("jitter.mode"));
         given().get("/v1/jobs/" + id).then().header("ETag", "\"1\"").body("schedule.every", equalTo("PT1H"));
 
-        given().contentType(ContentType.JSON).header("If-Match", "\"1\"").body(update).put("/v1/jobs/" + id)
-                .then().statusCode(200).header("ETag", "\"2\"").body("version", equalTo(2))
-                .body("schedule.every", equalTo("PT2H")).body("jitter.mode", equalTo("hashed"))
-                .body("jitter.max", equalTo("PT5M")).body("catchUp.maxRuns", equalTo(10))
-                .body("overlap", equalTo("forbid")).body("maxRunAge", equalTo("PT2H"));
-        given().get("/v1/jobs/" + id + "/runs").then()
+        given().contentType(ContentType.JSON)
+                .header("If-Match", "\"1\"")
+                .body(update)
+                .put("/v1/jobs/" + id)
+                .then()
+                .statusCode(200)
+                .header("ETag", "\"2\"")
+                .body("version", equalTo(2))
+                .body("schedule.every", equalTo("PT2H"))
+                .body("jitter.mode", equalTo("hashed"))
+                .body("jitter.max", equalTo("PT5M"))
+                .body("catchUp.maxRuns", equalTo(10))
+                .body("overlap", equalTo("forbid"))
+                .body("maxRunAge", equalTo("PT2H"));
+        given().get("/v1/jobs/" + id + "/runs")
+                .then()
                 .body("items.findAll { it.state == 'SCHEDULED' }", hasSize(1))
                 .body("items.findAll { it.state == 'CANCELLED' }", hasSize(1));
     }
@@ -74,16 +109,32 @@ class UpdateApiLambdaTest {
         String binaryId = uploaded("backfill.sh");
         Instant now = Instant.now().truncatedTo(ChronoUnit.MINUTES);
         String id = given().contentType(ContentType.JSON)
-                .body(body(binaryId, "PT1H", now.plus(1, ChronoUnit.HOURS).toString())).post("/v1/jobs").then()
-                .statusCode(201).extract().path("id");
+                .body(body(binaryId, "PT1H", now.plus(1, ChronoUnit.HOURS).toString()))
+                .post("/v1/jobs")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("id");
 
         // The schedule's occurrences are start + k hours, k ≥ 0: none before start, so nothing in the past.
-        given().contentType(ContentType.JSON).body(Map.of("from", now.minus(3, ChronoUnit.HOURS).toString(),
-                "to", now.toString())).post("/v1/jobs/" + id + "/backfill").then().statusCode(202)
-                .body("occurrences", equalTo(0)).body("created", hasSize(0));
-        given().contentType(ContentType.JSON).body(Map.of("from", now.toString(),
-                "to", now.plus(2, ChronoUnit.HOURS).toString())).post("/v1/jobs/" + id + "/backfill").then()
-                .statusCode(422).contentType("application/problem+json").body("field", equalTo("to"));
+        given().contentType(ContentType.JSON)
+                .body(Map.of("from", now.minus(3, ChronoUnit.HOURS).toString(), "to", now.toString()))
+                .post("/v1/jobs/" + id + "/backfill")
+                .then()
+                .statusCode(202)
+                .body("occurrences", equalTo(0))
+                .body("created", hasSize(0));
+        given().contentType(ContentType.JSON)
+                .body(Map.of(
+                        "from",
+                        now.toString(),
+                        "to",
+                        now.plus(2, ChronoUnit.HOURS).toString()))
+                .post("/v1/jobs/" + id + "/backfill")
+                .then()
+                .statusCode(422)
+                .contentType("application/problem+json")
+                .body("field", equalTo("to"));
         given().get("/v1/jobs/" + id + "/runs").then().body("items", hasSize(1));
     }
 }

@@ -9,10 +9,11 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 public class AuthProblems {
     @ServerExceptionMapper
     public Response unauthenticated(UnauthenticatedException e) {
-        return Response.status(401).type(Problem.MEDIA_TYPE)
+        return Response.status(401)
+                .type(Problem.MEDIA_TYPE)
                 .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer")
-                .entity(new Problem("urn:punctual:problem:unauthenticated", "Unauthenticated", 401,
-                        e.getMessage(), null, null))
+                .entity(new Problem(
+                        "urn:punctual:problem:unauthenticated", "Unauthenticated", 401, e.getMessage(), null, null))
                 .build();
     }
 }

@@ -19,11 +19,11 @@ import java.util.regex.Pattern;
 public final class Owners {
     /** Owners are stored in keys (the jobs' {@code byOwner} index): bounded well below DynamoDB's 2,048 bytes. */
     public static final int MAX_LENGTH = 512;
+
     private static final Pattern ASSUMED_ROLE =
             Pattern.compile("arn:(aws[a-z-]*):sts::(\\d{12}):assumed-role/([^/]+)/.*");
 
-    private Owners() {
-    }
+    private Owners() {}
 
     /**
      * @param tenantClaim the claim naming the tenant, or empty for the subject

@@ -16,15 +16,17 @@ class OwnersTest {
 
     @Test
     void aConfiguredClaimMakesTeamsAndCannotBeImpersonatedByASubjectOfTheSameName() {
-        String team = Owners.fromJwtClaims(Map.of("iss", "https://idp/", "sub", "u1", "org_id", "acme"),
-                Optional.of("org_id"));
+        String team = Owners.fromJwtClaims(
+                Map.of("iss", "https://idp/", "sub", "u1", "org_id", "acme"), Optional.of("org_id"));
         assertThat(team).isEqualTo("https://idp/|org_id:acme");
-        assertThat(Owners.fromJwtClaims(Map.of("iss", "https://idp/", "sub", "u2", "org_id", "acme"),
-                Optional.of("org_id"))).isEqualTo(team);
+        assertThat(Owners.fromJwtClaims(
+                        Map.of("iss", "https://idp/", "sub", "u2", "org_id", "acme"), Optional.of("org_id")))
+                .isEqualTo(team);
         assertThat(Owners.fromJwtClaims(Map.of("iss", "https://idp/", "sub", "acme"), Optional.empty()))
                 .isNotEqualTo(team);
-        assertThat(Owners.fromJwtClaims(Map.of("iss", "https://other/", "sub", "u1", "org_id", "acme"),
-                Optional.of("org_id"))).isNotEqualTo(team);
+        assertThat(Owners.fromJwtClaims(
+                        Map.of("iss", "https://other/", "sub", "u1", "org_id", "acme"), Optional.of("org_id")))
+                .isNotEqualTo(team);
     }
 
     @Test
@@ -32,9 +34,11 @@ class OwnersTest {
         assertThatThrownBy(() -> Owners.fromJwtClaims(null, Optional.empty()))
                 .isInstanceOf(UnauthenticatedException.class);
         assertThatThrownBy(() -> Owners.fromJwtClaims(Map.of("sub", "u"), Optional.empty()))
-                .isInstanceOf(UnauthenticatedException.class).hasMessageContaining("iss");
+                .isInstanceOf(UnauthenticatedException.class)
+                .hasMessageContaining("iss");
         assertThatThrownBy(() -> Owners.fromJwtClaims(Map.of("iss", "i", "sub", "u"), Optional.of("org_id")))
-                .isInstanceOf(UnauthenticatedException.class).hasMessageContaining("org_id");
+                .isInstanceOf(UnauthenticatedException.class)
+                .hasMessageContaining("org_id");
         assertThatThrownBy(() -> Owners.fromJwtClaims(Map.of("iss", "i", "sub", " "), Optional.empty()))
                 .isInstanceOf(UnauthenticatedException.class);
         assertThatThrownBy(() -> Owners.fromJwtClaims(Map.of("iss", "i", "sub", "x".repeat(600)), Optional.empty()))

@@ -18,7 +18,8 @@ final class BareProcessBuilder implements LaunchPath {
 
     @Override
     public Trial trial(int worker, Binary binary) {
-        ProcessBuilder pb = new ProcessBuilder(binary.path().toString()).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(binary.path().toString())
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD);
         return steps -> {
             int code = pb.start().waitFor();

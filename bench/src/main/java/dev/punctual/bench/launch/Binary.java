@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 record Binary(String name, Path path, String sha256, String origin) {
     /** Exits 0 at once: what is measured is the launch, not the work. */
     static final String SOURCE = "int main(void) { return 0; }\n";
+
     static final List<String> NAMES = List.of("tiny", "static", "true");
 
     /**
@@ -51,8 +52,12 @@ record Binary(String name, Path path, String sha256, String origin) {
         }
         // Readable and executable by everyone, like a binary in the executor's cache.
         Files.setPosixFilePermissions(out, PosixFilePermissions.fromString("rwxr-xr-x"));
-        return new Binary(name, out, sha256(out), "`" + String.join(" ", cmd.subList(0, cmd.size() - 3))
-                + "` of `" + SOURCE.strip() + "` (" + Files.size(out) + " bytes)");
+        return new Binary(
+                name,
+                out,
+                sha256(out),
+                "`" + String.join(" ", cmd.subList(0, cmd.size() - 3)) + "` of `" + SOURCE.strip() + "` ("
+                        + Files.size(out) + " bytes)");
     }
 
     static String sha256(Path file) throws IOException {

@@ -24,29 +24,41 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** The start cost of a run's binary: bare ProcessBuilder, the executor's ProcessRunner, and with the sandbox. */
-@Command(name = "launch", mixinStandardHelpOptions = true,
+@Command(
+        name = "launch",
+        mixinStandardHelpOptions = true,
         description = "Measures launching a binary that exits at once: a bare ProcessBuilder (baseline), "
                 + "ProcessRunner, and ProcessRunner with the sandbox (root only), plus the sandbox's own steps.")
 public final class LaunchCommand implements Callable<Integer> {
-    @Option(names = "--threads", split = ",", defaultValue = "1,4",
+    @Option(
+            names = "--threads",
+            split = ",",
+            defaultValue = "1,4",
             description = "Worker thread counts, one set of rows each (default: ${DEFAULT-VALUE}).")
     List<Integer> threads;
 
     @Option(names = "--runs", defaultValue = "1000", description = "Measured runs per row (default: ${DEFAULT-VALUE}).")
     int runs;
 
-    @Option(names = "--warmup", defaultValue = "200",
+    @Option(
+            names = "--warmup",
+            defaultValue = "200",
             description = "Runs before each row's measured ones, at the same thread count, not counted "
                     + "(default: ${DEFAULT-VALUE}).")
     int warmup;
 
-    @Option(names = "--binaries", split = ",", defaultValue = "tiny",
+    @Option(
+            names = "--binaries",
+            split = ",",
+            defaultValue = "tiny",
             description = "tiny (gcc -O2, dynamic), static (gcc -O2 -static), true (/bin/true) "
                     + "(default: ${DEFAULT-VALUE}).")
     List<String> binaries;
 
-    @Option(names = "--uid-base", description = "First uid of the sandbox's pool (default: Punctual's, "
-            + Sandbox.Config.DEFAULT_UID_BASE + ").")
+    @Option(
+            names = "--uid-base",
+            description =
+                    "First uid of the sandbox's pool (default: Punctual's, " + Sandbox.Config.DEFAULT_UID_BASE + ").")
     int uidBase = Sandbox.Config.DEFAULT_UID_BASE;
 
     @Override
@@ -72,63 +84,110 @@ public final class LaunchCommand implements Callable<Integer> {
             made.add(Binary.make(name, dir));
         }
         RunnerSettings settings = RunnerSettings.defaults(dir);
-        Sandbox.Config sandboxConfig = new Sandbox.Config(true, uidBase, Sandbox.Config.DEFAULT_UID_COUNT,
-                dir.resolve("sandbox"));
-        List<LaunchPath> paths = List.of(new BareProcessBuilder(), new PlainRunner(settings),
-                new SandboxedRunner(settings, sandboxConfig));
+        Sandbox.Config sandboxConfig =
+                new Sandbox.Config(true, uidBase, Sandbox.Config.DEFAULT_UID_COUNT, dir.resolve("sandbox"));
+        List<LaunchPath> paths = List.of(
+                new BareProcessBuilder(), new PlainRunner(settings), new SandboxedRunner(settings, sandboxConfig));
 
         StringBuilder out = new StringBuilder("# punctual bench launch\n\n");
         Machine.describe().forEach(l -> out.append(l).append('\n'));
         out.append("\n## Settings\n\n");
-        out.append("- runs per row: ").append(runs).append(", after ").append(warmup)
-                .append(" warmup runs at the same thread count (not counted); threads: ").append(threads)
+        out.append("- runs per row: ")
+                .append(runs)
+                .append(", after ")
+                .append(warmup)
+                .append(" warmup runs at the same thread count (not counted); threads: ")
+                .append(threads)
                 .append(" (platform threads, each launching as fast as it can, no sleeps)\n");
         for (Binary b : made) {
-            out.append("- binary `").append(b.name()).append("`: ").append(b.origin()).append('\n');
+            out.append("- binary `")
+                    .append(b.name())
+                    .append("`: ")
+                    .append(b.origin())
+                    .append('\n');
         }
         for (LaunchPath p : paths) {
-            out.append("- ").append(p.name()).append(": ").append(p.description()).append('\n');
+            out.append("- ")
+                    .append(p.name())
+                    .append(": ")
+                    .append(p.description())
+                    .append('\n');
         }
-        out.append("- ProcessRunner: log cap ").append(Settings.DEFAULT_LOG_CAP_BYTES)
-                .append(" bytes, kill grace ").append(Settings.DEFAULT_KILL_GRACE)
+        out.append("- ProcessRunner: log cap ")
+                .append(Settings.DEFAULT_LOG_CAP_BYTES)
+                .append(" bytes, kill grace ")
+                .append(Settings.DEFAULT_KILL_GRACE)
                 .append(" (the executor's defaults); the binary's environment: PATH, HOME, TMPDIR, ")
-                .append(ProcessRunner.TAG).append(" (set by ProcessRunner) and ")
-                .append(new TreeMap<>(settings.env())).append('\n');
-        out.append("- tools: ").append(Machine.version("setpriv", "--version")).append("; ")
-                .append(Machine.version("gcc", "--version")).append('\n');
+                .append(ProcessRunner.TAG)
+                .append(" (set by ProcessRunner) and ")
+                .append(new TreeMap<>(settings.env()))
+                .append('\n');
+        out.append("- tools: ")
+                .append(Machine.version("setpriv", "--version"))
+                .append("; ")
+                .append(Machine.version("gcc", "--version"))
+                .append('\n');
         out.append("- environment: ").append(environment()).append("\n\n");
         System.out.print(out);
         System.out.flush();
 
-        MarkdownTable table = new MarkdownTable("path", "binary", "threads>", "runs>", "failed>", "runs/s>", "mean ms>",
-                "p50 ms>", "p99 ms>", "max ms>", "overhead vs baseline, ms>");
+        MarkdownTable table = new MarkdownTable(
+                "path",
+                "binary",
+                "threads>",
+                "runs>",
+                "failed>",
+                "runs/s>",
+                "mean ms>",
+                "p50 ms>",
+                "p99 ms>",
+                "max ms>",
+                "overhead vs baseline, ms>");
         List<String> failures = new ArrayList<>();
         for (Binary b : made) {
             for (int t : threads) {
                 Double baseline = null;
                 for (LaunchPath p : paths) {
                     if (p.skipReason() != null) {
-                        table.row(p.name(), b.name(), Integer.toString(t), p.skipReason(), "—", "—", "—", "—", "—",
-                                "—", "—");
+                        table.row(
+                                p.name(),
+                                b.name(),
+                                Integer.toString(t),
+                                p.skipReason(),
+                                "—",
+                                "—",
+                                "—",
+                                "—",
+                                "—",
+                                "—",
+                                "—");
                         continue;
                     }
-                    System.err.printf("measuring %s, %s, %d thread(s): %d + %d warmup runs%n", p.name(), b.name(),
-                            t, runs, warmup);
+                    System.err.printf(
+                            "measuring %s, %s, %d thread(s): %d + %d warmup runs%n",
+                            p.name(), b.name(), t, runs, warmup);
                     FixedThreads.Measurement m = FixedThreads.measure(t, warmup, runs, w -> trial(p, w, b));
                     Samples.Summary total = m.summary(FixedThreads.TOTAL);
-                    String overhead = baseline == null ? "baseline"
-                            : "+" + ms(total.meanNanos() - baseline);
+                    String overhead = baseline == null ? "baseline" : "+" + ms(total.meanNanos() - baseline);
                     if (baseline == null) {
                         baseline = total.meanNanos();
                     }
-                    row(table, p.name(), b, t, Integer.toString(m.failed()),
-                            String.format(Locale.ROOT, "%.0f", m.runsPerSecond()), total, overhead);
+                    row(
+                            table,
+                            p.name(),
+                            b,
+                            t,
+                            Integer.toString(m.failed()),
+                            String.format(Locale.ROOT, "%.0f", m.runsPerSecond()),
+                            total,
+                            overhead);
                     for (String step : p.steps()) {
                         Samples.Summary s = m.summary(step);
                         row(table, "  ↳ " + step, b, t, "—", "—", s, "+" + ms(s.meanNanos()) + " (step)");
                     }
-                    m.failures().forEach((reason, n) -> failures.add(
-                            p.name() + ", " + b.name() + ", " + t + " thread(s): " + n + " × `" + reason + "`"));
+                    m.failures()
+                            .forEach((reason, n) -> failures.add(p.name() + ", " + b.name() + ", " + t + " thread(s): "
+                                    + n + " × `" + reason + "`"));
                 }
             }
         }
@@ -153,10 +212,27 @@ public final class LaunchCommand implements Callable<Integer> {
         }
     }
 
-    private static void row(MarkdownTable table, String name, Binary b, int threads, String failed,
-                            String perSecond, Samples.Summary s, String overhead) {
-        table.row(name, b.name(), Integer.toString(threads), Integer.toString(s.count()), failed, perSecond,
-                ms(s.meanNanos()), ms(s.p50Nanos()), ms(s.p99Nanos()), ms(s.maxNanos()), overhead);
+    private static void row(
+            MarkdownTable table,
+            String name,
+            Binary b,
+            int threads,
+            String failed,
+            String perSecond,
+            Samples.Summary s,
+            String overhead) {
+        table.row(
+                name,
+                b.name(),
+                Integer.toString(threads),
+                Integer.toString(s.count()),
+                failed,
+                perSecond,
+                ms(s.meanNanos()),
+                ms(s.p50Nanos()),
+                ms(s.p99Nanos()),
+                ms(s.maxNanos()),
+                overhead);
     }
 
     private static String ms(double nanos) {
@@ -173,7 +249,8 @@ public final class LaunchCommand implements Callable<Integer> {
                 s.add(System.nanoTime() - t0);
             }
         }
-        return "p50 " + ms(s.summary().p50Nanos()) + " ms, p99 " + ms(s.summary().p99Nanos()) + " ms";
+        return "p50 " + ms(s.summary().p50Nanos()) + " ms, p99 "
+                + ms(s.summary().p99Nanos()) + " ms";
     }
 
     /** The variables bin/bench reads, as they were. */

@@ -21,7 +21,8 @@ final class PlainRunner implements LaunchPath {
 
     @Override
     public String description() {
-        return "`ProcessRunner.start(binary, [], env, workDir, log)` + `await(" + settings.timeout().toSeconds()
+        return "`ProcessRunner.start(binary, [], env, workDir, log)` + `await("
+                + settings.timeout().toSeconds()
                 + "s)`: `setsid setpriv --pdeathsig KILL --`, output piped to a log, then the group kill and the "
                 + "scan of /proc/*/environ for the run's tag; one work directory per worker thread, reused";
     }
@@ -30,8 +31,10 @@ final class PlainRunner implements LaunchPath {
     public Trial trial(int worker, Binary binary) throws IOException {
         Path workDir = Files.createDirectories(settings.dir().resolve("work-" + worker));
         Path log = settings.logFile(worker);
-        return steps -> RunnerSettings.check(settings.runner()
-                .start(binary.path(), List.of(), settings.env(), workDir, log)
-                .await(settings.timeout()), log);
+        return steps -> RunnerSettings.check(
+                settings.runner()
+                        .start(binary.path(), List.of(), settings.env(), workDir, log)
+                        .await(settings.timeout()),
+                log);
     }
 }

@@ -1,8 +1,8 @@
 package dev.punctual.bench.launch;
 
+import dev.punctual.bench.FixedThreads.RunFailed;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.ProcessRunner;
-import dev.punctual.bench.FixedThreads.RunFailed;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,11 +18,12 @@ record RunnerSettings(ProcessRunner runner, Map<String, String> env, Duration ti
             "SCHEDULER_ATTEMPT", "1",
             "SCHEDULER_SCHEDULED_AT", "2026-01-01T00:00:00Z",
             "SCHEDULER_IDEMPOTENCY_KEY", "bench-job@2026-01-01T00:00:00Z");
+
     static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     static RunnerSettings defaults(Path dir) {
-        return new RunnerSettings(new ProcessRunner(Settings.DEFAULT_LOG_CAP_BYTES, Settings.DEFAULT_KILL_GRACE),
-                RUN_ENV, TIMEOUT, dir);
+        return new RunnerSettings(
+                new ProcessRunner(Settings.DEFAULT_LOG_CAP_BYTES, Settings.DEFAULT_KILL_GRACE), RUN_ENV, TIMEOUT, dir);
     }
 
     /** The log file of worker {@code worker}: the executor's, out of the run's reach; each run overwrites it. */

@@ -60,9 +60,14 @@ final class SandboxedRunner implements LaunchPath {
             long t2;
             try {
                 result = settings.runner()
-                        .start(lease.binary(), List.of(), settings.env(), lease.dir(), log,
-                                new ProcessRunner.Confinement(lease.uid(), RunLimits.DEFAULT_MAXIMA,
-                                        sandbox.privateNetwork()))
+                        .start(
+                                lease.binary(),
+                                List.of(),
+                                settings.env(),
+                                lease.dir(),
+                                log,
+                                new ProcessRunner.Confinement(
+                                        lease.uid(), RunLimits.DEFAULT_MAXIMA, sandbox.privateNetwork()))
                         .await(settings.timeout());
             } finally {
                 t2 = System.nanoTime();

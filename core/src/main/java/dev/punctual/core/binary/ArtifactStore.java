@@ -57,8 +57,8 @@ public final class ArtifactStore {
             throw new IllegalArgumentException("a binary needs an owner");
         }
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(owner.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(owner.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -70,9 +70,12 @@ public final class ArtifactStore {
 
     /** A presigned PUT that signs the body's checksum and length: S3 rejects any other body. */
     public PresignedUpload presignUpload(String owner, String sha256Hex, long size, Duration ttl) {
-        String checksum = java.util.Base64.getEncoder().encodeToString(HexFormat.of().parseHex(sha256Hex));
+        String checksum =
+                java.util.Base64.getEncoder().encodeToString(HexFormat.of().parseHex(sha256Hex));
         PresignedPutObjectRequest p = presigner.presignPutObject(r -> r.signatureDuration(ttl)
-                .putObjectRequest(o -> o.bucket(bucket).key(binaryKey(owner, sha256Hex)).contentLength(size)
+                .putObjectRequest(o -> o.bucket(bucket)
+                        .key(binaryKey(owner, sha256Hex))
+                        .contentLength(size)
                         .checksumSHA256(checksum)));
         Map<String, String> headers = new LinkedHashMap<>();
         p.signedHeaders().forEach((name, values) -> {
@@ -83,8 +86,7 @@ public final class ArtifactStore {
         return new PresignedUpload(p.url().toString(), headers, p.expiration());
     }
 
-    public record PresignedUpload(String url, Map<String, String> headers, Instant expiresAt) {
-    }
+    public record PresignedUpload(String url, Map<String, String> headers, Instant expiresAt) {}
 
     /** The stored object's size, or empty when nothing is there yet. */
     public Optional<Long> size(String key) {
@@ -107,8 +109,8 @@ public final class ArtifactStore {
     }
 
     public void putLog(String key, Path file) {
-        s3.putObject(p -> p.bucket(bucket).key(key).contentType("text/plain; charset=utf-8"),
-                RequestBody.fromFile(file));
+        s3.putObject(
+                p -> p.bucket(bucket).key(key).contentType("text/plain; charset=utf-8"), RequestBody.fromFile(file));
     }
 
     /**
@@ -118,8 +120,8 @@ public final class ArtifactStore {
      */
     public Optional<String> readText(String key) {
         try {
-            return Optional.of(new String(s3.getObjectAsBytes(g -> g.bucket(bucket).key(key)).asByteArray(),
-                    StandardCharsets.UTF_8));
+            return Optional.of(new String(
+                    s3.getObjectAsBytes(g -> g.bucket(bucket).key(key)).asByteArray(), StandardCharsets.UTF_8));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         }
@@ -129,6 +131,8 @@ public final class ArtifactStore {
     public List<String> logKeys(String jobId, String runId) {
         String prefix = "logs/" + jobId + "/" + runId + "/";
         return s3.listObjectsV2Paginator(l -> l.bucket(bucket).prefix(prefix)).contents().stream()
-                .map(o -> o.key()).sorted().toList();
+                .map(o -> o.key())
+                .sorted()
+                .toList();
     }
 }

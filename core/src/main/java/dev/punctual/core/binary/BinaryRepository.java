@@ -27,20 +27,37 @@ public final class BinaryRepository {
 
     public void insert(Binary b) {
         dynamo.putItem(p -> p.tableName(table)
-                .item(Map.of(Resources.BINARY_ID, s(b.id()), Resources.OWNER, s(b.owner()), NAME, s(b.name()),
-                        SHA256, s(b.sha256()), SIZE, n(b.size()), CREATED_AT, instant(b.createdAt())))
+                .item(Map.of(
+                        Resources.BINARY_ID,
+                        s(b.id()),
+                        Resources.OWNER,
+                        s(b.owner()),
+                        NAME,
+                        s(b.name()),
+                        SHA256,
+                        s(b.sha256()),
+                        SIZE,
+                        n(b.size()),
+                        CREATED_AT,
+                        instant(b.createdAt())))
                 .conditionExpression("attribute_not_exists(#id)")
                 .expressionAttributeNames(Map.of("#id", Resources.BINARY_ID)));
     }
 
     public Optional<Binary> get(String id) {
-        var item = dynamo.getItem(b -> b.tableName(table).key(Map.of(Resources.BINARY_ID, s(id)))
-                .consistentRead(true)).item();
+        var item = dynamo.getItem(b -> b.tableName(table)
+                        .key(Map.of(Resources.BINARY_ID, s(id)))
+                        .consistentRead(true))
+                .item();
         if (item == null || item.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new Binary(Items.str(item, Resources.BINARY_ID), Items.str(item, Resources.OWNER),
-                Items.str(item, NAME), Items.str(item, SHA256), Items.longValue(item, SIZE),
+        return Optional.of(new Binary(
+                Items.str(item, Resources.BINARY_ID),
+                Items.str(item, Resources.OWNER),
+                Items.str(item, NAME),
+                Items.str(item, SHA256),
+                Items.longValue(item, SIZE),
                 Items.instant(item, CREATED_AT)));
     }
 }

@@ -51,6 +51,7 @@ public record Settings(
      * crash or an expired message), or a RUNNING run this long past its lease, is sent again by the sweeper.
      */
     public static final Duration DEFAULT_REQUEUE_AFTER = Duration.ofMinutes(10);
+
     public static final Duration DEFAULT_MAX_SWEEP_BACKLOG = Duration.ofDays(1);
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(60);
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(20);
@@ -62,6 +63,7 @@ public record Settings(
     public static final int DEFAULT_TIMEOUT_SECONDS = 3600;
     /** SQS cannot keep a message invisible for more than 12 h after its receipt; leave an hour of margin. */
     public static final int DEFAULT_MAX_TIMEOUT_SECONDS = 11 * 3600;
+
     public static final int DEFAULT_EXECUTOR_CONCURRENCY = 4;
     public static final long DEFAULT_LOG_CAP_BYTES = 5L * 1024 * 1024;
     public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(5);
@@ -132,44 +134,170 @@ public record Settings(
         private Sandbox.Config sandbox = Sandbox.Config.DEFAULT;
         private RunLimits limits = RunLimits.DEFAULT_MAXIMA;
 
-        public Builder prefix(String v) { prefix = v; return this; }
-        public Builder bucket(String v) { bucket = v; return this; }
-        public Builder shards(int v) { shards = v; return this; }
-        public Builder sweepPeriod(Duration v) { sweepPeriod = v; return this; }
-        public Builder lookahead(Duration v) { lookahead = v; return this; }
-        public Builder settle(Duration v) { settle = v; return this; }
-        public Builder requeueAfter(Duration v) { requeueAfter = v; return this; }
-        public Builder maxSweepBacklog(Duration v) { maxSweepBacklog = v; return this; }
-        public Builder lease(Duration v) { lease = v; return this; }
-        public Builder heartbeat(Duration v) { heartbeat = v; return this; }
-        public Builder retryBase(Duration v) { retryBase = v; return this; }
-        public Builder retryCap(Duration v) { retryCap = v; return this; }
-        public Builder minInterval(Duration v) { minInterval = v; return this; }
-        public Builder defaultMaxAttempts(int v) { defaultMaxAttempts = v; return this; }
-        public Builder maxAttemptsLimit(int v) { maxAttemptsLimit = v; return this; }
-        public Builder defaultTimeoutSeconds(int v) { defaultTimeoutSeconds = v; return this; }
-        public Builder maxTimeoutSeconds(int v) { maxTimeoutSeconds = v; return this; }
-        public Builder executorConcurrency(int v) { executorConcurrency = v; return this; }
-        public Builder logCapBytes(long v) { logCapBytes = v; return this; }
-        public Builder killGrace(Duration v) { killGrace = v; return this; }
-        public Builder shutdownGrace(Duration v) { shutdownGrace = v; return this; }
-        public Builder retention(Duration v) { retention = v; return this; }
-        public Builder uploadUrlTtl(Duration v) { uploadUrlTtl = v; return this; }
+        public Builder prefix(String v) {
+            prefix = v;
+            return this;
+        }
+
+        public Builder bucket(String v) {
+            bucket = v;
+            return this;
+        }
+
+        public Builder shards(int v) {
+            shards = v;
+            return this;
+        }
+
+        public Builder sweepPeriod(Duration v) {
+            sweepPeriod = v;
+            return this;
+        }
+
+        public Builder lookahead(Duration v) {
+            lookahead = v;
+            return this;
+        }
+
+        public Builder settle(Duration v) {
+            settle = v;
+            return this;
+        }
+
+        public Builder requeueAfter(Duration v) {
+            requeueAfter = v;
+            return this;
+        }
+
+        public Builder maxSweepBacklog(Duration v) {
+            maxSweepBacklog = v;
+            return this;
+        }
+
+        public Builder lease(Duration v) {
+            lease = v;
+            return this;
+        }
+
+        public Builder heartbeat(Duration v) {
+            heartbeat = v;
+            return this;
+        }
+
+        public Builder retryBase(Duration v) {
+            retryBase = v;
+            return this;
+        }
+
+        public Builder retryCap(Duration v) {
+            retryCap = v;
+            return this;
+        }
+
+        public Builder minInterval(Duration v) {
+            minInterval = v;
+            return this;
+        }
+
+        public Builder defaultMaxAttempts(int v) {
+            defaultMaxAttempts = v;
+            return this;
+        }
+
+        public Builder maxAttemptsLimit(int v) {
+            maxAttemptsLimit = v;
+            return this;
+        }
+
+        public Builder defaultTimeoutSeconds(int v) {
+            defaultTimeoutSeconds = v;
+            return this;
+        }
+
+        public Builder maxTimeoutSeconds(int v) {
+            maxTimeoutSeconds = v;
+            return this;
+        }
+
+        public Builder executorConcurrency(int v) {
+            executorConcurrency = v;
+            return this;
+        }
+
+        public Builder logCapBytes(long v) {
+            logCapBytes = v;
+            return this;
+        }
+
+        public Builder killGrace(Duration v) {
+            killGrace = v;
+            return this;
+        }
+
+        public Builder shutdownGrace(Duration v) {
+            shutdownGrace = v;
+            return this;
+        }
+
+        public Builder retention(Duration v) {
+            retention = v;
+            return this;
+        }
+
+        public Builder uploadUrlTtl(Duration v) {
+            uploadUrlTtl = v;
+            return this;
+        }
         /** Print firing lateness as CloudWatch Embedded Metric Format lines (executors on ECS). Default off. */
-        public Builder emfMetrics(boolean v) { emfMetrics = v; return this; }
+        public Builder emfMetrics(boolean v) {
+            emfMetrics = v;
+            return this;
+        }
         /** Per-tenant limits ({@link Quotas}). */
-        public Builder quotas(Quotas v) { quotas = v; return this; }
+        public Builder quotas(Quotas v) {
+            quotas = v;
+            return this;
+        }
         /** A user of its own for every run ({@link Sandbox}); on by default (it takes root to be active). */
-        public Builder sandbox(Sandbox.Config v) { sandbox = v; return this; }
+        public Builder sandbox(Sandbox.Config v) {
+            sandbox = v;
+            return this;
+        }
         /** The most a run may use, and what it gets where its job names no limit ({@link RunLimits}). */
-        public Builder limits(RunLimits v) { limits = v; return this; }
+        public Builder limits(RunLimits v) {
+            limits = v;
+            return this;
+        }
 
         public Settings build() {
-            return new Settings(prefix, bucket, shards, sweepPeriod, lookahead, settle, requeueAfter, maxSweepBacklog,
+            return new Settings(
+                    prefix,
+                    bucket,
+                    shards,
+                    sweepPeriod,
+                    lookahead,
+                    settle,
+                    requeueAfter,
+                    maxSweepBacklog,
                     lease,
-                    heartbeat, retryBase, retryCap, minInterval, defaultMaxAttempts, maxAttemptsLimit,
-                    defaultTimeoutSeconds, maxTimeoutSeconds, executorConcurrency, logCapBytes, killGrace,
-                    shutdownGrace, retention, uploadUrlTtl, emfMetrics, quotas, sandbox, limits);
+                    heartbeat,
+                    retryBase,
+                    retryCap,
+                    minInterval,
+                    defaultMaxAttempts,
+                    maxAttemptsLimit,
+                    defaultTimeoutSeconds,
+                    maxTimeoutSeconds,
+                    executorConcurrency,
+                    logCapBytes,
+                    killGrace,
+                    shutdownGrace,
+                    retention,
+                    uploadUrlTtl,
+                    emfMetrics,
+                    quotas,
+                    sandbox,
+                    limits);
         }
     }
 }

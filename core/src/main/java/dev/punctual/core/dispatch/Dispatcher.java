@@ -50,8 +50,15 @@ public final class Dispatcher {
     private final Clock clock;
     private final RunPlanner planner;
 
-    public Dispatcher(RunRepository runs, JobRepository jobs, RunQueue queue, Transactions tx, Schedules schedules,
-                      Settings settings, Clock clock, RunPlanner planner) {
+    public Dispatcher(
+            RunRepository runs,
+            JobRepository jobs,
+            RunQueue queue,
+            Transactions tx,
+            Schedules schedules,
+            Settings settings,
+            Clock clock,
+            RunPlanner planner) {
         this.planner = planner;
         this.runs = runs;
         this.jobs = jobs;
@@ -73,15 +80,20 @@ public final class Dispatcher {
     public DispatchReport dispatch(List<Run> due, List<RunRepository.Attention> attention, Instant horizon) {
         DispatchReport report = new DispatchReport();
         Deque<Run> work = new ArrayDeque<>();
-        for (Run run : due.stream().sorted(Comparator.comparing(Run::scheduledAt)).toList()) {
+        for (Run run :
+                due.stream().sorted(Comparator.comparing(Run::scheduledAt)).toList()) {
             if (run.state() == RunState.SCHEDULED) {
                 work.add(run);
             } else {
-                attend(run, report).filter(next -> !next.scheduledAt().isAfter(horizon)).ifPresent(work::add);
+                attend(run, report)
+                        .filter(next -> !next.scheduledAt().isAfter(horizon))
+                        .ifPresent(work::add);
             }
         }
         for (RunRepository.Attention a : attention) {
-            attend(a.run(), report).filter(next -> !next.scheduledAt().isAfter(horizon)).ifPresent(work::add);
+            attend(a.run(), report)
+                    .filter(next -> !next.scheduledAt().isAfter(horizon))
+                    .ifPresent(work::add);
         }
         // Per job, the first occurrence its catch-up policy keeps, once computed in this call.
         Map<String, Instant> keptFrom = new HashMap<>();
@@ -90,7 +102,8 @@ public final class Dispatcher {
             while (!work.isEmpty() && batch.size() < RunQueue.MAX_BATCH) {
                 Run run = work.poll();
                 if (run.scheduledAt().isBefore(clock.instant().minus(CatchUp.MISSED_AFTER))) {
-                    catchUp(run, keptFrom, report).filter(r -> !r.scheduledAt().isAfter(horizon))
+                    catchUp(run, keptFrom, report)
+                            .filter(r -> !r.scheduledAt().isAfter(horizon))
                             .ifPresent(batch::add);
                 } else {
                     batch.add(run);
@@ -101,8 +114,11 @@ public final class Dispatcher {
             }
             Set<Integer> sent;
             try {
-                sent = queue.sendBatch(batch.stream()
-                        .map(r -> new RunMessage(r.jobId(), r.runId(), r.scheduledAt())).toList(), clock.instant());
+                sent = queue.sendBatch(
+                        batch.stream()
+                                .map(r -> new RunMessage(r.jobId(), r.runId(), r.scheduledAt()))
+                                .toList(),
+                        clock.instant());
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "sending a batch of " + batch.size() + " runs failed; a later sweep retries", e);
                 sent = Set.of();
@@ -115,7 +131,8 @@ public final class Dispatcher {
                 }
                 report.sent++;
                 try {
-                    markAndMaterialize(run, report).filter(next -> !next.scheduledAt().isAfter(horizon))
+                    markAndMaterialize(run, report)
+                            .filter(next -> !next.scheduledAt().isAfter(horizon))
                             .ifPresent(work::add);
                 } catch (RuntimeException e) {
                     // The message is out; the run stays SCHEDULED and a later sweep sends it again.
@@ -203,12 +220,15 @@ public final class Dispatcher {
                     if (run.leaseExpiry() == null || run.leaseExpiry().isBefore(now)) {
                         resend(run, again, report);
                     } else {
-                        runs.reindex(run.jobId(), run.runId(), RunState.RUNNING, run.attempt(),
+                        runs.reindex(
+                                run.jobId(),
+                                run.runId(),
+                                RunState.RUNNING,
+                                run.attempt(),
                                 run.leaseExpiry().plus(settings.requeueAfter()));
                     }
                 }
-                default -> {
-                }
+                default -> {}
             }
             return next;
         } catch (RuntimeException e) {
@@ -219,14 +239,16 @@ public final class Dispatcher {
     }
 
     private void resend(Run run, Instant again, DispatchReport report) {
-        Set<Integer> sent = queue.sendBatch(List.of(new RunMessage(run.jobId(), run.runId(), run.scheduledAt())),
-                clock.instant());
+        Set<Integer> sent =
+                queue.sendBatch(List.of(new RunMessage(run.jobId(), run.runId(), run.scheduledAt())), clock.instant());
         if (sent.isEmpty()) {
             report.failed(run);
             return;
         }
-        LOG.log(Level.INFO, "re-sent stuck run " + run.jobId() + "/" + run.runId() + " (" + run.state()
-                + ", attempt " + run.attempt() + ")");
+        LOG.log(
+                Level.INFO,
+                "re-sent stuck run " + run.jobId() + "/" + run.runId() + " (" + run.state() + ", attempt "
+                        + run.attempt() + ")");
         report.resent++;
         runs.reindex(run.jobId(), run.runId(), run.state(), run.attempt(), again);
     }
@@ -249,14 +271,14 @@ public final class Dispatcher {
         if (!o.won() && o.failed(1) && s.next().isPresent()) {
             Optional<Succession> past = succession(s.current(), clock.instant(), true);
             if (past.isPresent()) {
-                return new Written(past.get(), tx.writeRetryingConflicts(past.get().items()));
+                return new Written(
+                        past.get(), tx.writeRetryingConflicts(past.get().items()));
             }
         }
         return new Written(s, o);
     }
 
-    private record Written(Succession succession, Transactions.Outcome outcome) {
-    }
+    private record Written(Succession succession, Transactions.Outcome outcome) {}
 
     /**
      * The writes that move a job from {@code run} to its next occurrence (or complete it), when {@code run} is the
@@ -269,13 +291,17 @@ public final class Dispatcher {
     /** {@link #succession}; with {@code skipExisting}, past occurrences that already have a run. */
     private Optional<Succession> succession(Run run, Instant now, boolean skipExisting) {
         Optional<Job> job = jobs.get(run.jobId());
-        if (job.isEmpty() || job.get().state() != JobState.ACTIVE || !run.runId().equals(job.get().pendingRunId())) {
+        if (job.isEmpty()
+                || job.get().state() != JobState.ACTIVE
+                || !run.runId().equals(job.get().pendingRunId())) {
             return Optional.empty();
         }
         Job j = job.get();
         Schedule schedule = schedules.parse(j.schedule(), j.createdAt(), "schedule");
         Optional<Instant> at = schedule.next(run.occurrence());
-        while (skipExisting && at.isPresent() && runs.get(j.id(), RunIds.forOccurrence(at.get())).isPresent()) {
+        while (skipExisting
+                && at.isPresent()
+                && runs.get(j.id(), RunIds.forOccurrence(at.get())).isPresent()) {
             at = schedule.next(at.get());
         }
         Optional<Run> next = at.map(t -> planner.plan(j, t, now));
@@ -284,14 +310,17 @@ public final class Dispatcher {
 
     private List<TransactWriteItem> advance(Job j, Run from, Optional<Run> next, Instant now) {
         List<TransactWriteItem> items = new ArrayList<>();
-        items.add(jobs.advancePending(j.id(), from.runId(), next.map(Run::runId).orElse(null),
-                next.map(Run::scheduledAt).orElse(null), now));
+        items.add(jobs.advancePending(
+                j.id(),
+                from.runId(),
+                next.map(Run::runId).orElse(null),
+                next.map(Run::scheduledAt).orElse(null),
+                now));
         next.ifPresent(n -> items.add(runs.insertScheduledOverCancelled(n)));
         return items;
     }
 
-    private record Succession(Run current, Optional<Run> next, List<TransactWriteItem> items) {
-    }
+    private record Succession(Run current, Optional<Run> next, List<TransactWriteItem> items) {}
 
     /**
      * A SCHEDULED run found late (due more than {@link CatchUp#MISSED_AFTER} ago: the scheduler could not dispatch
@@ -309,7 +338,8 @@ public final class Dispatcher {
         }
         try {
             Optional<Job> found = jobs.get(run.jobId());
-            if (found.isEmpty() || found.get().state() != JobState.ACTIVE
+            if (found.isEmpty()
+                    || found.get().state() != JobState.ACTIVE
                     || !run.runId().equals(found.get().pendingRunId())) {
                 return Optional.of(run);
             }
@@ -331,8 +361,8 @@ public final class Dispatcher {
             // `keep` of them; t ends on the first occurrence that is not missed.
             Deque<Instant> kept = new ArrayDeque<>();
             int walked = 0;
-            Optional<Instant> t = run.occurrence().isBefore(oldest) ? schedule.first(oldest)
-                    : Optional.of(run.occurrence());
+            Optional<Instant> t =
+                    run.occurrence().isBefore(oldest) ? schedule.first(oldest) : Optional.of(run.occurrence());
             if (keep == 0) {
                 t = schedule.first(missedBefore);
             }
@@ -382,7 +412,6 @@ public final class Dispatcher {
         }
     }
 
-
     /** What one dispatch did. Failed runs stay SCHEDULED for a later sweep. */
     public static final class DispatchReport {
         public int sent;
@@ -392,6 +421,7 @@ public final class Dispatcher {
         public int resent;
         /** Late pending runs left out by their job's catch-up policy (now SKIPPED). */
         public int skipped;
+
         public final List<Run> failed = new ArrayList<>();
 
         void failed(Run run) {

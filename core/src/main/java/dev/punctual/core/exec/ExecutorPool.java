@@ -28,8 +28,13 @@ public final class ExecutorPool implements AutoCloseable {
     private final Thread receiver;
     private volatile boolean receiving = true;
 
-    public ExecutorPool(RunWorker worker, RunQueue queue, int concurrency, int waitSeconds, int visibilitySeconds,
-                        Duration shutdownGrace) {
+    public ExecutorPool(
+            RunWorker worker,
+            RunQueue queue,
+            int concurrency,
+            int waitSeconds,
+            int visibilitySeconds,
+            Duration shutdownGrace) {
         this.worker = worker;
         this.queue = queue;
         this.concurrency = concurrency;
@@ -37,8 +42,10 @@ public final class ExecutorPool implements AutoCloseable {
         this.visibilitySeconds = visibilitySeconds;
         this.shutdownGrace = shutdownGrace;
         this.slots = new Semaphore(concurrency);
-        this.workers = Executors.newFixedThreadPool(concurrency, Thread.ofPlatform().name("run-", 0).factory());
-        this.receiver = Thread.ofPlatform().name("receiver-" + worker.executorId()).unstarted(this::receiveLoop);
+        this.workers = Executors.newFixedThreadPool(
+                concurrency, Thread.ofPlatform().name("run-", 0).factory());
+        this.receiver =
+                Thread.ofPlatform().name("receiver-" + worker.executorId()).unstarted(this::receiveLoop);
     }
 
     public ExecutorPool start() {

@@ -15,8 +15,7 @@ public final class FiringMetrics {
     public static final String DIMENSION = "Prefix";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private FiringMetrics() {
-    }
+    private FiringMetrics() {}
 
     public static String latenessLine(String prefix, Duration lateness, Instant at) {
         ObjectNode root = JSON.createObjectNode();

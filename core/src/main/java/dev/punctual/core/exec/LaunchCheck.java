@@ -19,8 +19,7 @@ public final class LaunchCheck {
     /** Names from a tampered item may be anything: at most this much of one goes into an error message. */
     private static final int SHOWN_NAME = 64;
 
-    private LaunchCheck() {
-    }
+    private LaunchCheck() {}
 
     /** Everything about the job the executor refuses to launch; empty when it may run. */
     public static List<String> problems(Job job) {

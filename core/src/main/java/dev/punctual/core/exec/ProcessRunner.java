@@ -30,18 +30,19 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * environment escapes both; containing that takes a cgroup or PID namespace, which an unprivileged executor lacks.
  */
 public final class ProcessRunner {
-    private static final boolean HAS_SETSID = Files.isExecutable(Path.of("/usr/bin/setsid"))
-            || Files.isExecutable(Path.of("/bin/setsid"));
+    private static final boolean HAS_SETSID =
+            Files.isExecutable(Path.of("/usr/bin/setsid")) || Files.isExecutable(Path.of("/bin/setsid"));
     /** util-linux's setpriv, to give the binary a parent-death signal (util-linux ≥ 2.33 has --pdeathsig). */
-    private static final boolean HAS_SETPRIV = Files.isExecutable(Path.of("/usr/bin/setpriv"))
-            || Files.isExecutable(Path.of("/bin/setpriv"));
+    private static final boolean HAS_SETPRIV =
+            Files.isExecutable(Path.of("/usr/bin/setpriv")) || Files.isExecutable(Path.of("/bin/setpriv"));
     /** util-linux's prlimit, to set a run's rlimits on the way in (root may lower them for its child). */
-    private static final boolean HAS_PRLIMIT = Files.isExecutable(Path.of("/usr/bin/prlimit"))
-            || Files.isExecutable(Path.of("/bin/prlimit"));
+    private static final boolean HAS_PRLIMIT =
+            Files.isExecutable(Path.of("/usr/bin/prlimit")) || Files.isExecutable(Path.of("/bin/prlimit"));
     /** PATH given to binaries; the executor's own environment is never inherited. */
     public static final String SAFE_PATH = "/usr/local/bin:/usr/bin:/bin";
     /** The environment variable that tags every process of one run. */
     public static final String TAG = "SCHEDULER_PROCESS_TAG";
+
     private static final Path PROC = Path.of("/proc");
     private static final SecureRandom RANDOM = new SecureRandom();
     /**
@@ -79,8 +80,9 @@ public final class ProcessRunner {
      * {@code no_new_privs} (no setuid binary can give it more); when it ends, every process of that uid is killed,
      * which also catches a daemon that left the group and cleaned its environment.
      */
-    public Handle start(Path binary, List<String> args, Map<String, String> env, Path workDir, Path logFile,
-                        Confinement c) throws IOException {
+    public Handle start(
+            Path binary, List<String> args, Map<String, String> env, Path workDir, Path logFile, Confinement c)
+            throws IOException {
         Integer sandboxUid = c.uid();
         if (sandboxUid != null && !HAS_SETPRIV) {
             throw new IOException("the sandbox needs util-linux's setpriv");
@@ -111,14 +113,15 @@ public final class ProcessRunner {
             // itself are not covered; on ECS the whole task ends with the executor anyway.
             command.add("setpriv");
             if (sandboxUid != null) {
-                command.addAll(List.of("--reuid=" + sandboxUid, "--regid=" + sandboxUid, "--clear-groups",
-                        "--no-new-privs"));
+                command.addAll(
+                        List.of("--reuid=" + sandboxUid, "--regid=" + sandboxUid, "--clear-groups", "--no-new-privs"));
             }
             command.addAll(List.of("--pdeathsig", "KILL", "--"));
         }
         command.add(binary.toAbsolutePath().toString());
         command.addAll(args);
-        ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
+        ProcessBuilder pb =
+                new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
         pb.environment().clear();
         pb.environment().put("PATH", SAFE_PATH);
         pb.environment().put("HOME", workDir.toString());
@@ -194,7 +197,8 @@ public final class ProcessRunner {
             this.process = process;
             this.tag = tag;
             this.sandboxUid = sandboxUid;
-            this.pump = Thread.ofPlatform().daemon().name("log-" + process.pid()).unstarted(() -> copy(logFile));
+            this.pump =
+                    Thread.ofPlatform().daemon().name("log-" + process.pid()).unstarted(() -> copy(logFile));
         }
 
         public long pid() {
@@ -220,8 +224,8 @@ public final class ProcessRunner {
         public Result await(Duration timeout) throws InterruptedException {
             boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
             if (!exited) {
-                kill("timed out after " + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s"
-                        : timeout.toMillis() + "ms"));
+                kill("timed out after "
+                        + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s" : timeout.toMillis() + "ms"));
                 process.waitFor();
             }
             // Whatever the leader left behind in its group dies with it, and so does anything carrying its tag.
@@ -240,7 +244,8 @@ public final class ProcessRunner {
             List<String> kill = new ArrayList<>(List.of("kill", "-s", signal, "--"));
             kill.add(HAS_SETSID ? "-" + process.pid() : Long.toString(process.pid()));
             try {
-                Process k = spawn(new ProcessBuilder(kill).redirectErrorStream(true)
+                Process k = spawn(new ProcessBuilder(kill)
+                        .redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD));
                 k.waitFor(5, TimeUnit.SECONDS);
             } catch (IOException e) {
@@ -267,7 +272,9 @@ public final class ProcessRunner {
                     for (Path dir : pids) {
                         try {
                             if (contains(Files.readAllBytes(dir.resolve("environ")), needle)) {
-                                ProcessHandle.of(Long.parseLong(dir.getFileName().toString())).ifPresent(found::add);
+                                ProcessHandle.of(
+                                                Long.parseLong(dir.getFileName().toString()))
+                                        .ifPresent(found::add);
                             }
                         } catch (IOException | RuntimeException gone) {
                             // Exited meanwhile, or not readable: not one of ours.
@@ -288,7 +295,8 @@ public final class ProcessRunner {
 
         private void copy(Path logFile) {
             byte[] buf = new byte[64 * 1024];
-            try (InputStream in = process.getInputStream(); OutputStream out = Files.newOutputStream(logFile)) {
+            try (InputStream in = process.getInputStream();
+                    OutputStream out = Files.newOutputStream(logFile)) {
                 int n;
                 while ((n = in.read(buf)) >= 0) {
                     long room = logCapBytes - written;
@@ -325,6 +333,5 @@ public final class ProcessRunner {
     }
 
     /** How the binary ended. {@code killedBecause} is null when it exited by itself. */
-    public record Result(int exitCode, String killedBecause, long outputBytes, boolean truncated) {
-    }
+    public record Result(int exitCode, String killedBecause, long outputBytes, boolean truncated) {}
 }

@@ -22,8 +22,13 @@ import java.util.function.Function;
  * @param cpuSeconds CPU seconds per process (RLIMIT_CPU; the process gets SIGXCPU at it)
  * @param diskMb     MiB the run may have on disk: its directory, and what its user owns in the shared temp dirs
  */
-public record RunLimits(Integer processes, Integer memoryMb, Integer openFiles, Integer fileSizeMb,
-                        Integer cpuSeconds, Integer diskMb) {
+public record RunLimits(
+        Integer processes,
+        Integer memoryMb,
+        Integer openFiles,
+        Integer fileSizeMb,
+        Integer cpuSeconds,
+        Integer diskMb) {
 
     /** A job that names no limit. */
     public static final RunLimits NONE = new RunLimits(null, null, null, null, null, null);
@@ -60,9 +65,13 @@ public record RunLimits(Integer processes, Integer memoryMb, Integer openFiles, 
      * maximum.
      */
     public RunLimits within(RunLimits maxima) {
-        return new RunLimits(min(processes, maxima.processes), min(memoryMb, maxima.memoryMb),
-                min(openFiles, maxima.openFiles), min(fileSizeMb, maxima.fileSizeMb),
-                min(cpuSeconds, maxima.cpuSeconds), min(diskMb, maxima.diskMb));
+        return new RunLimits(
+                min(processes, maxima.processes),
+                min(memoryMb, maxima.memoryMb),
+                min(openFiles, maxima.openFiles),
+                min(fileSizeMb, maxima.fileSizeMb),
+                min(cpuSeconds, maxima.cpuSeconds),
+                min(diskMb, maxima.diskMb));
     }
 
     /** The problems of a job's limits against {@code maxima}, as {@code field: reason} pairs, field first. */

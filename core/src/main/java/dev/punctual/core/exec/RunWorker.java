@@ -67,11 +67,23 @@ public final class RunWorker {
     private final ScheduledExecutorService watchTimer;
     /** Kills a run from outside this JVM when its lease was not renewed in time ({@link Supervisor}). */
     private final Supervisor supervisor;
+
     private final Map<String, ProcessRunner.Handle> running = new ConcurrentHashMap<>();
 
-    public RunWorker(RunRepository runs, JobRepository jobs, Transactions tx, RunQueue queue, ArtifactStore store,
-                     BinaryCache cache, ProcessRunner runner, Backoff backoff, Settings settings, Clock clock,
-                     String executorId, Path workRoot, ScheduledExecutorService timer) {
+    public RunWorker(
+            RunRepository runs,
+            JobRepository jobs,
+            Transactions tx,
+            RunQueue queue,
+            ArtifactStore store,
+            BinaryCache cache,
+            ProcessRunner runner,
+            Backoff backoff,
+            Settings settings,
+            Clock clock,
+            String executorId,
+            Path workRoot,
+            ScheduledExecutorService timer) {
         this.runs = runs;
         this.jobs = jobs;
         this.tx = tx;
@@ -101,7 +113,17 @@ public final class RunWorker {
 
     /** What happened to one message. */
     public enum Outcome {
-        SUCCEEDED, FAILED, DEAD, RELEASED, FENCED, EARLY, POISON, CANCELLED, ALREADY_DONE, LEASED_ELSEWHERE, CONFLICT,
+        SUCCEEDED,
+        FAILED,
+        DEAD,
+        RELEASED,
+        FENCED,
+        EARLY,
+        POISON,
+        CANCELLED,
+        ALREADY_DONE,
+        LEASED_ELSEWHERE,
+        CONFLICT,
         /** Not started: an earlier run of the job is still running and the job says {@code overlap: forbid}. */
         SKIPPED,
         /** Not started yet: an earlier run of the job is still running and the job says {@code overlap: queue}. */
@@ -116,6 +138,7 @@ public final class RunWorker {
     static final Duration MAX_VISIBILITY = Duration.ofHours(12);
     /** The error of a run the executor refused to launch (see {@link LaunchCheck}); the problems follow. */
     public static final String REFUSED = "refused to start: ";
+
     private static final int CLAIM_RACES = 3;
 
     public Outcome handle(Message message) throws InterruptedException {
@@ -142,7 +165,8 @@ public final class RunWorker {
             Optional<Job> job = jobs.get(m.jobId());
             FiringPolicy policy = job.map(Job::firing).orElse(FiringPolicy.DEFAULT);
             Instant now = clock.instant();
-            if (race == 0 && now.isAfter(m.scheduledAt().plus(policy.maxRunAge()))
+            if (race == 0
+                    && now.isAfter(m.scheduledAt().plus(policy.maxRunAge()))
                     && expired(message, m, policy, now)) {
                 return Outcome.EXPIRED;
             }
@@ -151,19 +175,24 @@ public final class RunWorker {
             if (claim.won()) {
                 // Read back through a passing store outage: the claim is ours until its lease ends, and giving up
                 // here would leave an attempt spent that never started its binary.
-                Run run = whileHeld(new AtomicReference<>(now.plus(settings.lease())), "reading back the claimed run "
-                        + m.jobId() + "/" + m.runId(), Integer.MAX_VALUE, () -> runs.get(m.jobId(), m.runId()))
+                Run run = whileHeld(
+                                new AtomicReference<>(now.plus(settings.lease())),
+                                "reading back the claimed run " + m.jobId() + "/" + m.runId(),
+                                Integer.MAX_VALUE,
+                                () -> runs.get(m.jobId(), m.runId()))
                         .orElseThrow();
                 if (run.state() != RunState.RUNNING || !executorId.equals(run.leaseOwner())) {
                     // Frozen between the claim and this read, long enough for the lease to pass to another
                     // executor: the attempt read back is theirs, not ours. The message is theirs too now.
-                    LOG.log(Level.WARNING, "run " + m.jobId() + "/" + m.runId() + " was taken over by "
-                            + run.leaseOwner() + " right after our claim");
+                    LOG.log(
+                            Level.WARNING,
+                            "run " + m.jobId() + "/" + m.runId() + " was taken over by " + run.leaseOwner()
+                                    + " right after our claim");
                     return Outcome.FENCED;
                 }
                 if (settings.emfMetrics()) {
-                    System.out.println(FiringMetrics.latenessLine(settings.prefix(),
-                            Duration.between(run.scheduledAt(), now), now));
+                    System.out.println(FiringMetrics.latenessLine(
+                            settings.prefix(), Duration.between(run.scheduledAt(), now), now));
                 }
                 return execute(message, run, job.orElseThrow());
             }
@@ -207,8 +236,9 @@ public final class RunWorker {
     /** Whether the run has waited longer than the job's maxRunAge; if so it is now DEAD and the message gone. */
     private boolean expired(Message message, RunMessage m, FiringPolicy policy, Instant now) {
         Optional<Run> run = runs.get(m.jobId(), m.runId());
-        if (run.isEmpty() || run.get().state().terminal() || !now.isAfter(run.get().dueSince()
-                .plus(policy.maxRunAge()))) {
+        if (run.isEmpty()
+                || run.get().state().terminal()
+                || !now.isAfter(run.get().dueSince().plus(policy.maxRunAge()))) {
             return false;
         }
         String why = "not started within maxRunAge " + policy.maxRunAge() + " of becoming due at "
@@ -223,8 +253,8 @@ public final class RunWorker {
     }
 
     /** What a lost claim means; null: a race on the job's active run, to be tried again. */
-    private Outcome lostClaim(Message message, RunMessage m, Transactions.Outcome claim, Claim c,
-                              FiringPolicy policy, Instant now) {
+    private Outcome lostClaim(
+            Message message, RunMessage m, Transactions.Outcome claim, Claim c, FiringPolicy policy, Instant now) {
         if (claim.failed(c.runIndex())) {
             Map<String, AttributeValue> old = claim.oldItem(c.runIndex());
             if (old == null || RunState.valueOf(Items.str(old, "state")).terminal()) {
@@ -233,7 +263,8 @@ public final class RunWorker {
                 return Outcome.ALREADY_DONE;
             }
             Run seen = RunRepository.fromItem(old);
-            boolean leasedNow = seen.state() == RunState.RUNNING && seen.leaseExpiry() != null
+            boolean leasedNow = seen.state() == RunState.RUNNING
+                    && seen.leaseExpiry() != null
                     && seen.leaseExpiry().isAfter(now);
             if (!leasedNow && seen.attempt() >= seen.maxAttempts()) {
                 return exhausted(message, seen, now);
@@ -248,8 +279,10 @@ public final class RunWorker {
                 // happens while it is SCHEDULED, and the dispatcher then sends a message of its own, and
                 // whichever claim comes first at the due time wins. A run due more than 12 hours ahead comes
                 // back and is hidden again; every time counts as a receive towards the queue's maxReceiveCount.
-                LOG.log(Level.WARNING, "message for " + m.jobId() + "/" + m.runId() + " says due at "
-                        + m.scheduledAt() + ", but the run is due at " + due + ": hidden until then");
+                LOG.log(
+                        Level.WARNING,
+                        "message for " + m.jobId() + "/" + m.runId() + " says due at " + m.scheduledAt()
+                                + ", but the run is due at " + due + ": hidden until then");
                 hideUntil(message, due, now);
                 return Outcome.EARLY;
             }
@@ -307,8 +340,13 @@ public final class RunWorker {
             queue.delete(message.receiptHandle());
             return Outcome.WAITING;
         }
-        if (runs.endUnstarted(m.jobId(), m.runId(), RunState.SKIPPED, "run " + active
-                + " of this job was still running (overlap: forbid)", now, now.plus(settings.retention()))) {
+        if (runs.endUnstarted(
+                m.jobId(),
+                m.runId(),
+                RunState.SKIPPED,
+                "run " + active + " of this job was still running (overlap: forbid)",
+                now,
+                now.plus(settings.retention()))) {
             queue.delete(message.receiptHandle());
             return Outcome.SKIPPED;
         }
@@ -320,7 +358,9 @@ public final class RunWorker {
      * second, where the claim may win and the rest is waited out; at least one second, at most SQS's maximum).
      */
     private void hideUntil(Message message, Instant due, Instant now) {
-        long seconds = Math.max(1, Math.min(MAX_VISIBILITY.toSeconds(), Duration.between(now, due).toSeconds()));
+        long seconds = Math.max(
+                1,
+                Math.min(MAX_VISIBILITY.toSeconds(), Duration.between(now, due).toSeconds()));
         queue.changeVisibility(message.receiptHandle(), (int) seconds);
     }
 
@@ -362,7 +402,10 @@ public final class RunWorker {
             LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " " + REFUSED + refused);
             String shown = String.join("; ", refused.subList(0, Math.min(5, refused.size())))
                     + (refused.size() > 5 ? "; and " + (refused.size() - 5) + " more" : "");
-            return whileHeld(held, "recording the refusal of " + run.jobId() + "/" + run.runId(), Integer.MAX_VALUE,
+            return whileHeld(
+                    held,
+                    "recording the refusal of " + run.jobId() + "/" + run.runId(),
+                    Integer.MAX_VALUE,
                     () -> settle(message, run, null, REFUSED + shown, null, false, false));
         }
         // The claim may win up to CLAIM_TOLERANCE before the run's due time (it checks whole seconds, and the
@@ -396,11 +439,19 @@ public final class RunWorker {
             Instant[] renewedAt = new Instant[1];
             boolean ours;
             try {
-                ours = whileHeld(held, "renewing the lease of " + run.jobId() + "/" + run.runId() + " before its start",
-                        Integer.MAX_VALUE, () -> {
+                ours = whileHeld(
+                        held,
+                        "renewing the lease of " + run.jobId() + "/" + run.runId() + " before its start",
+                        Integer.MAX_VALUE,
+                        () -> {
                             renewedAt[0] = clock.instant();
-                            return runs.heartbeat(run.jobId(), run.runId(), attempt, executorId,
-                                    renewedAt[0].plus(settings.lease()), renewedAt[0]);
+                            return runs.heartbeat(
+                                    run.jobId(),
+                                    run.runId(),
+                                    attempt,
+                                    executorId,
+                                    renewedAt[0].plus(settings.lease()),
+                                    renewedAt[0]);
                         });
             } catch (RuntimeException e) {
                 // The lease ran out while the store was unreachable: we cannot tell whether the run is still ours.
@@ -411,8 +462,14 @@ public final class RunWorker {
                 throw new FencedBeforeStart();
             }
             held.set(renewedAt[0].plus(settings.lease()));
-            handle = runner.start(binary, job.args(), env, workDir, logFile, new ProcessRunner.Confinement(
-                    lease == null ? null : lease.uid(), limits, sandbox.privateNetwork()));
+            handle = runner.start(
+                    binary,
+                    job.args(),
+                    env,
+                    workDir,
+                    logFile,
+                    new ProcessRunner.Confinement(
+                            lease == null ? null : lease.uid(), limits, sandbox.privateNetwork()));
             running.put(run.jobId() + "/" + run.runId(), handle);
             String name = run.jobId() + "." + run.runId() + "." + attempt;
             supervised = name;
@@ -433,10 +490,10 @@ public final class RunWorker {
             });
             Sandbox.Lease box = lease;
             Path dir = workDir;
-            RunWatch watch = new RunWatch(limits, box == null ? () -> Sandbox.sizeOf(dir)
-                    : () -> sandbox.diskUsed(box), handle);
-            watching = watchTimer.scheduleAtFixedRate(watch::check, RunWatch.PERIOD.toMillis(),
-                    RunWatch.PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+            RunWatch watch =
+                    new RunWatch(limits, box == null ? () -> Sandbox.sizeOf(dir) : () -> sandbox.diskUsed(box), handle);
+            watching = watchTimer.scheduleAtFixedRate(
+                    watch::check, RunWatch.PERIOD.toMillis(), RunWatch.PERIOD.toMillis(), TimeUnit.MILLISECONDS);
             ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));
             exitCode = result.exitCode();
             killed = result.killedBecause();
@@ -489,7 +546,10 @@ public final class RunWorker {
             String err = error;
             boolean again = retryable;
             boolean released = SHUTDOWN.equals(killed);
-            return whileHeld(held, "recording the outcome of " + run.jobId() + "/" + run.runId(), Integer.MAX_VALUE,
+            return whileHeld(
+                    held,
+                    "recording the outcome of " + run.jobId() + "/" + run.runId(),
+                    Integer.MAX_VALUE,
                     () -> settle(message, run, code, err, storedLog, released, again));
         } finally {
             if (beat != null) {
@@ -500,6 +560,7 @@ public final class RunWorker {
 
     /** The first wait before a write is tried again, and the longest. */
     static final Duration RETRY_FIRST = Duration.ofMillis(100);
+
     static final Duration RETRY_MOST = Duration.ofSeconds(5);
 
     /**
@@ -508,15 +569,18 @@ public final class RunWorker {
      * that exited is run again only if its outcome could not be recorded before the lease could pass to another
      * executor: a store outage shorter than that costs nothing.
      */
-    private <T> T whileHeld(AtomicReference<Instant> held, String what, int maxTries,
-                            java.util.function.Supplier<T> call) throws InterruptedException {
+    private <T> T whileHeld(
+            AtomicReference<Instant> held, String what, int maxTries, java.util.function.Supplier<T> call)
+            throws InterruptedException {
         Duration wait = RETRY_FIRST;
         for (int tries = 1; ; tries++) {
             try {
                 return call.get();
             } catch (RuntimeException e) {
                 // The last try must be over before the lease is: leave it RETRY_FIRST of room.
-                long left = Duration.between(clock.instant(), held.get()).minus(RETRY_FIRST).toMillis();
+                long left = Duration.between(clock.instant(), held.get())
+                        .minus(RETRY_FIRST)
+                        .toMillis();
                 if (left <= 0 || tries >= maxTries) {
                     LOG.log(Level.WARNING, what + " failed " + tries + " times; giving up", e);
                     throw e;
@@ -529,14 +593,31 @@ public final class RunWorker {
         }
     }
 
-    private Outcome settle(Message message, Run run, Integer exitCode, String error, String logKey,
-                           boolean released, boolean retryable) {
+    private Outcome settle(
+            Message message,
+            Run run,
+            Integer exitCode,
+            String error,
+            String logKey,
+            boolean released,
+            boolean retryable) {
         Instant now = clock.instant();
         Instant expires = now.plus(settings.retention());
         int attempt = run.attempt();
         if (error == null) {
-            if (!runs.finish(run.jobId(), run.runId(), attempt, executorId, RunState.SUCCEEDED, exitCode, null,
-                    logKey, now, expires, null, run.queuedAt() == null)) {
+            if (!runs.finish(
+                    run.jobId(),
+                    run.runId(),
+                    attempt,
+                    executorId,
+                    RunState.SUCCEEDED,
+                    exitCode,
+                    null,
+                    logKey,
+                    now,
+                    expires,
+                    null,
+                    run.queuedAt() == null)) {
                 return Outcome.FENCED;
             }
             queue.delete(message.receiptHandle());
@@ -544,8 +625,20 @@ public final class RunWorker {
         }
         boolean dead = !released && (!retryable || attempt >= run.maxAttempts());
         RunState to = dead ? RunState.DEAD : RunState.FAILED;
-        if (!runs.finish(run.jobId(), run.runId(), attempt, executorId, to, exitCode, error, logKey, now, expires,
-                run.owner(), run.queuedAt() == null, released)) {
+        if (!runs.finish(
+                run.jobId(),
+                run.runId(),
+                attempt,
+                executorId,
+                to,
+                exitCode,
+                error,
+                logKey,
+                now,
+                expires,
+                run.owner(),
+                run.queuedAt() == null,
+                released)) {
             return Outcome.FENCED;
         }
         if (dead) {
@@ -574,30 +667,38 @@ public final class RunWorker {
         watchTimer.shutdownNow();
     }
 
-    private ScheduledFuture<?> startHeartbeat(Message message, Run run, ProcessRunner.Handle handle,
-                                              AtomicReference<Instant> held,
-                                              java.util.function.Consumer<Instant> renewed) {
+    private ScheduledFuture<?> startHeartbeat(
+            Message message,
+            Run run,
+            ProcessRunner.Handle handle,
+            AtomicReference<Instant> held,
+            java.util.function.Consumer<Instant> renewed) {
         long period = settings.heartbeat().toMillis();
-        return timer.scheduleAtFixedRate(() -> {
-            Instant now = clock.instant();
-            try {
-                Instant expiry = now.plus(settings.lease());
-                if (!runs.heartbeat(run.jobId(), run.runId(), run.attempt(), executorId, expiry, now)) {
-                    handle.kill(FENCED);
-                    return;
-                }
-                held.set(expiry);
-                renewed.accept(expiry);
-                queue.changeVisibility(message.receiptHandle(), (int) settings.lease().toSeconds());
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "heartbeat of " + run.jobId() + "/" + run.runId() + " failed", e);
-                // Self-fencing: if the next beat would come after our lease ends, another executor may take the
-                // run over any moment; two attempts must never run at once, so ours stops now.
-                if (!now.plus(settings.heartbeat()).isBefore(held.get())) {
-                    handle.kill(SELF_FENCED);
-                }
-            }
-        }, period, period, TimeUnit.MILLISECONDS);
+        return timer.scheduleAtFixedRate(
+                () -> {
+                    Instant now = clock.instant();
+                    try {
+                        Instant expiry = now.plus(settings.lease());
+                        if (!runs.heartbeat(run.jobId(), run.runId(), run.attempt(), executorId, expiry, now)) {
+                            handle.kill(FENCED);
+                            return;
+                        }
+                        held.set(expiry);
+                        renewed.accept(expiry);
+                        queue.changeVisibility(
+                                message.receiptHandle(), (int) settings.lease().toSeconds());
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, "heartbeat of " + run.jobId() + "/" + run.runId() + " failed", e);
+                        // Self-fencing: if the next beat would come after our lease ends, another executor may take the
+                        // run over any moment; two attempts must never run at once, so ours stops now.
+                        if (!now.plus(settings.heartbeat()).isBefore(held.get())) {
+                            handle.kill(SELF_FENCED);
+                        }
+                    }
+                },
+                period,
+                period,
+                TimeUnit.MILLISECONDS);
     }
 
     /** The run's lease passed to another executor before its binary started: it must not start here. */

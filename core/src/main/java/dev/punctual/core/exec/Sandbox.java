@@ -52,8 +52,8 @@ public final class Sandbox {
         public static final int DEFAULT_UID_COUNT = 1_000;
         public static final Path DEFAULT_DIR = Path.of(System.getProperty("java.io.tmpdir"), "punctual-sandbox");
         /** On: active wherever the executor is root. */
-        public static final Config DEFAULT = new Config(true, DEFAULT_UID_BASE, DEFAULT_UID_COUNT, DEFAULT_DIR,
-                Network.SHARED);
+        public static final Config DEFAULT =
+                new Config(true, DEFAULT_UID_BASE, DEFAULT_UID_COUNT, DEFAULT_DIR, Network.SHARED);
 
         public Config {
             if (uidBase < 1000 || uidCount < 1) {
@@ -83,8 +83,8 @@ public final class Sandbox {
             return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
                 case "shared" -> SHARED;
                 case "none" -> NONE;
-                default -> throw new IllegalArgumentException("punctual.sandbox-network must be shared or none, not "
-                        + v);
+                default ->
+                    throw new IllegalArgumentException("punctual.sandbox-network must be shared or none, not " + v);
             };
         }
     }
@@ -95,12 +95,14 @@ public final class Sandbox {
      * dies, and the check for live processes of the uid then keeps its leftovers from being joined by a new run.
      */
     private static final Set<Integer> CLAIMED = ConcurrentHashMap.newKeySet();
+
     private static final Map<Integer, FileChannel> LOCKS = new ConcurrentHashMap<>();
 
     private final Config config;
     private final boolean active;
     /** {@code config.dir()}, traversable by the runs' users; {@code locks} in it is root's alone. */
     private final Path root;
+
     private final Path locks;
 
     private Sandbox(Config config, boolean active) {
@@ -126,8 +128,10 @@ public final class Sandbox {
             return new Sandbox(config, false);
         }
         if (!isRoot()) {
-            LOG.log(Level.WARNING, "punctual.sandbox is on but the executor is not root: binaries run as the "
-                    + "executor's own user and are NOT isolated from it or from each other");
+            LOG.log(
+                    Level.WARNING,
+                    "punctual.sandbox is on but the executor is not root: binaries run as the "
+                            + "executor's own user and are NOT isolated from it or from each other");
             return new Sandbox(config, false);
         }
         if (config.network() == Network.NONE) {
@@ -164,8 +168,7 @@ public final class Sandbox {
     }
 
     /** A run's sandbox: its uid, its private directory, and the executable copy of its binary. */
-    public record Lease(int uid, Path dir, Path binary) {
-    }
+    public record Lease(int uid, Path dir, Path binary) {}
 
     /** A uid no live process uses, a private directory for it, and a root-owned copy of the verified binary. */
     public Lease open(Path cached, String sha256) throws IOException {
@@ -215,8 +218,10 @@ public final class Sandbox {
                 ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
             }
             for (long pid : pids) {
-                ProcessHandle.of(pid).ifPresent(h -> h.onExit().completeOnTimeout(h, 200, TimeUnit.MILLISECONDS)
-                        .join());
+                ProcessHandle.of(pid)
+                        .ifPresent(h -> h.onExit()
+                                .completeOnTimeout(h, 200, TimeUnit.MILLISECONDS)
+                                .join());
             }
         }
         return pidsOf(uid).isEmpty();
@@ -265,8 +270,10 @@ public final class Sandbox {
     }
 
     /** Directories any user may write to, where a run can leave files outside its own directory. */
-    static final List<Path> SHARED_TEMP = Stream.of("/tmp", "/var/tmp", "/dev/shm", "/run/lock").map(Path::of)
-            .filter(Files::isDirectory).toList();
+    static final List<Path> SHARED_TEMP = Stream.of("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+            .map(Path::of)
+            .filter(Files::isDirectory)
+            .toList();
 
     /** Bytes of the files under {@code dir}, links not followed. */
     static long sizeOf(Path dir) {
@@ -323,8 +330,8 @@ public final class Sandbox {
             if (!CLAIMED.add(uid)) {
                 continue;
             }
-            FileChannel ch = FileChannel.open(locks.resolve(Integer.toString(uid)), StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE);
+            FileChannel ch = FileChannel.open(
+                    locks.resolve(Integer.toString(uid)), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock lock = ch.tryLock();
             if (lock != null) {
                 boolean free = pidsOf(uid).isEmpty();
@@ -332,8 +339,9 @@ public final class Sandbox {
                     // Nobody holds this uid's lock, yet processes of it live: an executor died (kill -9 on a
                     // plain host) and its run's own children outlived it. Every executor on this host shares these
                     // locks (the same sandbox-dir), so they are nobody's run now.
-                    LOG.log(Level.WARNING, "uid " + uid + " has processes left by an executor that died: killing "
-                            + "them");
+                    LOG.log(
+                            Level.WARNING,
+                            "uid " + uid + " has processes left by an executor that died: killing " + "them");
                     free = killAll(uid);
                     deleteLeftovers(uid);
                 }
@@ -345,8 +353,8 @@ public final class Sandbox {
             ch.close();
             CLAIMED.remove(uid);
         }
-        throw new IOException("no free sandbox uid: all " + config.uidCount() + " from " + config.uidBase()
-                + " are in use");
+        throw new IOException(
+                "no free sandbox uid: all " + config.uidCount() + " from " + config.uidBase() + " are in use");
     }
 
     private static void release(int uid) {
@@ -371,7 +379,7 @@ public final class Sandbox {
         // No process may start while the copy is open for writing (see ProcessRunner.EXEC_WRITES).
         ProcessRunner.EXEC_WRITES.writeLock().lock();
         try (InputStream in = new DigestInputStream(Files.newInputStream(from), digest);
-             OutputStream out = Files.newOutputStream(to, StandardOpenOption.CREATE_NEW)) {
+                OutputStream out = Files.newOutputStream(to, StandardOpenOption.CREATE_NEW)) {
             in.transferTo(out);
         } finally {
             ProcessRunner.EXEC_WRITES.writeLock().unlock();

@@ -29,6 +29,7 @@ final class Supervisor implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Supervisor.class.getName());
     /** How often the shell looks at the deadlines. */
     static final long POLL_MS = 200;
+
     private static final String SCRIPT = """
             dir="$1"
             while :; do
@@ -69,9 +70,12 @@ final class Supervisor implements AutoCloseable {
     synchronized void arm(String name, long group, Integer uid, long deadlineMillis) throws IOException {
         ensureStarted();
         Path tmp = dir.resolve(name + ".tmp");
-        Files.writeString(tmp, deadlineMillis + " " + group + " " + (uid == null ? "-" : uid) + "\n",
-                StandardCharsets.US_ASCII);
-        Files.move(tmp, dir.resolve(name + ".deadline"), StandardCopyOption.ATOMIC_MOVE,
+        Files.writeString(
+                tmp, deadlineMillis + " " + group + " " + (uid == null ? "-" : uid) + "\n", StandardCharsets.US_ASCII);
+        Files.move(
+                tmp,
+                dir.resolve(name + ".deadline"),
+                StandardCopyOption.ATOMIC_MOVE,
                 StandardCopyOption.REPLACE_EXISTING);
     }
 
@@ -102,9 +106,18 @@ final class Supervisor implements AutoCloseable {
         CompletableFuture<Process> started = new CompletableFuture<>();
         Thread.ofPlatform().daemon().name("supervisor-" + dir.getFileName()).start(() -> {
             try {
-                Process p = ProcessRunner.spawn(new ProcessBuilder(List.of("setpriv", "--pdeathsig", "KILL", "--",
-                        "/bin/sh", "-c", SCRIPT, "punctual-supervisor", dir.toString()))
-                        .redirectInput(ProcessBuilder.Redirect.PIPE).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                Process p = ProcessRunner.spawn(new ProcessBuilder(List.of(
+                                "setpriv",
+                                "--pdeathsig",
+                                "KILL",
+                                "--",
+                                "/bin/sh",
+                                "-c",
+                                SCRIPT,
+                                "punctual-supervisor",
+                                dir.toString()))
+                        .redirectInput(ProcessBuilder.Redirect.PIPE)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                         .redirectError(ProcessBuilder.Redirect.INHERIT));
                 started.complete(p);
                 p.waitFor();

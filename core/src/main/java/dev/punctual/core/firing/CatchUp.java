@@ -17,6 +17,7 @@ public record CatchUp(Mode mode, Duration maxAge, int maxRuns) {
     public static final int MAX_RUNS_LIMIT = 1000;
     /** A pending run is missed when it is dispatched this much after its due time. */
     public static final Duration MISSED_AFTER = Duration.ofMinutes(1);
+
     public static final CatchUp DEFAULT = new CatchUp(Mode.ALL, DEFAULT_MAX_AGE, DEFAULT_MAX_RUNS);
 
     public enum Mode {

@@ -11,8 +11,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 public record CatchUpSpec(String mode, String maxAge, Integer maxRuns) {
 
     @JsonCreator(mode = JsonCreator.Mode.PROPERTIES)
-    public CatchUpSpec {
-    }
+    public CatchUpSpec {}
 
     @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
     public static CatchUpSpec of(String mode) {

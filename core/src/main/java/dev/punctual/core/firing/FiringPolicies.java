@@ -8,14 +8,21 @@ import java.util.Locale;
 
 /** Validates the firing fields of a job request into a {@link FiringPolicy}, naming each bad field. */
 public final class FiringPolicies {
-    private FiringPolicies() {
-    }
+    private FiringPolicies() {}
 
-    public static FiringPolicy parse(JitterSpec jitter, CatchUpSpec catchUp, String overlap, String maxRunAge,
-                                     List<FieldError> errors) {
-        return new FiringPolicy(jitter(jitter, errors), catchUp(catchUp, errors), overlap(overlap, errors),
-                duration(errors, "maxRunAge", maxRunAge, FiringPolicy.DEFAULT_MAX_RUN_AGE,
-                        FiringPolicy.MIN_MAX_RUN_AGE, FiringPolicy.MAX_MAX_RUN_AGE));
+    public static FiringPolicy parse(
+            JitterSpec jitter, CatchUpSpec catchUp, String overlap, String maxRunAge, List<FieldError> errors) {
+        return new FiringPolicy(
+                jitter(jitter, errors),
+                catchUp(catchUp, errors),
+                overlap(overlap, errors),
+                duration(
+                        errors,
+                        "maxRunAge",
+                        maxRunAge,
+                        FiringPolicy.DEFAULT_MAX_RUN_AGE,
+                        FiringPolicy.MIN_MAX_RUN_AGE,
+                        FiringPolicy.MAX_MAX_RUN_AGE));
     }
 
     private static Jitter jitter(JitterSpec spec, List<FieldError> errors) {
@@ -50,8 +57,13 @@ public final class FiringPolicies {
                 errors.add(new FieldError("catchUp.mode", "must be one of skip, latest, all"));
             }
         }
-        Duration maxAge = duration(errors, "catchUp.maxAge", spec.maxAge(), CatchUp.DEFAULT_MAX_AGE,
-                CatchUp.MISSED_AFTER, CatchUp.MAX_AGE_LIMIT);
+        Duration maxAge = duration(
+                errors,
+                "catchUp.maxAge",
+                spec.maxAge(),
+                CatchUp.DEFAULT_MAX_AGE,
+                CatchUp.MISSED_AFTER,
+                CatchUp.MAX_AGE_LIMIT);
         int maxRuns = CatchUp.DEFAULT_MAX_RUNS;
         if (spec.maxRuns() != null) {
             if (spec.maxRuns() < 1 || spec.maxRuns() > CatchUp.MAX_RUNS_LIMIT) {
@@ -79,8 +91,8 @@ public final class FiringPolicies {
         return value == null ? null : parseEnum(CatchUp.Mode.class, value);
     }
 
-    private static Duration duration(List<FieldError> errors, String field, String text, Duration dflt,
-                                     Duration min, Duration max) {
+    private static Duration duration(
+            List<FieldError> errors, String field, String text, Duration dflt, Duration min, Duration max) {
         if (text == null) {
             return dflt;
         }
@@ -108,10 +120,15 @@ public final class FiringPolicies {
 
     /** The policy as the API shows it, defaults filled in. */
     public static JitterSpec jitterSpec(FiringPolicy p) {
-        return p.jitter() == null ? null : new JitterSpec(p.jitter().mode().wire(), p.jitter().max().toString());
+        return p.jitter() == null
+                ? null
+                : new JitterSpec(p.jitter().mode().wire(), p.jitter().max().toString());
     }
 
     public static CatchUpSpec catchUpSpec(FiringPolicy p) {
-        return new CatchUpSpec(p.catchUp().mode().wire(), p.catchUp().maxAge().toString(), p.catchUp().maxRuns());
+        return new CatchUpSpec(
+                p.catchUp().mode().wire(),
+                p.catchUp().maxAge().toString(),
+                p.catchUp().maxRuns());
     }
 }

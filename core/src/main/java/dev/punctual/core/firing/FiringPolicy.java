@@ -11,8 +11,8 @@ public record FiringPolicy(Jitter jitter, CatchUp catchUp, Overlap overlap, Dura
     public static final Duration DEFAULT_MAX_RUN_AGE = Duration.ofDays(1);
     public static final Duration MIN_MAX_RUN_AGE = Duration.ofMinutes(1);
     public static final Duration MAX_MAX_RUN_AGE = Duration.ofDays(14);
-    public static final FiringPolicy DEFAULT = new FiringPolicy(null, CatchUp.DEFAULT, Overlap.ALLOW,
-            DEFAULT_MAX_RUN_AGE);
+    public static final FiringPolicy DEFAULT =
+            new FiringPolicy(null, CatchUp.DEFAULT, Overlap.ALLOW, DEFAULT_MAX_RUN_AGE);
 
     public FiringPolicy {
         catchUp = catchUp == null ? CatchUp.DEFAULT : catchUp;

@@ -17,7 +17,8 @@ public record Jitter(Mode mode, Duration max) {
     public static final Duration LIMIT = Duration.ofHours(1);
 
     public enum Mode {
-        RANDOM, HASHED;
+        RANDOM,
+        HASHED;
 
         public String wire() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -28,8 +29,10 @@ public record Jitter(Mode mode, Duration max) {
     public Instant apply(String jobId, Instant occurrence, RandomGenerator random) {
         long bound = max.toMillis() + 1;
         long offset = mode == Mode.HASHED
-                ? Math.floorMod(UUID.nameUUIDFromBytes(jobId.getBytes(StandardCharsets.UTF_8))
-                        .getMostSignificantBits(), bound)
+                ? Math.floorMod(
+                        UUID.nameUUIDFromBytes(jobId.getBytes(StandardCharsets.UTF_8))
+                                .getMostSignificantBits(),
+                        bound)
                 : random.nextLong(bound);
         return occurrence.plusMillis(offset);
     }

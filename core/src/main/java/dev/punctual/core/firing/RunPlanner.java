@@ -21,7 +21,7 @@ public final class RunPlanner {
     public Run plan(Job job, Instant occurrence, Instant now) {
         Jitter jitter = job.firing().jitter();
         Instant due = jitter == null ? occurrence : jitter.apply(job.id(), occurrence, random);
-        return Run.scheduled(job.id(), RunIds.forOccurrence(occurrence), job.owner(), occurrence, due,
-                job.maxAttempts(), now);
+        return Run.scheduled(
+                job.id(), RunIds.forOccurrence(occurrence), job.owner(), occurrence, due, job.maxAttempts(), now);
     }
 }

@@ -7,8 +7,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /** Small conversions between DynamoDB attribute values and Java values; absent attributes read as null. */
 public final class Items {
-    private Items() {
-    }
+    private Items() {}
 
     public static AttributeValue s(String v) {
         return AttributeValue.fromS(v);
@@ -54,7 +53,9 @@ public final class Items {
 
     public static List<String> strings(Map<String, AttributeValue> item, String name) {
         AttributeValue v = item.get(name);
-        return v == null || !v.hasL() ? List.of() : v.l().stream().map(AttributeValue::s).toList();
+        return v == null || !v.hasL()
+                ? List.of()
+                : v.l().stream().map(AttributeValue::s).toList();
     }
 
     public static Map<String, String> stringMap(Map<String, AttributeValue> item, String name) {

@@ -44,7 +44,9 @@ public final class Provisioner {
         java.util.function.Consumer<String> attr = name -> {
             if (name != null && !seen.contains(name)) {
                 seen.add(name);
-                attrs.add(AttributeDefinition.builder().attributeName(name).attributeType(ScalarAttributeType.S)
+                attrs.add(AttributeDefinition.builder()
+                        .attributeName(name)
+                        .attributeType(ScalarAttributeType.S)
                         .build());
             }
         };
@@ -54,13 +56,18 @@ public final class Provisioner {
             attr.accept(i.hashKey());
             attr.accept(i.rangeKey());
         });
-        List<GlobalSecondaryIndex> gsis = t.indexes().stream().map(i -> GlobalSecondaryIndex.builder()
-                .indexName(i.name())
-                .keySchema(keys(i.hashKey(), i.rangeKey()))
-                .projection(p -> p.projectionType(ProjectionType.ALL)).build()).toList();
+        List<GlobalSecondaryIndex> gsis = t.indexes().stream()
+                .map(i -> GlobalSecondaryIndex.builder()
+                        .indexName(i.name())
+                        .keySchema(keys(i.hashKey(), i.rangeKey()))
+                        .projection(p -> p.projectionType(ProjectionType.ALL))
+                        .build())
+                .toList();
         try {
-            dynamo.createTable(b -> b.tableName(t.name()).billingMode(BillingMode.PAY_PER_REQUEST)
-                    .attributeDefinitions(attrs).keySchema(keys(t.hashKey(), t.rangeKey()))
+            dynamo.createTable(b -> b.tableName(t.name())
+                    .billingMode(BillingMode.PAY_PER_REQUEST)
+                    .attributeDefinitions(attrs)
+                    .keySchema(keys(t.hashKey(), t.rangeKey()))
                     .globalSecondaryIndexes(gsis.isEmpty() ? null : gsis));
             dynamo.waiter().waitUntilTableExists(b -> b.tableName(t.name()));
             if (t.ttlAttribute() != null) {
@@ -74,24 +81,34 @@ public final class Provisioner {
 
     private static List<KeySchemaElement> keys(String hash, String range) {
         List<KeySchemaElement> k = new ArrayList<>();
-        k.add(KeySchemaElement.builder().attributeName(hash).keyType(KeyType.HASH).build());
+        k.add(KeySchemaElement.builder()
+                .attributeName(hash)
+                .keyType(KeyType.HASH)
+                .build());
         if (range != null) {
-            k.add(KeySchemaElement.builder().attributeName(range).keyType(KeyType.RANGE).build());
+            k.add(KeySchemaElement.builder()
+                    .attributeName(range)
+                    .keyType(KeyType.RANGE)
+                    .build());
         }
         return k;
     }
 
     public void createQueues(QueueSpec q) {
-        String dlqUrl = sqs.createQueue(b -> b.queueName(q.deadLetterName()).attributes(Map.of(
-                QueueAttributeName.MESSAGE_RETENTION_PERIOD, Integer.toString(14 * 24 * 3600)))).queueUrl();
-        String dlqArn = sqs.getQueueAttributes(b -> b.queueUrl(dlqUrl)
-                .attributeNames(QueueAttributeName.QUEUE_ARN)).attributes().get(QueueAttributeName.QUEUE_ARN);
-        String redrive = "{\"deadLetterTargetArn\":\"" + dlqArn + "\",\"maxReceiveCount\":\"" + q.maxReceiveCount()
-                + "\"}";
-        sqs.createQueue(b -> b.queueName(q.name()).attributes(Map.of(
-                QueueAttributeName.VISIBILITY_TIMEOUT, Integer.toString(q.visibilityTimeoutSeconds()),
-                QueueAttributeName.MESSAGE_RETENTION_PERIOD, Integer.toString(q.messageRetentionSeconds()),
-                QueueAttributeName.REDRIVE_POLICY, redrive)));
+        String dlqUrl = sqs.createQueue(b -> b.queueName(q.deadLetterName())
+                        .attributes(
+                                Map.of(QueueAttributeName.MESSAGE_RETENTION_PERIOD, Integer.toString(14 * 24 * 3600))))
+                .queueUrl();
+        String dlqArn = sqs.getQueueAttributes(b -> b.queueUrl(dlqUrl).attributeNames(QueueAttributeName.QUEUE_ARN))
+                .attributes()
+                .get(QueueAttributeName.QUEUE_ARN);
+        String redrive =
+                "{\"deadLetterTargetArn\":\"" + dlqArn + "\",\"maxReceiveCount\":\"" + q.maxReceiveCount() + "\"}";
+        sqs.createQueue(b -> b.queueName(q.name())
+                .attributes(Map.of(
+                        QueueAttributeName.VISIBILITY_TIMEOUT, Integer.toString(q.visibilityTimeoutSeconds()),
+                        QueueAttributeName.MESSAGE_RETENTION_PERIOD, Integer.toString(q.messageRetentionSeconds()),
+                        QueueAttributeName.REDRIVE_POLICY, redrive)));
     }
 
     public void createBucket(String bucket) {

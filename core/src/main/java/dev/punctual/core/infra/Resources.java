@@ -20,6 +20,7 @@ public final class Resources {
     public static final String SWEEP_NAME = "name";
     /** Set only on DEAD runs ({@code <owner>#DEAD}, {@code <finishedAt fixed>#<jobId>#<runId>}): a sparse index. */
     public static final String OWNER_STATE = "ownerState";
+
     public static final String FINISHED_SORT = "finishedSort";
 
     public static final String JOBS_BY_OWNER = "byOwner";
@@ -28,6 +29,7 @@ public final class Resources {
 
     /** Above {@link Settings#DEFAULT_MAX_ATTEMPTS_LIMIT} with room for receives that lose a claim. */
     public static final int MAX_RECEIVE_COUNT = 25;
+
     public static final int MESSAGE_RETENTION_SECONDS = 4 * 24 * 3600;
 
     private final Settings settings;
@@ -37,14 +39,23 @@ public final class Resources {
     }
 
     public TableSpec jobs() {
-        return new TableSpec(settings.prefix() + "-jobs", JOB_ID, null,
-                List.of(new TableSpec.IndexSpec(JOBS_BY_OWNER, OWNER, OWNER_SORT)), null);
+        return new TableSpec(
+                settings.prefix() + "-jobs",
+                JOB_ID,
+                null,
+                List.of(new TableSpec.IndexSpec(JOBS_BY_OWNER, OWNER, OWNER_SORT)),
+                null);
     }
 
     public TableSpec runs() {
-        return new TableSpec(settings.prefix() + "-runs", JOB_ID, RUN_ID,
-                List.of(new TableSpec.IndexSpec(RUNS_BY_DUE, DUE_SHARD, DUE_SORT),
-                        new TableSpec.IndexSpec(RUNS_BY_OWNER_STATE, OWNER_STATE, FINISHED_SORT)), EXPIRES_AT);
+        return new TableSpec(
+                settings.prefix() + "-runs",
+                JOB_ID,
+                RUN_ID,
+                List.of(
+                        new TableSpec.IndexSpec(RUNS_BY_DUE, DUE_SHARD, DUE_SORT),
+                        new TableSpec.IndexSpec(RUNS_BY_OWNER_STATE, OWNER_STATE, FINISHED_SORT)),
+                EXPIRES_AT);
     }
 
     public TableSpec binaries() {
@@ -60,8 +71,12 @@ public final class Resources {
     }
 
     public QueueSpec runQueue() {
-        return new QueueSpec(settings.prefix() + "-runs", settings.prefix() + "-runs-dlq", MAX_RECEIVE_COUNT,
-                (int) settings.lease().toSeconds(), MESSAGE_RETENTION_SECONDS);
+        return new QueueSpec(
+                settings.prefix() + "-runs",
+                settings.prefix() + "-runs-dlq",
+                MAX_RECEIVE_COUNT,
+                (int) settings.lease().toSeconds(),
+                MESSAGE_RETENTION_SECONDS);
     }
 
     public String bucket() {

@@ -9,6 +9,5 @@ import java.util.List;
 public record TableSpec(String name, String hashKey, String rangeKey, List<IndexSpec> indexes, String ttlAttribute) {
 
     /** A global secondary index; all its keys are strings and it projects every attribute. */
-    public record IndexSpec(String name, String hashKey, String rangeKey) {
-    }
+    public record IndexSpec(String name, String hashKey, String rangeKey) {}
 }

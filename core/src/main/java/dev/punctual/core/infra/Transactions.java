@@ -67,7 +67,8 @@ public final class Transactions {
         }
 
         public boolean failed(int index) {
-            return index < reasons.size() && "ConditionalCheckFailed".equals(reasons.get(index).code());
+            return index < reasons.size()
+                    && "ConditionalCheckFailed".equals(reasons.get(index).code());
         }
 
         public Map<String, AttributeValue> oldItem(int index) {

@@ -82,8 +82,10 @@ public final class JobRepository {
         item.put(TIMEOUT, n(job.timeoutSeconds()));
         item.put(MAX_ATTEMPTS, n(job.maxAttempts()));
         if (!job.nonRetryableExitCodes().isEmpty()) {
-            item.put(NO_RETRY_CODES, AttributeValue.fromL(job.nonRetryableExitCodes().stream()
-                    .map(c -> n(c)).toList()));
+            item.put(
+                    NO_RETRY_CODES,
+                    AttributeValue.fromL(
+                            job.nonRetryableExitCodes().stream().map(c -> n(c)).toList()));
         }
         item.put(FIRING, firingValue(job.firing()));
         item.put(SECRET_NAMES, Items.strings(job.secretNames()));
@@ -96,42 +98,47 @@ public final class JobRepository {
             item.put(PENDING, s(job.pendingRunId()));
             item.put(NEXT_RUN_AT, instant(job.nextRunAt()));
         }
-        return TransactWriteItem.builder().put(p -> p.tableName(table.name()).item(item)
-                .conditionExpression("attribute_not_exists(#id)")
-                .expressionAttributeNames(Map.of("#id", Resources.JOB_ID))).build();
+        return TransactWriteItem.builder()
+                .put(p -> p.tableName(table.name())
+                        .item(item)
+                        .conditionExpression("attribute_not_exists(#id)")
+                        .expressionAttributeNames(Map.of("#id", Resources.JOB_ID)))
+                .build();
     }
 
     public Optional<Job> get(String jobId) {
-        var item = dynamo.getItem(b -> b.tableName(table.name()).key(key(jobId)).consistentRead(true)).item();
+        var item = dynamo.getItem(b -> b.tableName(table.name()).key(key(jobId)).consistentRead(true))
+                .item();
         return item == null || item.isEmpty() ? Optional.empty() : Optional.of(fromItem(item));
     }
 
     /** One page of an owner's jobs, oldest first. */
     public PageOfJobs listByOwner(String owner, int limit, Map<String, AttributeValue> startKey) {
-        QueryResponse r = dynamo.query(b -> b.tableName(table.name()).indexName(Resources.JOBS_BY_OWNER)
+        QueryResponse r = dynamo.query(b -> b.tableName(table.name())
+                .indexName(Resources.JOBS_BY_OWNER)
                 .keyConditionExpression("#o = :o")
                 .expressionAttributeNames(Map.of("#o", Resources.OWNER))
                 .expressionAttributeValues(Map.of(":o", s(owner)))
                 .limit(limit)
                 .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
-        return new PageOfJobs(r.items().stream().map(JobRepository::fromItem).toList(),
+        return new PageOfJobs(
+                r.items().stream().map(JobRepository::fromItem).toList(),
                 r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
     }
 
-    public record PageOfJobs(List<Job> items, Map<String, AttributeValue> lastKey) {
-    }
+    public record PageOfJobs(List<Job> items, Map<String, AttributeValue> lastKey) {}
 
     /**
      * Moves the job's pending run from {@code currentRunId} to the next occurrence, or to none (the job completes).
      * Only one writer can win: the condition pins the run it replaces, so a second sweeper racing on the same
      * occurrence loses here, and a deleted job gets no new runs.
      */
-    public TransactWriteItem advancePending(String jobId, String currentRunId, String nextRunId, Instant nextRunAt,
-                                            Instant now) {
-        Map<String, String> names = new HashMap<>(Map.of("#p", PENDING, "#st", STATE, "#u", UPDATED_AT,
-                "#n", NEXT_RUN_AT));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":cur", s(currentRunId),
-                ":active", s(JobState.ACTIVE.name()), ":now", instant(now)));
+    public TransactWriteItem advancePending(
+            String jobId, String currentRunId, String nextRunId, Instant nextRunAt, Instant now) {
+        Map<String, String> names =
+                new HashMap<>(Map.of("#p", PENDING, "#st", STATE, "#u", UPDATED_AT, "#n", NEXT_RUN_AT));
+        Map<String, AttributeValue> values = new HashMap<>(
+                Map.of(":cur", s(currentRunId), ":active", s(JobState.ACTIVE.name()), ":now", instant(now)));
         String update;
         if (nextRunId != null) {
             update = "SET #p = :next, #n = :nextAt, #u = :now";
@@ -141,11 +148,14 @@ public final class JobRepository {
             update = "SET #st = :completed, #u = :now REMOVE #p, #n";
             values.put(":completed", s(JobState.COMPLETED.name()));
         }
-        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
-                .updateExpression(update)
-                .conditionExpression("#p = :cur AND #st = :active")
-                .expressionAttributeNames(names)
-                .expressionAttributeValues(values)).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(jobId))
+                        .updateExpression(update)
+                        .conditionExpression("#p = :cur AND #st = :active")
+                        .expressionAttributeNames(names)
+                        .expressionAttributeValues(values))
+                .build();
     }
 
     /**
@@ -153,16 +163,30 @@ public final class JobRepository {
      * cancel of that run written in the same transaction is the right one.
      */
     public TransactWriteItem markDeleted(String jobId, String owner, String expectedPending, Instant now) {
-        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#v", VERSION, "#u", UPDATED_AT,
-                "#p", PENDING, "#n", NEXT_RUN_AT, "#o", Resources.OWNER));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":deleted", s(JobState.DELETED.name()),
-                ":one", n(1), ":now", instant(now), ":owner", s(owner)));
+        Map<String, String> names = new HashMap<>(Map.of(
+                "#st",
+                STATE,
+                "#v",
+                VERSION,
+                "#u",
+                UPDATED_AT,
+                "#p",
+                PENDING,
+                "#n",
+                NEXT_RUN_AT,
+                "#o",
+                Resources.OWNER));
+        Map<String, AttributeValue> values = new HashMap<>(
+                Map.of(":deleted", s(JobState.DELETED.name()), ":one", n(1), ":now", instant(now), ":owner", s(owner)));
         String cond = "#o = :owner AND #st <> :deleted AND " + pendingIs(expectedPending, values);
-        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
-                .updateExpression("SET #st = :deleted, #v = #v + :one, #u = :now REMOVE #p, #n")
-                .conditionExpression(cond)
-                .expressionAttributeNames(names)
-                .expressionAttributeValues(values)).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(jobId))
+                        .updateExpression("SET #st = :deleted, #v = #v + :one, #u = :now REMOVE #p, #n")
+                        .conditionExpression(cond)
+                        .expressionAttributeNames(names)
+                        .expressionAttributeValues(values))
+                .build();
     }
 
     /**
@@ -172,28 +196,62 @@ public final class JobRepository {
      * lagging sweep may have left before {@code pausedAt}) so resume counts from that one if it is earlier.
      */
     public TransactWriteItem markPaused(String jobId, String owner, String expectedPending, Instant now) {
-        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#v", VERSION, "#u", UPDATED_AT,
-                "#p", PENDING, "#o", Resources.OWNER, "#pa", PAUSED_AT));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":paused", s(JobState.PAUSED.name()),
-                ":active", s(JobState.ACTIVE.name()), ":one", n(1), ":now", instant(now), ":owner", s(owner)));
+        Map<String, String> names = new HashMap<>(Map.of(
+                "#st", STATE, "#v", VERSION, "#u", UPDATED_AT, "#p", PENDING, "#o", Resources.OWNER, "#pa", PAUSED_AT));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(
+                ":paused",
+                s(JobState.PAUSED.name()),
+                ":active",
+                s(JobState.ACTIVE.name()),
+                ":one",
+                n(1),
+                ":now",
+                instant(now),
+                ":owner",
+                s(owner)));
         String cond = "#o = :owner AND #st = :active AND " + pendingIs(expectedPending, values);
-        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
-                .updateExpression("SET #st = :paused, #pa = :now, #v = #v + :one, #u = :now REMOVE #p")
-                .conditionExpression(cond)
-                .expressionAttributeNames(names)
-                .expressionAttributeValues(values)).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(jobId))
+                        .updateExpression("SET #st = :paused, #pa = :now, #v = #v + :one, #u = :now REMOVE #p")
+                        .conditionExpression(cond)
+                        .expressionAttributeNames(names)
+                        .expressionAttributeValues(values))
+                .build();
     }
 
     /**
      * Resumes a job paused at {@code pausedAt} (the condition pins that pause, so two resumes cannot both win):
      * ACTIVE with {@code nextRunId} as its pending run, or COMPLETED when the schedule has no further occurrence.
      */
-    public TransactWriteItem markResumed(String jobId, String owner, Instant pausedAt, String nextRunId,
-                                         Instant nextRunAt, Instant now) {
-        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#v", VERSION, "#u", UPDATED_AT,
-                "#p", PENDING, "#n", NEXT_RUN_AT, "#o", Resources.OWNER, "#pa", PAUSED_AT));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":paused", s(JobState.PAUSED.name()),
-                ":one", n(1), ":now", instant(now), ":owner", s(owner), ":pausedAt", instant(pausedAt)));
+    public TransactWriteItem markResumed(
+            String jobId, String owner, Instant pausedAt, String nextRunId, Instant nextRunAt, Instant now) {
+        Map<String, String> names = new HashMap<>(Map.of(
+                "#st",
+                STATE,
+                "#v",
+                VERSION,
+                "#u",
+                UPDATED_AT,
+                "#p",
+                PENDING,
+                "#n",
+                NEXT_RUN_AT,
+                "#o",
+                Resources.OWNER,
+                "#pa",
+                PAUSED_AT));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(
+                ":paused",
+                s(JobState.PAUSED.name()),
+                ":one",
+                n(1),
+                ":now",
+                instant(now),
+                ":owner",
+                s(owner),
+                ":pausedAt",
+                instant(pausedAt)));
         String update;
         if (nextRunId != null) {
             update = "SET #st = :to, #p = :next, #n = :nextAt, #v = #v + :one, #u = :now REMOVE #pa";
@@ -204,11 +262,14 @@ public final class JobRepository {
             update = "SET #st = :to, #v = #v + :one, #u = :now REMOVE #pa, #p, #n";
             values.put(":to", s(JobState.COMPLETED.name()));
         }
-        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
-                .updateExpression(update)
-                .conditionExpression("#o = :owner AND #st = :paused AND #pa = :pausedAt")
-                .expressionAttributeNames(names)
-                .expressionAttributeValues(values)).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(jobId))
+                        .updateExpression(update)
+                        .conditionExpression("#o = :owner AND #st = :paused AND #pa = :pausedAt")
+                        .expressionAttributeNames(names)
+                        .expressionAttributeValues(values))
+                .build();
     }
 
     /**
@@ -230,22 +291,79 @@ public final class JobRepository {
      * {@code nextRunAt}; its id, owner and creation time are not written.
      */
     public TransactWriteItem replace(Job job, long expectedVersion, String expectedPending) {
-        Map<String, String> names = new HashMap<>(Map.of("#name", NAME, "#b", Resources.BINARY_ID, "#sha",
-                BINARY_SHA, "#args", ARGS, "#env", ENV, "#sch", SCHEDULE, "#to", TIMEOUT, "#ma", MAX_ATTEMPTS,
-                "#nr", NO_RETRY_CODES, "#f", FIRING));
+        Map<String, String> names = new HashMap<>(Map.of(
+                "#name",
+                NAME,
+                "#b",
+                Resources.BINARY_ID,
+                "#sha",
+                BINARY_SHA,
+                "#args",
+                ARGS,
+                "#env",
+                ENV,
+                "#sch",
+                SCHEDULE,
+                "#to",
+                TIMEOUT,
+                "#ma",
+                MAX_ATTEMPTS,
+                "#nr",
+                NO_RETRY_CODES,
+                "#f",
+                FIRING));
         names.put("#sn", SECRET_NAMES);
         names.put("#lim", LIMITS);
-        names.putAll(Map.of("#st", STATE, "#v", VERSION, "#u", UPDATED_AT, "#p", PENDING, "#n", NEXT_RUN_AT,
-                "#o", Resources.OWNER));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":name", s(job.name()), ":b", s(job.binaryId()),
-                ":sha", s(job.binarySha256()), ":args", Items.strings(job.args()), ":env", Items.stringMap(job.env()),
-                ":sch", scheduleValue(job.schedule()), ":to", n(job.timeoutSeconds()), ":ma", n(job.maxAttempts()),
-                ":nr", AttributeValue.fromL(job.nonRetryableExitCodes().stream().map(c -> n(c)).toList()),
-                ":f", firingValue(job.firing())));
+        names.putAll(Map.of(
+                "#st",
+                STATE,
+                "#v",
+                VERSION,
+                "#u",
+                UPDATED_AT,
+                "#p",
+                PENDING,
+                "#n",
+                NEXT_RUN_AT,
+                "#o",
+                Resources.OWNER));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(
+                ":name",
+                s(job.name()),
+                ":b",
+                s(job.binaryId()),
+                ":sha",
+                s(job.binarySha256()),
+                ":args",
+                Items.strings(job.args()),
+                ":env",
+                Items.stringMap(job.env()),
+                ":sch",
+                scheduleValue(job.schedule()),
+                ":to",
+                n(job.timeoutSeconds()),
+                ":ma",
+                n(job.maxAttempts()),
+                ":nr",
+                AttributeValue.fromL(
+                        job.nonRetryableExitCodes().stream().map(c -> n(c)).toList()),
+                ":f",
+                firingValue(job.firing())));
         values.put(":sn", Items.strings(job.secretNames()));
         values.put(":lim", limitsValue(job.limits()));
-        values.putAll(Map.of(":st", s(job.state().name()), ":v", n(job.version()), ":expected", n(expectedVersion),
-                ":now", instant(job.updatedAt()), ":deleted", s(JobState.DELETED.name()), ":owner", s(job.owner())));
+        values.putAll(Map.of(
+                ":st",
+                s(job.state().name()),
+                ":v",
+                n(job.version()),
+                ":expected",
+                n(expectedVersion),
+                ":now",
+                instant(job.updatedAt()),
+                ":deleted",
+                s(JobState.DELETED.name()),
+                ":owner",
+                s(job.owner())));
         StringBuilder update = new StringBuilder("SET #name = :name, #b = :b, #sha = :sha, #args = :args,"
                 + " #env = :env, #sch = :sch, #to = :to, #ma = :ma, #nr = :nr, #f = :f, #sn = :sn, #lim = :lim, #st = :st, #v = :v,"
                 + " #u = :now");
@@ -257,12 +375,15 @@ public final class JobRepository {
             update.append(" REMOVE #p, #n");
         }
         String cond = "#o = :owner AND #v = :expected AND #st <> :deleted AND " + pendingIs(expectedPending, values);
-        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(job.id()))
-                .updateExpression(update.toString())
-                .conditionExpression(cond)
-                .expressionAttributeNames(names)
-                .expressionAttributeValues(values)
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(job.id()))
+                        .updateExpression(update.toString())
+                        .conditionExpression(cond)
+                        .expressionAttributeNames(names)
+                        .expressionAttributeValues(values)
+                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
+                .build();
     }
 
     /**
@@ -272,8 +393,8 @@ public final class JobRepository {
      * run, so only one can win. The job as it was comes back on failure.
      */
     public TransactWriteItem takeActiveRun(String jobId, String seenActive, String runId) {
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":active", s(JobState.ACTIVE.name()),
-                ":completed", s(JobState.COMPLETED.name()), ":run", s(runId)));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(
+                ":active", s(JobState.ACTIVE.name()), ":completed", s(JobState.COMPLETED.name()), ":run", s(runId)));
         String seen;
         if (seenActive == null) {
             seen = "attribute_not_exists(#ar)";
@@ -281,12 +402,15 @@ public final class JobRepository {
             seen = "#ar = :seen";
             values.put(":seen", s(seenActive));
         }
-        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId))
-                .updateExpression("SET #ar = :run")
-                .conditionExpression("attribute_exists(#id) AND #st IN (:active, :completed) AND " + seen)
-                .expressionAttributeNames(Map.of("#id", Resources.JOB_ID, "#st", STATE, "#ar", ACTIVE_RUN))
-                .expressionAttributeValues(values)
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(jobId))
+                        .updateExpression("SET #ar = :run")
+                        .conditionExpression("attribute_exists(#id) AND #st IN (:active, :completed) AND " + seen)
+                        .expressionAttributeNames(Map.of("#id", Resources.JOB_ID, "#st", STATE, "#ar", ACTIVE_RUN))
+                        .expressionAttributeValues(values)
+                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
+                .build();
     }
 
     /**
@@ -295,12 +419,15 @@ public final class JobRepository {
      * job as it was comes back on failure, so the caller can tell which.
      */
     public TransactWriteItem conditionRunnable(String jobId) {
-        return TransactWriteItem.builder().conditionCheck(c -> c.tableName(table.name()).key(key(jobId))
-                .conditionExpression("attribute_exists(#id) AND #st IN (:active, :completed)")
-                .expressionAttributeNames(Map.of("#id", Resources.JOB_ID, "#st", STATE))
-                .expressionAttributeValues(Map.of(":active", s(JobState.ACTIVE.name()),
-                        ":completed", s(JobState.COMPLETED.name())))
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
+        return TransactWriteItem.builder()
+                .conditionCheck(c -> c.tableName(table.name())
+                        .key(key(jobId))
+                        .conditionExpression("attribute_exists(#id) AND #st IN (:active, :completed)")
+                        .expressionAttributeNames(Map.of("#id", Resources.JOB_ID, "#st", STATE))
+                        .expressionAttributeValues(Map.of(
+                                ":active", s(JobState.ACTIVE.name()), ":completed", s(JobState.COMPLETED.name())))
+                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
+                .build();
     }
 
     /** The former name of {@link #conditionRunnable}, which now also refuses a PAUSED job. */
@@ -333,12 +460,15 @@ public final class JobRepository {
         }
         Map<String, AttributeValue> m = value.m();
         String jitterMode = Items.str(m, "jitterMode");
-        Jitter jitter = jitterMode == null ? null
+        Jitter jitter = jitterMode == null
+                ? null
                 : new Jitter(Jitter.Mode.valueOf(jitterMode), Duration.parse(Items.str(m, "jitterMax")));
-        CatchUp catchUp = new CatchUp(CatchUp.Mode.valueOf(Items.str(m, "catchUp")),
-                Duration.parse(Items.str(m, "catchUpMaxAge")), Items.integer(m, "catchUpMaxRuns"));
-        return new FiringPolicy(jitter, catchUp, Overlap.valueOf(Items.str(m, "overlap")),
-                Duration.parse(Items.str(m, "maxRunAge")));
+        CatchUp catchUp = new CatchUp(
+                CatchUp.Mode.valueOf(Items.str(m, "catchUp")),
+                Duration.parse(Items.str(m, "catchUpMaxAge")),
+                Items.integer(m, "catchUpMaxRuns"));
+        return new FiringPolicy(
+                jitter, catchUp, Overlap.valueOf(Items.str(m, "overlap")), Duration.parse(Items.str(m, "maxRunAge")));
     }
 
     /**
@@ -357,7 +487,10 @@ public final class JobRepository {
         putIfSet(m, "dstGap", spec.dstGap());
         putIfSet(m, "dstOverlap", spec.dstOverlap());
         if (spec.dates() != null) {
-            m.put("dates", AttributeValue.fromL(spec.dates().stream().map(JobRepository::dateValue).toList()));
+            m.put(
+                    "dates",
+                    AttributeValue.fromL(
+                            spec.dates().stream().map(JobRepository::dateValue).toList()));
         }
         return AttributeValue.fromM(m);
     }
@@ -381,10 +514,19 @@ public final class JobRepository {
     private static ScheduleSpec scheduleSpec(AttributeValue value) {
         Map<String, AttributeValue> m = value == null || !value.hasM() ? Map.of() : value.m();
         AttributeValue dates = m.get("dates");
-        return new ScheduleSpec(Items.str(m, "type"), Items.str(m, "at"), Items.str(m, "every"),
-                Items.str(m, "start"), Items.str(m, "end"), Items.str(m, "expression"), Items.str(m, "timezone"),
-                Items.str(m, "dstGap"), Items.str(m, "dstOverlap"),
-                dates == null || !dates.hasL() ? null : dates.l().stream().map(JobRepository::dateSpec).toList());
+        return new ScheduleSpec(
+                Items.str(m, "type"),
+                Items.str(m, "at"),
+                Items.str(m, "every"),
+                Items.str(m, "start"),
+                Items.str(m, "end"),
+                Items.str(m, "expression"),
+                Items.str(m, "timezone"),
+                Items.str(m, "dstGap"),
+                Items.str(m, "dstOverlap"),
+                dates == null || !dates.hasL()
+                        ? null
+                        : dates.l().stream().map(JobRepository::dateSpec).toList());
     }
 
     private static DateSpec dateSpec(AttributeValue v) {
@@ -410,8 +552,11 @@ public final class JobRepository {
                 Items.str(item, PENDING),
                 Items.instant(item, NEXT_RUN_AT),
                 Items.instant(item, PAUSED_AT),
-                item.containsKey(NO_RETRY_CODES) ? item.get(NO_RETRY_CODES).l().stream()
-                        .map(v -> Integer.valueOf(v.n())).toList() : List.of(),
+                item.containsKey(NO_RETRY_CODES)
+                        ? item.get(NO_RETRY_CODES).l().stream()
+                                .map(v -> Integer.valueOf(v.n()))
+                                .toList()
+                        : List.of(),
                 firing(item.get(FIRING)),
                 Items.str(item, ACTIVE_RUN),
                 item.containsKey(SECRET_NAMES) ? Items.strings(item, SECRET_NAMES) : List.of(),
@@ -432,9 +577,15 @@ public final class JobRepository {
 
     private static RunLimits limits(AttributeValue value) {
         Map<String, AttributeValue> m = value == null || !value.hasM() ? Map.of() : value.m();
-        java.util.function.Function<String, Integer> get = k -> m.containsKey(k) ? Integer.valueOf(m.get(k).n()) : null;
-        return new RunLimits(get.apply("processes"), get.apply("memoryMb"), get.apply("openFiles"),
-                get.apply("fileSizeMb"), get.apply("cpuSeconds"), get.apply("diskMb"));
+        java.util.function.Function<String, Integer> get =
+                k -> m.containsKey(k) ? Integer.valueOf(m.get(k).n()) : null;
+        return new RunLimits(
+                get.apply("processes"),
+                get.apply("memoryMb"),
+                get.apply("openFiles"),
+                get.apply("fileSizeMb"),
+                get.apply("cpuSeconds"),
+                get.apply("diskMb"));
     }
 
     /*
@@ -456,12 +607,16 @@ public final class JobRepository {
         if (!values.isEmpty()) {
             item.put(SECRET_VALUES, Items.stringMap(values));
         }
-        return TransactWriteItem.builder().put(p -> p.tableName(table.name()).item(item)).build();
+        return TransactWriteItem.builder()
+                .put(p -> p.tableName(table.name()).item(item))
+                .build();
     }
 
     /** The job's secret values (empty when it has none). */
     public Map<String, String> secrets(String jobId) {
-        var item = dynamo.getItem(b -> b.tableName(table.name()).key(secretsKey(jobId)).consistentRead(true)).item();
+        var item = dynamo.getItem(
+                        b -> b.tableName(table.name()).key(secretsKey(jobId)).consistentRead(true))
+                .item();
         return item == null || !item.containsKey(SECRET_VALUES) ? Map.of() : Items.stringMap(item, SECRET_VALUES);
     }
 }

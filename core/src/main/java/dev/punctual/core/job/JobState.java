@@ -5,5 +5,8 @@ package dev.punctual.core.job;
  * schedule has no further occurrence. DELETED: final.
  */
 public enum JobState {
-    ACTIVE, PAUSED, COMPLETED, DELETED
+    ACTIVE,
+    PAUSED,
+    COMPLETED,
+    DELETED
 }

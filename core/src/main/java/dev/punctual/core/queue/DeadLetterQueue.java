@@ -30,8 +30,11 @@ public final class DeadLetterQueue {
 
     /** Up to {@code max} (≤ 10) messages, without waiting; each hidden for {@code visibilitySeconds}. */
     public List<Message> receive(int max, int visibilitySeconds) {
-        return sqs.receiveMessage(b -> b.queueUrl(url()).maxNumberOfMessages(max).waitTimeSeconds(0)
-                .visibilityTimeout(visibilitySeconds)).messages();
+        return sqs.receiveMessage(b -> b.queueUrl(url())
+                        .maxNumberOfMessages(max)
+                        .waitTimeSeconds(0)
+                        .visibilityTimeout(visibilitySeconds))
+                .messages();
     }
 
     public void delete(String receiptHandle) {

@@ -54,8 +54,11 @@ public final class RunQueue {
         List<SendMessageBatchRequestEntry> entries = new ArrayList<>();
         for (int i = 0; i < messages.size(); i++) {
             RunMessage m = messages.get(i);
-            entries.add(SendMessageBatchRequestEntry.builder().id(Integer.toString(i)).messageBody(m.encode())
-                    .delaySeconds(delaySeconds(m.scheduledAt(), now)).build());
+            entries.add(SendMessageBatchRequestEntry.builder()
+                    .id(Integer.toString(i))
+                    .messageBody(m.encode())
+                    .delaySeconds(delaySeconds(m.scheduledAt(), now))
+                    .build());
         }
         SendMessageBatchResponse r = sqs.sendMessageBatch(b -> b.queueUrl(url()).entries(entries));
         Set<Integer> ok = new HashSet<>();
@@ -64,9 +67,12 @@ public final class RunQueue {
     }
 
     public List<Message> receive(int max, int waitSeconds, int visibilitySeconds) {
-        return sqs.receiveMessage(b -> b.queueUrl(url()).maxNumberOfMessages(max).waitTimeSeconds(waitSeconds)
-                .visibilityTimeout(visibilitySeconds)
-                .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT)).messages();
+        return sqs.receiveMessage(b -> b.queueUrl(url())
+                        .maxNumberOfMessages(max)
+                        .waitTimeSeconds(waitSeconds)
+                        .visibilityTimeout(visibilitySeconds)
+                        .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT))
+                .messages();
     }
 
     public void delete(String receiptHandle) {
@@ -75,6 +81,7 @@ public final class RunQueue {
 
     /** Makes the message visible again after {@code seconds}: the retry delay, or a lease extension. */
     public void changeVisibility(String receiptHandle, int seconds) {
-        sqs.changeMessageVisibility(b -> b.queueUrl(url()).receiptHandle(receiptHandle).visibilityTimeout(seconds));
+        sqs.changeMessageVisibility(
+                b -> b.queueUrl(url()).receiptHandle(receiptHandle).visibilityTimeout(seconds));
     }
 }

@@ -33,31 +33,104 @@ public record Run(
     }
 
     /** A run as first written: not marked QUEUED yet. */
-    public Run(String jobId, String runId, String owner, Instant scheduledAt, RunState state, int attempt,
-               int maxAttempts, String leaseOwner, Instant leaseExpiry, Integer exitCode, Instant startedAt,
-               Instant finishedAt, String error, String logKey, Instant createdAt, Instant occurrence) {
-        this(jobId, runId, owner, scheduledAt, state, attempt, maxAttempts, leaseOwner, leaseExpiry, exitCode,
-                startedAt, finishedAt, error, logKey, createdAt, occurrence, null);
+    public Run(
+            String jobId,
+            String runId,
+            String owner,
+            Instant scheduledAt,
+            RunState state,
+            int attempt,
+            int maxAttempts,
+            String leaseOwner,
+            Instant leaseExpiry,
+            Integer exitCode,
+            Instant startedAt,
+            Instant finishedAt,
+            String error,
+            String logKey,
+            Instant createdAt,
+            Instant occurrence) {
+        this(
+                jobId,
+                runId,
+                owner,
+                scheduledAt,
+                state,
+                attempt,
+                maxAttempts,
+                leaseOwner,
+                leaseExpiry,
+                exitCode,
+                startedAt,
+                finishedAt,
+                error,
+                logKey,
+                createdAt,
+                occurrence,
+                null);
     }
 
     /** A run due at its occurrence (no jitter). */
-    public Run(String jobId, String runId, String owner, Instant scheduledAt, RunState state, int attempt,
-               int maxAttempts, String leaseOwner, Instant leaseExpiry, Integer exitCode, Instant startedAt,
-               Instant finishedAt, String error, String logKey, Instant createdAt) {
-        this(jobId, runId, owner, scheduledAt, state, attempt, maxAttempts, leaseOwner, leaseExpiry, exitCode,
-                startedAt, finishedAt, error, logKey, createdAt, null);
+    public Run(
+            String jobId,
+            String runId,
+            String owner,
+            Instant scheduledAt,
+            RunState state,
+            int attempt,
+            int maxAttempts,
+            String leaseOwner,
+            Instant leaseExpiry,
+            Integer exitCode,
+            Instant startedAt,
+            Instant finishedAt,
+            String error,
+            String logKey,
+            Instant createdAt) {
+        this(
+                jobId,
+                runId,
+                owner,
+                scheduledAt,
+                state,
+                attempt,
+                maxAttempts,
+                leaseOwner,
+                leaseExpiry,
+                exitCode,
+                startedAt,
+                finishedAt,
+                error,
+                logKey,
+                createdAt,
+                null);
     }
 
-    public static Run scheduled(String jobId, String runId, String owner, Instant scheduledAt, int maxAttempts,
-                                Instant now) {
+    public static Run scheduled(
+            String jobId, String runId, String owner, Instant scheduledAt, int maxAttempts, Instant now) {
         return scheduled(jobId, runId, owner, scheduledAt, scheduledAt, maxAttempts, now);
     }
 
     /** A SCHEDULED run of {@code occurrence}, due at {@code dueAt} (the occurrence plus its jitter). */
-    public static Run scheduled(String jobId, String runId, String owner, Instant occurrence, Instant dueAt,
-                                int maxAttempts, Instant now) {
-        return new Run(jobId, runId, owner, dueAt, RunState.SCHEDULED, 0, maxAttempts, null, null, null,
-                null, null, null, null, now, occurrence);
+    public static Run scheduled(
+            String jobId, String runId, String owner, Instant occurrence, Instant dueAt, int maxAttempts, Instant now) {
+        return new Run(
+                jobId,
+                runId,
+                owner,
+                dueAt,
+                RunState.SCHEDULED,
+                0,
+                maxAttempts,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                now,
+                occurrence);
     }
 
     /** When the run became due: its due time, or its creation if it was created late (catch-up, backfill). */

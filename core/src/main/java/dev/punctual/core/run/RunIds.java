@@ -8,8 +8,7 @@ import java.time.Instant;
  * writers materializing the same occurrence collide on the same key: the loser's conditional put fails.
  */
 public final class RunIds {
-    private RunIds() {
-    }
+    private RunIds() {}
 
     public static String forOccurrence(Instant scheduledAt) {
         return Instants.compact(scheduledAt);

@@ -69,8 +69,7 @@ public final class RunRepository {
     }
 
     /** A run as the due index shows it, and when it wants attention. The state may lag the base item. */
-    public record Attention(Run run, Instant at) {
-    }
+    public record Attention(Run run, Instant at) {}
 
     /**
      * Writes a SCHEDULED run into the due index; loses if this occurrence already exists. A run created already due
@@ -92,9 +91,12 @@ public final class RunRepository {
         item.put(UPDATED_AT, instant(run.createdAt()));
         item.put(Resources.DUE_SHARD, s(buckets.partitionFor(run.dueSince(), run.jobId(), run.runId())));
         item.put(Resources.DUE_SORT, s(TimeBuckets.sortKey(run.dueSince(), run.jobId(), run.runId())));
-        return TransactWriteItem.builder().put(p -> p.tableName(table.name()).item(item)
-                .conditionExpression("attribute_not_exists(#r)")
-                .expressionAttributeNames(Map.of("#r", Resources.RUN_ID))).build();
+        return TransactWriteItem.builder()
+                .put(p -> p.tableName(table.name())
+                        .item(item)
+                        .conditionExpression("attribute_not_exists(#r)")
+                        .expressionAttributeNames(Map.of("#r", Resources.RUN_ID)))
+                .build();
     }
 
     /**
@@ -103,14 +105,19 @@ public final class RunRepository {
      */
     public TransactWriteItem insertScheduledOverCancelled(Run run) {
         TransactWriteItem insert = insertScheduled(run);
-        return TransactWriteItem.builder().put(p -> p.tableName(table.name()).item(insert.put().item())
-                .conditionExpression("attribute_not_exists(#r) OR #st = :cancelled")
-                .expressionAttributeNames(Map.of("#r", Resources.RUN_ID, "#st", STATE))
-                .expressionAttributeValues(Map.of(":cancelled", s(RunState.CANCELLED.name())))).build();
+        return TransactWriteItem.builder()
+                .put(p -> p.tableName(table.name())
+                        .item(insert.put().item())
+                        .conditionExpression("attribute_not_exists(#r) OR #st = :cancelled")
+                        .expressionAttributeNames(Map.of("#r", Resources.RUN_ID, "#st", STATE))
+                        .expressionAttributeValues(Map.of(":cancelled", s(RunState.CANCELLED.name()))))
+                .build();
     }
 
     public Optional<Run> get(String jobId, String runId) {
-        var item = dynamo.getItem(b -> b.tableName(table.name()).key(key(jobId, runId)).consistentRead(true)).item();
+        var item = dynamo.getItem(
+                        b -> b.tableName(table.name()).key(key(jobId, runId)).consistentRead(true))
+                .item();
         return item == null || item.isEmpty() ? Optional.empty() : Optional.of(fromItem(item));
     }
 
@@ -136,16 +143,17 @@ public final class RunRepository {
         Map<String, AttributeValue> start = null;
         do {
             Map<String, AttributeValue> from = start;
-            QueryResponse r = dynamo.query(b -> b.tableName(table.name()).indexName(Resources.RUNS_BY_DUE)
+            QueryResponse r = dynamo.query(b -> b.tableName(table.name())
+                    .indexName(Resources.RUNS_BY_DUE)
                     .keyConditionExpression("#p = :p AND #s <= :upTo")
                     .expressionAttributeNames(Map.of("#p", Resources.DUE_SHARD, "#s", Resources.DUE_SORT))
-                    .expressionAttributeValues(Map.of(":p", s(partition),
-                            ":upTo", s(TimeBuckets.sortUpperBound(upTo))))
+                    .expressionAttributeValues(Map.of(":p", s(partition), ":upTo", s(TimeBuckets.sortUpperBound(upTo))))
                     .exclusiveStartKey(from));
             // The index is eventually consistent: states seen here may lag; every write acting on them is
             // conditional on the base item.
-            r.items().forEach(item -> out.add(new Attention(fromItem(item),
-                    TimeBuckets.attentionOf(Items.str(item, Resources.DUE_SORT)))));
+            r.items()
+                    .forEach(item -> out.add(new Attention(
+                            fromItem(item), TimeBuckets.attentionOf(Items.str(item, Resources.DUE_SORT)))));
             start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
         } while (start != null);
         return out;
@@ -158,15 +166,34 @@ public final class RunRepository {
      */
     public TransactWriteItem markQueued(String jobId, String runId, Instant now) {
         Instant attention = now.plus(settings.lookahead()).plus(settings.requeueAfter());
-        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
-                .updateExpression("SET #st = :queued, #q = :now, #u = :now, #ds = :ds, #dk = :dk")
-                .conditionExpression("#st = :scheduled")
-                .expressionAttributeNames(Map.of("#st", STATE, "#q", QUEUED_AT, "#u", UPDATED_AT,
-                        "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
-                .expressionAttributeValues(Map.of(":queued", s(RunState.QUEUED.name()),
-                        ":scheduled", s(RunState.SCHEDULED.name()), ":now", instant(now),
-                        ":ds", s(buckets.partitionFor(attention, jobId, runId)),
-                        ":dk", s(TimeBuckets.sortKey(attention, jobId, runId))))).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(jobId, runId))
+                        .updateExpression("SET #st = :queued, #q = :now, #u = :now, #ds = :ds, #dk = :dk")
+                        .conditionExpression("#st = :scheduled")
+                        .expressionAttributeNames(Map.of(
+                                "#st",
+                                STATE,
+                                "#q",
+                                QUEUED_AT,
+                                "#u",
+                                UPDATED_AT,
+                                "#ds",
+                                Resources.DUE_SHARD,
+                                "#dk",
+                                Resources.DUE_SORT))
+                        .expressionAttributeValues(Map.of(
+                                ":queued",
+                                s(RunState.QUEUED.name()),
+                                ":scheduled",
+                                s(RunState.SCHEDULED.name()),
+                                ":now",
+                                instant(now),
+                                ":ds",
+                                s(buckets.partitionFor(attention, jobId, runId)),
+                                ":dk",
+                                s(TimeBuckets.sortKey(attention, jobId, runId)))))
+                .build();
     }
 
     /**
@@ -175,14 +202,21 @@ public final class RunRepository {
      */
     public boolean reindex(String jobId, String runId, RunState seenState, int seenAttempt, Instant attention) {
         try {
-            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
+            dynamo.updateItem(u -> u.tableName(table.name())
+                    .key(key(jobId, runId))
                     .updateExpression("SET #ds = :ds, #dk = :dk")
                     .conditionExpression("#st = :seen AND #a = :attempt")
-                    .expressionAttributeNames(Map.of("#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT,
-                            "#st", STATE, "#a", ATTEMPT))
-                    .expressionAttributeValues(Map.of(":seen", s(seenState.name()), ":attempt", n(seenAttempt),
-                            ":ds", s(buckets.partitionFor(attention, jobId, runId)),
-                            ":dk", s(TimeBuckets.sortKey(attention, jobId, runId)))));
+                    .expressionAttributeNames(
+                            Map.of("#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT, "#st", STATE, "#a", ATTEMPT))
+                    .expressionAttributeValues(Map.of(
+                            ":seen",
+                            s(seenState.name()),
+                            ":attempt",
+                            n(seenAttempt),
+                            ":ds",
+                            s(buckets.partitionFor(attention, jobId, runId)),
+                            ":dk",
+                            s(TimeBuckets.sortKey(attention, jobId, runId)))));
             return true;
         } catch (ConditionalCheckFailedException moved) {
             return false;
@@ -192,14 +226,21 @@ public final class RunRepository {
     /** Removes a finished run from the due index. */
     public boolean unindex(String jobId, String runId) {
         try {
-            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
+            dynamo.updateItem(u -> u.tableName(table.name())
+                    .key(key(jobId, runId))
                     .updateExpression("REMOVE #ds, #dk")
                     .conditionExpression("attribute_exists(#ds) AND #st IN (:succeeded, :dead, :cancelled, :skipped)")
-                    .expressionAttributeNames(Map.of("#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT,
-                            "#st", STATE))
-                    .expressionAttributeValues(Map.of(":succeeded", s(RunState.SUCCEEDED.name()),
-                            ":dead", s(RunState.DEAD.name()), ":cancelled", s(RunState.CANCELLED.name()),
-                            ":skipped", s(RunState.SKIPPED.name()))));
+                    .expressionAttributeNames(
+                            Map.of("#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT, "#st", STATE))
+                    .expressionAttributeValues(Map.of(
+                            ":succeeded",
+                            s(RunState.SUCCEEDED.name()),
+                            ":dead",
+                            s(RunState.DEAD.name()),
+                            ":cancelled",
+                            s(RunState.CANCELLED.name()),
+                            ":skipped",
+                            s(RunState.SKIPPED.name()))));
             return true;
         } catch (ConditionalCheckFailedException lost) {
             return false;
@@ -224,12 +265,17 @@ public final class RunRepository {
      * whole-second string, and every instant of a later second after it: the bound is a whole-second string.
      */
     public static String dueBound(Instant now) {
-        return now.plus(CLAIM_TOLERANCE).minusSeconds(1).truncatedTo(ChronoUnit.SECONDS).toString();
+        return now.plus(CLAIM_TOLERANCE)
+                .minusSeconds(1)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
     }
 
     /** Whether a run due at {@code scheduledAt} may be claimed at {@code now}: the claim's due check, in Java. */
     public static boolean dueForClaim(Instant scheduledAt, Instant now) {
-        return scheduledAt.isBefore(now.plus(CLAIM_TOLERANCE).minusSeconds(1).truncatedTo(ChronoUnit.SECONDS)
+        return scheduledAt.isBefore(now.plus(CLAIM_TOLERANCE)
+                .minusSeconds(1)
+                .truncatedTo(ChronoUnit.SECONDS)
                 .plusSeconds(1));
     }
 
@@ -268,35 +314,52 @@ public final class RunRepository {
         values.put(":nowMs", n(now.toEpochMilli()));
         values.put(":now", instant(now));
         values.put(":dueBound", s(dueBound(now)));
-        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
-                .updateExpression("SET #st = :running, #a = #a + :one, #lo = :me, #le = :exp, #sa = :now, #u = :now"
-                        + " REMOVE #ec, #fa, #err, #lk")
-                // maxAttempts bounds the attempts that start: an attempt whose executor died without an outcome
-                // counted too, and with none left the executor ends the run instead (RunWorker.lostClaim).
-                .conditionExpression("attribute_exists(#r) AND #due <= :dueBound"
-                        + " AND (attribute_not_exists(#ma) OR #a < #ma)"
-                        + " AND (#st IN (:scheduled, :queued, :failed)"
-                        + " OR (#st = :running AND #le < :nowMs))")
-                .expressionAttributeNames(names)
-                .expressionAttributeValues(values)
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(jobId, runId))
+                        .updateExpression(
+                                "SET #st = :running, #a = #a + :one, #lo = :me, #le = :exp, #sa = :now, #u = :now"
+                                        + " REMOVE #ec, #fa, #err, #lk")
+                        // maxAttempts bounds the attempts that start: an attempt whose executor died without an outcome
+                        // counted too, and with none left the executor ends the run instead (RunWorker.lostClaim).
+                        .conditionExpression("attribute_exists(#r) AND #due <= :dueBound"
+                                + " AND (attribute_not_exists(#ma) OR #a < #ma)"
+                                + " AND (#st IN (:scheduled, :queued, :failed)"
+                                + " OR (#st = :running AND #le < :nowMs))")
+                        .expressionAttributeNames(names)
+                        .expressionAttributeValues(values)
+                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
+                .build();
     }
 
     /** Extends the lease of the attempt this executor holds; false means it has been fenced off. */
-    public boolean heartbeat(String jobId, String runId, int attempt, String executorId, Instant leaseExpiry,
-                             Instant now) {
-        return update(jobId, runId, "SET #le = :exp, #u = :now",
+    public boolean heartbeat(
+            String jobId, String runId, int attempt, String executorId, Instant leaseExpiry, Instant now) {
+        return update(
+                jobId,
+                runId,
+                "SET #le = :exp, #u = :now",
                 Map.of("#le", LEASE_EXPIRY, "#u", UPDATED_AT),
                 Map.of(":exp", n(leaseExpiry.toEpochMilli()), ":now", instant(now)),
-                attempt, executorId);
+                attempt,
+                executorId);
     }
 
     /**
      * Records the outcome of the attempt this executor holds: SUCCEEDED, FAILED (will retry) or DEAD. Terminal
      * outcomes get a TTL so history expires after the retention period.
      */
-    public boolean finish(String jobId, String runId, int attempt, String executorId, RunState to, Integer exitCode,
-                          String error, String logKey, Instant now, Instant expiresAt) {
+    public boolean finish(
+            String jobId,
+            String runId,
+            int attempt,
+            String executorId,
+            RunState to,
+            Integer exitCode,
+            String error,
+            String logKey,
+            Instant now,
+            Instant expiresAt) {
         return finish(jobId, runId, attempt, executorId, to, exitCode, error, logKey, now, expiresAt, null);
     }
 
@@ -304,8 +367,18 @@ public final class RunRepository {
      * {@link #finish}; a DEAD outcome with its {@code owner} also enters the sparse dead-letter index
      * ({@link Resources#RUNS_BY_OWNER_STATE}), newest last by finish time.
      */
-    public boolean finish(String jobId, String runId, int attempt, String executorId, RunState to, Integer exitCode,
-                          String error, String logKey, Instant now, Instant expiresAt, String owner) {
+    public boolean finish(
+            String jobId,
+            String runId,
+            int attempt,
+            String executorId,
+            RunState to,
+            Integer exitCode,
+            String error,
+            String logKey,
+            Instant now,
+            Instant expiresAt,
+            String owner) {
         return finish(jobId, runId, attempt, executorId, to, exitCode, error, logKey, now, expiresAt, owner, false);
     }
 
@@ -314,22 +387,55 @@ public final class RunRepository {
      * its job's next occurrence, and if the dispatcher that sent it crashed none will), a terminal outcome moves the
      * run's index entry to now instead of removing it: the next sweep writes the successor, then unindexes it.
      */
-    public boolean finish(String jobId, String runId, int attempt, String executorId, RunState to, Integer exitCode,
-                          String error, String logKey, Instant now, Instant expiresAt, String owner,
-                          boolean neverMarked) {
-        return finish(jobId, runId, attempt, executorId, to, exitCode, error, logKey, now, expiresAt, owner,
-                neverMarked, false);
+    public boolean finish(
+            String jobId,
+            String runId,
+            int attempt,
+            String executorId,
+            RunState to,
+            Integer exitCode,
+            String error,
+            String logKey,
+            Instant now,
+            Instant expiresAt,
+            String owner,
+            boolean neverMarked) {
+        return finish(
+                jobId,
+                runId,
+                attempt,
+                executorId,
+                to,
+                exitCode,
+                error,
+                logKey,
+                now,
+                expiresAt,
+                owner,
+                neverMarked,
+                false);
     }
 
     /**
      * {@link #finish}; with {@code released} (FAILED because the executor stopped it on shutdown, not because it
      * failed) the run also gets one more attempt: a release does not use one up.
      */
-    public boolean finish(String jobId, String runId, int attempt, String executorId, RunState to, Integer exitCode,
-                          String error, String logKey, Instant now, Instant expiresAt, String owner,
-                          boolean neverMarked, boolean released) {
-        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#fa", FINISHED_AT, "#u", UPDATED_AT,
-                "#le", LEASE_EXPIRY));
+    public boolean finish(
+            String jobId,
+            String runId,
+            int attempt,
+            String executorId,
+            RunState to,
+            Integer exitCode,
+            String error,
+            String logKey,
+            Instant now,
+            Instant expiresAt,
+            String owner,
+            boolean neverMarked,
+            boolean released) {
+        Map<String, String> names =
+                new HashMap<>(Map.of("#st", STATE, "#fa", FINISHED_AT, "#u", UPDATED_AT, "#le", LEASE_EXPIRY));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":to", s(to.name()), ":now", instant(now)));
         StringBuilder set = new StringBuilder("SET #st = :to, #fa = :now, #u = :now");
         if (released) {
@@ -374,8 +480,7 @@ public final class RunRepository {
             values.put(":ds", s(buckets.partitionFor(attention, jobId, runId)));
             values.put(":dk", s(TimeBuckets.sortKey(attention, jobId, runId)));
         }
-        return update(jobId, runId, set + " REMOVE " + String.join(", ", remove), names, values, attempt,
-                executorId);
+        return update(jobId, runId, set + " REMOVE " + String.join(", ", remove), names, values, attempt, executorId);
     }
 
     /** Cancels a SCHEDULED run in the same transaction that deletes its job. */
@@ -385,14 +490,32 @@ public final class RunRepository {
 
     /** Cancels a SCHEDULED run in the same transaction that deletes or pauses its job, saying why. */
     public TransactWriteItem cancelScheduled(String jobId, String runId, Instant now, String reason) {
-        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
-                .updateExpression("SET #st = :cancelled, #u = :now, #err = :why REMOVE #ds, #dk")
-                .conditionExpression("#st = :scheduled")
-                .expressionAttributeNames(Map.of("#st", STATE, "#u", UPDATED_AT, "#err", ERROR,
-                        "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
-                .expressionAttributeValues(Map.of(":cancelled", s(RunState.CANCELLED.name()),
-                        ":scheduled", s(RunState.SCHEDULED.name()), ":now", instant(now),
-                        ":why", s(reason)))).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(jobId, runId))
+                        .updateExpression("SET #st = :cancelled, #u = :now, #err = :why REMOVE #ds, #dk")
+                        .conditionExpression("#st = :scheduled")
+                        .expressionAttributeNames(Map.of(
+                                "#st",
+                                STATE,
+                                "#u",
+                                UPDATED_AT,
+                                "#err",
+                                ERROR,
+                                "#ds",
+                                Resources.DUE_SHARD,
+                                "#dk",
+                                Resources.DUE_SORT))
+                        .expressionAttributeValues(Map.of(
+                                ":cancelled",
+                                s(RunState.CANCELLED.name()),
+                                ":scheduled",
+                                s(RunState.SCHEDULED.name()),
+                                ":now",
+                                instant(now),
+                                ":why",
+                                s(reason))))
+                .build();
     }
 
     /**
@@ -403,18 +526,47 @@ public final class RunRepository {
      */
     public boolean cancelUnstarted(String jobId, String runId, String reason, Instant now, Instant expiresAt) {
         try {
-            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
-                    .updateExpression("SET #st = :to, #u = :now, #fa = :now, #err = :why, #x = :x"
-                            + " REMOVE #ds, #dk, #le")
+            dynamo.updateItem(u -> u.tableName(table.name())
+                    .key(key(jobId, runId))
+                    .updateExpression(
+                            "SET #st = :to, #u = :now, #fa = :now, #err = :why, #x = :x" + " REMOVE #ds, #dk, #le")
                     .conditionExpression("#st IN (:scheduled, :queued, :failed) OR (#st = :running AND #le < :nowMs)")
-                    .expressionAttributeNames(Map.of("#st", STATE, "#u", UPDATED_AT, "#err", ERROR,
-                            "#fa", FINISHED_AT, "#x", Resources.EXPIRES_AT, "#ds", Resources.DUE_SHARD,
-                            "#dk", Resources.DUE_SORT, "#le", LEASE_EXPIRY))
-                    .expressionAttributeValues(Map.of(":to", s(RunState.CANCELLED.name()),
-                            ":scheduled", s(RunState.SCHEDULED.name()), ":queued", s(RunState.QUEUED.name()),
-                            ":failed", s(RunState.FAILED.name()), ":running", s(RunState.RUNNING.name()),
-                            ":nowMs", n(now.toEpochMilli()), ":now", instant(now), ":why", s(reason),
-                            ":x", n(expiresAt.getEpochSecond()))));
+                    .expressionAttributeNames(Map.of(
+                            "#st",
+                            STATE,
+                            "#u",
+                            UPDATED_AT,
+                            "#err",
+                            ERROR,
+                            "#fa",
+                            FINISHED_AT,
+                            "#x",
+                            Resources.EXPIRES_AT,
+                            "#ds",
+                            Resources.DUE_SHARD,
+                            "#dk",
+                            Resources.DUE_SORT,
+                            "#le",
+                            LEASE_EXPIRY))
+                    .expressionAttributeValues(Map.of(
+                            ":to",
+                            s(RunState.CANCELLED.name()),
+                            ":scheduled",
+                            s(RunState.SCHEDULED.name()),
+                            ":queued",
+                            s(RunState.QUEUED.name()),
+                            ":failed",
+                            s(RunState.FAILED.name()),
+                            ":running",
+                            s(RunState.RUNNING.name()),
+                            ":nowMs",
+                            n(now.toEpochMilli()),
+                            ":now",
+                            instant(now),
+                            ":why",
+                            s(reason),
+                            ":x",
+                            n(expiresAt.getEpochSecond()))));
             return true;
         } catch (ConditionalCheckFailedException lost) {
             return false;
@@ -425,19 +577,43 @@ public final class RunRepository {
      * Ends a run that has not started (SCHEDULED, QUEUED or FAILED) as CANCELLED or SKIPPED, saying why; it leaves
      * the due index and expires after the retention period. Loses if it started or finished meanwhile.
      */
-    public boolean endUnstarted(String jobId, String runId, RunState to, String reason, Instant now,
-                                Instant expiresAt) {
+    public boolean endUnstarted(
+            String jobId, String runId, RunState to, String reason, Instant now, Instant expiresAt) {
         try {
-            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
+            dynamo.updateItem(u -> u.tableName(table.name())
+                    .key(key(jobId, runId))
                     .updateExpression("SET #st = :to, #u = :now, #fa = :now, #err = :why, #x = :x REMOVE #ds, #dk")
                     .conditionExpression("#st IN (:scheduled, :queued, :failed)")
-                    .expressionAttributeNames(Map.of("#st", STATE, "#u", UPDATED_AT, "#err", ERROR,
-                            "#fa", FINISHED_AT, "#x", Resources.EXPIRES_AT, "#ds", Resources.DUE_SHARD,
-                            "#dk", Resources.DUE_SORT))
-                    .expressionAttributeValues(Map.of(":to", s(to.name()),
-                            ":scheduled", s(RunState.SCHEDULED.name()), ":queued", s(RunState.QUEUED.name()),
-                            ":failed", s(RunState.FAILED.name()), ":now", instant(now), ":why", s(reason),
-                            ":x", n(expiresAt.getEpochSecond()))));
+                    .expressionAttributeNames(Map.of(
+                            "#st",
+                            STATE,
+                            "#u",
+                            UPDATED_AT,
+                            "#err",
+                            ERROR,
+                            "#fa",
+                            FINISHED_AT,
+                            "#x",
+                            Resources.EXPIRES_AT,
+                            "#ds",
+                            Resources.DUE_SHARD,
+                            "#dk",
+                            Resources.DUE_SORT))
+                    .expressionAttributeValues(Map.of(
+                            ":to",
+                            s(to.name()),
+                            ":scheduled",
+                            s(RunState.SCHEDULED.name()),
+                            ":queued",
+                            s(RunState.QUEUED.name()),
+                            ":failed",
+                            s(RunState.FAILED.name()),
+                            ":now",
+                            instant(now),
+                            ":why",
+                            s(reason),
+                            ":x",
+                            n(expiresAt.getEpochSecond()))));
             return true;
         } catch (ConditionalCheckFailedException lost) {
             return false;
@@ -448,16 +624,40 @@ public final class RunRepository {
      * SCHEDULED → SKIPPED, in the transaction that moves its job past it to a later occurrence (a missed run its
      * catch-up policy leaves out).
      */
-    public TransactWriteItem skipScheduled(String jobId, String runId, String reason, Instant now,
-                                           Instant expiresAt) {
-        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(jobId, runId))
-                .updateExpression("SET #st = :skipped, #u = :now, #fa = :now, #err = :why, #x = :x REMOVE #ds, #dk")
-                .conditionExpression("#st = :scheduled")
-                .expressionAttributeNames(Map.of("#st", STATE, "#u", UPDATED_AT, "#fa", FINISHED_AT, "#err", ERROR,
-                        "#x", Resources.EXPIRES_AT, "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
-                .expressionAttributeValues(Map.of(":skipped", s(RunState.SKIPPED.name()),
-                        ":scheduled", s(RunState.SCHEDULED.name()), ":now", instant(now), ":why", s(reason),
-                        ":x", n(expiresAt.getEpochSecond())))).build();
+    public TransactWriteItem skipScheduled(String jobId, String runId, String reason, Instant now, Instant expiresAt) {
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(jobId, runId))
+                        .updateExpression(
+                                "SET #st = :skipped, #u = :now, #fa = :now, #err = :why, #x = :x REMOVE #ds, #dk")
+                        .conditionExpression("#st = :scheduled")
+                        .expressionAttributeNames(Map.of(
+                                "#st",
+                                STATE,
+                                "#u",
+                                UPDATED_AT,
+                                "#fa",
+                                FINISHED_AT,
+                                "#err",
+                                ERROR,
+                                "#x",
+                                Resources.EXPIRES_AT,
+                                "#ds",
+                                Resources.DUE_SHARD,
+                                "#dk",
+                                Resources.DUE_SORT))
+                        .expressionAttributeValues(Map.of(
+                                ":skipped",
+                                s(RunState.SKIPPED.name()),
+                                ":scheduled",
+                                s(RunState.SCHEDULED.name()),
+                                ":now",
+                                instant(now),
+                                ":why",
+                                s(reason),
+                                ":x",
+                                n(expiresAt.getEpochSecond()))))
+                .build();
     }
 
     /**
@@ -465,16 +665,42 @@ public final class RunRepository {
      * occurrence); loses if the run was sent, claimed or cancelled meanwhile.
      */
     public TransactWriteItem reschedule(Run run) {
-        return TransactWriteItem.builder().update(u -> u.tableName(table.name()).key(key(run.jobId(), run.runId()))
-                .updateExpression("SET #sa = :sa, #oc = :oc, #m = :m, #u = :now, #ds = :ds, #dk = :dk")
-                .conditionExpression("#st = :scheduled")
-                .expressionAttributeNames(Map.of("#st", STATE, "#sa", SCHEDULED_AT, "#oc", OCCURRENCE,
-                        "#m", MAX_ATTEMPTS, "#u", UPDATED_AT, "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT))
-                .expressionAttributeValues(Map.of(":scheduled", s(RunState.SCHEDULED.name()),
-                        ":sa", instant(run.scheduledAt()), ":oc", instant(run.occurrence()),
-                        ":m", n(run.maxAttempts()), ":now", instant(run.createdAt()),
-                        ":ds", s(buckets.partitionFor(run.dueSince(), run.jobId(), run.runId())),
-                        ":dk", s(TimeBuckets.sortKey(run.dueSince(), run.jobId(), run.runId()))))).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(run.jobId(), run.runId()))
+                        .updateExpression("SET #sa = :sa, #oc = :oc, #m = :m, #u = :now, #ds = :ds, #dk = :dk")
+                        .conditionExpression("#st = :scheduled")
+                        .expressionAttributeNames(Map.of(
+                                "#st",
+                                STATE,
+                                "#sa",
+                                SCHEDULED_AT,
+                                "#oc",
+                                OCCURRENCE,
+                                "#m",
+                                MAX_ATTEMPTS,
+                                "#u",
+                                UPDATED_AT,
+                                "#ds",
+                                Resources.DUE_SHARD,
+                                "#dk",
+                                Resources.DUE_SORT))
+                        .expressionAttributeValues(Map.of(
+                                ":scheduled",
+                                s(RunState.SCHEDULED.name()),
+                                ":sa",
+                                instant(run.scheduledAt()),
+                                ":oc",
+                                instant(run.occurrence()),
+                                ":m",
+                                n(run.maxAttempts()),
+                                ":now",
+                                instant(run.createdAt()),
+                                ":ds",
+                                s(buckets.partitionFor(run.dueSince(), run.jobId(), run.runId())),
+                                ":dk",
+                                s(TimeBuckets.sortKey(run.dueSince(), run.jobId(), run.runId())))))
+                .build();
     }
 
     /**
@@ -482,12 +708,15 @@ public final class RunRepository {
      * job whose runs must not overlap. The run as it was comes back on failure.
      */
     public TransactWriteItem conditionNotRunning(String jobId, String runId, Instant now) {
-        return TransactWriteItem.builder().conditionCheck(c -> c.tableName(table.name()).key(key(jobId, runId))
-                .conditionExpression("attribute_not_exists(#st) OR #st <> :running OR #le < :nowMs")
-                .expressionAttributeNames(Map.of("#st", STATE, "#le", LEASE_EXPIRY))
-                .expressionAttributeValues(Map.of(":running", s(RunState.RUNNING.name()),
-                        ":nowMs", n(now.toEpochMilli())))
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).build();
+        return TransactWriteItem.builder()
+                .conditionCheck(c -> c.tableName(table.name())
+                        .key(key(jobId, runId))
+                        .conditionExpression("attribute_not_exists(#st) OR #st <> :running OR #le < :nowMs")
+                        .expressionAttributeNames(Map.of("#st", STATE, "#le", LEASE_EXPIRY))
+                        .expressionAttributeValues(
+                                Map.of(":running", s(RunState.RUNNING.name()), ":nowMs", n(now.toEpochMilli())))
+                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
+                .build();
     }
 
     /** One page of a job's runs, newest first. */
@@ -499,12 +728,12 @@ public final class RunRepository {
                 .scanIndexForward(false)
                 .limit(limit)
                 .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
-        return new PageOfRuns(r.items().stream().map(RunRepository::fromItem).toList(),
+        return new PageOfRuns(
+                r.items().stream().map(RunRepository::fromItem).toList(),
                 r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
     }
 
-    public record PageOfRuns(List<Run> items, Map<String, AttributeValue> lastKey) {
-    }
+    public record PageOfRuns(List<Run> items, Map<String, AttributeValue> lastKey) {}
 
     /**
      * Marks DEAD a run whose message was dead-lettered, provided it is still at the attempt seen and waiting for
@@ -512,22 +741,57 @@ public final class RunRepository {
      * dead-letter index. Loses if the run moved on (finished, claimed, re-driven) meanwhile.
      */
     public boolean markDeadLettered(Run seen, String error, Instant now, Instant expiresAt) {
-        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#a", ATTEMPT, "#le", LEASE_EXPIRY,
-                "#fa", FINISHED_AT, "#u", UPDATED_AT, "#err", ERROR, "#x", Resources.EXPIRES_AT,
-                "#os", Resources.OWNER_STATE, "#fs", Resources.FINISHED_SORT, "#ds", Resources.DUE_SHARD));
+        Map<String, String> names = new HashMap<>(Map.of(
+                "#st",
+                STATE,
+                "#a",
+                ATTEMPT,
+                "#le",
+                LEASE_EXPIRY,
+                "#fa",
+                FINISHED_AT,
+                "#u",
+                UPDATED_AT,
+                "#err",
+                ERROR,
+                "#x",
+                Resources.EXPIRES_AT,
+                "#os",
+                Resources.OWNER_STATE,
+                "#fs",
+                Resources.FINISHED_SORT,
+                "#ds",
+                Resources.DUE_SHARD));
         names.put("#dk", Resources.DUE_SORT);
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":dead", s(RunState.DEAD.name()),
-                ":queued", s(RunState.QUEUED.name()), ":failed", s(RunState.FAILED.name()),
-                ":running", s(RunState.RUNNING.name()), ":attempt", n(seen.attempt()),
-                ":nowMs", n(now.toEpochMilli()), ":now", instant(now), ":why", s(error),
-                ":x", n(expiresAt.getEpochSecond()), ":os", s(deadPartition(seen.owner()))));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(
+                ":dead",
+                s(RunState.DEAD.name()),
+                ":queued",
+                s(RunState.QUEUED.name()),
+                ":failed",
+                s(RunState.FAILED.name()),
+                ":running",
+                s(RunState.RUNNING.name()),
+                ":attempt",
+                n(seen.attempt()),
+                ":nowMs",
+                n(now.toEpochMilli()),
+                ":now",
+                instant(now),
+                ":why",
+                s(error),
+                ":x",
+                n(expiresAt.getEpochSecond()),
+                ":os",
+                s(deadPartition(seen.owner()))));
         values.put(":fs", s(TimeBuckets.sortKey(now, seen.jobId(), seen.runId())));
         try {
-            dynamo.updateItem(u -> u.tableName(table.name()).key(key(seen.jobId(), seen.runId()))
+            dynamo.updateItem(u -> u.tableName(table.name())
+                    .key(key(seen.jobId(), seen.runId()))
                     .updateExpression("SET #st = :dead, #fa = :now, #u = :now, #err = :why, #x = :x, #os = :os,"
                             + " #fs = :fs REMOVE #le, #ds, #dk")
-                    .conditionExpression("#a = :attempt AND (#st IN (:queued, :failed)"
-                            + " OR (#st = :running AND #le < :nowMs))")
+                    .conditionExpression(
+                            "#a = :attempt AND (#st IN (:queued, :failed)" + " OR (#st = :running AND #le < :nowMs))")
                     .expressionAttributeNames(names)
                     .expressionAttributeValues(values));
             return true;
@@ -543,14 +807,16 @@ public final class RunRepository {
 
     /** One page of an owner's DEAD runs through the sparse dead-letter index, most recently finished first. */
     public PageOfRuns listDead(String owner, int limit, Map<String, AttributeValue> startKey) {
-        QueryResponse r = dynamo.query(b -> b.tableName(table.name()).indexName(Resources.RUNS_BY_OWNER_STATE)
+        QueryResponse r = dynamo.query(b -> b.tableName(table.name())
+                .indexName(Resources.RUNS_BY_OWNER_STATE)
                 .keyConditionExpression("#p = :p")
                 .expressionAttributeNames(Map.of("#p", Resources.OWNER_STATE))
                 .expressionAttributeValues(Map.of(":p", s(deadPartition(owner))))
                 .scanIndexForward(false)
                 .limit(limit)
                 .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
-        return new PageOfRuns(r.items().stream().map(RunRepository::fromItem).toList(),
+        return new PageOfRuns(
+                r.items().stream().map(RunRepository::fromItem).toList(),
                 r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
     }
 
@@ -562,15 +828,45 @@ public final class RunRepository {
      */
     public boolean redrive(String jobId, String runId, int seenAttempt, int maxAttempts, Instant now) {
         Instant attention = now.plus(settings.lookahead()).plus(settings.requeueAfter());
-        Map<String, String> names = new HashMap<>(Map.of("#st", STATE, "#a", ATTEMPT, "#m", MAX_ATTEMPTS,
-                "#q", QUEUED_AT, "#u", UPDATED_AT, "#ds", Resources.DUE_SHARD, "#dk", Resources.DUE_SORT,
-                "#os", Resources.OWNER_STATE, "#fs", Resources.FINISHED_SORT, "#x", Resources.EXPIRES_AT));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":queued", s(RunState.QUEUED.name()),
-                ":dead", s(RunState.DEAD.name()), ":attempt", n(seenAttempt), ":max", n(maxAttempts),
-                ":now", instant(now), ":ds", s(buckets.partitionFor(attention, jobId, runId)),
-                ":dk", s(TimeBuckets.sortKey(attention, jobId, runId))));
+        Map<String, String> names = new HashMap<>(Map.of(
+                "#st",
+                STATE,
+                "#a",
+                ATTEMPT,
+                "#m",
+                MAX_ATTEMPTS,
+                "#q",
+                QUEUED_AT,
+                "#u",
+                UPDATED_AT,
+                "#ds",
+                Resources.DUE_SHARD,
+                "#dk",
+                Resources.DUE_SORT,
+                "#os",
+                Resources.OWNER_STATE,
+                "#fs",
+                Resources.FINISHED_SORT,
+                "#x",
+                Resources.EXPIRES_AT));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(
+                ":queued",
+                s(RunState.QUEUED.name()),
+                ":dead",
+                s(RunState.DEAD.name()),
+                ":attempt",
+                n(seenAttempt),
+                ":max",
+                n(maxAttempts),
+                ":now",
+                instant(now),
+                ":ds",
+                s(buckets.partitionFor(attention, jobId, runId)),
+                ":dk",
+                s(TimeBuckets.sortKey(attention, jobId, runId))));
         try {
-            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
+            dynamo.updateItem(u -> u.tableName(table.name())
+                    .key(key(jobId, runId))
                     .updateExpression("SET #st = :queued, #m = :max, #q = :now, #u = :now, #ds = :ds, #dk = :dk"
                             + " REMOVE #os, #fs, #x")
                     .conditionExpression("#st = :dead AND #a = :attempt")
@@ -582,8 +878,14 @@ public final class RunRepository {
         }
     }
 
-    private boolean update(String jobId, String runId, String updateExpression, Map<String, String> names,
-                           Map<String, AttributeValue> values, int attempt, String executorId) {
+    private boolean update(
+            String jobId,
+            String runId,
+            String updateExpression,
+            Map<String, String> names,
+            Map<String, AttributeValue> values,
+            int attempt,
+            String executorId) {
         Map<String, String> allNames = new HashMap<>(names);
         allNames.put("#st", STATE);
         allNames.put("#a", ATTEMPT);
@@ -593,7 +895,8 @@ public final class RunRepository {
         allValues.put(":attempt", n(attempt));
         allValues.put(":me", s(executorId));
         try {
-            dynamo.updateItem(u -> u.tableName(table.name()).key(key(jobId, runId))
+            dynamo.updateItem(u -> u.tableName(table.name())
+                    .key(key(jobId, runId))
                     .updateExpression(updateExpression)
                     .conditionExpression("#st = :running AND #a = :attempt AND #lo = :me")
                     .expressionAttributeNames(allNames)
@@ -604,9 +907,14 @@ public final class RunRepository {
         }
     }
 
-    private static void optional(StringBuilder set, List<String> remove, Map<String, String> names,
-                                 Map<String, AttributeValue> values, String alias, String attribute,
-                                 AttributeValue value) {
+    private static void optional(
+            StringBuilder set,
+            List<String> remove,
+            Map<String, String> names,
+            Map<String, AttributeValue> values,
+            String alias,
+            String attribute,
+            AttributeValue value) {
         names.put(alias, attribute);
         if (value == null) {
             remove.add(alias);

@@ -10,7 +10,14 @@ import java.util.Set;
  * occurrence left out by its {@code catchUp}); its error says why.
  */
 public enum RunState {
-    SCHEDULED, QUEUED, RUNNING, SUCCEEDED, FAILED, DEAD, CANCELLED, SKIPPED;
+    SCHEDULED,
+    QUEUED,
+    RUNNING,
+    SUCCEEDED,
+    FAILED,
+    DEAD,
+    CANCELLED,
+    SKIPPED;
 
     public static final Set<RunState> CLAIMABLE = Set.of(SCHEDULED, QUEUED, FAILED);
     public static final Set<RunState> TERMINAL = Set.of(SUCCEEDED, DEAD, CANCELLED, SKIPPED);

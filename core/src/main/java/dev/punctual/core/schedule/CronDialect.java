@@ -15,20 +15,38 @@ final class CronDialect {
     static final CronParser FIVE_FIELDS = new CronParser(definition(false));
     static final CronParser SIX_FIELDS = new CronParser(definition(true));
 
-    private CronDialect() {
-    }
+    private CronDialect() {}
 
     private static CronDefinition definition(boolean seconds) {
         CronDefinitionBuilder b = CronDefinitionBuilder.defineCron();
         if (seconds) {
             b = b.withSeconds().withStrictRange().and();
         }
-        return b.withMinutes().withStrictRange().and()
-                .withHours().withStrictRange().and()
-                .withDayOfMonth().supportsL().supportsW().supportsLW().supportsQuestionMark().withStrictRange().and()
-                .withMonth().withStrictRange().and()
-                .withDayOfWeek().withValidRange(0, 7).withMondayDoWValue(1).withIntMapping(7, 0)
-                .supportsHash().supportsL().supportsQuestionMark().withStrictRange().and()
+        return b.withMinutes()
+                .withStrictRange()
+                .and()
+                .withHours()
+                .withStrictRange()
+                .and()
+                .withDayOfMonth()
+                .supportsL()
+                .supportsW()
+                .supportsLW()
+                .supportsQuestionMark()
+                .withStrictRange()
+                .and()
+                .withMonth()
+                .withStrictRange()
+                .and()
+                .withDayOfWeek()
+                .withValidRange(0, 7)
+                .withMondayDoWValue(1)
+                .withIntMapping(7, 0)
+                .supportsHash()
+                .supportsL()
+                .supportsQuestionMark()
+                .withStrictRange()
+                .and()
                 .instance();
     }
 }

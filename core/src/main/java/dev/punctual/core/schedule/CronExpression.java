@@ -56,9 +56,11 @@ public final class CronExpression {
             variants.add(with(with(f, dom, restricted(f[dom]) ? f[dom] : "*"), dow, "?"));
         }
         List<ExecutionTime> days = variants.stream()
-                .map(v -> ExecutionTime.forCron(parseOne(parser, String.join(" ", v)))).toList();
+                .map(v -> ExecutionTime.forCron(parseOne(parser, String.join(" ", v))))
+                .toList();
         List<Integer> secondValues = f.length == 6
-                ? FieldValueGeneratorFactory.forCronField(cron.retrieve(CronFieldName.SECOND)).generateCandidates(0, 59)
+                ? FieldValueGeneratorFactory.forCronField(cron.retrieve(CronFieldName.SECOND))
+                        .generateCandidates(0, 59)
                 : List.of(0);
         CronExpression e = new CronExpression(normalized, f.length == 6, days, secondValues);
         if (e.nextAfter(LocalDateTime.of(2000, 1, 1, 0, 0)).isEmpty()) {
@@ -72,8 +74,8 @@ public final class CronExpression {
             return parser.parse(text).validate();
         } catch (IllegalArgumentException e) {
             String m = e.getMessage() == null ? "invalid" : e.getMessage();
-            throw new IllegalArgumentException(m.startsWith(CRON_UTILS_PREFIX)
-                    ? m.substring(CRON_UTILS_PREFIX.length()) : m, e);
+            throw new IllegalArgumentException(
+                    m.startsWith(CRON_UTILS_PREFIX) ? m.substring(CRON_UTILS_PREFIX.length()) : m, e);
         }
     }
 
@@ -91,7 +93,9 @@ public final class CronExpression {
     public Optional<LocalDateTime> nextAfter(LocalDateTime t) {
         LocalDateTime best = null;
         for (ExecutionTime e : days) {
-            LocalDateTime n = e.nextExecution(t.atZone(ZoneOffset.UTC)).map(z -> z.toLocalDateTime()).orElse(null);
+            LocalDateTime n = e.nextExecution(t.atZone(ZoneOffset.UTC))
+                    .map(z -> z.toLocalDateTime())
+                    .orElse(null);
             if (n != null && (best == null || n.isBefore(best))) {
                 best = n;
             }

@@ -24,8 +24,9 @@ public record CronSchedule(CronExpression cron, ZoneId zone, DstPolicy policy, I
     @Override
     public Optional<Occurrence> nextOccurrence(Instant previous) {
         Instant after = start != null && previous.isBefore(start) ? start.minusNanos(1) : previous;
-        return timeline().after(after).filter(o -> (end == null || !o.at().isAfter(end))
-                && !o.at().isAfter(Instants.MAX_SUPPORTED));
+        return timeline()
+                .after(after)
+                .filter(o -> (end == null || !o.at().isAfter(end)) && !o.at().isAfter(Instants.MAX_SUPPORTED));
     }
 
     @Override

@@ -11,10 +11,10 @@ final class CronSpecParser {
     static final String DEFAULT_TIMEZONE = "UTC";
     /** Far more than any sensible expression needs; bounds the work of parsing what a client sends. */
     static final int MAX_EXPRESSION_LENGTH = 256;
+
     private static final Set<String> FIELDS = Set.of("expression", "timezone", "start", "end", "dstGap", "dstOverlap");
 
-    private CronSpecParser() {
-    }
+    private CronSpecParser() {}
 
     static CronSchedule parse(SpecReader r, ScheduleSpec spec, Instant now, Duration minInterval) {
         r.onlyAllowed(spec, FIELDS);
@@ -31,7 +31,11 @@ final class CronSpecParser {
         if (!r.errors.isEmpty()) {
             return null;
         }
-        return new CronSchedule(cron, zone, policy, start == null ? null : Instants.millis(start),
+        return new CronSchedule(
+                cron,
+                zone,
+                policy,
+                start == null ? null : Instants.millis(start),
                 end == null ? null : Instants.millis(end));
     }
 
@@ -55,8 +59,10 @@ final class CronSpecParser {
         // The seconds field is the only way a cron can fire more often than once a minute; hold it to the same
         // floor as intervals.
         if (cron.shortestSecondsGap() < minInterval.toSeconds()) {
-            r.error(path, "fires " + cron.shortestSecondsGap() + " s apart; matching seconds must be at least "
-                    + minInterval.toSeconds() + " s apart (counting around the minute)");
+            r.error(
+                    path,
+                    "fires " + cron.shortestSecondsGap() + " s apart; matching seconds must be at least "
+                            + minInterval.toSeconds() + " s apart (counting around the minute)");
             return null;
         }
         return cron;

@@ -46,16 +46,19 @@ record CronTimeline(CronExpression cron, ZoneId zone, DstPolicy policy) {
         ZoneOffset offset = opened == null ? rules.getOffset(after) : opened.getOffsetAfter();
         while (true) {
             ZoneOffsetTransition closes = rules.nextTransition(segmentStart == null ? after : segmentStart);
-            if (opened != null && opened.isGap() && opened.getInstant().isAfter(after)
-                    && policy.gap() == DstPolicy.Gap.SHIFT && matchesIn(opened.getDateTimeBefore(),
-                    opened.getDateTimeAfter())) {
+            if (opened != null
+                    && opened.isGap()
+                    && opened.getInstant().isAfter(after)
+                    && policy.gap() == DstPolicy.Gap.SHIFT
+                    && matchesIn(opened.getDateTimeBefore(), opened.getDateTimeAfter())) {
                 return Optional.of(new Occurrence(DstPolicy.gapShift(opened), zone, DstEdge.GAP_SHIFTED));
             }
             // Matches must come after "after" seen in this segment's offset, and not before the segment begins.
             LocalDateTime from = LocalDateTime.ofInstant(after, offset).truncatedTo(ChronoUnit.SECONDS);
             if (opened != null) {
                 LocalDateTime segmentFrom = opened.isOverlap() && policy.overlap() == DstPolicy.Overlap.ONCE
-                        ? opened.getDateTimeBefore() : opened.getDateTimeAfter();
+                        ? opened.getDateTimeBefore()
+                        : opened.getDateTimeAfter();
                 from = max(from, segmentFrom.minusSeconds(1));
             }
             Optional<LocalDateTime> match = cron.nextAfter(from);
@@ -73,7 +76,9 @@ record CronTimeline(CronExpression cron, ZoneId zone, DstPolicy policy) {
     }
 
     private boolean matchesIn(LocalDateTime fromInclusive, LocalDateTime toExclusive) {
-        return cron.nextAfter(fromInclusive.minusSeconds(1)).filter(t -> t.isBefore(toExclusive)).isPresent();
+        return cron.nextAfter(fromInclusive.minusSeconds(1))
+                .filter(t -> t.isBefore(toExclusive))
+                .isPresent();
     }
 
     /** A local time between an overlap's two wall-clock ranges is repeated: say which of its instants this is. */

@@ -12,8 +12,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 public record DateSpec(String instant, String local, String zone) {
 
     @JsonCreator(mode = JsonCreator.Mode.PROPERTIES)
-    public DateSpec {
-    }
+    public DateSpec {}
 
     /** The string form. */
     @JsonCreator(mode = JsonCreator.Mode.DELEGATING)

@@ -18,10 +18,10 @@ import java.util.Set;
 final class DatesSpecParser {
     /** A sane bound: the whole list lives in the job's item (DynamoDB's 400 KB limit) and in every preview. */
     static final int MAX_DATES = 1000;
+
     private static final Set<String> FIELDS = Set.of("dates", "dstGap", "dstOverlap");
 
-    private DatesSpecParser() {
-    }
+    private DatesSpecParser() {}
 
     static DatesSchedule parse(SpecReader r, ScheduleSpec spec, Instant now) {
         r.onlyAllowed(spec, FIELDS);
@@ -29,8 +29,9 @@ final class DatesSpecParser {
         String path = r.path("dates");
         List<DateSpec> dates = spec.dates();
         if (dates == null || dates.isEmpty()) {
-            r.error(path, "is required: a list of instants (\"2030-01-01T09:00:00Z\") or {\"local\", \"zone\"} "
-                    + "objects");
+            r.error(
+                    path,
+                    "is required: a list of instants (\"2030-01-01T09:00:00Z\") or {\"local\", \"zone\"} " + "objects");
             return null;
         }
         if (dates.size() > MAX_DATES) {
@@ -86,8 +87,10 @@ final class DatesSpecParser {
         }
         Instant t = Instants.parseOrNull(d.instant());
         if (t == null) {
-            r.error(at, "is not an ISO-8601 instant with an offset (e.g. 2030-01-01T09:00:00Z); for a wall-clock "
-                    + "time use {\"local\": \"2030-01-01T09:00:00\", \"zone\": \"Europe/Berlin\"}");
+            r.error(
+                    at,
+                    "is not an ISO-8601 instant with an offset (e.g. 2030-01-01T09:00:00Z); for a wall-clock "
+                            + "time use {\"local\": \"2030-01-01T09:00:00\", \"zone\": \"Europe/Berlin\"}");
             return null;
         }
         if (!Instants.supported(t)) {
@@ -100,8 +103,10 @@ final class DatesSpecParser {
     private static List<Occurrence> local(SpecReader r, String at, DateSpec d, DstPolicy policy) {
         LocalDateTime local = null;
         if (d.local() == null) {
-            r.error(at + ".local", "is required (an ISO-8601 local date-time such as 2030-03-31T02:30:00), "
-                    + "or give the entry as an instant");
+            r.error(
+                    at + ".local",
+                    "is required (an ISO-8601 local date-time such as 2030-03-31T02:30:00), "
+                            + "or give the entry as an instant");
         } else {
             try {
                 local = LocalDateTime.parse(d.local()).truncatedTo(ChronoUnit.MILLIS);

@@ -19,7 +19,8 @@ public record DstPolicy(Gap gap, Overlap overlap) {
      * is late rather than lost, and every time in one gap collapses into that single instant. {@code skip}: no run.
      */
     public enum Gap {
-        SHIFT, SKIP;
+        SHIFT,
+        SKIP;
 
         public String wire() {
             return name().toLowerCase(Locale.ROOT);
@@ -28,7 +29,8 @@ public record DstPolicy(Gap gap, Overlap overlap) {
 
     /** {@code once}: only the first (earlier) instant, as the wall clock reads it first. {@code twice}: both. */
     public enum Overlap {
-        ONCE, TWICE;
+        ONCE,
+        TWICE;
 
         public String wire() {
             return name().toLowerCase(Locale.ROOT);

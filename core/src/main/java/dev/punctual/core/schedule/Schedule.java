@@ -86,13 +86,14 @@ public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.I
         }
 
         private Optional<Instant> bounded(Instant t) {
-            return end != null && t.isAfter(end) || t.isAfter(Instants.MAX_SUPPORTED) ? Optional.empty()
+            return end != null && t.isAfter(end) || t.isAfter(Instants.MAX_SUPPORTED)
+                    ? Optional.empty()
                     : Optional.of(t);
         }
 
         public ScheduleSpec spec() {
-            return new ScheduleSpec("interval", null, every.toString(), start.toString(),
-                    end == null ? null : end.toString());
+            return new ScheduleSpec(
+                    "interval", null, every.toString(), start.toString(), end == null ? null : end.toString());
         }
     }
 }

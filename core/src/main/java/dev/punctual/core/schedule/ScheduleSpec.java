@@ -12,8 +12,17 @@ import java.util.List;
  * {@link Schedules#parse} validates it; a parsed schedule's {@link Schedule#spec()} has its defaults filled in.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record ScheduleSpec(String type, String at, String every, String start, String end, String expression,
-                           String timezone, String dstGap, String dstOverlap, List<DateSpec> dates) {
+public record ScheduleSpec(
+        String type,
+        String at,
+        String every,
+        String start,
+        String end,
+        String expression,
+        String timezone,
+        String dstGap,
+        String dstOverlap,
+        List<DateSpec> dates) {
 
     @JsonCreator
     public ScheduleSpec {
@@ -26,12 +35,30 @@ public record ScheduleSpec(String type, String at, String every, String start, S
     }
 
     public static ScheduleSpec cron(String expression, String timezone, String start, String end, DstPolicy policy) {
-        return new ScheduleSpec("cron", null, null, start, end, expression, timezone,
-                policy == null ? null : policy.gap().wire(), policy == null ? null : policy.overlap().wire(), null);
+        return new ScheduleSpec(
+                "cron",
+                null,
+                null,
+                start,
+                end,
+                expression,
+                timezone,
+                policy == null ? null : policy.gap().wire(),
+                policy == null ? null : policy.overlap().wire(),
+                null);
     }
 
     public static ScheduleSpec dates(List<DateSpec> dates, DstPolicy policy) {
-        return new ScheduleSpec("dates", null, null, null, null, null, null,
-                policy == null ? null : policy.gap().wire(), policy == null ? null : policy.overlap().wire(), dates);
+        return new ScheduleSpec(
+                "dates",
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                policy == null ? null : policy.gap().wire(),
+                policy == null ? null : policy.overlap().wire(),
+                dates);
     }
 }

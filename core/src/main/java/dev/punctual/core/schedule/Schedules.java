@@ -25,6 +25,7 @@ public final class Schedules {
     public static final Duration MAX_INTERVAL = Duration.ofDays(3650);
     /** The most entries of a dates schedule. */
     public static final int MAX_DATES = DatesSpecParser.MAX_DATES;
+
     private static final String TYPES = "(one of: now, once, interval, cron, dates)";
 
     private final Duration minInterval;
@@ -58,8 +59,9 @@ public final class Schedules {
                 case "dates" -> DatesSpecParser.parse(r, spec, now);
                 default -> {
                     // Echoed back only when short: the answer should not grow with whatever was sent.
-                    r.error(r.path("type"), "unknown schedule type " + (type.length() <= 32 ? "'" + type + "' " : "")
-                            + TYPES);
+                    r.error(
+                            r.path("type"),
+                            "unknown schedule type " + (type.length() <= 32 ? "'" + type + "' " : "") + TYPES);
                     yield null;
                 }
             };

@@ -70,13 +70,18 @@ final class SpecReader {
     /** An IANA region id ("Europe/London", "UTC"); not an offset or an abbreviation, which have no DST rules. */
     ZoneId zone(String path, String text) {
         if (text != null && text.length() > MAX_ZONE_LENGTH) {
-            error(path, "must be at most " + MAX_ZONE_LENGTH + " characters (an IANA time zone id such as "
-                    + "Europe/London)");
+            error(
+                    path,
+                    "must be at most " + MAX_ZONE_LENGTH + " characters (an IANA time zone id such as "
+                            + "Europe/London)");
             return null;
         }
         if (text == null || !ZoneId.getAvailableZoneIds().contains(text)) {
-            error(path, text == null ? "is required (an IANA time zone id such as Europe/London)"
-                    : "is not an IANA time zone id (e.g. Europe/London, America/New_York, UTC)");
+            error(
+                    path,
+                    text == null
+                            ? "is required (an IANA time zone id such as Europe/London)"
+                            : "is not an IANA time zone id (e.g. Europe/London, America/New_York, UTC)");
             return null;
         }
         return ZoneId.of(text);
@@ -84,8 +89,8 @@ final class SpecReader {
 
     DstPolicy policy(ScheduleSpec spec) {
         DstPolicy.Gap gap = choice(path("dstGap"), spec.dstGap(), DstPolicy.Gap.values(), DstPolicy.DEFAULT.gap());
-        DstPolicy.Overlap overlap = choice(path("dstOverlap"), spec.dstOverlap(), DstPolicy.Overlap.values(),
-                DstPolicy.DEFAULT.overlap());
+        DstPolicy.Overlap overlap =
+                choice(path("dstOverlap"), spec.dstOverlap(), DstPolicy.Overlap.values(), DstPolicy.DEFAULT.overlap());
         return gap == null || overlap == null ? null : new DstPolicy(gap, overlap);
     }
 

@@ -59,18 +59,27 @@ public final class BinaryService {
         Binary b = new Binary(Ids.next("bin"), owner, req.name(), sha, req.size(), now);
         ArtifactStore.PresignedUpload up = store.presignUpload(owner, sha, req.size(), settings.uploadUrlTtl());
         binaries.insert(b);
-        return new BinaryView(b.id(), b.name(), b.sha256(), b.size(), now.toString(), null, up.url(), up.headers(),
+        return new BinaryView(
+                b.id(),
+                b.name(),
+                b.sha256(),
+                b.size(),
+                now.toString(),
+                null,
+                up.url(),
+                up.headers(),
                 up.expiresAt().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
     }
 
     public BinaryView get(String owner, String id) {
         Binary b = find(owner, id);
-        return new BinaryView(b.id(), b.name(), b.sha256(), b.size(), b.createdAt().toString(), uploaded(b),
-                null, null, null);
+        return new BinaryView(
+                b.id(), b.name(), b.sha256(), b.size(), b.createdAt().toString(), uploaded(b), null, null, null);
     }
 
     Binary find(String owner, String id) {
-        return binaries.get(id).filter(b -> b.owner().equals(owner))
+        return binaries.get(id)
+                .filter(b -> b.owner().equals(owner))
                 .orElseThrow(() -> new NotFoundException("binary " + id + " does not exist"));
     }
 
@@ -79,6 +88,8 @@ public final class BinaryService {
      * tenant's upload of the same bytes does not make this registration usable.
      */
     boolean uploaded(Binary b) {
-        return store.size(ArtifactStore.binaryKey(b.owner(), b.sha256())).map(s -> s == b.size()).orElse(false);
+        return store.size(ArtifactStore.binaryKey(b.owner(), b.sha256()))
+                .map(s -> s == b.size())
+                .orElse(false);
     }
 }

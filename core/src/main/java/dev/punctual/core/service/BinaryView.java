@@ -8,6 +8,13 @@ import java.util.Map;
  * tells whether the object has been uploaded.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record BinaryView(String id, String name, String sha256, long size, String createdAt, Boolean uploaded,
-                         String uploadUrl, Map<String, String> uploadHeaders, String expiresAt) {
-}
+public record BinaryView(
+        String id,
+        String name,
+        String sha256,
+        long size,
+        String createdAt,
+        Boolean uploaded,
+        String uploadUrl,
+        Map<String, String> uploadHeaders,
+        String expiresAt) {}

@@ -23,10 +23,10 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 public final class Cursors {
     /** DynamoDB's limit on a sort key; every attribute of our keys is far shorter. */
     static final int MAX_VALUE_BYTES = 1024;
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private Cursors() {
-    }
+    private Cursors() {}
 
     public static String encode(Map<String, AttributeValue> key) {
         if (key == null) {
@@ -34,7 +34,9 @@ public final class Cursors {
         }
         ObjectNode n = JSON.createObjectNode();
         key.forEach((k, v) -> n.put(k, v.s()));
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(n.toString().getBytes(StandardCharsets.UTF_8));
+        return Base64.getUrlEncoder()
+                .withoutPadding()
+                .encodeToString(n.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     /** {@link #decode(String, Map)} where any value of the expected attributes will do. */
@@ -53,7 +55,9 @@ public final class Cursors {
         Map<String, AttributeValue> key = new LinkedHashMap<>();
         try {
             JsonNode n = JSON.readTree(Base64.getUrlDecoder().decode(cursor));
-            n.fields().forEachRemaining(e -> key.put(e.getKey(), AttributeValue.fromS(e.getValue().asText())));
+            n.fields()
+                    .forEachRemaining(e -> key.put(
+                            e.getKey(), AttributeValue.fromS(e.getValue().asText())));
         } catch (Exception e) {
             throw rejected();
         }
@@ -70,7 +74,7 @@ public final class Cursors {
     }
 
     private static ValidationException rejected() {
-        return new ValidationException(400, List.of(
-                new FieldError("cursor", "is not a cursor returned by this API for this listing")));
+        return new ValidationException(
+                400, List.of(new FieldError("cursor", "is not a cursor returned by this API for this listing")));
     }
 }

@@ -42,9 +42,17 @@ public final class DeadLetterService {
             throw new ValidationException(400, List.of(new FieldError("state", "only DEAD is supported")));
         }
         int n = pageSize(limit);
-        var key = Cursors.decode(cursor, Map.<String, Predicate<String>>of(Resources.JOB_ID, Keys::jobId,
-                Resources.RUN_ID, Keys::runId, Resources.OWNER_STATE, RunRepository.deadPartition(owner)::equals,
-                Resources.FINISHED_SORT, sort -> true));
+        var key = Cursors.decode(
+                cursor,
+                Map.<String, Predicate<String>>of(
+                        Resources.JOB_ID,
+                        Keys::jobId,
+                        Resources.RUN_ID,
+                        Keys::runId,
+                        Resources.OWNER_STATE,
+                        RunRepository.deadPartition(owner)::equals,
+                        Resources.FINISHED_SORT,
+                        sort -> true));
         var page = runs.listDead(owner, n, key);
         return new Page<>(page.items().stream().map(RunView::of).toList(), Cursors.encode(page.lastKey()));
     }
@@ -58,7 +66,8 @@ public final class DeadLetterService {
         if (!Keys.jobId(jobId)) {
             throw new NotFoundException("not a job id");
         }
-        Job job = jobs.get(jobId).filter(j -> j.owner().equals(owner))
+        Job job = jobs.get(jobId)
+                .filter(j -> j.owner().equals(owner))
                 .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
         if (!Keys.runId(runId)) {
             throw new NotFoundException("not a run id");
@@ -66,8 +75,10 @@ public final class DeadLetterService {
         Run run = runs.get(jobId, runId).orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
         if (job.state() == JobState.DELETED || job.state() == JobState.PAUSED) {
             // The claim would cancel it at once: refuse rather than accept a retry that cannot run.
-            throw new ValidationException(409, List.of(new FieldError("id", "job " + jobId + " is "
-                    + job.state().name().toLowerCase(java.util.Locale.ROOT))));
+            throw new ValidationException(
+                    409,
+                    List.of(new FieldError(
+                            "id", "job " + jobId + " is " + job.state().name().toLowerCase(java.util.Locale.ROOT))));
         }
         if (run.state() != RunState.DEAD) {
             throw notDead(run.state());
@@ -81,8 +92,8 @@ public final class DeadLetterService {
     }
 
     private static ValidationException notDead(RunState state) {
-        return new ValidationException(409, List.of(new FieldError("runId",
-                "only a DEAD run can be retried; this one is " + state)));
+        return new ValidationException(
+                409, List.of(new FieldError("runId", "only a DEAD run can be retried; this one is " + state)));
     }
 
     private static int pageSize(Integer limit) {
@@ -90,8 +101,8 @@ public final class DeadLetterService {
             return 20;
         }
         if (limit < 1 || limit > JobService.MAX_PAGE) {
-            throw new ValidationException(400, List.of(new FieldError("limit",
-                    "must be between 1 and " + JobService.MAX_PAGE)));
+            throw new ValidationException(
+                    400, List.of(new FieldError("limit", "must be between 1 and " + JobService.MAX_PAGE)));
         }
         return limit;
     }

@@ -7,8 +7,7 @@ public final class Ids {
     private static final char[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private Ids() {
-    }
+    private Ids() {}
 
     public static String next(String prefix) {
         StringBuilder sb = new StringBuilder(prefix).append('_');

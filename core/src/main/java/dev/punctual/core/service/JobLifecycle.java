@@ -43,6 +43,7 @@ public final class JobLifecycle {
     static final int BACKFILL_DISPATCH_NOW = 100;
     /** DynamoDB's limit on the items of one transaction. */
     static final int MAX_TRANSACTION_ITEMS = 100;
+
     private static final int RETRIES = 10;
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -56,9 +57,16 @@ public final class JobLifecycle {
     private final Clock clock;
     private final RunPlanner planner;
 
-    public JobLifecycle(JobRepository jobs, RunRepository runs, Transactions tx, Dispatcher dispatcher,
-                        Schedules schedules, Settings settings, Clock clock, RunPlanner planner,
-                        UsageRepository usage) {
+    public JobLifecycle(
+            JobRepository jobs,
+            RunRepository runs,
+            Transactions tx,
+            Dispatcher dispatcher,
+            Schedules schedules,
+            Settings settings,
+            Clock clock,
+            RunPlanner planner,
+            UsageRepository usage) {
         this.planner = planner;
         this.usage = usage;
         this.jobs = jobs;
@@ -81,12 +89,16 @@ public final class JobLifecycle {
         Instant now = clock.instant();
         int perMinute = settings.quotas().triggersPerMinute();
         if (!usage.countTrigger(owner, now, perMinute)) {
-            throw new QuotaExceededException("triggersPerMinute", "this tenant has triggered " + perMinute
-                    + " runs this minute, its quota", 60 - now.getEpochSecond() % 60);
+            throw new QuotaExceededException(
+                    "triggersPerMinute",
+                    "this tenant has triggered " + perMinute + " runs this minute, its quota",
+                    60 - now.getEpochSecond() % 60);
         }
-        String runId = RunIds.forOccurrence(now) + "-t" + HexFormat.of().toHexDigits(RANDOM.nextInt()).substring(0, 6);
+        String runId = RunIds.forOccurrence(now) + "-t"
+                + HexFormat.of().toHexDigits(RANDOM.nextInt()).substring(0, 6);
         Run run = Run.scheduled(jobId, runId, owner, now, job.maxAttempts(), now);
-        if (!tx.write(List.of(jobs.conditionRunnable(jobId), runs.insertScheduled(run))).won()) {
+        if (!tx.write(List.of(jobs.conditionRunnable(jobId), runs.insertScheduled(run)))
+                .won()) {
             // Paused or deleted meanwhile.
             refuseUnlessRunnable(find(owner, jobId), "trigger");
             throw new ConflictException("job " + jobId + " changed during trigger; try again");
@@ -111,13 +123,16 @@ public final class JobLifecycle {
                 return JobView.of(job);
             }
             if (job.state() != JobState.ACTIVE) {
-                throw new ConflictException("job " + jobId + " is " + job.state() + ": only an ACTIVE job can be paused");
+                throw new ConflictException(
+                        "job " + jobId + " is " + job.state() + ": only an ACTIVE job can be paused");
             }
             Instant now = clock.instant();
             List<TransactWriteItem> items = new ArrayList<>();
             items.add(jobs.markPaused(jobId, owner, job.pendingRunId(), now));
-            if (job.pendingRunId() != null && runs.get(jobId, job.pendingRunId())
-                    .filter(r -> r.state() == RunState.SCHEDULED).isPresent()) {
+            if (job.pendingRunId() != null
+                    && runs.get(jobId, job.pendingRunId())
+                            .filter(r -> r.state() == RunState.SCHEDULED)
+                            .isPresent()) {
                 items.add(runs.cancelScheduled(jobId, job.pendingRunId(), now, "job paused"));
             }
             if (tx.write(items).won()) {
@@ -137,8 +152,7 @@ public final class JobLifecycle {
         }
         CatchUp.Mode mode = FiringPolicies.catchUpMode(value);
         if (mode == null) {
-            throw new ValidationException(422, List.of(new FieldError("catchUp",
-                    "must be one of skip, latest, all")));
+            throw new ValidationException(422, List.of(new FieldError("catchUp", "must be one of skip, latest, all")));
         }
         return policy.withMode(mode);
     }
@@ -202,8 +216,13 @@ public final class JobLifecycle {
         }
 
         List<TransactWriteItem> first = new ArrayList<>();
-        first.add(jobs.markResumed(jobId, owner, pausedAt, pending.map(Run::runId).orElse(null),
-                pending.map(Run::scheduledAt).orElse(null), now));
+        first.add(jobs.markResumed(
+                jobId,
+                owner,
+                pausedAt,
+                pending.map(Run::runId).orElse(null),
+                pending.map(Run::scheduledAt).orElse(null),
+                now));
         pending.ifPresent(r -> first.add(runs.insertScheduledOverCancelled(r)));
         List<TransactWriteItem> rest = new ArrayList<>();
         // The most recent catch-up runs go into the first transaction; older ones past its limit into later ones.
@@ -213,11 +232,13 @@ public final class JobLifecycle {
         if (!tx.write(first).won()) {
             Job now2 = find(owner, jobId);
             throw new ConflictException("job " + jobId + " is " + now2.state()
-                    + (now2.state() == JobState.PAUSED ? " and changed during resume; try again"
-                    : ": only a PAUSED job can be resumed"));
+                    + (now2.state() == JobState.PAUSED
+                            ? " and changed during resume; try again"
+                            : ": only a PAUSED job can be resumed"));
         }
         for (int i = 0; i < rest.size(); i += MAX_TRANSACTION_ITEMS) {
-            if (!tx.write(rest.subList(i, Math.min(rest.size(), i + MAX_TRANSACTION_ITEMS))).won()) {
+            if (!tx.write(rest.subList(i, Math.min(rest.size(), i + MAX_TRANSACTION_ITEMS)))
+                    .won()) {
                 LOG.log(Level.WARNING, "resume of " + jobId + ": some of the oldest catch-up runs already existed");
             }
         }
@@ -254,25 +275,31 @@ public final class JobLifecycle {
             errors.add(new FieldError("to", "must not be before from"));
         }
         if (to != null && to.isAfter(now)) {
-            errors.add(new FieldError("to", "must not be in the future (it is " + now
-                    + "): future occurrences run on schedule"));
+            errors.add(new FieldError(
+                    "to", "must not be in the future (it is " + now + "): future occurrences run on schedule"));
         }
         Job job = find(owner, jobId);
         refuseUnlessRunnable(job, "backfill");
         Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
         if (schedule instanceof Schedule.Now || schedule instanceof Schedule.Once) {
-            errors.add(new FieldError("schedule", "a '" + job.schedule().type()
-                    + "' job has no recurring occurrences to backfill: use POST /v1/jobs/{id}/trigger"));
+            errors.add(new FieldError(
+                    "schedule",
+                    "a '" + job.schedule().type()
+                            + "' job has no recurring occurrences to backfill: use POST /v1/jobs/{id}/trigger"));
         }
         if (!errors.isEmpty()) {
             throw new ValidationException(422, errors);
         }
         List<Instant> occurrences = new ArrayList<>();
-        for (Optional<Instant> t = schedule.first(from); t.isPresent() && !t.get().isAfter(to);
-             t = schedule.next(t.get())) {
+        for (Optional<Instant> t = schedule.first(from);
+                t.isPresent() && !t.get().isAfter(to);
+                t = schedule.next(t.get())) {
             if (occurrences.size() == MAX_BACKFILL) {
-                throw new ValidationException(422, List.of(new FieldError("to", "the range holds more than "
-                        + MAX_BACKFILL + " occurrences: backfill it in parts")));
+                throw new ValidationException(
+                        422,
+                        List.of(new FieldError(
+                                "to",
+                                "the range holds more than " + MAX_BACKFILL + " occurrences: backfill it in parts")));
             }
             occurrences.add(t.get());
         }
@@ -285,8 +312,10 @@ public final class JobLifecycle {
         }
         int perDay = settings.quotas().backfillPerDay();
         if (!created.isEmpty() && !usage.countBackfill(owner, now, created.size(), perDay)) {
-            throw new QuotaExceededException("backfillPerDay", "backfilling " + created.size()
-                    + " occurrences would pass this tenant's quota of " + perDay + " per UTC day",
+            throw new QuotaExceededException(
+                    "backfillPerDay",
+                    "backfilling " + created.size() + " occurrences would pass this tenant's quota of " + perDay
+                            + " per UTC day",
                     86_400 - now.getEpochSecond() % 86_400);
         }
         // In chunks of one transaction each, with the job's runnable check, so a delete or pause racing with the
@@ -306,7 +335,8 @@ public final class JobLifecycle {
                 refuseUnlessRunnable(find(owner, jobId), "backfill");
             }
             for (Run r : chunk) {
-                if (tx.write(List.of(jobs.conditionRunnable(jobId), runs.insertScheduled(r))).won()) {
+                if (tx.write(List.of(jobs.conditionRunnable(jobId), runs.insertScheduled(r)))
+                        .won()) {
                     written.add(r);
                 }
             }
@@ -319,8 +349,13 @@ public final class JobLifecycle {
                 LOG.log(Level.WARNING, "dispatch of the backfill of " + jobId + " failed; the sweeper sends it", e);
             }
         }
-        return new BackfillView(jobId, from.toString(), to.toString(), occurrences.size(),
-                written.stream().map(Run::runId).toList(), occurrences.size() - written.size());
+        return new BackfillView(
+                jobId,
+                from.toString(),
+                to.toString(),
+                occurrences.size(),
+                written.stream().map(Run::runId).toList(),
+                occurrences.size() - written.size());
     }
 
     private static Instant instant(String text, String field, List<FieldError> errors) {
@@ -349,7 +384,8 @@ public final class JobLifecycle {
         if (!Keys.jobId(jobId)) {
             throw new NotFoundException("not a job id");
         }
-        return jobs.get(jobId).filter(j -> j.owner().equals(owner))
+        return jobs.get(jobId)
+                .filter(j -> j.owner().equals(owner))
                 .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
     }
 }

@@ -42,10 +42,12 @@ public final class JobService {
     public static final List<String> RESERVED_ENV_PREFIXES = List.of("AWS_", "LD_", "SCHEDULER_");
     /** What a variable name (env, secrets) must look like; the executor checks it again ({@code LaunchCheck}). */
     public static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
     public static final int MAX_ARGS = 256;
     public static final int MAX_ENV = 128;
     /** Secret variables a job may have; their values are stored apart (64 × 4 KiB fits one item). */
     public static final int MAX_SECRETS = 64;
+
     public static final int MAX_VALUE_LENGTH = 4096;
     /**
      * The most UTF-8 bytes args and env may take together (every arg, every env name and value). Each alone may be
@@ -53,6 +55,7 @@ public final class JobService {
      * room for its schedule (a dates list is up to ~60 KB), its other attributes and job-level secrets to come.
      */
     public static final int MAX_ARGS_ENV_BYTES = 256 * 1024;
+
     public static final int MAX_PAGE = 100;
     public static final int MAX_EXIT_CODES = 32;
     private static final int RETRIES = 10;
@@ -69,9 +72,18 @@ public final class JobService {
     private final RunPlanner planner;
     private final UsageRepository usage;
 
-    public JobService(JobRepository jobs, RunRepository runs, BinaryService binaries, ArtifactStore store,
-                      Transactions tx, Dispatcher dispatcher, Schedules schedules, Settings settings, Clock clock,
-                      RunPlanner planner, UsageRepository usage) {
+    public JobService(
+            JobRepository jobs,
+            RunRepository runs,
+            BinaryService binaries,
+            ArtifactStore store,
+            Transactions tx,
+            Dispatcher dispatcher,
+            Schedules schedules,
+            Settings settings,
+            Clock clock,
+            RunPlanner planner,
+            UsageRepository usage) {
         this.planner = planner;
         this.usage = usage;
         this.jobs = jobs;
@@ -101,8 +113,8 @@ public final class JobService {
         if (d.peak() > q.runsPerMinute()) {
             throw rateQuota(d.peak(), 0, q);
         }
-        List<TransactWriteItem> items = new ArrayList<>(List.of(jobs.insert(job), runs.insertScheduled(run),
-                usage.addJob(owner, d.peak(), q)));
+        List<TransactWriteItem> items =
+                new ArrayList<>(List.of(jobs.insert(job), runs.insertScheduled(run), usage.addJob(owner, d.peak(), q)));
         if (d.secrets() != null && !d.secrets().isEmpty()) {
             items.add(jobs.putSecrets(jobId, d.secrets()));
         }
@@ -111,8 +123,11 @@ public final class JobService {
             if (o.failed(2)) {
                 UsageRepository.Usage u = usage.get(owner);
                 if (u.jobs() >= q.jobs()) {
-                    throw new QuotaExceededException("jobs", "this tenant has " + u.jobs() + " jobs, its quota is "
-                            + q.jobs() + ": delete jobs it no longer needs", JOB_QUOTA_RETRY_AFTER);
+                    throw new QuotaExceededException(
+                            "jobs",
+                            "this tenant has " + u.jobs() + " jobs, its quota is " + q.jobs()
+                                    + ": delete jobs it no longer needs",
+                            JOB_QUOTA_RETRY_AFTER);
                 }
                 throw rateQuota(d.peak(), u.rate(), q);
             }
@@ -146,17 +161,19 @@ public final class JobService {
         for (int i = 0; i < RETRIES; i++) {
             JobState state = old.state() == JobState.PAUSED ? JobState.PAUSED : JobState.ACTIVE;
             // Only for planning runs: the id, owner, attempts and jitter.
-            Job draft = d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now, null, null,
-                    old.secretNames());
-            Optional<Run> oldPending = old.pendingRunId() == null ? Optional.empty()
-                    : runs.get(jobId, old.pendingRunId());
+            Job draft =
+                    d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now, null, null, old.secretNames());
+            Optional<Run> oldPending =
+                    old.pendingRunId() == null ? Optional.empty() : runs.get(jobId, old.pendingRunId());
             List<TransactWriteItem> items = new ArrayList<>();
             Run next = null;
             if (state == JobState.ACTIVE) {
                 Optional<Instant> t = Optional.of(d.first());
                 while (t.isPresent()) {
                     Run candidate = planner.plan(draft, t.get(), now);
-                    boolean isOldPending = oldPending.filter(r -> r.runId().equals(candidate.runId())).isPresent();
+                    boolean isOldPending = oldPending
+                            .filter(r -> r.runId().equals(candidate.runId()))
+                            .isPresent();
                     if (isOldPending && oldPending.get().state() == RunState.SCHEDULED) {
                         items.add(runs.reschedule(candidate));
                         next = candidate;
@@ -174,14 +191,24 @@ public final class JobService {
                     state = JobState.COMPLETED;
                 }
             }
-            boolean replaced = next != null && oldPending.isPresent()
+            boolean replaced = next != null
+                    && oldPending.isPresent()
                     && oldPending.get().runId().equals(next.runId());
-            if (!replaced && oldPending.filter(r -> r.state() == RunState.SCHEDULED).isPresent()) {
-                items.add(runs.cancelScheduled(jobId, old.pendingRunId(), now,
-                        "replaced by version " + (old.version() + 1) + " of the job"));
+            if (!replaced
+                    && oldPending.filter(r -> r.state() == RunState.SCHEDULED).isPresent()) {
+                items.add(runs.cancelScheduled(
+                        jobId, old.pendingRunId(), now, "replaced by version " + (old.version() + 1) + " of the job"));
             }
-            Job job = d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now,
-                    next == null ? null : next.runId(), next == null ? null : next.scheduledAt(), old.secretNames());
+            Job job = d.job(
+                    jobId,
+                    owner,
+                    state,
+                    old.version() + 1,
+                    old.createdAt(),
+                    now,
+                    next == null ? null : next.runId(),
+                    next == null ? null : next.scheduledAt(),
+                    old.secretNames());
             items.add(0, jobs.replace(job, expected, old.pendingRunId()));
             int delta = d.peak() - SchedulePeak.of(old.schedule(), schedules);
             int quotaItem = -1;
@@ -224,8 +251,10 @@ public final class JobService {
      */
     static OptionalLong parseIfMatch(String ifMatch) {
         if (ifMatch == null || ifMatch.isBlank()) {
-            throw new ValidationException(428, List.of(new FieldError("If-Match",
-                    "is required: send the job's ETag (its version) from GET /v1/jobs/{id}")));
+            throw new ValidationException(
+                    428,
+                    List.of(new FieldError(
+                            "If-Match", "is required: send the job's ETag (its version) from GET /v1/jobs/{id}")));
         }
         String v = ifMatch.trim();
         if (v.equals("*")) {
@@ -240,8 +269,8 @@ public final class JobService {
         try {
             return OptionalLong.of(Long.parseLong(v));
         } catch (NumberFormatException e) {
-            throw new ValidationException(400, List.of(new FieldError("If-Match",
-                    "must be the job's ETag, e.g. \"3\", or *")));
+            throw new ValidationException(
+                    400, List.of(new FieldError("If-Match", "must be the job's ETag, e.g. \"3\", or *")));
         }
     }
 
@@ -256,23 +285,65 @@ public final class JobService {
             try {
                 dispatcher.dispatch(List.of(run), horizon);
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "immediate dispatch of " + run.jobId() + "/" + run.runId()
-                        + " failed; the sweeper will send it", e);
+                LOG.log(
+                        Level.WARNING,
+                        "immediate dispatch of " + run.jobId() + "/" + run.runId()
+                                + " failed; the sweeper will send it",
+                        e);
             }
         }
     }
 
     /** A validated job request. */
-    private record Definition(String name, Binary binary, List<String> args, Map<String, String> env,
-                              Schedule schedule, int timeout, int maxAttempts, List<Integer> noRetry,
-                              FiringPolicy firing, Instant first, Map<String, String> secrets, int peak,
-                              RunLimits limits) {
+    private record Definition(
+            String name,
+            Binary binary,
+            List<String> args,
+            Map<String, String> env,
+            Schedule schedule,
+            int timeout,
+            int maxAttempts,
+            List<Integer> noRetry,
+            FiringPolicy firing,
+            Instant first,
+            Map<String, String> secrets,
+            int peak,
+            RunLimits limits) {
         /** {@code secretNames}: of the new secrets, or (a PUT that leaves them out) of the job's current ones. */
-        Job job(String id, String owner, JobState state, long version, Instant createdAt, Instant updatedAt,
-                String pendingRunId, Instant nextRunAt, List<String> secretNames) {
-            return new Job(id, owner, name, binary.id(), binary.sha256(), args, env, schedule.spec(), timeout,
-                    maxAttempts, state, version, createdAt, updatedAt, pendingRunId, nextRunAt, null, noRetry,
-                    firing, null, secrets == null ? secretNames : secrets.keySet().stream().sorted().toList(),
+        Job job(
+                String id,
+                String owner,
+                JobState state,
+                long version,
+                Instant createdAt,
+                Instant updatedAt,
+                String pendingRunId,
+                Instant nextRunAt,
+                List<String> secretNames) {
+            return new Job(
+                    id,
+                    owner,
+                    name,
+                    binary.id(),
+                    binary.sha256(),
+                    args,
+                    env,
+                    schedule.spec(),
+                    timeout,
+                    maxAttempts,
+                    state,
+                    version,
+                    createdAt,
+                    updatedAt,
+                    pendingRunId,
+                    nextRunAt,
+                    null,
+                    noRetry,
+                    firing,
+                    null,
+                    secrets == null
+                            ? secretNames
+                            : secrets.keySet().stream().sorted().toList(),
                     limits);
         }
     }
@@ -292,8 +363,11 @@ public final class JobService {
         Map<String, String> secrets = req.secrets();
         if (secrets != null) {
             validateVariables("secrets", secrets, MAX_SECRETS, errors);
-            secrets.keySet().stream().filter(env::containsKey).sorted().forEach(name -> errors.add(
-                    new FieldError("secrets." + name, "is also in env: a variable is either plain or secret")));
+            secrets.keySet().stream()
+                    .filter(env::containsKey)
+                    .sorted()
+                    .forEach(name -> errors.add(
+                            new FieldError("secrets." + name, "is also in env: a variable is either plain or secret")));
         }
         if (errors.size() == before) {
             checkArgsEnvBudget(args, env);
@@ -301,13 +375,22 @@ public final class JobService {
                 checkSecretsBudget(secrets);
             }
         }
-        int timeout = range(errors, "timeoutSeconds", req.timeoutSeconds(), settings.defaultTimeoutSeconds(), 1,
+        int timeout = range(
+                errors,
+                "timeoutSeconds",
+                req.timeoutSeconds(),
+                settings.defaultTimeoutSeconds(),
+                1,
                 settings.maxTimeoutSeconds());
-        int maxAttempts = range(errors, "maxAttempts", req.maxAttempts(), settings.defaultMaxAttempts(), 1,
+        int maxAttempts = range(
+                errors,
+                "maxAttempts",
+                req.maxAttempts(),
+                settings.defaultMaxAttempts(),
+                1,
                 settings.maxAttemptsLimit());
         List<Integer> noRetry = exitCodes(req.nonRetryableExitCodes(), errors);
-        FiringPolicy firing = FiringPolicies.parse(req.jitter(), req.catchUp(), req.overlap(), req.maxRunAge(),
-                errors);
+        FiringPolicy firing = FiringPolicies.parse(req.jitter(), req.catchUp(), req.overlap(), req.maxRunAge(), errors);
         RunLimits limits = req.limits() == null ? RunLimits.NONE : req.limits();
         limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
         Schedule schedule = null;
@@ -325,8 +408,9 @@ public final class JobService {
             try {
                 binary = binaries.find(owner, req.binaryId());
                 if (!binaries.uploaded(binary)) {
-                    errors.add(new FieldError("binaryId", "binary " + binary.id()
-                            + " is not uploaded yet: PUT it to its uploadUrl first"));
+                    errors.add(new FieldError(
+                            "binaryId",
+                            "binary " + binary.id() + " is not uploaded yet: PUT it to its uploadUrl first"));
                 }
             } catch (NotFoundException e) {
                 errors.add(new FieldError("binaryId", "no binary with this id"));
@@ -339,8 +423,19 @@ public final class JobService {
         if (!errors.isEmpty()) {
             throw new ValidationException(422, errors);
         }
-        return new Definition(req.name(), binary, args, env, schedule, timeout, maxAttempts, noRetry, firing,
-                first.get(), secrets == null ? null : Map.copyOf(secrets), SchedulePeak.of(schedule.spec(), schedules),
+        return new Definition(
+                req.name(),
+                binary,
+                args,
+                env,
+                schedule,
+                timeout,
+                maxAttempts,
+                noRetry,
+                firing,
+                first.get(),
+                secrets == null ? null : Map.copyOf(secrets),
+                SchedulePeak.of(schedule.spec(), schedules),
                 limits);
     }
 
@@ -359,8 +454,8 @@ public final class JobService {
         if (req.from() != null) {
             from = Instants.parseOrNull(req.from());
             if (from == null) {
-                errors.add(new FieldError("from",
-                        "is not an ISO-8601 instant with an offset (e.g. 2030-01-01T09:00:00Z)"));
+                errors.add(new FieldError(
+                        "from", "is not an ISO-8601 instant with an offset (e.g. 2030-01-01T09:00:00Z)"));
             } else if (!Instants.supported(from)) {
                 errors.add(new FieldError("from", Instants.OUT_OF_RANGE));
             }
@@ -384,8 +479,8 @@ public final class JobService {
     public SchedulePreview next(String owner, String jobId, Integer count) {
         int n = count == null ? SchedulePreview.DEFAULT_COUNT : count;
         if (n < 1 || n > SchedulePreview.MAX_COUNT) {
-            throw new ValidationException(400, List.of(new FieldError("count", "must be between 1 and "
-                    + SchedulePreview.MAX_COUNT)));
+            throw new ValidationException(
+                    400, List.of(new FieldError("count", "must be between 1 and " + SchedulePreview.MAX_COUNT)));
         }
         Job job = find(owner, jobId);
         Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
@@ -401,8 +496,15 @@ public final class JobService {
 
     public Page<JobView> list(String owner, Integer limit, String cursor) {
         int n = pageSize(limit);
-        var key = Cursors.decode(cursor, Map.<String, Predicate<String>>of(Resources.JOB_ID, Keys::jobId,
-                Resources.OWNER, owner::equals, Resources.OWNER_SORT, sort -> true));
+        var key = Cursors.decode(
+                cursor,
+                Map.<String, Predicate<String>>of(
+                        Resources.JOB_ID,
+                        Keys::jobId,
+                        Resources.OWNER,
+                        owner::equals,
+                        Resources.OWNER_SORT,
+                        sort -> true));
         var page = jobs.listByOwner(owner, n, key);
         return new Page<>(page.items().stream().map(JobView::of).toList(), Cursors.encode(page.lastKey()));
     }
@@ -424,8 +526,10 @@ public final class JobService {
             if (!job.secretNames().isEmpty()) {
                 items.add(jobs.putSecrets(jobId, Map.of()));
             }
-            if (job.pendingRunId() != null && runs.get(jobId, job.pendingRunId())
-                    .filter(r -> r.state() == RunState.SCHEDULED).isPresent()) {
+            if (job.pendingRunId() != null
+                    && runs.get(jobId, job.pendingRunId())
+                            .filter(r -> r.state() == RunState.SCHEDULED)
+                            .isPresent()) {
                 items.add(runs.cancelScheduled(jobId, job.pendingRunId(), now));
             }
             if (tx.write(items).won()) {
@@ -438,8 +542,9 @@ public final class JobService {
 
     public Page<RunView> runs(String owner, String jobId, Integer limit, String cursor) {
         find(owner, jobId);
-        var key = Cursors.decode(cursor, Map.<String, Predicate<String>>of(Resources.JOB_ID, jobId::equals,
-                Resources.RUN_ID, Keys::runId));
+        var key = Cursors.decode(
+                cursor,
+                Map.<String, Predicate<String>>of(Resources.JOB_ID, jobId::equals, Resources.RUN_ID, Keys::runId));
         var page = runs.listForJob(jobId, pageSize(limit), key);
         return new Page<>(page.items().stream().map(RunView::of).toList(), Cursors.encode(page.lastKey()));
     }
@@ -462,7 +567,8 @@ public final class JobService {
         if (!Keys.jobId(jobId)) {
             throw new NotFoundException("not a job id");
         }
-        return jobs.get(jobId).filter(j -> j.owner().equals(owner))
+        return jobs.get(jobId)
+                .filter(j -> j.owner().equals(owner))
                 .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
     }
 
@@ -496,8 +602,8 @@ public final class JobService {
             if (a == null) {
                 errors.add(new FieldError("args[" + i + "]", "must be a string"));
             } else if (a.length() > MAX_VALUE_LENGTH || a.indexOf('\0') >= 0) {
-                errors.add(new FieldError("args[" + i + "]", "must be at most " + MAX_VALUE_LENGTH
-                        + " characters and contain no NUL"));
+                errors.add(new FieldError(
+                        "args[" + i + "]", "must be at most " + MAX_VALUE_LENGTH + " characters and contain no NUL"));
             }
         }
     }
@@ -515,8 +621,8 @@ public final class JobService {
         if (bytes <= MAX_ARGS_ENV_BYTES) {
             return;
         }
-        String message = "args and env take " + bytes + " bytes together (UTF-8); at most " + MAX_ARGS_ENV_BYTES
-                + " are stored";
+        String message =
+                "args and env take " + bytes + " bytes together (UTF-8); at most " + MAX_ARGS_ENV_BYTES + " are stored";
         List<FieldError> errors = new ArrayList<>();
         if (!args.isEmpty()) {
             errors.add(new FieldError("args", message));
@@ -533,8 +639,11 @@ public final class JobService {
     static void checkSecretsBudget(Map<String, String> secrets) {
         long bytes = utf8Length(secrets);
         if (bytes > MAX_SECRETS_BYTES) {
-            throw new ValidationException(413, List.of(new FieldError("secrets", "take " + bytes
-                    + " bytes (UTF-8); at most " + MAX_SECRETS_BYTES + " are stored")));
+            throw new ValidationException(
+                    413,
+                    List.of(new FieldError(
+                            "secrets",
+                            "take " + bytes + " bytes (UTF-8); at most " + MAX_SECRETS_BYTES + " are stored")));
         }
     }
 
@@ -542,9 +651,12 @@ public final class JobService {
     static final long JOB_QUOTA_RETRY_AFTER = 60;
 
     private static QuotaExceededException rateQuota(int adding, long current, Quotas q) {
-        return new QuotaExceededException("runsPerMinute", "this schedule adds " + adding
-                + " starts per minute to the tenant's " + current + "; its quota is " + q.runsPerMinute()
-                + " (the sum of every job's busiest minute)", JOB_QUOTA_RETRY_AFTER);
+        return new QuotaExceededException(
+                "runsPerMinute",
+                "this schedule adds " + adding
+                        + " starts per minute to the tenant's " + current + "; its quota is " + q.runsPerMinute()
+                        + " (the sum of every job's busiest minute)",
+                JOB_QUOTA_RETRY_AFTER);
     }
 
     private static long utf8Length(String s) {
@@ -572,13 +684,15 @@ public final class JobService {
             if (!ENV_NAME.matcher(name).matches()) {
                 errors.add(new FieldError(field, "is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)"));
             } else if (RESERVED_ENV_PREFIXES.stream().anyMatch(upper::startsWith)) {
-                errors.add(new FieldError(field, "is reserved: names starting with "
-                        + String.join(", ", RESERVED_ENV_PREFIXES) + " cannot be set by a job"));
+                errors.add(new FieldError(
+                        field,
+                        "is reserved: names starting with " + String.join(", ", RESERVED_ENV_PREFIXES)
+                                + " cannot be set by a job"));
             } else if (value == null) {
                 errors.add(new FieldError(field, "must be a string"));
             } else if (value.length() > MAX_VALUE_LENGTH || value.indexOf('\0') >= 0) {
-                errors.add(new FieldError(field, "must be at most " + MAX_VALUE_LENGTH
-                        + " characters and contain no NUL"));
+                errors.add(new FieldError(
+                        field, "must be at most " + MAX_VALUE_LENGTH + " characters and contain no NUL"));
             }
         });
     }

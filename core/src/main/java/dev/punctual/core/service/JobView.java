@@ -16,20 +16,53 @@ import java.util.Map;
  * is also the job's ETag: {@code PUT} must send it back in {@code If-Match}. {@code limits}: only those the job
  * named (the rest are the executors' maxima), absent when it named none.
  */
-public record JobView(String id, String name, String owner, String binaryId, List<String> args,
-                      Map<String, String> env, ScheduleSpec schedule, int timeoutSeconds, int maxAttempts,
-                      String state, long version, String createdAt, String updatedAt, String nextRunAt,
-                      String pausedAt, List<Integer> nonRetryableExitCodes, JitterSpec jitter, CatchUpSpec catchUp,
-                      String overlap, String maxRunAge, List<String> secrets,
-                      RunLimits limits) {
+public record JobView(
+        String id,
+        String name,
+        String owner,
+        String binaryId,
+        List<String> args,
+        Map<String, String> env,
+        ScheduleSpec schedule,
+        int timeoutSeconds,
+        int maxAttempts,
+        String state,
+        long version,
+        String createdAt,
+        String updatedAt,
+        String nextRunAt,
+        String pausedAt,
+        List<Integer> nonRetryableExitCodes,
+        JitterSpec jitter,
+        CatchUpSpec catchUp,
+        String overlap,
+        String maxRunAge,
+        List<String> secrets,
+        RunLimits limits) {
 
     public static JobView of(Job j) {
-        return new JobView(j.id(), j.name(), j.owner(), j.binaryId(), j.args(), j.env(), j.schedule(),
-                j.timeoutSeconds(), j.maxAttempts(), j.state().name(), j.version(), str(j.createdAt()),
-                str(j.updatedAt()), j.state() == JobState.PAUSED ? null : str(j.nextRunAt()), str(j.pausedAt()),
-                j.nonRetryableExitCodes(), FiringPolicies.jitterSpec(j.firing()),
-                FiringPolicies.catchUpSpec(j.firing()), j.firing().overlap().wire(),
-                j.firing().maxRunAge().toString(), j.secretNames(),
+        return new JobView(
+                j.id(),
+                j.name(),
+                j.owner(),
+                j.binaryId(),
+                j.args(),
+                j.env(),
+                j.schedule(),
+                j.timeoutSeconds(),
+                j.maxAttempts(),
+                j.state().name(),
+                j.version(),
+                str(j.createdAt()),
+                str(j.updatedAt()),
+                j.state() == JobState.PAUSED ? null : str(j.nextRunAt()),
+                str(j.pausedAt()),
+                j.nonRetryableExitCodes(),
+                FiringPolicies.jitterSpec(j.firing()),
+                FiringPolicies.catchUpSpec(j.firing()),
+                j.firing().overlap().wire(),
+                j.firing().maxRunAge().toString(),
+                j.secretNames(),
                 j.limits().none() ? null : j.limits());
     }
 
@@ -39,6 +72,8 @@ public record JobView(String id, String name, String owner, String binaryId, Lis
     }
 
     static String str(Instant t) {
-        return t == null ? null : t.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString();
+        return t == null
+                ? null
+                : t.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString();
     }
 }

@@ -15,8 +15,7 @@ final class Keys {
      */
     private static final Pattern RUN_ID = Pattern.compile("\\d{8}T\\d{6}\\.\\d{3}Z(-t[0-9a-f]{6})?");
 
-    private Keys() {
-    }
+    private Keys() {}
 
     static boolean jobId(String id) {
         return Ids.looksLike("job", id);

@@ -5,5 +5,4 @@ package dev.punctual.core.service;
  * ({@code local}, ISO with offset and zone) and, at a DST transition, why it falls there ({@code dst}:
  * {@code gap-shifted}, {@code overlap-first}, {@code overlap-second}; null otherwise).
  */
-public record PreviewOccurrence(String at, String local, String dst) {
-}
+public record PreviewOccurrence(String at, String local, String dst) {}

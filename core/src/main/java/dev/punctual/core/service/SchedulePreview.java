@@ -24,7 +24,8 @@ public record SchedulePreview(List<PreviewOccurrence> occurrences, String timezo
         Optional<Occurrence> o = schedule.firstOccurrence(from);
         while (o.isPresent() && out.size() < count) {
             Occurrence occ = o.get();
-            out.add(new PreviewOccurrence(JobView.str(occ.at()),
+            out.add(new PreviewOccurrence(
+                    JobView.str(occ.at()),
                     DateTimeFormatter.ISO_ZONED_DATE_TIME.format(occ.at().atZone(occ.zone())),
                     occ.dst() == null ? null : occ.dst().wire()));
             o = schedule.nextOccurrence(occ.at());

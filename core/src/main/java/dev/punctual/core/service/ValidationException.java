@@ -12,8 +12,10 @@ public class ValidationException extends RuntimeException {
     }
 
     public ValidationException(int status, List<FieldError> errors) {
-        super(errors.isEmpty() ? "invalid request"
-                : errors.get(0).field() + ": " + errors.get(0).message());
+        super(
+                errors.isEmpty()
+                        ? "invalid request"
+                        : errors.get(0).field() + ": " + errors.get(0).message());
         this.errors = List.copyOf(errors);
         this.status = status;
     }

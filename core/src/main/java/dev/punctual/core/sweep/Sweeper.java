@@ -43,14 +43,25 @@ public final class Sweeper {
     private final Clock clock;
     private final DeadLetterQueue deadLetters;
 
-    public Sweeper(RunRepository runs, WatermarkRepository watermarks, Dispatcher dispatcher, TimeBuckets buckets,
-                   Settings settings, Clock clock) {
+    public Sweeper(
+            RunRepository runs,
+            WatermarkRepository watermarks,
+            Dispatcher dispatcher,
+            TimeBuckets buckets,
+            Settings settings,
+            Clock clock) {
         this(runs, watermarks, dispatcher, buckets, settings, clock, null);
     }
 
     /** With {@code deadLetters}, each sweep also reconciles the run queue's dead-letter queue. */
-    public Sweeper(RunRepository runs, WatermarkRepository watermarks, Dispatcher dispatcher, TimeBuckets buckets,
-                   Settings settings, Clock clock, DeadLetterQueue deadLetters) {
+    public Sweeper(
+            RunRepository runs,
+            WatermarkRepository watermarks,
+            Dispatcher dispatcher,
+            TimeBuckets buckets,
+            Settings settings,
+            Clock clock,
+            DeadLetterQueue deadLetters) {
         this.deadLetters = deadLetters;
         this.runs = runs;
         this.watermarks = watermarks;
@@ -68,8 +79,10 @@ public final class Sweeper {
         Instant from = stored.orElse(settled);
         Instant oldest = TimeBuckets.bucketOf(now.minus(settings.maxSweepBacklog()));
         if (from.isBefore(oldest)) {
-            LOG.log(Level.WARNING, "watermark " + from + " is older than the sweep backlog limit; runs due before "
-                    + oldest + " are not swept");
+            LOG.log(
+                    Level.WARNING,
+                    "watermark " + from + " is older than the sweep backlog limit; runs due before " + oldest
+                            + " are not swept");
             from = oldest;
         }
         Instant last = TimeBuckets.bucketOf(horizon);
@@ -82,13 +95,17 @@ public final class Sweeper {
         List<RunRepository.Attention> found = query(bucketList, horizon, unhandled);
         // SCHEDULED runs are sent ahead of time (delayed to their due second); every other entry only once its
         // attention time has come. An entry left for later sits in a bucket after now, above the watermark.
-        List<Run> due = found.stream().filter(a -> a.run().state() == RunState.SCHEDULED)
-                .map(RunRepository.Attention::run).toList();
+        List<Run> due = found.stream()
+                .filter(a -> a.run().state() == RunState.SCHEDULED)
+                .map(RunRepository.Attention::run)
+                .toList();
         List<RunRepository.Attention> attend = found.stream()
-                .filter(a -> a.run().state() != RunState.SCHEDULED && !a.at().isAfter(now)).toList();
+                .filter(a -> a.run().state() != RunState.SCHEDULED && !a.at().isAfter(now))
+                .toList();
         Dispatcher.DispatchReport d = dispatcher.dispatch(due, attend, horizon);
         d.failed.forEach(r -> unhandled.add(TimeBuckets.bucketOf(r.scheduledAt())));
-        found.stream().filter(a -> d.failed.contains(a.run()))
+        found.stream()
+                .filter(a -> d.failed.contains(a.run()))
                 .forEach(a -> unhandled.add(TimeBuckets.bucketOf(a.at())));
 
         Instant target = settled;
@@ -106,14 +123,21 @@ public final class Sweeper {
                 LOG.log(Level.WARNING, "reconciling the dead-letter queue failed; it is retried next sweep", e);
             }
         }
-        return new SweepReport(from, horizon, bucketList.size(), due.size(), d.sent, d.marked, d.materialized,
-                d.failed.size(), d.resent, advanced ? target : from);
+        return new SweepReport(
+                from,
+                horizon,
+                bucketList.size(),
+                due.size(),
+                d.sent,
+                d.marked,
+                d.materialized,
+                d.failed.size(),
+                d.resent,
+                advanced ? target : from);
     }
 
-    private List<RunRepository.Attention> query(List<Instant> bucketList, Instant horizon,
-                                                TreeSet<Instant> unhandled) {
-        record Part(Instant bucket, Future<List<RunRepository.Attention>> result) {
-        }
+    private List<RunRepository.Attention> query(List<Instant> bucketList, Instant horizon, TreeSet<Instant> unhandled) {
+        record Part(Instant bucket, Future<List<RunRepository.Attention>> result) {}
         List<Part> parts = new ArrayList<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (Instant b : bucketList) {
@@ -127,7 +151,9 @@ public final class Sweeper {
                 try {
                     due.addAll(p.result().get());
                 } catch (ExecutionException e) {
-                    LOG.log(Level.WARNING, "querying bucket " + p.bucket() + " failed; it is retried next sweep",
+                    LOG.log(
+                            Level.WARNING,
+                            "querying bucket " + p.bucket() + " failed; it is retried next sweep",
                             e.getCause());
                     unhandled.add(p.bucket());
                 } catch (InterruptedException e) {
@@ -163,8 +189,9 @@ public final class Sweeper {
                 try {
                     m = RunMessage.decode(message.body());
                 } catch (IllegalArgumentException poison) {
-                    LOG.log(Level.WARNING, "deleting a dead-lettered message that is not a run message: "
-                            + poison.getMessage());
+                    LOG.log(
+                            Level.WARNING,
+                            "deleting a dead-lettered message that is not a run message: " + poison.getMessage());
                     deadLetters.delete(message.receiptHandle());
                     continue;
                 }
@@ -174,13 +201,19 @@ public final class Sweeper {
                     continue;
                 }
                 Instant now = clock.instant();
-                if (runs.markDeadLettered(run.get(), "message dead-lettered after " + Resources.MAX_RECEIVE_COUNT
-                        + " receives", now, now.plus(settings.retention()))) {
+                if (runs.markDeadLettered(
+                        run.get(),
+                        "message dead-lettered after " + Resources.MAX_RECEIVE_COUNT + " receives",
+                        now,
+                        now.plus(settings.retention()))) {
                     marked++;
-                    LOG.log(Level.WARNING, "run " + m.jobId() + "/" + m.runId() + " is DEAD: its message was"
-                            + " dead-lettered");
+                    LOG.log(
+                            Level.WARNING,
+                            "run " + m.jobId() + "/" + m.runId() + " is DEAD: its message was" + " dead-lettered");
                     deadLetters.delete(message.receiptHandle());
-                } else if (runs.get(m.jobId(), m.runId()).map(r -> r.state().terminal()).orElse(true)) {
+                } else if (runs.get(m.jobId(), m.runId())
+                        .map(r -> r.state().terminal())
+                        .orElse(true)) {
                     deadLetters.delete(message.receiptHandle());
                 }
             }
@@ -189,7 +222,15 @@ public final class Sweeper {
     }
 
     /** What one sweep saw and did. */
-    public record SweepReport(Instant from, Instant horizon, int buckets, int due, int sent, int marked,
-                              int materialized, int failed, int resent, Instant watermark) {
-    }
+    public record SweepReport(
+            Instant from,
+            Instant horizon,
+            int buckets,
+            int due,
+            int sent,
+            int marked,
+            int materialized,
+            int failed,
+            int resent,
+            Instant watermark) {}
 }

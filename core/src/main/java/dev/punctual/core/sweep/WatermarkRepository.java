@@ -29,14 +29,16 @@ public final class WatermarkRepository {
     }
 
     public Optional<Instant> get() {
-        var item = dynamo.getItem(b -> b.tableName(table).key(key()).consistentRead(true)).item();
+        var item = dynamo.getItem(b -> b.tableName(table).key(key()).consistentRead(true))
+                .item();
         return item == null || item.isEmpty() ? Optional.empty() : Optional.ofNullable(Items.instant(item, BUCKET));
     }
 
     /** Moves the watermark to {@code to} unless it is already there or beyond. ISO instants compare as strings. */
     public boolean advance(Instant to, Instant now) {
         try {
-            dynamo.updateItem(u -> u.tableName(table).key(key())
+            dynamo.updateItem(u -> u.tableName(table)
+                    .key(key())
                     .updateExpression("SET #b = :to, #u = :now")
                     .conditionExpression("attribute_not_exists(#b) OR #b < :to")
                     .expressionAttributeNames(Map.of("#b", BUCKET, "#u", UPDATED_AT))

@@ -15,8 +15,8 @@ public record Quotas(int jobs, int runsPerMinute, int triggersPerMinute, int bac
     public static final int DEFAULT_RUNS_PER_MINUTE = 10_000;
     public static final int DEFAULT_TRIGGERS_PER_MINUTE = 120;
     public static final int DEFAULT_BACKFILL_PER_DAY = 10_000;
-    public static final Quotas DEFAULTS = new Quotas(DEFAULT_JOBS, DEFAULT_RUNS_PER_MINUTE,
-            DEFAULT_TRIGGERS_PER_MINUTE, DEFAULT_BACKFILL_PER_DAY);
+    public static final Quotas DEFAULTS =
+            new Quotas(DEFAULT_JOBS, DEFAULT_RUNS_PER_MINUTE, DEFAULT_TRIGGERS_PER_MINUTE, DEFAULT_BACKFILL_PER_DAY);
 
     public Quotas {
         if (jobs < 1 || runsPerMinute < 1 || triggersPerMinute < 1 || backfillPerDay < 1) {

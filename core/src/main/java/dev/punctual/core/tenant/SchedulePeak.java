@@ -18,8 +18,7 @@ public final class SchedulePeak {
     /** Enough occurrences to see every pattern repeat (a per-5-seconds cron repeats each minute). */
     static final int SAMPLE = 2_000;
 
-    private SchedulePeak() {
-    }
+    private SchedulePeak() {}
 
     /** A fixed point before every schedule's occurrences (instants are 1970–9999, and start/end are dropped). */
     private static final Instant REFERENCE = Instant.parse("2000-01-01T00:00:00Z");
@@ -27,8 +26,17 @@ public final class SchedulePeak {
     /** The busiest minute of a stored (valid) schedule, whenever it is asked. */
     public static int of(ScheduleSpec spec, Schedules schedules) {
         // Bounds only ever lower the count; without them the spec reads the same at any time.
-        ScheduleSpec unbounded = new ScheduleSpec(spec.type(), spec.at(), spec.every(), null, null,
-                spec.expression(), spec.timezone(), spec.dstGap(), spec.dstOverlap(), spec.dates());
+        ScheduleSpec unbounded = new ScheduleSpec(
+                spec.type(),
+                spec.at(),
+                spec.every(),
+                null,
+                null,
+                spec.expression(),
+                spec.timezone(),
+                spec.dstGap(),
+                spec.dstOverlap(),
+                spec.dates());
         return perMinute(schedules.parse(unbounded, REFERENCE, "schedule"), REFERENCE);
     }
 

@@ -41,47 +41,66 @@ public final class UsageRepository {
 
     /** One more job adding {@code rate} starts per minute; fails its condition when either quota would be passed. */
     public TransactWriteItem addJob(String owner, int rate, Quotas q) {
-        return TransactWriteItem.builder().update(u -> u.tableName(table).key(key(owner))
-                .updateExpression("SET #j = if_not_exists(#j, :zero) + :one, #r = if_not_exists(#r, :zero) + :rate")
-                .conditionExpression("(attribute_not_exists(#j) OR #j < :maxJobs)"
-                        + " AND (attribute_not_exists(#r) OR #r <= :room)")
-                .expressionAttributeNames(Map.of("#j", JOBS, "#r", RATE))
-                .expressionAttributeValues(Map.of(":zero", n(0), ":one", n(1), ":rate", n(rate),
-                        ":maxJobs", n(q.jobs()), ":room", n((long) q.runsPerMinute() - rate)))).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table)
+                        .key(key(owner))
+                        .updateExpression(
+                                "SET #j = if_not_exists(#j, :zero) + :one, #r = if_not_exists(#r, :zero) + :rate")
+                        .conditionExpression("(attribute_not_exists(#j) OR #j < :maxJobs)"
+                                + " AND (attribute_not_exists(#r) OR #r <= :room)")
+                        .expressionAttributeNames(Map.of("#j", JOBS, "#r", RATE))
+                        .expressionAttributeValues(Map.of(
+                                ":zero",
+                                n(0),
+                                ":one",
+                                n(1),
+                                ":rate",
+                                n(rate),
+                                ":maxJobs",
+                                n(q.jobs()),
+                                ":room",
+                                n((long) q.runsPerMinute() - rate))))
+                .build();
     }
 
     /** A deleted job gives back its slot and its rate. Usage from before quotas existed never goes below zero. */
     public TransactWriteItem removeJob(String owner, int rate) {
-        return TransactWriteItem.builder().update(u -> u.tableName(table).key(key(owner))
-                .updateExpression("SET #j = if_not_exists(#j, :one) - :one, #r = if_not_exists(#r, :rate) - :rate")
-                .expressionAttributeNames(Map.of("#j", JOBS, "#r", RATE))
-                .expressionAttributeValues(Map.of(":one", n(1), ":rate", n(rate)))).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table)
+                        .key(key(owner))
+                        .updateExpression(
+                                "SET #j = if_not_exists(#j, :one) - :one, #r = if_not_exists(#r, :rate) - :rate")
+                        .expressionAttributeNames(Map.of("#j", JOBS, "#r", RATE))
+                        .expressionAttributeValues(Map.of(":one", n(1), ":rate", n(rate))))
+                .build();
     }
 
     /** A replaced job's rate changes by {@code delta}; an increase fails its condition past the quota. */
     public TransactWriteItem changeRate(String owner, int delta, Quotas q) {
         boolean increase = delta > 0;
         // A decrease of usage from before quotas existed starts from -delta, so it ends at zero, not below.
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":base", n(increase ? 0 : -delta),
-                ":d", n(delta)));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":base", n(increase ? 0 : -delta), ":d", n(delta)));
         if (increase) {
             values.put(":room", n((long) q.runsPerMinute() - delta));
         }
-        return TransactWriteItem.builder().update(u -> u.tableName(table).key(key(owner))
-                .updateExpression("SET #r = if_not_exists(#r, :base) + :d")
-                .conditionExpression(increase ? "attribute_not_exists(#r) OR #r <= :room" : null)
-                .expressionAttributeNames(Map.of("#r", RATE))
-                .expressionAttributeValues(values)).build();
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table)
+                        .key(key(owner))
+                        .updateExpression("SET #r = if_not_exists(#r, :base) + :d")
+                        .conditionExpression(increase ? "attribute_not_exists(#r) OR #r <= :room" : null)
+                        .expressionAttributeNames(Map.of("#r", RATE))
+                        .expressionAttributeValues(values))
+                .build();
     }
 
     /** The tenant's current job count and scheduled rate (0 when it has none). */
     public Usage get(String owner) {
-        var item = dynamo.getItem(g -> g.tableName(table).key(key(owner)).consistentRead(true)).item();
+        var item = dynamo.getItem(g -> g.tableName(table).key(key(owner)).consistentRead(true))
+                .item();
         return new Usage(num(item, JOBS), num(item, RATE));
     }
 
-    public record Usage(long jobs, long rate) {
-    }
+    public record Usage(long jobs, long rate) {}
 
     /** Counts one trigger in the current minute; false when {@code max} were already counted in it. */
     public boolean countTrigger(String owner, Instant now, int max) {
@@ -105,7 +124,8 @@ public final class UsageRepository {
         Map<String, String> names = Map.of("#w", windowAttr, "#c", countAttr);
         for (int i = 0; i < RACES; i++) {
             try {
-                dynamo.updateItem(u -> u.tableName(table).key(key(owner))
+                dynamo.updateItem(u -> u.tableName(table)
+                        .key(key(owner))
                         .updateExpression("SET #c = #c + :n")
                         .conditionExpression("#w = :w AND #c <= :room")
                         .expressionAttributeNames(names)
@@ -115,7 +135,8 @@ public final class UsageRepository {
                 // Either the window is full, or it is not the stored one: try to start it.
             }
             try {
-                dynamo.updateItem(u -> u.tableName(table).key(key(owner))
+                dynamo.updateItem(u -> u.tableName(table)
+                        .key(key(owner))
                         .updateExpression("SET #w = :w, #c = :n")
                         .conditionExpression("attribute_not_exists(#w) OR #w < :w")
                         .expressionAttributeNames(names)

@@ -23,13 +23,13 @@ public final class Instants {
     public static final Instant MAX_SUPPORTED = Instant.parse("9999-12-31T23:59:59.999Z");
     /** What an instant outside the supported range is told, after its field name. */
     public static final String OUT_OF_RANGE = "must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z";
+
     private static final DateTimeFormatter FIXED =
             DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
     private static final DateTimeFormatter COMPACT =
             DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
 
-    private Instants() {
-    }
+    private Instants() {}
 
     public static String fixed(Instant t) {
         return FIXED.format(t);

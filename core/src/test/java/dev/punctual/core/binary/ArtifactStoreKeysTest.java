@@ -12,11 +12,17 @@ class ArtifactStoreKeysTest {
 
     @Test
     void ownersOfAnyShapeGetTheirOwnFixedLengthPrefix() {
-        List<String> owners = List.of("local", "https://issuer.example|subject-1", "https://issuer.example|subject-2",
-                "arn:aws:iam::123456789012:role/x", "x".repeat(5000));
-        List<String> keys = owners.stream().map(o -> ArtifactStore.binaryKey(o, SHA)).toList();
-        assertThat(keys).doesNotHaveDuplicates().allSatisfy(k -> assertThat(k)
-                .matches("binaries/[0-9a-f]{64}/sha256/" + SHA));
+        List<String> owners = List.of(
+                "local",
+                "https://issuer.example|subject-1",
+                "https://issuer.example|subject-2",
+                "arn:aws:iam::123456789012:role/x",
+                "x".repeat(5000));
+        List<String> keys =
+                owners.stream().map(o -> ArtifactStore.binaryKey(o, SHA)).toList();
+        assertThat(keys)
+                .doesNotHaveDuplicates()
+                .allSatisfy(k -> assertThat(k).matches("binaries/[0-9a-f]{64}/sha256/" + SHA));
         assertThat(ArtifactStore.binaryKey("local", SHA)).isEqualTo(ArtifactStore.binaryKey("local", SHA));
     }
 

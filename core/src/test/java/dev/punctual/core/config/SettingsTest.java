@@ -48,33 +48,51 @@ class SettingsTest {
     void bucketDefaultsToThePrefixedArtifactsBucket() {
         assertThat(Settings.defaults().bucket()).isEqualTo("punctual-artifacts");
         assertThat(Settings.builder().prefix("acme").build().bucket()).isEqualTo("acme-artifacts");
-        assertThat(Settings.builder().prefix("acme").bucket("  ").build().bucket()).isEqualTo("acme-artifacts");
-        assertThat(Settings.builder().prefix("acme").bucket("mine").build().bucket()).isEqualTo("mine");
+        assertThat(Settings.builder().prefix("acme").bucket("  ").build().bucket())
+                .isEqualTo("acme-artifacts");
+        assertThat(Settings.builder().prefix("acme").bucket("mine").build().bucket())
+                .isEqualTo("mine");
     }
 
     @Test
     void rejectsALookaheadNotLongerThanTheSweepPeriod() {
-        assertThatIllegalArgumentException().isThrownBy(() -> Settings.builder()
-                .sweepPeriod(Duration.ofMinutes(2)).lookahead(Duration.ofMinutes(2)).build());
-        assertThatIllegalArgumentException().isThrownBy(() -> Settings.builder()
-                .sweepPeriod(Duration.ofMinutes(3)).lookahead(Duration.ofMinutes(2)).build());
-        assertThat(Settings.builder().sweepPeriod(Duration.ofSeconds(119)).build().lookahead())
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Settings.builder()
+                        .sweepPeriod(Duration.ofMinutes(2))
+                        .lookahead(Duration.ofMinutes(2))
+                        .build());
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Settings.builder()
+                        .sweepPeriod(Duration.ofMinutes(3))
+                        .lookahead(Duration.ofMinutes(2))
+                        .build());
+        assertThat(Settings.builder()
+                        .sweepPeriod(Duration.ofSeconds(119))
+                        .build()
+                        .lookahead())
                 .isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test
     void rejectsAHeartbeatNotShorterThanTheLease() {
-        assertThatIllegalArgumentException().isThrownBy(() -> Settings.builder()
-                .lease(Duration.ofSeconds(20)).heartbeat(Duration.ofSeconds(20)).build());
-        assertThatIllegalArgumentException().isThrownBy(() -> Settings.builder()
-                .lease(Duration.ofSeconds(20)).heartbeat(Duration.ofSeconds(30)).build());
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Settings.builder()
+                        .lease(Duration.ofSeconds(20))
+                        .heartbeat(Duration.ofSeconds(20))
+                        .build());
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Settings.builder()
+                        .lease(Duration.ofSeconds(20))
+                        .heartbeat(Duration.ofSeconds(30))
+                        .build());
         assertThat(Settings.builder().lease(Duration.ofSeconds(21)).build().heartbeat())
                 .isEqualTo(Duration.ofSeconds(20));
     }
 
     @Test
     void rejectsFewerThanOneShard() {
-        assertThatIllegalArgumentException().isThrownBy(() -> Settings.builder().shards(0).build());
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Settings.builder().shards(0).build());
         assertThat(Settings.builder().shards(1).build().shards()).isEqualTo(1);
     }
 }

@@ -24,7 +24,8 @@ class BackoffTest {
             long nominal = nominalMillis(attempt);
             for (int i = 0; i < SAMPLES; i++) {
                 long ms = backoff.after(attempt).toMillis();
-                assertThat(ms).as("attempt %d", attempt)
+                assertThat(ms)
+                        .as("attempt %d", attempt)
                         .isBetween((long) (nominal * 0.8), Math.min((long) (nominal * 1.2), CAP.toMillis()));
             }
         }
@@ -48,7 +49,8 @@ class BackoffTest {
     void neverExceedsTheCap() {
         for (int attempt : new int[] {7, 8, 10, 20, 31, 32, 64, 1000, Integer.MAX_VALUE}) {
             for (int i = 0; i < 50; i++) {
-                assertThat(backoff.after(attempt)).as("attempt %d", attempt)
+                assertThat(backoff.after(attempt))
+                        .as("attempt %d", attempt)
                         .isLessThanOrEqualTo(CAP)
                         .isGreaterThanOrEqualTo(Duration.ofMillis((long) (CAP.toMillis() * 0.8)));
             }
@@ -79,7 +81,8 @@ class BackoffTest {
         double previous = 0;
         for (int attempt = 1; attempt <= 6; attempt++) {
             double mean = mean(attempt);
-            assertThat(mean).as("attempt %d", attempt)
+            assertThat(mean)
+                    .as("attempt %d", attempt)
                     .isGreaterThan(previous * 1.5)
                     .isBetween(nominalMillis(attempt) * 0.9, nominalMillis(attempt) * 1.1);
             previous = mean;

@@ -12,8 +12,7 @@ class FiringMetricsTest {
     @Test
     void latenessIsAnEmbeddedMetricFormatDocumentCloudWatchCanExtract() throws Exception {
         Instant at = Instant.parse("2030-01-01T10:00:00.250Z");
-        JsonNode line = new ObjectMapper().readTree(
-                FiringMetrics.latenessLine("punctual", Duration.ofMillis(250), at));
+        JsonNode line = new ObjectMapper().readTree(FiringMetrics.latenessLine("punctual", Duration.ofMillis(250), at));
         JsonNode directive = line.path("_aws").path("CloudWatchMetrics").get(0);
         assertThat(line.path("_aws").path("Timestamp").asLong()).isEqualTo(at.toEpochMilli());
         assertThat(directive.path("Namespace").asText()).isEqualTo("Punctual");
@@ -27,8 +26,8 @@ class FiringMetricsTest {
 
     @Test
     void anEarlyStartIsReportedAsZeroNotNegative() throws Exception {
-        JsonNode line = new ObjectMapper().readTree(
-                FiringMetrics.latenessLine("p", Duration.ofMillis(-3), Instant.EPOCH));
+        JsonNode line =
+                new ObjectMapper().readTree(FiringMetrics.latenessLine("p", Duration.ofMillis(-3), Instant.EPOCH));
         assertThat(line.path("FiringLatenessMs").asLong()).isZero();
     }
 }

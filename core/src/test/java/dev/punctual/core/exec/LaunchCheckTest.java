@@ -26,16 +26,24 @@ class LaunchCheckTest {
         env.put("_under", "");
         env.put("PATH", "/opt/bin");
         assertThat(check(List.of("one arg", "$HOME", "*", ""), env)).isEmpty();
-        assertThat(check(Collections.nCopies(JobService.MAX_ARGS, "x".repeat(JobService.MAX_VALUE_LENGTH)),
-                Map.of())).isEmpty();
+        assertThat(check(Collections.nCopies(JobService.MAX_ARGS, "x".repeat(JobService.MAX_VALUE_LENGTH)), Map.of()))
+                .isEmpty();
     }
 
     @Test
     void reservedPrefixesAreRefusedInAnyCase() {
-        for (String name : List.of("LD_PRELOAD", "ld_library_path", "AWS_SECRET_ACCESS_KEY", "Aws_Region",
-                "SCHEDULER_RUN_ID", "scheduler_process_tag")) {
-            assertThat(check(List.of(), Map.of(name, "x"))).as(name)
-                    .singleElement().asString().startsWith("env." + name + ": is reserved");
+        for (String name : List.of(
+                "LD_PRELOAD",
+                "ld_library_path",
+                "AWS_SECRET_ACCESS_KEY",
+                "Aws_Region",
+                "SCHEDULER_RUN_ID",
+                "scheduler_process_tag")) {
+            assertThat(check(List.of(), Map.of(name, "x")))
+                    .as(name)
+                    .singleElement()
+                    .asString()
+                    .startsWith("env." + name + ": is reserved");
         }
     }
 
@@ -45,8 +53,11 @@ class LaunchCheckTest {
         assertThat(check(List.of(), Map.of("A=B", "x"))).containsExactly("env.A=B: is not a valid variable name");
         assertThat(check(List.of(), Map.of("", "x"))).containsExactly("env.: is not a valid variable name");
         assertThat(check(List.of(), Map.of("A\nB", "x"))).containsExactly("env.A?B: is not a valid variable name");
-        assertThat(check(List.of(), Map.of("N".repeat(500) + "-", "x"))).singleElement().asString()
-                .startsWith("env." + "N".repeat(64) + "…: ").hasSizeLessThan(120);
+        assertThat(check(List.of(), Map.of("N".repeat(500) + "-", "x")))
+                .singleElement()
+                .asString()
+                .startsWith("env." + "N".repeat(64) + "…: ")
+                .hasSizeLessThan(120);
     }
 
     @Test
@@ -55,14 +66,20 @@ class LaunchCheckTest {
         env.put("NULL_VALUE", null);
         env.put("LONG", "x".repeat(JobService.MAX_VALUE_LENGTH + 1));
         env.put("NUL", "a\0b");
-        assertThat(check(List.of(), env)).containsExactly("env.NULL_VALUE: is not a string",
-                "env.LONG: is longer than " + JobService.MAX_VALUE_LENGTH + " characters", "env.NUL: contains NUL");
+        assertThat(check(List.of(), env))
+                .containsExactly(
+                        "env.NULL_VALUE: is not a string",
+                        "env.LONG: is longer than " + JobService.MAX_VALUE_LENGTH + " characters",
+                        "env.NUL: contains NUL");
 
         List<String> args = new ArrayList<>(List.of("fine", "a\0b"));
         args.add(null);
         args.add("y".repeat(JobService.MAX_VALUE_LENGTH + 1));
-        assertThat(check(args, Map.of())).containsExactly("args[1]: contains NUL", "args[2]: is not a string",
-                "args[3]: is longer than " + JobService.MAX_VALUE_LENGTH + " characters");
+        assertThat(check(args, Map.of()))
+                .containsExactly(
+                        "args[1]: contains NUL",
+                        "args[2]: is not a string",
+                        "args[3]: is longer than " + JobService.MAX_VALUE_LENGTH + " characters");
     }
 
     @Test
@@ -82,7 +99,7 @@ class LaunchCheckTest {
         assertThat(LaunchCheck.problems(null, SHA, List.of(), Map.of())).containsExactly("owner: is missing");
         assertThat(LaunchCheck.problems(OWNER, "AB".repeat(32), List.of(), Map.of()))
                 .containsExactly("binarySha256: is not 64 lowercase hex digits");
-        assertThat(LaunchCheck.problems(OWNER, "../../etc/passwd", null, null)).containsExactly(
-                "binarySha256: is not 64 lowercase hex digits", "args: is missing", "env: is missing");
+        assertThat(LaunchCheck.problems(OWNER, "../../etc/passwd", null, null))
+                .containsExactly("binarySha256: is not 64 lowercase hex digits", "args: is missing", "env: is missing");
     }
 }

@@ -38,19 +38,23 @@ class ProcessRunnerIsolationTest extends ScriptTestBase {
         ProcessRunner.Result r = scripts.start(1024, script, args, Map.of()).await(TIMEOUT);
 
         assertThat(r.exitCode()).isZero();
-        assertThat(scripts.logLines()).containsExactlyElementsOf(args.stream().map(a -> "[" + a + "]").toList());
+        assertThat(scripts.logLines())
+                .containsExactlyElementsOf(args.stream().map(a -> "[" + a + "]").toList());
     }
 
     @Test
     void environmentHoldsOnlyTheSafeBasicsAndWhatWasPassed() throws Exception {
         Path script = scripts.write("env", "env");
-        ProcessRunner.Result r = scripts.start(64 * 1024, script, List.of(),
-                Map.of("GREETING", "hello world", "EMPTY", "")).await(TIMEOUT);
+        ProcessRunner.Result r = scripts.start(
+                        64 * 1024, script, List.of(), Map.of("GREETING", "hello world", "EMPTY", ""))
+                .await(TIMEOUT);
         assertThat(r.exitCode()).isZero();
 
-        Map<String, String> env = scripts.logLines().stream().filter(l -> l.contains("="))
+        Map<String, String> env = scripts.logLines().stream()
+                .filter(l -> l.contains("="))
                 .collect(Collectors.toMap(l -> l.substring(0, l.indexOf('=')), l -> l.substring(l.indexOf('=') + 1)));
-        assertThat(env).containsEntry("PATH", ProcessRunner.SAFE_PATH)
+        assertThat(env)
+                .containsEntry("PATH", ProcessRunner.SAFE_PATH)
                 .containsEntry("HOME", scripts.workDir.toString())
                 .containsEntry("TMPDIR", scripts.workDir.toString())
                 .containsEntry("GREETING", "hello world")
@@ -58,13 +62,21 @@ class ProcessRunnerIsolationTest extends ScriptTestBase {
         // The run's tag, by which processes that leave its group are found and killed when it ends.
         assertThat(env.get(ProcessRunner.TAG)).matches("[0-9a-f]{24}");
         Set<String> unexpected = env.keySet().stream()
-                .filter(k -> !Set.of("PATH", "HOME", "TMPDIR", "GREETING", "EMPTY", ProcessRunner.TAG).contains(k))
+                .filter(k -> !Set.of("PATH", "HOME", "TMPDIR", "GREETING", "EMPTY", ProcessRunner.TAG)
+                        .contains(k))
                 .filter(k -> !SHELL_ADDED.contains(k))
                 .collect(Collectors.toSet());
         assertThat(unexpected).as("leaked from the executor's environment").isEmpty();
         // The test JVM certainly has some of these; none may leak.
-        assertThat(env).doesNotContainKeys("JAVA_HOME", "USER", "LOGNAME", "MAVEN_OPTS", "AWS_ACCESS_KEY_ID",
-                "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN");
+        assertThat(env)
+                .doesNotContainKeys(
+                        "JAVA_HOME",
+                        "USER",
+                        "LOGNAME",
+                        "MAVEN_OPTS",
+                        "AWS_ACCESS_KEY_ID",
+                        "AWS_SECRET_ACCESS_KEY",
+                        "AWS_SESSION_TOKEN");
         for (String leaky : System.getenv().keySet()) {
             if (!Set.of("PATH", "HOME", "TMPDIR").contains(leaky) && !SHELL_ADDED.contains(leaky)) {
                 assertThat(env).as("JVM variable %s", leaky).doesNotContainKey(leaky);

@@ -20,7 +20,8 @@ class ProcessRunnerKillTest extends ScriptTestBase {
     }
 
     private static long readPid(Path file) throws Exception {
-        await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(file) && !Files.readString(file).isBlank());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> Files.exists(file) && !Files.readString(file).isBlank());
         return Long.parseLong(Files.readString(file).trim());
     }
 
@@ -74,9 +75,11 @@ class ProcessRunnerKillTest extends ScriptTestBase {
     void aDaemonThatLeftTheProcessGroupDiesWithTheRunToo() throws Exception {
         Path daemonPid = temp.resolve("daemon.pid");
         // setsid puts the daemon in a session (and group) of its own: a group kill cannot reach it.
-        Path script = scripts.write("escape", "setsid sh -c 'echo $$ > \"" + daemonPid + "\"; exec sleep 300'"
-                + " < /dev/null > /dev/null 2>&1 &\n"
-                + "while [ ! -s '" + daemonPid + "' ]; do :; done\nexit 0");
+        Path script = scripts.write(
+                "escape",
+                "setsid sh -c 'echo $$ > \"" + daemonPid + "\"; exec sleep 300'"
+                        + " < /dev/null > /dev/null 2>&1 &\n"
+                        + "while [ ! -s '" + daemonPid + "' ]; do :; done\nexit 0");
         ProcessRunner.Handle h = scripts.start(script);
         ProcessRunner.Result r = h.await(LONG);
 

@@ -29,7 +29,8 @@ class ProcessRunnerOutputTest extends ScriptTestBase {
     void outputUpToTheCapIsKeptWhole() throws Exception {
         // Exactly the cap: nothing is lost, so there is no marker.
         Path script = scripts.write("exact", "head -c 1000 /dev/zero | tr '\\0' x");
-        ProcessRunner.Result r = scripts.start(1000, script, List.of(), Map.of()).await(TIMEOUT);
+        ProcessRunner.Result r =
+                scripts.start(1000, script, List.of(), Map.of()).await(TIMEOUT);
 
         assertThat(r.truncated()).isFalse();
         assertThat(r.outputBytes()).isEqualTo(1000);
@@ -45,7 +46,9 @@ class ProcessRunnerOutputTest extends ScriptTestBase {
         ProcessRunner.Result r = scripts.start(cap, script, List.of(), Map.of()).await(TIMEOUT);
 
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
-        assertThat(r.killedBecause()).as("finished by itself, not by the timeout").isNull();
+        assertThat(r.killedBecause())
+                .as("finished by itself, not by the timeout")
+                .isNull();
         assertThat(r.exitCode()).isZero();
         assertThat(r.truncated()).isTrue();
         assertThat(r.outputBytes()).isEqualTo(cap);

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 abstract class ScriptTestBase {
     @TempDir
     Path temp;
+
     Scripts scripts;
 
     @BeforeEach

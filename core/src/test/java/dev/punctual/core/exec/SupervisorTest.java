@@ -23,10 +23,14 @@ class SupervisorTest extends ScriptTestBase {
             s.arm("run-a", h.pid(), null, armedAt + 500);
             ProcessRunner.Result r = h.await(LONG);
             long killedAfter = System.currentTimeMillis() - armedAt;
-            assertThat(r.killedBecause()).as("the executor itself did not kill it").isNull();
+            assertThat(r.killedBecause())
+                    .as("the executor itself did not kill it")
+                    .isNull();
             assertThat(r.exitCode()).isEqualTo(128 + 9);
             assertThat(killedAfter).isBetween(500L, 500 + 5 * Supervisor.POLL_MS + 2000);
-            assertThat(s.disarm("run-a")).as("the executor learns the supervisor killed it").isTrue();
+            assertThat(s.disarm("run-a"))
+                    .as("the executor learns the supervisor killed it")
+                    .isTrue();
             assertThat(scripts.log()).contains("started").doesNotContain("finished");
         }
     }
@@ -38,13 +42,17 @@ class SupervisorTest extends ScriptTestBase {
             s.arm("run-b", h.pid(), null, System.currentTimeMillis() + 700);
             // Heartbeats, as the executor's: every 200 ms the deadline moves 700 ms ahead, past the binary's end.
             ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor();
-            beats.scheduleAtFixedRate(() -> {
-                try {
-                    s.extend("run-b", h.pid(), null, System.currentTimeMillis() + 700);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }, 200, 200, TimeUnit.MILLISECONDS);
+            beats.scheduleAtFixedRate(
+                    () -> {
+                        try {
+                            s.extend("run-b", h.pid(), null, System.currentTimeMillis() + 700);
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    },
+                    200,
+                    200,
+                    TimeUnit.MILLISECONDS);
             ProcessRunner.Result r;
             try {
                 r = h.await(LONG);

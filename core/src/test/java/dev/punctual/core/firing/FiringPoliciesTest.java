@@ -31,30 +31,41 @@ class FiringPoliciesTest {
     @Test
     void everyFieldIsParsedCaseInsensitively() {
         List<FieldError> errors = new ArrayList<>();
-        FiringPolicy p = FiringPolicies.parse(new JitterSpec("Hashed", "PT45S"),
-                new CatchUpSpec("LATEST", "PT6H", 3), "queue", "PT2H", errors);
+        FiringPolicy p = FiringPolicies.parse(
+                new JitterSpec("Hashed", "PT45S"), new CatchUpSpec("LATEST", "PT6H", 3), "queue", "PT2H", errors);
         assertThat(errors).isEmpty();
-        assertThat(p).isEqualTo(new FiringPolicy(new Jitter(Jitter.Mode.HASHED, Duration.ofSeconds(45)),
-                new CatchUp(CatchUp.Mode.LATEST, Duration.ofHours(6), 3), Overlap.QUEUE, Duration.ofHours(2)));
+        assertThat(p)
+                .isEqualTo(new FiringPolicy(
+                        new Jitter(Jitter.Mode.HASHED, Duration.ofSeconds(45)),
+                        new CatchUp(CatchUp.Mode.LATEST, Duration.ofHours(6), 3),
+                        Overlap.QUEUE,
+                        Duration.ofHours(2)));
         assertThat(FiringPolicies.jitterSpec(p)).isEqualTo(new JitterSpec("hashed", "PT45S"));
         assertThat(FiringPolicies.catchUpSpec(p)).isEqualTo(new CatchUpSpec("latest", "PT6H", 3));
     }
 
     @Test
     void eachBadFieldIsNamed() {
-        assertThat(errors(new JitterSpec(null, null), null, null, null)).extracting(FieldError::field)
+        assertThat(errors(new JitterSpec(null, null), null, null, null))
+                .extracting(FieldError::field)
                 .containsExactly("jitter.mode", "jitter.max");
-        assertThat(errors(new JitterSpec("sometimes", "PT2H"), null, null, null)).extracting(FieldError::field)
+        assertThat(errors(new JitterSpec("sometimes", "PT2H"), null, null, null))
+                .extracting(FieldError::field)
                 .containsExactly("jitter.mode", "jitter.max");
-        assertThat(errors(new JitterSpec("random", "soon"), null, null, null)).extracting(FieldError::message)
+        assertThat(errors(new JitterSpec("random", "soon"), null, null, null))
+                .extracting(FieldError::message)
                 .containsExactly("is not an ISO-8601 duration (e.g. PT30S, PT5M, P1D)");
-        assertThat(errors(null, new CatchUpSpec("most", "PT10S", 0), null, null)).extracting(FieldError::field)
+        assertThat(errors(null, new CatchUpSpec("most", "PT10S", 0), null, null))
+                .extracting(FieldError::field)
                 .containsExactly("catchUp.mode", "catchUp.maxAge", "catchUp.maxRuns");
-        assertThat(errors(null, new CatchUpSpec(null, "P31D", 1001), null, null)).extracting(FieldError::field)
+        assertThat(errors(null, new CatchUpSpec(null, "P31D", 1001), null, null))
+                .extracting(FieldError::field)
                 .containsExactly("catchUp.maxAge", "catchUp.maxRuns");
-        assertThat(errors(null, null, "never", "P15D")).extracting(FieldError::field)
+        assertThat(errors(null, null, "never", "P15D"))
+                .extracting(FieldError::field)
                 .containsExactly("overlap", "maxRunAge");
-        assertThat(errors(null, null, null, "PT59S")).extracting(FieldError::message)
+        assertThat(errors(null, null, null, "PT59S"))
+                .extracting(FieldError::message)
                 .containsExactly("must be between PT1M and PT336H");
     }
 

@@ -18,13 +18,16 @@ class JitterTest {
     @Test
     void hashedIsStablePerJobWithinBoundsAndSpreadsIdenticalJobs() {
         Jitter hashed = new Jitter(Jitter.Mode.HASHED, MAX);
-        List<String> jobs = IntStream.range(0, 1000).mapToObj(i -> "job_" + Integer.toHexString(i * 7919)).toList();
+        List<String> jobs = IntStream.range(0, 1000)
+                .mapToObj(i -> "job_" + Integer.toHexString(i * 7919))
+                .toList();
         Set<Long> offsets = new HashSet<>();
         for (String job : jobs) {
             Instant due = hashed.apply(job, AT, new SplittableRandom(1));
             assertThat(due).isBetween(AT, AT.plus(MAX));
             assertThat(hashed.apply(job, AT.plus(Duration.ofHours(1)), new SplittableRandom(2)))
-                    .as("the same offset for every occurrence of the job").isEqualTo(due.plus(Duration.ofHours(1)));
+                    .as("the same offset for every occurrence of the job")
+                    .isEqualTo(due.plus(Duration.ofHours(1)));
             offsets.add(Duration.between(AT, due).toMillis());
         }
         // 1000 jobs over 30 001 possible offsets: nearly all distinct if the hash spreads them.
@@ -51,8 +54,8 @@ class JitterTest {
 
     @Test
     void offsetsAreWholeMilliseconds() {
-        Instant due = new Jitter(Jitter.Mode.HASHED, Duration.ofMillis(1500)).apply("job_x", AT,
-                new SplittableRandom(3));
+        Instant due =
+                new Jitter(Jitter.Mode.HASHED, Duration.ofMillis(1500)).apply("job_x", AT, new SplittableRandom(3));
         assertThat(due.getNano() % 1_000_000).isZero();
     }
 }

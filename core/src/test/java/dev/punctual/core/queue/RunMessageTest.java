@@ -12,8 +12,7 @@ class RunMessageTest {
 
     @Test
     void roundTrips() {
-        RunMessage m = new RunMessage("job_abc", "run_20300101T120000.123Z",
-                Instant.parse("2030-01-01T12:00:00.123Z"));
+        RunMessage m = new RunMessage("job_abc", "run_20300101T120000.123Z", Instant.parse("2030-01-01T12:00:00.123Z"));
         assertThat(RunMessage.decode(m.encode())).isEqualTo(m);
     }
 
@@ -31,19 +30,21 @@ class RunMessageTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-            "{\"v\":2,\"jobId\":\"j\",\"runId\":\"r\",\"scheduledAt\":\"2030-01-01T00:00:00Z\"}",
-            "{\"jobId\":\"j\",\"runId\":\"r\",\"scheduledAt\":\"2030-01-01T00:00:00Z\"}",
-            "{\"v\":1,\"runId\":\"r\",\"scheduledAt\":\"2030-01-01T00:00:00Z\"}",
-            "{\"v\":1,\"jobId\":\"j\",\"scheduledAt\":\"2030-01-01T00:00:00Z\"}",
-            "{\"v\":1,\"jobId\":\"j\",\"runId\":\"r\"}",
-            "{\"v\":1,\"jobId\":7,\"runId\":\"r\",\"scheduledAt\":\"2030-01-01T00:00:00Z\"}",
-            "{\"v\":1,\"jobId\":\"j\",\"runId\":\"r\",\"scheduledAt\":\"tomorrow\"}",
-            "not json at all",
-            "{\"v\":1,",
-            "[1,2,3]",
-            "null",
-            ""})
+    @ValueSource(
+            strings = {
+                "{\"v\":2,\"jobId\":\"j\",\"runId\":\"r\",\"scheduledAt\":\"2030-01-01T00:00:00Z\"}",
+                "{\"jobId\":\"j\",\"runId\":\"r\",\"scheduledAt\":\"2030-01-01T00:00:00Z\"}",
+                "{\"v\":1,\"runId\":\"r\",\"scheduledAt\":\"2030-01-01T00:00:00Z\"}",
+                "{\"v\":1,\"jobId\":\"j\",\"scheduledAt\":\"2030-01-01T00:00:00Z\"}",
+                "{\"v\":1,\"jobId\":\"j\",\"runId\":\"r\"}",
+                "{\"v\":1,\"jobId\":7,\"runId\":\"r\",\"scheduledAt\":\"2030-01-01T00:00:00Z\"}",
+                "{\"v\":1,\"jobId\":\"j\",\"runId\":\"r\",\"scheduledAt\":\"tomorrow\"}",
+                "not json at all",
+                "{\"v\":1,",
+                "[1,2,3]",
+                "null",
+                ""
+            })
     void rejectsAnythingElse(String body) {
         assertThatIllegalArgumentException().isThrownBy(() -> RunMessage.decode(body));
     }

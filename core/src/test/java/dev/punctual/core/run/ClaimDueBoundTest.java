@@ -25,14 +25,16 @@ class ClaimDueBoundTest {
         Random random = new Random(42);
         for (int i = 0; i < 20_000; i++) {
             // now: whole seconds too, where the bound is exactly now.
-            Instant now = i % 5 == 0 ? BASE.plusSeconds(random.nextInt(10))
+            Instant now = i % 5 == 0
+                    ? BASE.plusSeconds(random.nextInt(10))
                     : BASE.plusNanos(random.nextLong(10_000_000_000L));
             // Whole seconds, milliseconds and micro/nanoseconds: Instant.toString writes 0, 3, 6 or 9 digits.
             Instant due = switch (i % 4) {
                 case 0 -> now.plusSeconds(random.nextInt(7) - 3).truncatedTo(ChronoUnit.SECONDS);
                 case 1 -> now.plusMillis(random.nextInt(6000) - 3000);
-                case 2 -> now.plusNanos(random.nextLong(6_000_000_000L) - 3_000_000_000L)
-                        .truncatedTo(ChronoUnit.MICROS);
+                case 2 ->
+                    now.plusNanos(random.nextLong(6_000_000_000L) - 3_000_000_000L)
+                            .truncatedTo(ChronoUnit.MICROS);
                 default -> now.plusNanos(random.nextLong(6_000_000_000L) - 3_000_000_000L);
             };
             boolean holds = conditionHolds(due, now);
@@ -41,7 +43,9 @@ class ClaimDueBoundTest {
                 assertThat(holds).as("due %s is not after now %s", due, now).isTrue();
             }
             if (due.isAfter(now.plus(RunRepository.CLAIM_TOLERANCE))) {
-                assertThat(holds).as("due %s is beyond the tolerance of now %s", due, now).isFalse();
+                assertThat(holds)
+                        .as("due %s is beyond the tolerance of now %s", due, now)
+                        .isFalse();
             }
         }
     }
@@ -51,9 +55,11 @@ class ClaimDueBoundTest {
         Instant now = Instant.parse("2030-06-01T12:00:05.200Z");
         assertThat("2030-06-01T12:00:05Z").isGreaterThan("2030-06-01T12:00:05.500Z");
         assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:05Z"), now)).isTrue();
-        assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:05.999Z"), now)).isTrue();
+        assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:05.999Z"), now))
+                .isTrue();
         assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:06Z"), now)).isFalse();
-        assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:06.001Z"), now)).isFalse();
+        assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:06.001Z"), now))
+                .isFalse();
         assertThat(conditionHolds(now.plus(Duration.ofHours(1)), now)).isFalse();
         assertThat(conditionHolds(now.minus(Duration.ofDays(400)), now)).isTrue();
     }

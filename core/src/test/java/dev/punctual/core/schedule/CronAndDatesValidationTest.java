@@ -18,8 +18,8 @@ class CronAndDatesValidationTest {
     private final Schedules schedules = new Schedules(Duration.ofSeconds(5));
 
     private List<FieldError> errors(ScheduleSpec spec) {
-        ValidationException e = catchThrowableOfType(ValidationException.class,
-                () -> schedules.parse(spec, NOW, "schedule"));
+        ValidationException e =
+                catchThrowableOfType(ValidationException.class, () -> schedules.parse(spec, NOW, "schedule"));
         assertThat(e).as("expected %s to be rejected", spec).isNotNull();
         return e.errors();
     }
@@ -37,8 +37,8 @@ class CronAndDatesValidationTest {
     }
 
     private static ScheduleSpec withPolicy(ScheduleSpec s, String gap, String overlap) {
-        return new ScheduleSpec(s.type(), s.at(), s.every(), s.start(), s.end(), s.expression(), s.timezone(), gap,
-                overlap, s.dates());
+        return new ScheduleSpec(
+                s.type(), s.at(), s.every(), s.start(), s.end(), s.expression(), s.timezone(), gap, overlap, s.dates());
     }
 
     @Test
@@ -55,10 +55,12 @@ class CronAndDatesValidationTest {
 
     @Test
     void secondsCloserThanTheMinimumIntervalAreRejected() {
-        assertThat(errors(cron("* * * * * *", null, null, null))).singleElement().satisfies(e -> {
-            assertThat(e.field()).isEqualTo("schedule.expression");
-            assertThat(e.message()).contains("5 s");
-        });
+        assertThat(errors(cron("* * * * * *", null, null, null)))
+                .singleElement()
+                .satisfies(e -> {
+                    assertThat(e.field()).isEqualTo("schedule.expression");
+                    assertThat(e.message()).contains("5 s");
+                });
         assertThat(errorFields(cron("0,58 * * * * *", null, null, null))).containsExactly("schedule.expression");
         assertThat(schedules.parse(cron("*/5 * * * * *", null, null, null), NOW, "schedule"))
                 .isInstanceOf(CronSchedule.class);
@@ -67,7 +69,8 @@ class CronAndDatesValidationTest {
     @Test
     void badZoneNamesTheTimezone() {
         assertThat(errorFields(cron("0 9 * * *", "Mars/Olympus", null, null))).containsExactly("schedule.timezone");
-        assertThat(errorFields(cron("0 9 * * *", "+02:00", null, null))).as("an offset has no DST rules")
+        assertThat(errorFields(cron("0 9 * * *", "+02:00", null, null)))
+                .as("an offset has no DST rules")
                 .containsExactly("schedule.timezone");
         assertThat(errorFields(cron("0 9 * * *", "EST", null, null))).containsExactly("schedule.timezone");
         assertThat(errorFields(cron("0 9 * * *", "europe/london", null, null))).containsExactly("schedule.timezone");
@@ -75,9 +78,11 @@ class CronAndDatesValidationTest {
 
     @Test
     void badPolicyValuesNameTheirFields() {
-        assertThat(errors(cron("0 9 * * *", null, "later", "both"))).extracting(FieldError::field)
+        assertThat(errors(cron("0 9 * * *", null, "later", "both")))
+                .extracting(FieldError::field)
                 .containsExactlyInAnyOrder("schedule.dstGap", "schedule.dstOverlap");
-        assertThat(errors(cron("0 9 * * *", null, "SHIFT", null))).singleElement()
+        assertThat(errors(cron("0 9 * * *", null, "SHIFT", null)))
+                .singleElement()
                 .satisfies(e -> assertThat(e.message()).contains("shift, skip"));
         assertThat(errorFields(withPolicy(dates(List.of(DateSpec.of("2030-06-01T00:00:00Z"))), "skip", "thrice")))
                 .containsExactly("schedule.dstOverlap");
@@ -85,31 +90,59 @@ class CronAndDatesValidationTest {
 
     @Test
     void cronBoundsAreCheckedLikeAnIntervals() {
-        ScheduleSpec endBeforeStart = new ScheduleSpec("cron", null, null, "2030-02-01T00:00:00Z",
-                "2030-01-15T00:00:00Z", "0 9 * * *", null, null, null, null);
+        ScheduleSpec endBeforeStart = new ScheduleSpec(
+                "cron",
+                null,
+                null,
+                "2030-02-01T00:00:00Z",
+                "2030-01-15T00:00:00Z",
+                "0 9 * * *",
+                null,
+                null,
+                null,
+                null);
         assertThat(errorFields(endBeforeStart)).containsExactly("schedule.end");
-        ScheduleSpec endPast = new ScheduleSpec("cron", null, null, null, "2029-12-31T00:00:00Z", "0 9 * * *",
-                null, null, null, null);
+        ScheduleSpec endPast =
+                new ScheduleSpec("cron", null, null, null, "2029-12-31T00:00:00Z", "0 9 * * *", null, null, null, null);
         assertThat(errorFields(endPast)).containsExactly("schedule.end");
-        ScheduleSpec badStart = new ScheduleSpec("cron", null, null, "tomorrow", null, "0 9 * * *", null, null,
-                null, null);
+        ScheduleSpec badStart =
+                new ScheduleSpec("cron", null, null, "tomorrow", null, "0 9 * * *", null, null, null, null);
         assertThat(errorFields(badStart)).containsExactly("schedule.start");
     }
 
     @Test
     void fieldsOfOtherKindsAreNotAllowed() {
-        assertThat(errorFields(new ScheduleSpec("cron", "2030-01-01T13:00:00Z", "PT10S", null, null, "0 9 * * *",
-                null, null, null, List.of(DateSpec.of("2030-06-01T00:00:00Z")))))
+        assertThat(errorFields(new ScheduleSpec(
+                        "cron",
+                        "2030-01-01T13:00:00Z",
+                        "PT10S",
+                        null,
+                        null,
+                        "0 9 * * *",
+                        null,
+                        null,
+                        null,
+                        List.of(DateSpec.of("2030-06-01T00:00:00Z")))))
                 .containsExactlyInAnyOrder("schedule.at", "schedule.every", "schedule.dates");
-        assertThat(errorFields(new ScheduleSpec("dates", null, null, "2030-01-01T13:00:00Z", null, "0 9 * * *",
-                "UTC", null, null, List.of(DateSpec.of("2030-06-01T00:00:00Z")))))
+        assertThat(errorFields(new ScheduleSpec(
+                        "dates",
+                        null,
+                        null,
+                        "2030-01-01T13:00:00Z",
+                        null,
+                        "0 9 * * *",
+                        "UTC",
+                        null,
+                        null,
+                        List.of(DateSpec.of("2030-06-01T00:00:00Z")))))
                 .containsExactlyInAnyOrder("schedule.start", "schedule.expression", "schedule.timezone");
-        assertThat(errorFields(new ScheduleSpec("once", "2030-01-01T13:00:00Z", null, null, null, "0 9 * * *",
-                "UTC", "shift", "once", null)))
-                .containsExactlyInAnyOrder("schedule.expression", "schedule.timezone", "schedule.dstGap",
-                        "schedule.dstOverlap");
-        assertThat(errorFields(new ScheduleSpec("interval", null, "PT10S", null, null, null, "Europe/London",
-                null, null, null))).containsExactly("schedule.timezone");
+        assertThat(errorFields(new ScheduleSpec(
+                        "once", "2030-01-01T13:00:00Z", null, null, null, "0 9 * * *", "UTC", "shift", "once", null)))
+                .containsExactlyInAnyOrder(
+                        "schedule.expression", "schedule.timezone", "schedule.dstGap", "schedule.dstOverlap");
+        assertThat(errorFields(new ScheduleSpec(
+                        "interval", null, "PT10S", null, null, null, "Europe/London", null, null, null)))
+                .containsExactly("schedule.timezone");
     }
 
     @Test
@@ -118,7 +151,8 @@ class CronAndDatesValidationTest {
         assertThat(errorFields(dates(List.of()))).containsExactly("schedule.dates");
         List<DateSpec> many = new ArrayList<>();
         for (int i = 0; i <= Schedules.MAX_DATES; i++) {
-            many.add(DateSpec.of(Instant.parse("2031-01-01T00:00:00Z").plusSeconds(60L * i).toString()));
+            many.add(DateSpec.of(
+                    Instant.parse("2031-01-01T00:00:00Z").plusSeconds(60L * i).toString()));
         }
         assertThat(errors(dates(many))).singleElement().satisfies(e -> {
             assertThat(e.field()).isEqualTo("schedule.dates");
@@ -138,8 +172,14 @@ class CronAndDatesValidationTest {
                 DateSpec.local("2030-06-01T09:00:00", null),
                 new DateSpec("2030-06-01T00:00:00Z", "2030-06-01T09:00:00", "Europe/Berlin")));
         d.add(null);
-        assertThat(errorFields(dates(d))).containsExactly("schedule.dates[1]", "schedule.dates[2].zone",
-                "schedule.dates[3].local", "schedule.dates[4].zone", "schedule.dates[5]", "schedule.dates[6]");
+        assertThat(errorFields(dates(d)))
+                .containsExactly(
+                        "schedule.dates[1]",
+                        "schedule.dates[2].zone",
+                        "schedule.dates[3].local",
+                        "schedule.dates[4].zone",
+                        "schedule.dates[5]",
+                        "schedule.dates[6]");
     }
 
     @Test
@@ -157,26 +197,31 @@ class CronAndDatesValidationTest {
     @Test
     void aGapShiftedLocalTimeDuplicatesTheInstantAfterTheGap() {
         // 02:30 does not exist in Berlin on 31 March 2030; shifted, it runs at 03:00+02:00 = 01:00Z.
-        assertThat(errorFields(dates(List.of(DateSpec.of("2030-03-31T01:00:00Z"),
-                DateSpec.local("2030-03-31T02:30:00", "Europe/Berlin"))))).containsExactly("schedule.dates[1]");
+        assertThat(errorFields(dates(List.of(
+                        DateSpec.of("2030-03-31T01:00:00Z"), DateSpec.local("2030-03-31T02:30:00", "Europe/Berlin")))))
+                .containsExactly("schedule.dates[1]");
     }
 
     @Test
     void atLeastOneDateMustBeInTheFuture() {
         assertThat(errors(dates(List.of(DateSpec.of("2029-06-01T00:00:00Z"), DateSpec.of("2029-07-01T00:00:00Z")))))
-                .singleElement().satisfies(e -> {
+                .singleElement()
+                .satisfies(e -> {
                     assertThat(e.field()).isEqualTo("schedule.dates");
                     assertThat(e.message()).contains("future");
                 });
-        assertThat(errorFields(dates(List.of(DateSpec.of(NOW.minusMillis(1).toString()))))).hasSize(1);
-        assertThat(schedules.parse(dates(List.of(DateSpec.of(NOW.toString()))), NOW, "schedule").first(NOW))
+        assertThat(errorFields(dates(List.of(DateSpec.of(NOW.minusMillis(1).toString())))))
+                .hasSize(1);
+        assertThat(schedules
+                        .parse(dates(List.of(DateSpec.of(NOW.toString()))), NOW, "schedule")
+                        .first(NOW))
                 .contains(NOW);
     }
 
     @Test
     void aSkippedLocalTimeAloneIsNoFutureDate() {
-        ScheduleSpec s = withPolicy(dates(List.of(DateSpec.local("2030-03-31T02:30:00", "Europe/Berlin"))),
-                "skip", null);
+        ScheduleSpec s =
+                withPolicy(dates(List.of(DateSpec.local("2030-03-31T02:30:00", "Europe/Berlin"))), "skip", null);
         assertThat(errorFields(s)).containsExactly("schedule.dates");
     }
 

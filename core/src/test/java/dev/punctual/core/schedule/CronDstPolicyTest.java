@@ -50,7 +50,9 @@ class CronDstPolicyTest {
     }
 
     private static List<Occurrence> onDate(List<Occurrence> occ, ZoneId zone, LocalDate date) {
-        return occ.stream().filter(o -> o.at().atZone(zone).toLocalDate().equals(date)).toList();
+        return occ.stream()
+                .filter(o -> o.at().atZone(zone).toLocalDate().equals(date))
+                .toList();
     }
 
     @ParameterizedTest
@@ -58,24 +60,35 @@ class CronDstPolicyTest {
     void gapShiftRunsAtTheFirstInstantAfterTheGap(String zoneId, LocalTime inGap, LocalTime inOverlap) {
         ZoneId zone = ZoneId.of(zoneId);
         CronSchedule s = cron(daily(inGap), zoneId, policy(Gap.SHIFT, Overlap.ONCE));
-        List<ZoneOffsetTransition> gaps = transitions(zone, FROM, TO).stream().filter(ZoneOffsetTransition::isGap)
+        List<ZoneOffsetTransition> gaps = transitions(zone, FROM, TO).stream()
+                .filter(ZoneOffsetTransition::isGap)
                 .toList();
         assertThat(gaps).hasSize(2);
         for (ZoneOffsetTransition t : gaps) {
             LocalDate day = t.getDateTimeBefore().toLocalDate();
-            assertThat(zone.getRules().getValidOffsets(day.atTime(inGap))).as("really in the gap").isEmpty();
+            assertThat(zone.getRules().getValidOffsets(day.atTime(inGap)))
+                    .as("really in the gap")
+                    .isEmpty();
             List<Occurrence> occ = around(s, t);
-            assertThat(onDate(occ, zone, day)).as("%s %s", zoneId, t).singleElement().satisfies(o -> {
-                assertThat(o.at()).isEqualTo(t.getInstant());
-                assertThat(o.at().atZone(zone).toLocalTime()).isEqualTo(t.getDateTimeAfter().toLocalTime());
-                assertThat(o.dst()).isEqualTo(DstEdge.GAP_SHIFTED);
-            });
+            assertThat(onDate(occ, zone, day))
+                    .as("%s %s", zoneId, t)
+                    .singleElement()
+                    .satisfies(o -> {
+                        assertThat(o.at()).isEqualTo(t.getInstant());
+                        assertThat(o.at().atZone(zone).toLocalTime())
+                                .isEqualTo(t.getDateTimeAfter().toLocalTime());
+                        assertThat(o.dst()).isEqualTo(DstEdge.GAP_SHIFTED);
+                    });
             // The days either side are ordinary.
-            assertThat(onDate(occ, zone, day.minusDays(1))).singleElement()
-                    .satisfies(o -> assertThat(o.at().atZone(zone).toLocalTime()).isEqualTo(inGap))
+            assertThat(onDate(occ, zone, day.minusDays(1)))
+                    .singleElement()
+                    .satisfies(
+                            o -> assertThat(o.at().atZone(zone).toLocalTime()).isEqualTo(inGap))
                     .satisfies(o -> assertThat(o.dst()).isNull());
-            assertThat(onDate(occ, zone, day.plusDays(1))).singleElement()
-                    .satisfies(o -> assertThat(o.at().atZone(zone).toLocalTime()).isEqualTo(inGap));
+            assertThat(onDate(occ, zone, day.plusDays(1)))
+                    .singleElement()
+                    .satisfies(
+                            o -> assertThat(o.at().atZone(zone).toLocalTime()).isEqualTo(inGap));
         }
     }
 
@@ -94,7 +107,10 @@ class CronDstPolicyTest {
             assertThat(onDate(occ, zone, day.minusDays(1))).hasSize(1);
             assertThat(onDate(occ, zone, day.plusDays(1))).hasSize(1);
             // From just before the gap, the next occurrence is the next day's.
-            assertThat(s.next(t.getInstant().minusSeconds(1)).orElseThrow().atZone(zone).toLocalDateTime())
+            assertThat(s.next(t.getInstant().minusSeconds(1))
+                            .orElseThrow()
+                            .atZone(zone)
+                            .toLocalDateTime())
                     .isEqualTo(day.plusDays(1).atTime(inGap));
         }
     }
@@ -105,13 +121,18 @@ class CronDstPolicyTest {
         ZoneId zone = ZoneId.of(zoneId);
         CronSchedule s = cron(daily(inOverlap), zoneId, policy(Gap.SHIFT, Overlap.ONCE));
         List<ZoneOffsetTransition> overlaps = transitions(zone, FROM, TO).stream()
-                .filter(ZoneOffsetTransition::isOverlap).toList();
+                .filter(ZoneOffsetTransition::isOverlap)
+                .toList();
         assertThat(overlaps).hasSize(2);
         for (ZoneOffsetTransition t : overlaps) {
             LocalDateTime local = t.getDateTimeAfter().toLocalDate().atTime(inOverlap);
-            assertThat(zone.getRules().getValidOffsets(local)).as("really repeated").hasSize(2);
+            assertThat(zone.getRules().getValidOffsets(local))
+                    .as("really repeated")
+                    .hasSize(2);
             List<Occurrence> occ = around(s, t);
-            assertThat(onDate(occ, zone, local.toLocalDate())).as("%s %s", zoneId, t).singleElement()
+            assertThat(onDate(occ, zone, local.toLocalDate()))
+                    .as("%s %s", zoneId, t)
+                    .singleElement()
                     .satisfies(o -> {
                         assertThat(o.at()).isEqualTo(local.toInstant(t.getOffsetBefore()));
                         assertThat(o.dst()).isEqualTo(DstEdge.OVERLAP_FIRST);
@@ -121,8 +142,11 @@ class CronDstPolicyTest {
             assertThat(s.next(first).orElseThrow().atZone(zone).toLocalDateTime())
                     .isEqualTo(local.plusDays(1));
             // Asked from inside the repeated hour (second pass), it does not run that local time again either.
-            assertThat(s.first(local.toInstant(t.getOffsetAfter()).minusSeconds(60)).orElseThrow()
-                    .atZone(zone).toLocalDateTime()).isEqualTo(local.plusDays(1));
+            assertThat(s.first(local.toInstant(t.getOffsetAfter()).minusSeconds(60))
+                            .orElseThrow()
+                            .atZone(zone)
+                            .toLocalDateTime())
+                    .isEqualTo(local.plusDays(1));
         }
     }
 
@@ -137,19 +161,20 @@ class CronDstPolicyTest {
             }
             LocalDateTime local = t.getDateTimeAfter().toLocalDate().atTime(inOverlap);
             List<Occurrence> day = onDate(around(s, t), zone, local.toLocalDate());
-            assertThat(day).as("%s %s", zoneId, t).extracting(Occurrence::at)
+            assertThat(day)
+                    .as("%s %s", zoneId, t)
+                    .extracting(Occurrence::at)
                     .containsExactly(local.toInstant(t.getOffsetBefore()), local.toInstant(t.getOffsetAfter()));
-            assertThat(day).extracting(Occurrence::dst)
-                    .containsExactly(DstEdge.OVERLAP_FIRST, DstEdge.OVERLAP_SECOND);
-            assertThat(Duration.between(day.get(0).at(), day.get(1).at())).isEqualTo(t.getDuration().negated());
+            assertThat(day).extracting(Occurrence::dst).containsExactly(DstEdge.OVERLAP_FIRST, DstEdge.OVERLAP_SECOND);
+            assertThat(Duration.between(day.get(0).at(), day.get(1).at()))
+                    .isEqualTo(t.getDuration().negated());
             assertThat(s.next(day.get(0).at())).contains(day.get(1).at());
         }
     }
 
     @ParameterizedTest
     @MethodSource("zones")
-    void everyMinuteCoversEachRealMinuteOnceAcrossEveryTransition(String zoneId, LocalTime inGap,
-                                                                 LocalTime inOverlap) {
+    void everyMinuteCoversEachRealMinuteOnceAcrossEveryTransition(String zoneId, LocalTime inGap, LocalTime inOverlap) {
         ZoneId zone = ZoneId.of(zoneId);
         for (ZoneOffsetTransition t : transitions(zone, FROM, TO)) {
             Instant a = t.getInstant().minus(Duration.ofMinutes(90));
@@ -159,19 +184,27 @@ class CronDstPolicyTest {
                 // as the shift; twice: every real minute runs. A gap never leaves a hole in real time.
                 List<Occurrence> once = walk(cron("* * * * *", zoneId, policy(gap, Overlap.ONCE)), a, b, 1000);
                 List<Occurrence> twice = walk(cron("* * * * *", zoneId, policy(gap, Overlap.TWICE)), a, b, 1000);
-                List<Instant> everyMinute = Stream.iterate(a, x -> !x.isAfter(b), x -> x.plusSeconds(60)).toList();
-                assertThat(twice).as("%s %s %s", zoneId, t, gap).extracting(Occurrence::at)
+                List<Instant> everyMinute = Stream.iterate(a, x -> !x.isAfter(b), x -> x.plusSeconds(60))
+                        .toList();
+                assertThat(twice)
+                        .as("%s %s %s", zoneId, t, gap)
+                        .extracting(Occurrence::at)
                         .containsExactlyElementsOf(everyMinute);
                 if (t.isGap()) {
                     assertThat(once).extracting(Occurrence::at).containsExactlyElementsOf(everyMinute);
-                    Occurrence atGap = once.stream().filter(o -> o.at().equals(t.getInstant())).findFirst()
+                    Occurrence atGap = once.stream()
+                            .filter(o -> o.at().equals(t.getInstant()))
+                            .findFirst()
                             .orElseThrow();
                     assertThat(atGap.dst()).isEqualTo(gap == Gap.SHIFT ? DstEdge.GAP_SHIFTED : null);
                 } else {
                     long hole = t.getDuration().negated().toMinutes();
                     assertThat(once).hasSize(everyMinute.size() - (int) hole);
-                    assertThat(once).extracting(Occurrence::at).noneMatch(x -> !x.isBefore(t.getInstant())
-                            && x.isBefore(t.getInstant().plus(t.getDuration().negated())));
+                    assertThat(once)
+                            .extracting(Occurrence::at)
+                            .noneMatch(x -> !x.isBefore(t.getInstant())
+                                    && x.isBefore(
+                                            t.getInstant().plus(t.getDuration().negated())));
                 }
             }
         }
@@ -179,8 +212,8 @@ class CronDstPolicyTest {
 
     @ParameterizedTest
     @MethodSource("zones")
-    void everyTenSecondsWithTwiceRunsBothPassesOfTheRepeatedHourInOrder(String zoneId, LocalTime inGap,
-                                                                        LocalTime inOverlap) {
+    void everyTenSecondsWithTwiceRunsBothPassesOfTheRepeatedHourInOrder(
+            String zoneId, LocalTime inGap, LocalTime inOverlap) {
         ZoneId zone = ZoneId.of(zoneId);
         for (ZoneOffsetTransition t : transitions(zone, FROM, TO)) {
             if (!t.isOverlap()) {
@@ -188,10 +221,11 @@ class CronDstPolicyTest {
             }
             Instant a = t.getInstant().minus(Duration.ofMinutes(70));
             Instant b = t.getInstant().plus(Duration.ofMinutes(70));
-            List<Occurrence> occ = walk(cron("*/10 * * * * *", zoneId, policy(Gap.SHIFT, Overlap.TWICE)), a, b,
-                    2000);
-            assertThat(occ).extracting(Occurrence::at).containsExactlyElementsOf(
-                    Stream.iterate(a, x -> !x.isAfter(b), x -> x.plusSeconds(10)).toList());
+            List<Occurrence> occ = walk(cron("*/10 * * * * *", zoneId, policy(Gap.SHIFT, Overlap.TWICE)), a, b, 2000);
+            assertThat(occ)
+                    .extracting(Occurrence::at)
+                    .containsExactlyElementsOf(Stream.iterate(a, x -> !x.isAfter(b), x -> x.plusSeconds(10))
+                            .toList());
             assertThat(occ.stream().filter(o -> o.dst() == DstEdge.OVERLAP_SECOND))
                     .hasSize((int) t.getDuration().negated().toSeconds() / 10);
         }
@@ -199,8 +233,8 @@ class CronDstPolicyTest {
 
     @ParameterizedTest
     @MethodSource("zones")
-    void shiftedGapTimesCollapseIntoOneRunWithAGenuineMatchAtTheSameInstant(String zoneId, LocalTime inGap,
-                                                                            LocalTime inOverlap) {
+    void shiftedGapTimesCollapseIntoOneRunWithAGenuineMatchAtTheSameInstant(
+            String zoneId, LocalTime inGap, LocalTime inOverlap) {
         ZoneId zone = ZoneId.of(zoneId);
         // Every 15 minutes: several local times fall in the gap, and the first valid local time matches too.
         CronSchedule s = cron("*/15 * * * *", zoneId, policy(Gap.SHIFT, Overlap.ONCE));
@@ -208,12 +242,19 @@ class CronDstPolicyTest {
             if (!t.isGap()) {
                 continue;
             }
-            List<Occurrence> occ = walk(s, t.getInstant().minus(Duration.ofMinutes(30)),
-                    t.getInstant().plus(Duration.ofMinutes(30)), 100);
-            assertThat(occ).extracting(Occurrence::at).containsExactly(
-                    t.getInstant().minus(Duration.ofMinutes(30)), t.getInstant().minus(Duration.ofMinutes(15)),
-                    t.getInstant(), t.getInstant().plus(Duration.ofMinutes(15)),
-                    t.getInstant().plus(Duration.ofMinutes(30)));
+            List<Occurrence> occ = walk(
+                    s,
+                    t.getInstant().minus(Duration.ofMinutes(30)),
+                    t.getInstant().plus(Duration.ofMinutes(30)),
+                    100);
+            assertThat(occ)
+                    .extracting(Occurrence::at)
+                    .containsExactly(
+                            t.getInstant().minus(Duration.ofMinutes(30)),
+                            t.getInstant().minus(Duration.ofMinutes(15)),
+                            t.getInstant(),
+                            t.getInstant().plus(Duration.ofMinutes(15)),
+                            t.getInstant().plus(Duration.ofMinutes(30)));
             assertThat(occ.get(2).dst()).isEqualTo(DstEdge.GAP_SHIFTED);
         }
     }
@@ -222,12 +263,16 @@ class CronDstPolicyTest {
     void anExpressionThatOnlyEverMatchesInsideTheGapHasNoOccurrenceUnderSkipAndTheSearchEnds() {
         // The second Sunday of March at 02:30 is always inside New York's spring-forward gap.
         String expression = "30 2 ? 3 0#2";
-        assertTimeoutPreemptively(Duration.ofSeconds(5), () ->
-                assertThat(cron(expression, "America/New_York", policy(Gap.SKIP, Overlap.ONCE)).first(FROM))
+        assertTimeoutPreemptively(
+                Duration.ofSeconds(5),
+                () -> assertThat(cron(expression, "America/New_York", policy(Gap.SKIP, Overlap.ONCE))
+                                .first(FROM))
                         .isEmpty());
-        assertThat(cron(expression, "America/New_York", policy(Gap.SHIFT, Overlap.ONCE)).first(FROM))
+        assertThat(cron(expression, "America/New_York", policy(Gap.SHIFT, Overlap.ONCE))
+                        .first(FROM))
                 .contains(Instant.parse("2030-03-10T07:00:00Z"));
-        assertThat(cron(expression, "Europe/London", policy(Gap.SKIP, Overlap.ONCE)).first(FROM))
+        assertThat(cron(expression, "Europe/London", policy(Gap.SKIP, Overlap.ONCE))
+                        .first(FROM))
                 .contains(Instant.parse("2030-03-10T02:30:00Z"));
     }
 }

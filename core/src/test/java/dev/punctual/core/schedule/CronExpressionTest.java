@@ -35,28 +35,38 @@ class CronExpressionTest {
         assertThat(days("0 9 * * 7", 3)).isEqualTo(days("0 9 * * 0", 3));
         assertThat(days("0 9 * * SUN", 3)).isEqualTo(days("0 9 * * 0", 3));
         assertThat(days("0 9 * * 1", 3)).allMatch(d -> d.getDayOfWeek() == DayOfWeek.MONDAY);
-        assertThat(days("0 9 * * MON-FRI", 10)).noneMatch(d -> d.getDayOfWeek().getValue() > 5).hasSize(10);
-        assertThat(days("0 9 * * 6,0", 4)).extracting(LocalDate::getDayOfWeek)
+        assertThat(days("0 9 * * MON-FRI", 10))
+                .noneMatch(d -> d.getDayOfWeek().getValue() > 5)
+                .hasSize(10);
+        assertThat(days("0 9 * * 6,0", 4))
+                .extracting(LocalDate::getDayOfWeek)
                 .containsExactly(DayOfWeek.SATURDAY, DayOfWeek.SUNDAY, DayOfWeek.SATURDAY, DayOfWeek.SUNDAY);
     }
 
     @Test
     void fiveFieldsAreMinuteHourDayMonthWeekday() {
-        assertThat(matches("*/5 * * * *", 3)).containsExactly(FROM.plusMinutes(5), FROM.plusMinutes(10),
-                FROM.plusMinutes(15));
-        assertThat(matches("30 2 15 6 *", 2)).containsExactly(LocalDateTime.of(2030, 6, 15, 2, 30),
-                LocalDateTime.of(2031, 6, 15, 2, 30));
-        assertThat(matches("0 12 1 JAN,JUL *", 2)).containsExactly(LocalDateTime.of(2030, 1, 1, 12, 0),
-                LocalDateTime.of(2030, 7, 1, 12, 0));
+        assertThat(matches("*/5 * * * *", 3))
+                .containsExactly(FROM.plusMinutes(5), FROM.plusMinutes(10), FROM.plusMinutes(15));
+        assertThat(matches("30 2 15 6 *", 2))
+                .containsExactly(LocalDateTime.of(2030, 6, 15, 2, 30), LocalDateTime.of(2031, 6, 15, 2, 30));
+        assertThat(matches("0 12 1 JAN,JUL *", 2))
+                .containsExactly(LocalDateTime.of(2030, 1, 1, 12, 0), LocalDateTime.of(2030, 7, 1, 12, 0));
     }
 
     @Test
     void whenBothDayFieldsAreRestrictedEitherMatchesAsInUnixCron() {
         // The 13th of every month, and every Friday (not only Friday the 13th).
         List<LocalDate> d = days("0 9 13 * 5", 8);
-        assertThat(d).containsExactly(LocalDate.of(2030, 1, 4), LocalDate.of(2030, 1, 11),
-                LocalDate.of(2030, 1, 13), LocalDate.of(2030, 1, 18), LocalDate.of(2030, 1, 25),
-                LocalDate.of(2030, 2, 1), LocalDate.of(2030, 2, 8), LocalDate.of(2030, 2, 13));
+        assertThat(d)
+                .containsExactly(
+                        LocalDate.of(2030, 1, 4),
+                        LocalDate.of(2030, 1, 11),
+                        LocalDate.of(2030, 1, 13),
+                        LocalDate.of(2030, 1, 18),
+                        LocalDate.of(2030, 1, 25),
+                        LocalDate.of(2030, 2, 1),
+                        LocalDate.of(2030, 2, 8),
+                        LocalDate.of(2030, 2, 13));
     }
 
     @Test
@@ -68,8 +78,8 @@ class CronExpressionTest {
 
     @Test
     void lastWeekdayAndNthOfMonth() {
-        assertThat(days("0 9 L * *", 3)).containsExactly(LocalDate.of(2030, 1, 31), LocalDate.of(2030, 2, 28),
-                LocalDate.of(2030, 3, 31));
+        assertThat(days("0 9 L * *", 3))
+                .containsExactly(LocalDate.of(2030, 1, 31), LocalDate.of(2030, 2, 28), LocalDate.of(2030, 3, 31));
         assertThat(days("0 9 L-2 * *", 2)).containsExactly(LocalDate.of(2030, 1, 29), LocalDate.of(2030, 2, 26));
         // 15 June 2030 is a Saturday: the nearest weekday is Friday the 14th.
         assertThat(days("0 9 15W 6 *", 1)).containsExactly(LocalDate.of(2030, 6, 14));
@@ -81,8 +91,8 @@ class CronExpressionTest {
 
     @Test
     void sixFieldsStartWithSeconds() {
-        assertThat(matches("*/10 * * * * *", 3)).containsExactly(FROM.plusSeconds(10), FROM.plusSeconds(20),
-                FROM.plusSeconds(30));
+        assertThat(matches("*/10 * * * * *", 3))
+                .containsExactly(FROM.plusSeconds(10), FROM.plusSeconds(20), FROM.plusSeconds(30));
         assertThat(matches("15 0 9 * * MON", 1)).containsExactly(LocalDateTime.of(2030, 1, 7, 9, 0, 15));
         assertThat(CronExpression.parse("*/10 * * * * *").hasSeconds()).isTrue();
         assertThat(CronExpression.parse("* * * * *").hasSeconds()).isFalse();

@@ -13,8 +13,9 @@ import java.util.TreeSet;
  */
 final class CronGrammar {
     private static final String[] DOW_NAMES = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
-    private static final String[] MONTH_NAMES = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP",
-        "OCT", "NOV", "DEC"};
+    private static final String[] MONTH_NAMES = {
+        "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"
+    };
     private final Random random;
 
     CronGrammar(long seed) {

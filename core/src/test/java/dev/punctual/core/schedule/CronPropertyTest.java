@@ -32,8 +32,14 @@ class CronPropertyTest {
     private static final int PER_WINDOW = 30;
     private static final int WINDOWS = 8;
     private static final int PER_TRANSITION = 400;
-    private static final List<String> ZONES = List.of("America/New_York", "Europe/London", "Australia/Lord_Howe",
-            "Asia/Kolkata", "UTC", "Europe/Berlin", "Pacific/Chatham");
+    private static final List<String> ZONES = List.of(
+            "America/New_York",
+            "Europe/London",
+            "Australia/Lord_Howe",
+            "Asia/Kolkata",
+            "UTC",
+            "Europe/Berlin",
+            "Pacific/Chatham");
     private static final ZonedDateTime START = ZonedDateTime.of(2030, 1, 1, 0, 0, 0, 0, ZoneId.of("UTC"));
 
     @Test
@@ -68,8 +74,8 @@ class CronPropertyTest {
     private static int compareWithCronUtils(CronSchedule s, String expression, String ctx) {
         ZoneId zone = s.zone();
         String[] f = expression.split(" ");
-        ExecutionTime reference = ExecutionTime.forCron((f.length == 6 ? CronDialect.SIX_FIELDS
-                : CronDialect.FIVE_FIELDS).parse(expression));
+        ExecutionTime reference = ExecutionTime.forCron(
+                (f.length == 6 ? CronDialect.SIX_FIELDS : CronDialect.FIVE_FIELDS).parse(expression));
         ZonedDateTime start = START.withZoneSameLocal(zone);
         Duration window = Duration.between(start, start.plusYears(2)).dividedBy(WINDOWS);
         int compared = 0;
@@ -79,16 +85,24 @@ class CronPropertyTest {
             List<Occurrence> mine = CronSchedules.walk(s, from, to, PER_WINDOW);
             Instant until = mine.size() == PER_WINDOW ? mine.getLast().at() : to;
             List<Instant> theirs = new ArrayList<>();
-            Optional<ZonedDateTime> z = reference.nextExecution(from.minusSeconds(1).atZone(zone));
+            Optional<ZonedDateTime> z =
+                    reference.nextExecution(from.minusSeconds(1).atZone(zone));
             while (z.isPresent() && !z.get().toInstant().isAfter(until) && theirs.size() < PER_WINDOW * 3) {
                 theirs.add(z.get().toInstant());
                 z = reference.nextExecution(z.get());
             }
-            List<Instant> mineOrdinary = mine.stream().map(Occurrence::at).filter(t -> !edge(zone, t)).toList();
-            List<Instant> theirsOrdinary = theirs.stream().filter(t -> !edge(zone, t)).distinct().toList();
+            List<Instant> mineOrdinary = mine.stream()
+                    .map(Occurrence::at)
+                    .filter(t -> !edge(zone, t))
+                    .toList();
+            List<Instant> theirsOrdinary =
+                    theirs.stream().filter(t -> !edge(zone, t)).distinct().toList();
             assertThat(mineOrdinary).as("%s from %s", ctx, from).containsExactlyElementsOf(theirsOrdinary);
-            mine.stream().filter(o -> o.dst() == null).forEach(o -> assertThat(edge(zone, o.at()))
-                    .as("%s: %s unflagged but at a DST edge", ctx, o).isFalse());
+            mine.stream()
+                    .filter(o -> o.dst() == null)
+                    .forEach(o -> assertThat(edge(zone, o.at()))
+                            .as("%s: %s unflagged but at a DST edge", ctx, o)
+                            .isFalse());
             compared += mineOrdinary.size();
         }
         return compared;
@@ -120,8 +134,10 @@ class CronPropertyTest {
             if (mine.size() == PER_TRANSITION) {
                 b = mine.getLast().at();
             }
-            LocalDateTime localFrom = LocalDateTime.ofInstant(a, t.getOffsetBefore()).minusHours(2);
-            LocalDateTime localTo = LocalDateTime.ofInstant(b, t.getOffsetAfter()).plusHours(2);
+            LocalDateTime localFrom =
+                    LocalDateTime.ofInstant(a, t.getOffsetBefore()).minusHours(2);
+            LocalDateTime localTo =
+                    LocalDateTime.ofInstant(b, t.getOffsetAfter()).plusHours(2);
             TreeMap<Instant, DstEdge> expected = new TreeMap<>();
             Optional<LocalDateTime> m = s.cron().nextAfter(localFrom);
             while (m.isPresent() && m.get().isBefore(localTo)) {
@@ -134,7 +150,9 @@ class CronPropertyTest {
                 }
                 m = s.cron().nextAfter(m.get());
             }
-            assertThat(mine).as("%s around %s", ctx, t).extracting(Occurrence::at)
+            assertThat(mine)
+                    .as("%s around %s", ctx, t)
+                    .extracting(Occurrence::at)
                     .containsExactlyElementsOf(expected.keySet());
             for (Occurrence o : mine) {
                 assertThat(o.dst()).as("%s: flag of %s", ctx, o).isEqualTo(expected.get(o.at()));

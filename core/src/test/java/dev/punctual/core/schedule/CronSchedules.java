@@ -13,12 +13,11 @@ final class CronSchedules {
     static final Instant CREATED = Instant.parse("2029-12-01T00:00:00Z");
     static final Schedules SCHEDULES = new Schedules(Duration.ofSeconds(5));
 
-    private CronSchedules() {
-    }
+    private CronSchedules() {}
 
     static CronSchedule cron(String expression, String zone, DstPolicy policy) {
-        return (CronSchedule) SCHEDULES.parse(ScheduleSpec.cron(expression, zone, null, null, policy), CREATED,
-                "schedule");
+        return (CronSchedule)
+                SCHEDULES.parse(ScheduleSpec.cron(expression, zone, null, null, policy), CREATED, "schedule");
     }
 
     static DstPolicy policy(DstPolicy.Gap gap, DstPolicy.Overlap overlap) {

@@ -13,8 +13,8 @@ class DatesScheduleTest {
     private final Schedules schedules = new Schedules(Duration.ofSeconds(5));
 
     private DatesSchedule parse(List<DateSpec> dates, String gap, String overlap) {
-        return (DatesSchedule) schedules.parse(new ScheduleSpec("dates", null, null, null, null, null, null, gap,
-                overlap, dates), NOW, "schedule");
+        return (DatesSchedule) schedules.parse(
+                new ScheduleSpec("dates", null, null, null, null, null, null, gap, overlap, dates), NOW, "schedule");
     }
 
     private static Instant at(String text) {
@@ -23,22 +23,28 @@ class DatesScheduleTest {
 
     @Test
     void mixedFormsRunInTimeOrderWhateverTheListOrder() {
-        DatesSchedule s = parse(List.of(
-                DateSpec.of("2030-06-01T09:00:00+02:00"),
-                DateSpec.local("2030-02-01T09:00:00", "America/New_York"),
-                DateSpec.of("2030-01-15T00:00:00.123456Z")), null, null);
+        DatesSchedule s = parse(
+                List.of(
+                        DateSpec.of("2030-06-01T09:00:00+02:00"),
+                        DateSpec.local("2030-02-01T09:00:00", "America/New_York"),
+                        DateSpec.of("2030-01-15T00:00:00.123456Z")),
+                null,
+                null);
         assertThat(s.first(NOW)).contains(at("2030-01-15T00:00:00.123Z"));
         assertThat(s.next(at("2030-01-15T00:00:00.123Z"))).contains(at("2030-02-01T14:00:00Z"));
         assertThat(s.next(at("2030-02-01T14:00:00Z"))).contains(at("2030-06-01T07:00:00Z"));
         assertThat(s.next(at("2030-06-01T07:00:00Z"))).isEmpty();
-        assertThat(s.nextOccurrence(at("2030-01-16T00:00:00Z")).orElseThrow().zone().getId())
+        assertThat(s.nextOccurrence(at("2030-01-16T00:00:00Z"))
+                        .orElseThrow()
+                        .zone()
+                        .getId())
                 .isEqualTo("America/New_York");
     }
 
     @Test
     void pastEntriesAreAcceptedButNeverRun() {
-        DatesSchedule s = parse(List.of(DateSpec.of("2029-06-01T00:00:00Z"), DateSpec.of("2030-06-01T00:00:00Z")),
-                null, null);
+        DatesSchedule s =
+                parse(List.of(DateSpec.of("2029-06-01T00:00:00Z"), DateSpec.of("2030-06-01T00:00:00Z")), null, null);
         assertThat(s.first(NOW)).contains(at("2030-06-01T00:00:00Z"));
     }
 
@@ -62,20 +68,37 @@ class DatesScheduleTest {
         assertThat(once.occurrences()).extracting(Occurrence::at).containsExactly(at("2030-10-27T00:30:00Z"));
         assertThat(once.occurrences()).extracting(Occurrence::dst).containsExactly(DstEdge.OVERLAP_FIRST);
         DatesSchedule twice = parse(List.of(repeated), null, "twice");
-        assertThat(twice.occurrences()).extracting(Occurrence::at)
+        assertThat(twice.occurrences())
+                .extracting(Occurrence::at)
                 .containsExactly(at("2030-10-27T00:30:00Z"), at("2030-10-27T01:30:00Z"));
         assertThat(twice.next(at("2030-10-27T00:30:00Z"))).contains(at("2030-10-27T01:30:00Z"));
-        assertThat(twice.occurrences()).extracting(Occurrence::dst)
+        assertThat(twice.occurrences())
+                .extracting(Occurrence::dst)
                 .containsExactly(DstEdge.OVERLAP_FIRST, DstEdge.OVERLAP_SECOND);
     }
 
     @Test
     void theStoredSpecIsNormalizedWithThePolicyOnlyWhereItApplies() {
-        DatesSchedule s = parse(List.of(DateSpec.of("2030-06-01T09:00:00+02:00"),
-                DateSpec.local("2030-10-27T02:30", "Europe/Berlin")), null, null);
-        assertThat(s.spec()).isEqualTo(new ScheduleSpec("dates", null, null, null, null, null, null, "shift", "once",
-                List.of(DateSpec.of("2030-06-01T07:00:00Z"), DateSpec.local("2030-10-27T02:30:00", "Europe/Berlin"))));
-        assertThat(parse(List.of(DateSpec.of("2030-06-01T07:00:00Z")), null, null).spec())
+        DatesSchedule s = parse(
+                List.of(DateSpec.of("2030-06-01T09:00:00+02:00"), DateSpec.local("2030-10-27T02:30", "Europe/Berlin")),
+                null,
+                null);
+        assertThat(s.spec())
+                .isEqualTo(new ScheduleSpec(
+                        "dates",
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        "shift",
+                        "once",
+                        List.of(
+                                DateSpec.of("2030-06-01T07:00:00Z"),
+                                DateSpec.local("2030-10-27T02:30:00", "Europe/Berlin"))));
+        assertThat(parse(List.of(DateSpec.of("2030-06-01T07:00:00Z")), null, null)
+                        .spec())
                 .isEqualTo(ScheduleSpec.dates(List.of(DateSpec.of("2030-06-01T07:00:00Z")), null));
         assertThat(schedules.parse(s.spec(), NOW, "schedule")).isEqualTo(s);
     }

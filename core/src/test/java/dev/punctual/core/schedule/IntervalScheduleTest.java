@@ -90,7 +90,9 @@ class IntervalScheduleTest {
             if (!first.equals(start)) {
                 assertThat(first.minus(every)).as(ctx).isBefore(now);
             }
-            assertThat(Duration.between(start, first).toMillis() % every.toMillis()).as(ctx).isZero();
+            assertThat(Duration.between(start, first).toMillis() % every.toMillis())
+                    .as(ctx)
+                    .isZero();
             assertThat(first).as(ctx).isAfterOrEqualTo(start);
             // next() continues the same grid.
             assertThat(s.next(first)).as(ctx).contains(first.plus(every));

@@ -34,7 +34,8 @@ class SchedulesParseTest {
 
     @Test
     void onceAMinuteInThePastIsAcceptedAndRunsNow() {
-        Schedule s = parse(new ScheduleSpec("once", NOW.minus(Duration.ofMinutes(1)).toString(), null, null, null));
+        Schedule s =
+                parse(new ScheduleSpec("once", NOW.minus(Duration.ofMinutes(1)).toString(), null, null, null));
         assertThat(s.first(NOW)).contains(NOW);
     }
 
@@ -47,18 +48,21 @@ class SchedulesParseTest {
     @Test
     void intervalWithoutStartStartsAtTheCurrentWholeSecond() {
         Schedule s = parse(new ScheduleSpec("interval", null, "PT10S", null, null));
-        assertThat(s).isEqualTo(new Schedule.Interval(Duration.ofSeconds(10), Instant.parse("2030-01-01T12:00:00Z"),
-                null));
+        assertThat(s)
+                .isEqualTo(new Schedule.Interval(Duration.ofSeconds(10), Instant.parse("2030-01-01T12:00:00Z"), null));
         // now is 400 ms past the start: the first occurrence is the next boundary.
         assertThat(s.first(NOW)).contains(Instant.parse("2030-01-01T12:00:10Z"));
     }
 
     @Test
     void intervalWithStartAndEnd() {
-        Schedule s = parse(new ScheduleSpec("interval", null, "PT1M", "2030-01-01T13:00:00Z",
-                "2030-01-01T14:00:00+00:00"));
-        assertThat(s).isEqualTo(new Schedule.Interval(Duration.ofMinutes(1), Instant.parse("2030-01-01T13:00:00Z"),
-                Instant.parse("2030-01-01T14:00:00Z")));
+        Schedule s =
+                parse(new ScheduleSpec("interval", null, "PT1M", "2030-01-01T13:00:00Z", "2030-01-01T14:00:00+00:00"));
+        assertThat(s)
+                .isEqualTo(new Schedule.Interval(
+                        Duration.ofMinutes(1),
+                        Instant.parse("2030-01-01T13:00:00Z"),
+                        Instant.parse("2030-01-01T14:00:00Z")));
     }
 
     @Test
@@ -70,12 +74,13 @@ class SchedulesParseTest {
     @Test
     void specRoundTripsThroughParse() {
         for (ScheduleSpec spec : new ScheduleSpec[] {
-                new ScheduleSpec("now", null, null, null, null),
-                new ScheduleSpec("once", "2030-01-01T12:30:00Z", null, null, null),
-                new ScheduleSpec("once", "2030-01-01T11:58:00+00:00", null, null, null),
-                new ScheduleSpec("interval", null, "PT10S", null, null),
-                new ScheduleSpec("interval", null, "P1D", "2029-12-31T00:00:00Z", "2030-02-01T00:00:00Z"),
-                new ScheduleSpec("interval", null, "PT90S", "2030-01-01T12:00:00.250+02:00", null)}) {
+            new ScheduleSpec("now", null, null, null, null),
+            new ScheduleSpec("once", "2030-01-01T12:30:00Z", null, null, null),
+            new ScheduleSpec("once", "2030-01-01T11:58:00+00:00", null, null, null),
+            new ScheduleSpec("interval", null, "PT10S", null, null),
+            new ScheduleSpec("interval", null, "P1D", "2029-12-31T00:00:00Z", "2030-02-01T00:00:00Z"),
+            new ScheduleSpec("interval", null, "PT90S", "2030-01-01T12:00:00.250+02:00", null)
+        }) {
             Schedule s = parse(spec);
             ScheduleSpec written = s.spec();
             assertThat(written.type()).isEqualTo(spec.type());

@@ -17,8 +17,8 @@ class SchedulesValidationTest {
     private final Schedules schedules = new Schedules(Duration.ofSeconds(5));
 
     private List<String> errorFields(ScheduleSpec spec) {
-        ValidationException e = catchThrowableOfType(ValidationException.class,
-                () -> schedules.parse(spec, NOW, "schedule"));
+        ValidationException e =
+                catchThrowableOfType(ValidationException.class, () -> schedules.parse(spec, NOW, "schedule"));
         assertThat(e).as("expected %s to be rejected", spec).isNotNull();
         assertThat(e.status()).isEqualTo(400);
         return e.errors().stream().map(FieldError::field).toList();
@@ -44,7 +44,8 @@ class SchedulesValidationTest {
 
     @Test
     void unknownType() {
-        ValidationException e = catchThrowableOfType(ValidationException.class,
+        ValidationException e = catchThrowableOfType(
+                ValidationException.class,
                 () -> schedules.parse(new ScheduleSpec("weekly", null, null, null, null), NOW, "schedule"));
         assertThat(e.errors()).singleElement().satisfies(err -> {
             assertThat(err.field()).isEqualTo("schedule.type");
@@ -54,8 +55,8 @@ class SchedulesValidationTest {
 
     @Test
     void fieldPathFollowsTheCallersPath() {
-        ValidationException e = catchThrowableOfType(ValidationException.class,
-                () -> schedules.parse(once(null), NOW, "jobs[2].schedule"));
+        ValidationException e = catchThrowableOfType(
+                ValidationException.class, () -> schedules.parse(once(null), NOW, "jobs[2].schedule"));
         assertThat(e.errors()).extracting(FieldError::field).containsExactly("jobs[2].schedule.at");
     }
 
@@ -72,14 +73,15 @@ class SchedulesValidationTest {
 
     @Test
     void onceMoreThanFiveMinutesInThePast() {
-        assertThat(errorFields(once(NOW.minus(Duration.ofMinutes(5)).minusSeconds(1).toString())))
+        assertThat(errorFields(
+                        once(NOW.minus(Duration.ofMinutes(5)).minusSeconds(1).toString())))
                 .containsExactly("schedule.at");
     }
 
     @Test
     void onceRejectsIntervalFields() {
-        assertThat(errorFields(new ScheduleSpec("once", "2030-01-01T13:00:00Z", "PT10S", "2030-01-01T13:00:00Z",
-                "2030-01-02T13:00:00Z")))
+        assertThat(errorFields(new ScheduleSpec(
+                        "once", "2030-01-01T13:00:00Z", "PT10S", "2030-01-01T13:00:00Z", "2030-01-02T13:00:00Z")))
                 .containsExactlyInAnyOrder("schedule.every", "schedule.start", "schedule.end");
     }
 
@@ -109,8 +111,8 @@ class SchedulesValidationTest {
 
     @Test
     void intervalNotWholeSeconds() {
-        ValidationException e = catchThrowableOfType(ValidationException.class,
-                () -> schedules.parse(every("PT5.5S"), NOW, "schedule"));
+        ValidationException e = catchThrowableOfType(
+                ValidationException.class, () -> schedules.parse(every("PT5.5S"), NOW, "schedule"));
         assertThat(e.errors()).singleElement().satisfies(err -> {
             assertThat(err.field()).isEqualTo("schedule.every");
             assertThat(err.message()).contains("whole");
@@ -131,16 +133,19 @@ class SchedulesValidationTest {
 
     @Test
     void intervalEndBeforeOrAtStart() {
-        assertThat(errorFields(new ScheduleSpec("interval", null, "PT10S", "2030-01-02T00:00:00Z",
-                "2030-01-01T23:00:00Z"))).containsExactly("schedule.end");
-        assertThat(errorFields(new ScheduleSpec("interval", null, "PT10S", "2030-01-02T00:00:00Z",
-                "2030-01-02T00:00:00Z"))).containsExactly("schedule.end");
+        assertThat(errorFields(
+                        new ScheduleSpec("interval", null, "PT10S", "2030-01-02T00:00:00Z", "2030-01-01T23:00:00Z")))
+                .containsExactly("schedule.end");
+        assertThat(errorFields(
+                        new ScheduleSpec("interval", null, "PT10S", "2030-01-02T00:00:00Z", "2030-01-02T00:00:00Z")))
+                .containsExactly("schedule.end");
     }
 
     @Test
     void intervalEndInThePast() {
-        assertThat(errorFields(new ScheduleSpec("interval", null, "PT10S", "2029-12-01T00:00:00Z",
-                "2030-01-01T11:00:00Z"))).containsExactly("schedule.end");
+        assertThat(errorFields(
+                        new ScheduleSpec("interval", null, "PT10S", "2029-12-01T00:00:00Z", "2030-01-01T11:00:00Z")))
+                .containsExactly("schedule.end");
     }
 
     @Test

@@ -28,16 +28,25 @@ class StoredScheduleTest {
 
     @Test
     void cronDefaultsAreWrittenIntoTheStoredSpec() {
-        Schedule s = stored(new ScheduleSpec("cron", null, null, null, null, "0  9 * * 1-5", null, null, null,
-                null));
-        assertThat(s.spec()).isEqualTo(new ScheduleSpec("cron", null, null, null, null, "0 9 * * 1-5", "UTC",
-                "shift", "once", null));
+        Schedule s = stored(new ScheduleSpec("cron", null, null, null, null, "0  9 * * 1-5", null, null, null, null));
+        assertThat(s.spec())
+                .isEqualTo(
+                        new ScheduleSpec("cron", null, null, null, null, "0 9 * * 1-5", "UTC", "shift", "once", null));
     }
 
     @Test
     void aCronWithAnEndKeepsWorkingAfterTheEndHasPassed() {
-        Schedule s = stored(new ScheduleSpec("cron", null, null, "2030-01-02T00:00:00Z", "2030-01-03T12:00:00Z",
-                "0 9 * * *", "Europe/London", "skip", "twice", null));
+        Schedule s = stored(new ScheduleSpec(
+                "cron",
+                null,
+                null,
+                "2030-01-02T00:00:00Z",
+                "2030-01-03T12:00:00Z",
+                "0 9 * * *",
+                "Europe/London",
+                "skip",
+                "twice",
+                null));
         Instant first = s.first(CREATED).orElseThrow();
         assertThat(first).isEqualTo(Instant.parse("2030-01-02T09:00:00Z"));
         assertThat(s.next(first)).contains(Instant.parse("2030-01-03T09:00:00Z"));
@@ -47,8 +56,9 @@ class StoredScheduleTest {
 
     @Test
     void aDatesScheduleWhoseDatesHaveAllPassedStillParsesAndSimplyHasNoNext() {
-        Schedule s = stored(ScheduleSpec.dates(List.of(DateSpec.of("2030-01-01T12:00:00.123Z"),
-                DateSpec.local("2030-01-05T09:00:00", "Asia/Kolkata")), null));
+        Schedule s = stored(ScheduleSpec.dates(
+                List.of(DateSpec.of("2030-01-01T12:00:00.123Z"), DateSpec.local("2030-01-05T09:00:00", "Asia/Kolkata")),
+                null));
         Instant last = s.first(CREATED).orElseThrow();
         assertThat(last).as("the entry before creation is not run").isEqualTo(Instant.parse("2030-01-05T03:30:00Z"));
         assertThat(s.next(last)).isEmpty();

@@ -9,9 +9,9 @@ import dev.punctual.core.time.Instants;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Instants outside 1970–9999 and over-long texts: each a field error, never an arithmetic overflow or an
@@ -22,16 +22,21 @@ class SupportedRangeTest {
     private final Schedules schedules = new Schedules(Duration.ofSeconds(5));
 
     private FieldError error(ScheduleSpec spec) {
-        ValidationException e = catchThrowableOfType(ValidationException.class,
-                () -> schedules.parse(spec, NOW, "schedule"));
+        ValidationException e =
+                catchThrowableOfType(ValidationException.class, () -> schedules.parse(spec, NOW, "schedule"));
         assertThat(e).as("expected %s to be rejected", spec).isNotNull();
         assertThat(e.errors()).hasSize(1);
         return e.errors().getFirst();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"+10000-01-01T00:00:00Z", "+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z",
-            "1969-12-31T23:59:59Z"})
+    @ValueSource(
+            strings = {
+                "+10000-01-01T00:00:00Z",
+                "+999999999-12-31T23:59:59Z",
+                "-999999999-01-01T00:00:00Z",
+                "1969-12-31T23:59:59Z"
+            })
     void everyInstantFieldIsBoundedToTheSupportedYears(String far) {
         String soon = "2030-06-01T00:00:00Z";
         assertOutOfRange(new ScheduleSpec("once", far, null, null, null), "schedule.at");
@@ -44,32 +49,45 @@ class SupportedRangeTest {
 
     @Test
     void aLocalDateResolvingPastYear9999IsOutOfRange() {
-        FieldError e = error(ScheduleSpec.dates(List.of(DateSpec.local("9999-12-31T23:30:00", "Pacific/Honolulu")),
-                null));
+        FieldError e =
+                error(ScheduleSpec.dates(List.of(DateSpec.local("9999-12-31T23:30:00", "Pacific/Honolulu")), null));
         assertThat(e.field()).isEqualTo("schedule.dates[0].local");
         assertThat(e.message()).startsWith(Instants.OUT_OF_RANGE);
-        assertThat(schedules.parse(ScheduleSpec.dates(List.of(DateSpec.local("9999-12-31T23:30:00", "UTC")), null),
-                NOW, "schedule").first(NOW)).contains(Instant.parse("9999-12-31T23:30:00Z"));
+        assertThat(schedules
+                        .parse(
+                                ScheduleSpec.dates(List.of(DateSpec.local("9999-12-31T23:30:00", "UTC")), null),
+                                NOW,
+                                "schedule")
+                        .first(NOW))
+                .contains(Instant.parse("9999-12-31T23:30:00Z"));
     }
 
     @Test
     void theBoundsThemselvesAreAccepted() {
-        assertThat(schedules.parse(new ScheduleSpec("once", "9999-12-31T23:59:59.999Z", null, null, null), NOW,
-                "schedule").first(NOW)).contains(Instants.MAX_SUPPORTED);
-        assertThat(schedules.parse(new ScheduleSpec("interval", null, "PT1H", "1970-01-01T00:00:00Z", null), NOW,
-                "schedule").first(NOW)).contains(NOW);
+        assertThat(schedules
+                        .parse(new ScheduleSpec("once", "9999-12-31T23:59:59.999Z", null, null, null), NOW, "schedule")
+                        .first(NOW))
+                .contains(Instants.MAX_SUPPORTED);
+        assertThat(schedules
+                        .parse(
+                                new ScheduleSpec("interval", null, "PT1H", "1970-01-01T00:00:00Z", null),
+                                NOW,
+                                "schedule")
+                        .first(NOW))
+                .contains(NOW);
     }
 
     @Test
     void noScheduleYieldsAnOccurrencePastYear9999() {
         Instant lastMinute = Instant.parse("9999-12-31T23:59:00Z");
-        Schedule interval = schedules.parse(new ScheduleSpec("interval", null, "PT1H", "9999-12-31T22:30:00Z", null),
-                NOW, "schedule");
-        assertThat(interval.next(Instant.parse("9999-12-31T22:30:00Z"))).contains(Instant.parse("9999-12-31T23:30:00Z"));
+        Schedule interval = schedules.parse(
+                new ScheduleSpec("interval", null, "PT1H", "9999-12-31T22:30:00Z", null), NOW, "schedule");
+        assertThat(interval.next(Instant.parse("9999-12-31T22:30:00Z")))
+                .contains(Instant.parse("9999-12-31T23:30:00Z"));
         assertThat(interval.next(Instant.parse("9999-12-31T23:30:00Z"))).isEmpty();
         assertThat(interval.first(lastMinute)).isEmpty();
-        Schedule cron = schedules.parse(ScheduleSpec.cron("0 0 * * *", "Pacific/Kiritimati", null, null, null), NOW,
-                "schedule");
+        Schedule cron = schedules.parse(
+                ScheduleSpec.cron("0 0 * * *", "Pacific/Kiritimati", null, null, null), NOW, "schedule");
         assertThat(cron.first(lastMinute)).isEmpty();
         assertThat(cron.first(Instant.parse("9999-12-30T00:00:00Z"))).isPresent();
     }

@@ -13,7 +13,8 @@ class BinaryNameTest {
     private final BinaryService service = new BinaryService(null, null, null, Clock.systemUTC());
 
     private ValidationException refused(String name) {
-        return catchThrowableOfType(ValidationException.class,
+        return catchThrowableOfType(
+                ValidationException.class,
                 () -> service.register("local", new BinaryRequest(name, "0".repeat(64), 10L)));
     }
 
@@ -33,7 +34,8 @@ class BinaryNameTest {
     @Test
     void blankAndOverlongNamesAreStillRefused() {
         assertThat(refused(" ").errors()).extracting(FieldError::field).containsExactly("name");
-        assertThat(refused("n".repeat(257)).errors()).extracting(FieldError::message)
+        assertThat(refused("n".repeat(257)).errors())
+                .extracting(FieldError::message)
                 .containsExactly("must be at most 256 characters");
     }
 }

@@ -21,8 +21,11 @@ class CursorsTest {
 
     @Test
     void roundTripsAKey() {
-        Map<String, AttributeValue> key = Map.of("jobId", AttributeValue.fromS("job_abc"),
-                "runId", AttributeValue.fromS("run_2030-01-01T00:00:00.000Z/ü+?&="));
+        Map<String, AttributeValue> key = Map.of(
+                "jobId",
+                AttributeValue.fromS("job_abc"),
+                "runId",
+                AttributeValue.fromS("run_2030-01-01T00:00:00.000Z/ü+?&="));
         String cursor = Cursors.encode(key);
         assertThat(cursor).doesNotContain("+", "/", "=");
         assertThat(Cursors.decode(cursor, KEYS)).isEqualTo(key);
@@ -46,7 +49,8 @@ class CursorsTest {
     void rejectsACursorWithUnexpectedKeys() {
         assertRejected(b64("{\"jobId\":\"a\",\"runId\":\"b\",\"owner\":\"someone-else\"}"));
         assertRejected(b64("{\"jobId\":\"a\",\"other\":\"b\"}"));
-        assertRejected(Cursors.encode(Map.of("owner", AttributeValue.fromS("x"), "ownerSort", AttributeValue.fromS("y"))));
+        assertRejected(
+                Cursors.encode(Map.of("owner", AttributeValue.fromS("x"), "ownerSort", AttributeValue.fromS("y"))));
     }
 
     private static void assertRejected(String cursor) {

@@ -31,9 +31,15 @@ class IdsTest {
         assertThat(Ids.looksLike("job", null)).isFalse();
         assertThat(Ids.looksLike("job", "")).isFalse();
         assertThat(Ids.looksLike("job", id + "a")).as("too long").isFalse();
-        assertThat(Ids.looksLike("job", id.substring(0, id.length() - 1))).as("too short").isFalse();
+        assertThat(Ids.looksLike("job", id.substring(0, id.length() - 1)))
+                .as("too short")
+                .isFalse();
         assertThat(Ids.looksLike("job", id.toUpperCase())).as("upper case").isFalse();
-        assertThat(Ids.looksLike("job", "job_" + "0".repeat(20))).as("0 is not base32").isFalse();
-        assertThat(Ids.looksLike("job", "job-" + id.substring(4))).as("separator").isFalse();
+        assertThat(Ids.looksLike("job", "job_" + "0".repeat(20)))
+                .as("0 is not base32")
+                .isFalse();
+        assertThat(Ids.looksLike("job", "job-" + id.substring(4)))
+                .as("separator")
+                .isFalse();
     }
 }

@@ -22,8 +22,10 @@ class JobRequestLimitsTest {
 
     @Test
     void theBudgetCountsUtf8BytesOfArgsEnvNamesAndValues() {
-        ValidationException e = catchThrowableOfType(ValidationException.class, () -> JobService.checkArgsEnvBudget(
-                Collections.nCopies(63, "a".repeat(4096)), Map.of("A", "é".repeat(2048))));
+        ValidationException e = catchThrowableOfType(
+                ValidationException.class,
+                () -> JobService.checkArgsEnvBudget(
+                        Collections.nCopies(63, "a".repeat(4096)), Map.of("A", "é".repeat(2048))));
         assertThat(e).isNotNull();
         assertThat(e.status()).isEqualTo(413);
         assertThat(e.errors()).extracting(FieldError::field).containsExactly("args", "env");
@@ -32,8 +34,9 @@ class JobRequestLimitsTest {
 
     @Test
     void onlyTheNonEmptyOneIsNamed() {
-        ValidationException e = catchThrowableOfType(ValidationException.class, () -> JobService.checkArgsEnvBudget(
-                List.of(), Map.of("A", "v".repeat(JobService.MAX_ARGS_ENV_BYTES))));
+        ValidationException e = catchThrowableOfType(
+                ValidationException.class,
+                () -> JobService.checkArgsEnvBudget(List.of(), Map.of("A", "v".repeat(JobService.MAX_ARGS_ENV_BYTES))));
         assertThat(e.errors()).extracting(FieldError::field).containsExactly("env");
     }
 

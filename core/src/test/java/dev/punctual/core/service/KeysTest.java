@@ -11,11 +11,14 @@ class KeysTest {
 
     @Test
     void runIdsOfEverySupportedOccurrenceHaveTheKnownShape() {
-        for (Instant t : new Instant[] {Instants.MIN_SUPPORTED, Instant.parse("2030-06-01T12:34:56.789Z"),
-                Instants.MAX_SUPPORTED}) {
+        for (Instant t :
+                new Instant[] {Instants.MIN_SUPPORTED, Instant.parse("2030-06-01T12:34:56.789Z"), Instants.MAX_SUPPORTED
+                }) {
             String id = RunIds.forOccurrence(t);
             assertThat(Keys.runId(id)).as(id).isTrue();
-            assertThat(Keys.runId(id + "-t0a1b2c")).as("a triggered run of %s", id).isTrue();
+            assertThat(Keys.runId(id + "-t0a1b2c"))
+                    .as("a triggered run of %s", id)
+                    .isTrue();
         }
     }
 

@@ -20,8 +20,7 @@ class SchedulePeakTest {
 
     @Test
     void aSingleRunIsOne() {
-        assertThat(peak(new ScheduleSpec("now", null, null, null, null)))
-                .isEqualTo(1);
+        assertThat(peak(new ScheduleSpec("now", null, null, null, null))).isEqualTo(1);
     }
 
     @Test
@@ -35,9 +34,18 @@ class SchedulePeakTest {
     void cronCountsItsSecondsAndDatesTheirBusiestMinute() {
         assertThat(peak(cron("*/10 * * * * *"))).isEqualTo(6);
         assertThat(peak(cron("*/5 * * * *"))).isEqualTo(1);
-        ScheduleSpec dates = ScheduleSpec.dates(List.of("2030-01-02T00:00:00Z", "2030-01-02T00:00:30Z",
-                "2030-01-02T00:00:45Z", "2030-01-02T00:00:59Z", "2030-01-02T00:01:00Z", "2030-01-03T00:00:00Z").stream()
-                .map(DateSpec::of).toList(), null);
+        ScheduleSpec dates = ScheduleSpec.dates(
+                List.of(
+                                "2030-01-02T00:00:00Z",
+                                "2030-01-02T00:00:30Z",
+                                "2030-01-02T00:00:45Z",
+                                "2030-01-02T00:00:59Z",
+                                "2030-01-02T00:01:00Z",
+                                "2030-01-03T00:00:00Z")
+                        .stream()
+                        .map(DateSpec::of)
+                        .toList(),
+                null);
         // 60 seconds hold 00:30, 00:45, 00:59 and 01:00; 00:00 and 01:00 are a whole minute apart.
         assertThat(peak(dates)).isEqualTo(4);
     }

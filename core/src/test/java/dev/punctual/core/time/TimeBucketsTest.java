@@ -22,7 +22,8 @@ class TimeBucketsTest {
 
     @Test
     void partitionIsMinuteInUtcThenShard() {
-        assertThat(TimeBuckets.partition(Instant.parse("2030-01-02T03:04:00Z"), 3)).isEqualTo("2030-01-02T03:04Z#3");
+        assertThat(TimeBuckets.partition(Instant.parse("2030-01-02T03:04:00Z"), 3))
+                .isEqualTo("2030-01-02T03:04Z#3");
     }
 
     @Test
@@ -58,11 +59,13 @@ class TimeBucketsTest {
         Instant base = Instant.parse("2030-01-01T23:59:58.998Z");
         List<Instant> dues = new ArrayList<>();
         // Crosses millisecond, second, minute, hour and day boundaries.
-        for (long ms : new long[] {0, 1, 2, 9, 10, 99, 100, 999, 1000, 1001, 1002, 2003, 61_000, 3_600_000,
-                86_400_000L, 400L * 86_400_000L}) {
+        for (long ms : new long[] {
+            0, 1, 2, 9, 10, 99, 100, 999, 1000, 1001, 1002, 2003, 61_000, 3_600_000, 86_400_000L, 400L * 86_400_000L
+        }) {
             dues.add(base.plusMillis(ms));
         }
-        List<String> keys = dues.stream().map(t -> TimeBuckets.sortKey(t, "job_z", "run_z")).toList();
+        List<String> keys =
+                dues.stream().map(t -> TimeBuckets.sortKey(t, "job_z", "run_z")).toList();
         List<String> sorted = new ArrayList<>(keys);
         sorted.sort(Comparator.naturalOrder());
         assertThat(sorted).containsExactlyElementsOf(keys);
@@ -86,7 +89,8 @@ class TimeBucketsTest {
             assertThat(TimeBuckets.sortKey(t, job, run)).isLessThanOrEqualTo(bound);
             assertThat(TimeBuckets.sortKey(t.minusMillis(1), job, run)).isLessThan(bound);
             assertThat(TimeBuckets.sortKey(t.plusMillis(1), job, run)).isGreaterThan(bound);
-            assertThat(TimeBuckets.sortKey(t.plus(Duration.ofDays(1)), job, run)).isGreaterThan(bound);
+            assertThat(TimeBuckets.sortKey(t.plus(Duration.ofDays(1)), job, run))
+                    .isGreaterThan(bound);
         }
     }
 

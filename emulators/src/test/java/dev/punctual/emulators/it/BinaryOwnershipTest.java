@@ -49,8 +49,13 @@ class BinaryOwnershipTest {
 
     @BeforeEach
     void setUp() {
-        p = Fixture.stack(TestStack.isolatedSettings().lease(Duration.ofSeconds(6)).heartbeat(Duration.ofSeconds(2))
-                .shutdownGrace(Duration.ofSeconds(2)).build(), Clock.systemUTC());
+        p = Fixture.stack(
+                TestStack.isolatedSettings()
+                        .lease(Duration.ofSeconds(6))
+                        .heartbeat(Duration.ofSeconds(2))
+                        .shutdownGrace(Duration.ofSeconds(2))
+                        .build(),
+                Clock.systemUTC());
     }
 
     @AfterEach
@@ -68,9 +73,12 @@ class BinaryOwnershipTest {
 
         BinaryView bobs = Fixture.register(p, BOB, bytes);
         assertThat(bobs.sha256()).isEqualTo(Fixture.sha256(bytes));
-        assertThat(p.binaries.get(BOB, bobs.id()).uploaded()).as("Alice's object is not Bob's").isFalse();
-        ValidationException refused = catchThrowableOfType(ValidationException.class, () -> p.jobService.create(BOB,
-                new JobRequest("borrowed", bobs.id(), null, null, NOW, null, 1)));
+        assertThat(p.binaries.get(BOB, bobs.id()).uploaded())
+                .as("Alice's object is not Bob's")
+                .isFalse();
+        ValidationException refused = catchThrowableOfType(
+                ValidationException.class,
+                () -> p.jobService.create(BOB, new JobRequest("borrowed", bobs.id(), null, null, NOW, null, 1)));
         assertThat(refused).isNotNull();
         assertThat(refused.errors()).anySatisfy(e -> {
             assertThat(e.field()).isEqualTo("binaryId");
@@ -80,8 +88,8 @@ class BinaryOwnershipTest {
         assertThat(Fixture.presignedPut(bobs, bytes).statusCode()).isEqualTo(200);
         assertThat(p.binaries.get(BOB, bobs.id()).uploaded()).isTrue();
         assertThat(p.store.size(ArtifactStore.binaryKey(BOB, bobs.sha256()))).contains((long) bytes.length);
-        assertThat(ArtifactStore.binaryKey(BOB, bobs.sha256())).isNotEqualTo(ArtifactStore.binaryKey(ALICE,
-                bobs.sha256()));
+        assertThat(ArtifactStore.binaryKey(BOB, bobs.sha256()))
+                .isNotEqualTo(ArtifactStore.binaryKey(ALICE, bobs.sha256()));
     }
 
     @Test
@@ -90,8 +98,16 @@ class BinaryOwnershipTest {
         byte[] bytes = Fixture.script("echo \"$WHO\" >> \"$WITNESS\"");
         String aliceBinary = Fixture.uploadBinary(p, ALICE, bytes);
         pool = p.startExecutor("ex-1", tmp.resolve("ex-1"), 1);
-        JobView alices = p.jobService.create(ALICE, new JobRequest("alice", aliceBinary, null,
-                Map.of("WITNESS", witness.toString(), "WHO", "alice"), NOW, null, 1));
+        JobView alices = p.jobService.create(
+                ALICE,
+                new JobRequest(
+                        "alice",
+                        aliceBinary,
+                        null,
+                        Map.of("WITNESS", witness.toString(), "WHO", "alice"),
+                        NOW,
+                        null,
+                        1));
         await().atMost(Duration.ofSeconds(15)).until(() -> onlyRun(alices.id()).state() == RunState.SUCCEEDED);
         assertThat(Fixture.lines(witness)).containsExactly("alice");
 
@@ -101,17 +117,34 @@ class BinaryOwnershipTest {
         Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         String jobId = Ids.next("job");
         Run run = Run.scheduled(jobId, RunIds.forOccurrence(now), BOB, now, 1, now);
-        Job job = new Job(jobId, BOB, "borrowed", bobs.id(), bobs.sha256(), List.of(),
-                Map.of("WITNESS", witness.toString(), "WHO", "bob"), NOW, 30, 1, JobState.ACTIVE, 1, now, now,
-                run.runId(), now);
-        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run))).won()).isTrue();
-        assertThat(p.queue.sendBatch(List.of(new RunMessage(jobId, run.runId(), now)), now)).hasSize(1);
+        Job job = new Job(
+                jobId,
+                BOB,
+                "borrowed",
+                bobs.id(),
+                bobs.sha256(),
+                List.of(),
+                Map.of("WITNESS", witness.toString(), "WHO", "bob"),
+                NOW,
+                30,
+                1,
+                JobState.ACTIVE,
+                1,
+                now,
+                now,
+                run.runId(),
+                now);
+        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run)))
+                        .won())
+                .isTrue();
+        assertThat(p.queue.sendBatch(List.of(new RunMessage(jobId, run.runId(), now)), now))
+                .hasSize(1);
 
-        await().atMost(Duration.ofSeconds(15)).until(() -> onlyRun(jobId).state().terminal());
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> onlyRun(jobId).state().terminal());
         Run bobsRun = onlyRun(jobId);
         assertThat(bobsRun.state()).isEqualTo(RunState.DEAD);
-        assertThat(bobsRun.error()).startsWith("could not start")
-                .contains("has not been uploaded by the job's owner");
+        assertThat(bobsRun.error()).startsWith("could not start").contains("has not been uploaded by the job's owner");
         assertThat(Fixture.lines(witness)).containsExactly("alice");
     }
 

@@ -42,8 +42,10 @@ class CatchUpAfterDowntimeTest {
         }
 
         List<Integer> minutesIn(RunState state) {
-            return runs().stream().filter(r -> r.state() == state)
-                    .map(r -> (int) Duration.between(t0, r.occurrence()).toMinutes()).toList();
+            return runs().stream()
+                    .filter(r -> r.state() == state)
+                    .map(r -> (int) Duration.between(t0, r.occurrence()).toMinutes())
+                    .toList();
         }
     }
 
@@ -52,8 +54,13 @@ class CatchUpAfterDowntimeTest {
         SettableClock clock = new SettableClock(t0);
         Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
         assertThat(p.watermarks.advance(TimeBuckets.bucketOf(t0), t0)).isTrue();
-        Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofMinutes(1), t0.plus(Duration.ofMinutes(1))),
-                t0.plus(Duration.ofMinutes(1)), t0, 3, new FiringPolicy(null, policy, Overlap.ALLOW, null));
+        Job job = Fixture.insertJob(
+                p,
+                Fixture.interval(Duration.ofMinutes(1), t0.plus(Duration.ofMinutes(1))),
+                t0.plus(Duration.ofMinutes(1)),
+                t0,
+                3,
+                new FiringPolicy(null, policy, Overlap.ALLOW, null));
         clock.set(t0.plus(Duration.ofMinutes(30)).plusSeconds(30));
         p.sweeper.sweep();
         return new Outage(p, job, t0);
@@ -64,16 +71,18 @@ class CatchUpAfterDowntimeTest {
     }
 
     private static void assertPendingIs33(Outage o) {
-        assertThat(o.minutesIn(RunState.SCHEDULED)).as("exactly one pending run").containsExactly(33);
-        assertThat(o.p().jobs.get(o.job().id()).orElseThrow().pendingRunId())
-                .isEqualTo(RunIds.forOccurrence(o.at(33)));
+        assertThat(o.minutesIn(RunState.SCHEDULED))
+                .as("exactly one pending run")
+                .containsExactly(33);
+        assertThat(o.p().jobs.get(o.job().id()).orElseThrow().pendingRunId()).isEqualTo(RunIds.forOccurrence(o.at(33)));
     }
 
     private static void assertSkippedFirstSaying(Outage o, String mode) {
         Run skipped = Fixture.run(o.p(), o.job().id(), RunIds.forOccurrence(o.at(1)));
         assertThat(skipped.state()).isEqualTo(RunState.SKIPPED);
         assertThat(skipped.error()).contains("catchUp " + mode).contains(o.at(1).toString());
-        assertThat(o.minutesIn(RunState.SKIPPED)).as("one record of what was skipped, not one per occurrence")
+        assertThat(o.minutesIn(RunState.SKIPPED))
+                .as("one record of what was skipped, not one per occurrence")
                 .containsExactly(1);
     }
 
@@ -101,8 +110,8 @@ class CatchUpAfterDowntimeTest {
 
     @ParameterizedTest
     @MethodSource("policiesThatLeaveRunsOut")
-    void thePolicyDecidesWhichMissedOccurrencesRunAndTheRestIsRecorded(CatchUp policy, String mode,
-                                                                        List<Integer> queued) {
+    void thePolicyDecidesWhichMissedOccurrencesRunAndTheRestIsRecorded(
+            CatchUp policy, String mode, List<Integer> queued) {
         Outage o = sweepAfterOutage(policy);
 
         assertSkippedFirstSaying(o, mode);
@@ -116,7 +125,12 @@ class CatchUpAfterDowntimeTest {
         SettableClock clock = new SettableClock(t0);
         Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
         assertThat(p.watermarks.advance(TimeBuckets.bucketOf(t0), t0)).isTrue();
-        Job job = Fixture.insertJob(p, Fixture.once(t0.plusSeconds(60)), t0.plusSeconds(60), t0, 3,
+        Job job = Fixture.insertJob(
+                p,
+                Fixture.once(t0.plusSeconds(60)),
+                t0.plusSeconds(60),
+                t0,
+                3,
                 new FiringPolicy(null, CatchUp.DEFAULT.withMode(CatchUp.Mode.SKIP), Overlap.ALLOW, null));
         clock.set(t0.plus(Duration.ofMinutes(30)));
 

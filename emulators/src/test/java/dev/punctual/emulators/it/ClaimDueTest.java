@@ -47,8 +47,8 @@ class ClaimDueTest {
     }
 
     private static Transactions.Outcome claim(Punctual p, String jobId, String runId, String executor, Instant t) {
-        return p.tx.write(List.of(p.jobs.conditionRunnable(jobId),
-                p.runs.claim(jobId, runId, executor, t.plus(LEASE), t)));
+        return p.tx.write(
+                List.of(p.jobs.conditionRunnable(jobId), p.runs.claim(jobId, runId, executor, t.plus(LEASE), t)));
     }
 
     @Test
@@ -61,18 +61,23 @@ class ClaimDueTest {
 
         Transactions.Outcome early = claim(p, job.id(), job.pendingRunId(), "ex-a", now);
         assertThat(early.won()).isFalse();
-        assertThat(early.failed(1)).as("the run's condition failed, not the job's").isTrue();
+        assertThat(early.failed(1))
+                .as("the run's condition failed, not the job's")
+                .isTrue();
         assertThat(early.failed(0)).isFalse();
         assertThat(Items.str(early.oldItem(1), "scheduledAt")).isEqualTo(due.toString());
-        assertThat(claim(p, job.id(), job.pendingRunId(), "ex-a", due.minusMillis(501)).won())
-                .as("in the second before the due second").isFalse();
+        assertThat(claim(p, job.id(), job.pendingRunId(), "ex-a", due.minusMillis(501))
+                        .won())
+                .as("in the second before the due second")
+                .isFalse();
         Run untouched = Fixture.run(p, job.id(), job.pendingRunId());
         assertThat(untouched.state()).isEqualTo(RunState.SCHEDULED);
         assertThat(untouched.attempt()).isZero();
 
         // From the start of its due second (at most CLAIM_TOLERANCE early) the claim wins; the executor then waits
         // out the rest before the binary starts.
-        assertThat(claim(p, job.id(), job.pendingRunId(), "ex-a", due.truncatedTo(ChronoUnit.SECONDS)).won())
+        assertThat(claim(p, job.id(), job.pendingRunId(), "ex-a", due.truncatedTo(ChronoUnit.SECONDS))
+                        .won())
                 .isTrue();
         assertThat(Fixture.run(p, job.id(), job.pendingRunId()).attempt()).isEqualTo(1);
     }
@@ -85,12 +90,22 @@ class ClaimDueTest {
         RunWorker worker = p.worker("ex-1", tmp.resolve("ex-1"), timer);
         Path witness = Fixture.witness(tmp);
         Instant due = start.plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> "
-                + "\"$WITNESS\""));
-        JobView job = p.jobService.create(OWNER, new JobRequest("due in an hour", binaryId, null,
-                Map.of("WITNESS", witness.toString()), Fixture.once(due), null, null));
+        String binaryId =
+                Fixture.uploadBinary(p, OWNER, Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> " + "\"$WITNESS\""));
+        JobView job = p.jobService.create(
+                OWNER,
+                new JobRequest(
+                        "due in an hour",
+                        binaryId,
+                        null,
+                        Map.of("WITNESS", witness.toString()),
+                        Fixture.once(due),
+                        null,
+                        null));
         String runId = Fixture.runsOf(p, job.id()).get(0).runId();
-        assertThat(Fixture.queueCounts(p).total()).as("beyond the lookahead: nothing sent yet").isZero();
+        assertThat(Fixture.queueCounts(p).total())
+                .as("beyond the lookahead: nothing sent yet")
+                .isZero();
 
         // A message that claims the run is due now: forged, or sent by someone with a clock an hour ahead.
         p.queue.sendBatch(List.of(new RunMessage(job.id(), runId, start)), start);
@@ -104,8 +119,10 @@ class ClaimDueTest {
         assertThat(Fixture.lines(witness)).isEmpty();
         // Received with a one-second visibility, it would be back by now had the worker not hidden it until the run
         // is due; it is kept (not deleted), in flight.
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
-                .until(() -> Fixture.queueCounts(p).visible() == 0 && Fixture.queueCounts(p).inFlight() == 1);
+        await().during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(4))
+                .until(() -> Fixture.queueCounts(p).visible() == 0
+                        && Fixture.queueCounts(p).inFlight() == 1);
 
         // At its due time the sweeper sends the run as usual, and it starts then.
         clock.set(due);

@@ -58,8 +58,10 @@ class DeadLetterTest {
 
     /** A claim at {@code t}; it wins only once the run is due (the jobs here are due when written). */
     private boolean claim(Job job, String executor, Instant t) {
-        return p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
-                p.runs.claim(job.id(), job.pendingRunId(), executor, t.plus(LEASE), t))).won();
+        return p.tx.write(List.of(
+                        p.jobs.conditionNotDeleted(job.id()),
+                        p.runs.claim(job.id(), job.pendingRunId(), executor, t.plus(LEASE), t)))
+                .won();
     }
 
     @Test
@@ -72,20 +74,44 @@ class DeadLetterTest {
         assertThat(claim(job, "ex-a", now)).isTrue();
 
         // A lost finish (wrong attempt) writes nothing, so the run is not listed.
-        assertThat(p.runs.finish(job.id(), runId, 2, "ex-a", RunState.DEAD, 3, "exited with code 3", null, now,
-                now.plus(Duration.ofDays(1)), OWNER)).isFalse();
+        assertThat(p.runs.finish(
+                        job.id(),
+                        runId,
+                        2,
+                        "ex-a",
+                        RunState.DEAD,
+                        3,
+                        "exited with code 3",
+                        null,
+                        now,
+                        now.plus(Duration.ofDays(1)),
+                        OWNER))
+                .isFalse();
         assertThat(Fixture.rawRun(p, job.id(), runId))
                 .doesNotContainKeys(Resources.OWNER_STATE, Resources.FINISHED_SORT);
         assertThat(p.runs.listDead(OWNER, 10, null).items()).isEmpty();
 
         Instant dead = now.plusSeconds(5);
-        assertThat(p.runs.finish(job.id(), runId, 1, "ex-a", RunState.DEAD, 3, "exited with code 3", null, dead,
-                dead.plus(Duration.ofDays(1)), OWNER)).isTrue();
+        assertThat(p.runs.finish(
+                        job.id(),
+                        runId,
+                        1,
+                        "ex-a",
+                        RunState.DEAD,
+                        3,
+                        "exited with code 3",
+                        null,
+                        dead,
+                        dead.plus(Duration.ofDays(1)),
+                        OWNER))
+                .isTrue();
         Map<String, AttributeValue> raw = Fixture.rawRun(p, job.id(), runId);
         assertThat(Items.str(raw, Resources.OWNER_STATE)).isEqualTo(OWNER + "#DEAD");
         assertThat(Items.str(raw, Resources.FINISHED_SORT)).isEqualTo(TimeBuckets.sortKey(dead, job.id(), runId));
         assertThat(raw).doesNotContainKeys(Resources.DUE_SHARD, Resources.DUE_SORT);
-        assertThat(p.runs.listDead(OWNER, 10, null).items()).extracting(Run::runId).containsExactly(runId);
+        assertThat(p.runs.listDead(OWNER, 10, null).items())
+                .extracting(Run::runId)
+                .containsExactly(runId);
         assertThat(p.runs.listDead("someone-else", 10, null).items()).isEmpty();
 
         // A redrive at a stale attempt loses; at the attempt seen it wins.
@@ -119,8 +145,19 @@ class DeadLetterTest {
             Job job = Fixture.insertJob(p, Fixture.once(now), now, now, 1);
             assertThat(claim(job, "ex-a", now)).isTrue();
             Instant t = now.plusSeconds(10 + i);
-            assertThat(p.runs.finish(job.id(), job.pendingRunId(), 1, "ex-a", RunState.DEAD, 1, "x", null, t,
-                    t.plus(Duration.ofDays(1)), OWNER)).isTrue();
+            assertThat(p.runs.finish(
+                            job.id(),
+                            job.pendingRunId(),
+                            1,
+                            "ex-a",
+                            RunState.DEAD,
+                            1,
+                            "x",
+                            null,
+                            t,
+                            t.plus(Duration.ofDays(1)),
+                            OWNER))
+                    .isTrue();
             expected.add(0, job.pendingRunId());
         }
         List<String> seen = new ArrayList<>();
@@ -128,7 +165,9 @@ class DeadLetterTest {
         int pages = 0;
         do {
             Page<RunView> page = p.deadLetters.list(OWNER, "DEAD", 2, cursor);
-            assertThat(page.items()).hasSizeLessThanOrEqualTo(2).allMatch(v -> v.state().equals("DEAD"));
+            assertThat(page.items())
+                    .hasSizeLessThanOrEqualTo(2)
+                    .allMatch(v -> v.state().equals("DEAD"));
             page.items().forEach(v -> seen.add(v.runId()));
             cursor = page.nextCursor();
             pages++;
@@ -136,17 +175,23 @@ class DeadLetterTest {
         assertThat(seen).containsExactlyElementsOf(expected);
         assertThat(pages).isBetween(2, 3);
 
-        assertThatThrownBy(() -> p.deadLetters.list(OWNER, null, null, null)).isInstanceOf(ValidationException.class)
-                .satisfies(e -> assertThat(((ValidationException) e).errors().get(0).field()).isEqualTo("state"));
+        assertThatThrownBy(() -> p.deadLetters.list(OWNER, null, null, null))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(e -> assertThat(
+                                ((ValidationException) e).errors().get(0).field())
+                        .isEqualTo("state"));
         assertThatThrownBy(() -> p.deadLetters.list(OWNER, "FAILED", null, null))
                 .isInstanceOf(ValidationException.class)
                 .satisfies(e -> assertThat(((ValidationException) e).status()).isEqualTo(400));
     }
 
     private int dlqMessages(String url) {
-        Map<QueueAttributeName, String> a = Fixture.sqs().getQueueAttributes(b -> b.queueUrl(url).attributeNames(
-                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)).attributes();
+        Map<QueueAttributeName, String> a = Fixture.sqs()
+                .getQueueAttributes(b -> b.queueUrl(url)
+                        .attributeNames(
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                .attributes();
         return Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
                 + Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
     }
@@ -156,22 +201,37 @@ class DeadLetterTest {
         Instant now = Instant.parse("2030-01-01T10:00:00Z");
         SettableClock clock = new SettableClock(now);
         p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        String dlq = Fixture.sqs().getQueueUrl(b -> b.queueName(p.resources.runQueue().deadLetterName())).queueUrl();
+        String dlq = Fixture.sqs()
+                .getQueueUrl(b -> b.queueName(p.resources.runQueue().deadLetterName()))
+                .queueUrl();
         Instant due = now; // due: claimable at once
         // A QUEUED run waiting for the message that died: marked DEAD.
         Job queued = Fixture.insertJob(p, Fixture.once(due), due, now, 3);
-        assertThat(p.tx.write(List.of(p.runs.markQueued(queued.id(), queued.pendingRunId(), now))).won()).isTrue();
+        assertThat(p.tx.write(List.of(p.runs.markQueued(queued.id(), queued.pendingRunId(), now)))
+                        .won())
+                .isTrue();
         // A finished run: only the message goes.
         Job done = Fixture.insertJob(p, Fixture.once(due), due, now, 3);
         assertThat(claim(done, "ex-a", now)).isTrue();
-        assertThat(p.runs.finish(done.id(), done.pendingRunId(), 1, "ex-a", RunState.SUCCEEDED, 0, null, null, now,
-                now.plus(Duration.ofDays(1)))).isTrue();
+        assertThat(p.runs.finish(
+                        done.id(),
+                        done.pendingRunId(),
+                        1,
+                        "ex-a",
+                        RunState.SUCCEEDED,
+                        0,
+                        null,
+                        null,
+                        now,
+                        now.plus(Duration.ofDays(1))))
+                .isTrue();
         // A run held under a live lease: left alone, and its message stays for a later sweep.
         Job running = Fixture.insertJob(p, Fixture.once(due), due, now, 3);
         assertThat(claim(running, "ex-a", now)).isTrue();
         for (Job j : List.of(queued, done, running)) {
-            Fixture.sqs().sendMessage(b -> b.queueUrl(dlq)
-                    .messageBody(new RunMessage(j.id(), j.pendingRunId(), due).encode()));
+            Fixture.sqs()
+                    .sendMessage(
+                            b -> b.queueUrl(dlq).messageBody(new RunMessage(j.id(), j.pendingRunId(), due).encode()));
         }
         Fixture.sqs().sendMessage(b -> b.queueUrl(dlq).messageBody("not a run message"));
         assertThat(dlqMessages(dlq)).isEqualTo(4);
@@ -183,8 +243,11 @@ class DeadLetterTest {
         assertThat(dead.state()).isEqualTo(RunState.DEAD);
         assertThat(dead.error()).isEqualTo("message dead-lettered after " + Resources.MAX_RECEIVE_COUNT + " receives");
         assertThat(Fixture.rawRun(p, queued.id(), queued.pendingRunId()))
-                .doesNotContainKeys(Resources.DUE_SHARD, Resources.DUE_SORT).containsKey(Resources.EXPIRES_AT);
-        assertThat(p.runs.listDead(OWNER, 10, null).items()).extracting(Run::jobId).containsExactly(queued.id());
+                .doesNotContainKeys(Resources.DUE_SHARD, Resources.DUE_SORT)
+                .containsKey(Resources.EXPIRES_AT);
+        assertThat(p.runs.listDead(OWNER, 10, null).items())
+                .extracting(Run::jobId)
+                .containsExactly(queued.id());
         assertThat(Fixture.run(p, done.id(), done.pendingRunId()).state()).isEqualTo(RunState.SUCCEEDED);
         assertThat(Fixture.run(p, running.id(), running.pendingRunId()).state()).isEqualTo(RunState.RUNNING);
         assertThat(dlqMessages(dlq)).as("only the live run's message is kept").isEqualTo(1);
@@ -194,21 +257,37 @@ class DeadLetterTest {
 
     @Test
     void aRunThatWentDeadIsListedAndARetryRunsItAgainUntilItSucceeds() throws Exception {
-        Settings settings = TestStack.isolatedSettings().lease(Duration.ofSeconds(6)).heartbeat(Duration.ofSeconds(2))
-                .retryBase(Duration.ofSeconds(1)).retryCap(Duration.ofSeconds(2)).killGrace(Duration.ofSeconds(1))
-                .shutdownGrace(Duration.ofSeconds(2)).executorConcurrency(2).build();
+        Settings settings = TestStack.isolatedSettings()
+                .lease(Duration.ofSeconds(6))
+                .heartbeat(Duration.ofSeconds(2))
+                .retryBase(Duration.ofSeconds(1))
+                .retryCap(Duration.ofSeconds(2))
+                .killGrace(Duration.ofSeconds(1))
+                .shutdownGrace(Duration.ofSeconds(2))
+                .executorConcurrency(2)
+                .build();
         p = Fixture.stack(settings, Clock.systemUTC());
         pools.add(p.startExecutor("ex-1", tmp.resolve("ex-1"), 1));
         Path witness = Fixture.witness(tmp);
         Path healed = Fixture.shared(tmp).resolve("healed");
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(
-                "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ -f \"$HEALED\" ] && exit 0\nexit 3"));
-        JobView job = p.jobService.create(OWNER, new JobRequest("flaky", binaryId, null,
-                Map.of("WITNESS", witness.toString(), "HEALED", healed.toString()),
-                new ScheduleSpec("now", null, null, null, null), null, 1));
+        String binaryId = Fixture.uploadBinary(
+                p,
+                OWNER,
+                Fixture.script("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ -f \"$HEALED\" ] && exit 0\nexit 3"));
+        JobView job = p.jobService.create(
+                OWNER,
+                new JobRequest(
+                        "flaky",
+                        binaryId,
+                        null,
+                        Map.of("WITNESS", witness.toString(), "HEALED", healed.toString()),
+                        new ScheduleSpec("now", null, null, null, null),
+                        null,
+                        1));
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> p.deadLetters.list(OWNER, "DEAD", null, null).items()
-                .stream().anyMatch(v -> v.jobId().equals(job.id())));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> p.deadLetters.list(OWNER, "DEAD", null, null).items().stream()
+                        .anyMatch(v -> v.jobId().equals(job.id())));
         RunView dead = p.deadLetters.list(OWNER, "DEAD", null, null).items().get(0);
         assertThat(dead.attempt()).isEqualTo(1);
         assertThat(dead.maxAttempts()).isEqualTo(1);

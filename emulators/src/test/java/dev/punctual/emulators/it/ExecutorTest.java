@@ -54,9 +54,14 @@ class ExecutorTest {
 
     /** Short leases, retries and grace periods, so that everything happens within seconds. */
     private static Settings.Builder fast() {
-        return TestStack.isolatedSettings().lease(Duration.ofSeconds(6)).heartbeat(Duration.ofSeconds(2))
-                .retryBase(Duration.ofSeconds(1)).retryCap(Duration.ofSeconds(2)).killGrace(Duration.ofSeconds(1))
-                .shutdownGrace(Duration.ofSeconds(2)).executorConcurrency(2);
+        return TestStack.isolatedSettings()
+                .lease(Duration.ofSeconds(6))
+                .heartbeat(Duration.ofSeconds(2))
+                .retryBase(Duration.ofSeconds(1))
+                .retryCap(Duration.ofSeconds(2))
+                .killGrace(Duration.ofSeconds(1))
+                .shutdownGrace(Duration.ofSeconds(2))
+                .executorConcurrency(2);
     }
 
     private void stack(Settings.Builder settings) {
@@ -69,11 +74,16 @@ class ExecutorTest {
         return pool;
     }
 
-    private JobView create(String scriptBody, ScheduleSpec schedule, Map<String, String> env, List<String> args,
-                           Integer timeoutSeconds, Integer maxAttempts) {
+    private JobView create(
+            String scriptBody,
+            ScheduleSpec schedule,
+            Map<String, String> env,
+            List<String> args,
+            Integer timeoutSeconds,
+            Integer maxAttempts) {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(scriptBody));
-        return p.jobService.create(OWNER, new JobRequest("test job", binaryId, args, env, schedule, timeoutSeconds,
-                maxAttempts));
+        return p.jobService.create(
+                OWNER, new JobRequest("test job", binaryId, args, env, schedule, timeoutSeconds, maxAttempts));
     }
 
     private JobView createNow(String scriptBody, Path witness) {
@@ -105,7 +115,8 @@ class ExecutorTest {
         assertThat(r.leaseOwner()).isEqualTo("ex-1");
         assertThat(r.error()).isNull();
         assertThat(Duration.between(r.scheduledAt(), r.startedAt()))
-                .isGreaterThanOrEqualTo(Duration.ZERO).isLessThanOrEqualTo(Duration.ofSeconds(1));
+                .isGreaterThanOrEqualTo(Duration.ZERO)
+                .isLessThanOrEqualTo(Duration.ofSeconds(1));
         assertThat(p.jobService.log(OWNER, job.id(), r.runId())).contains("hello from " + r.runId());
         assertThat(lines(witness)).containsExactly("ran");
         assertThat(p.jobService.get(OWNER, job.id()).state()).isEqualTo(JobState.COMPLETED.name());
@@ -118,8 +129,13 @@ class ExecutorTest {
         executor("ex-1");
         Path witness = Fixture.witness(tmp);
 
-        JobView job = create("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\necho failing\nexit 3", NOW,
-                Map.of("WITNESS", witness.toString()), null, null, 3);
+        JobView job = create(
+                "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\necho failing\nexit 3",
+                NOW,
+                Map.of("WITNESS", witness.toString()),
+                null,
+                null,
+                3);
 
         await().atMost(Duration.ofSeconds(30)).until(() -> stateOf(job) == RunState.DEAD);
         Run r = onlyRun(job);
@@ -130,7 +146,8 @@ class ExecutorTest {
         assertThat(p.store.logKeys(job.id(), r.runId())).hasSize(3);
         assertThat(p.jobService.log(OWNER, job.id(), r.runId())).contains("failing");
         // No fourth attempt: the message is gone.
-        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+        await().during(Duration.ofSeconds(3))
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> lines(witness).size() == 3);
         assertThat(Fixture.queueCounts(p).total()).isZero();
     }
@@ -141,15 +158,29 @@ class ExecutorTest {
         executor("ex-1");
         Path witness = Fixture.witness(tmp);
         // Exits 2 on the first attempt (retryable), then 64 (listed as non-retryable).
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(
-                "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ \"$SCHEDULER_ATTEMPT\" = 1 ] && exit 2\nexit 64"));
-        JobView job = p.jobService.create(OWNER, new JobRequest("usage error", binaryId, null,
-                Map.of("WITNESS", witness.toString()), NOW, null, 5, List.of(64, 78)));
+        String binaryId = Fixture.uploadBinary(
+                p,
+                OWNER,
+                Fixture.script(
+                        "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ \"$SCHEDULER_ATTEMPT\" = 1 ] && exit 2\nexit 64"));
+        JobView job = p.jobService.create(
+                OWNER,
+                new JobRequest(
+                        "usage error",
+                        binaryId,
+                        null,
+                        Map.of("WITNESS", witness.toString()),
+                        NOW,
+                        null,
+                        5,
+                        List.of(64, 78)));
         assertThat(job.nonRetryableExitCodes()).containsExactly(64, 78);
 
         await().atMost(Duration.ofSeconds(30)).until(() -> stateOf(job) == RunState.DEAD);
         Run r = onlyRun(job);
-        assertThat(r.attempt()).as("attempt 1 (exit 2) was retried; attempt 2 (exit 64) was not").isEqualTo(2);
+        assertThat(r.attempt())
+                .as("attempt 1 (exit 2) was retried; attempt 2 (exit 64) was not")
+                .isEqualTo(2);
         assertThat(r.exitCode()).isEqualTo(64);
         assertThat(r.error()).isEqualTo("exited with code 64 (non-retryable)");
         assertThat(lines(witness)).containsExactly("1", "2");
@@ -165,8 +196,9 @@ class ExecutorTest {
         env.put("WITNESS", witness.toString());
         env.put("GREETING", "hi there");
 
-        JobView job = create("env > \"$WITNESS\"\nprintf '%s\\n' \"$@\" > \"$WITNESS.args\"", NOW, env,
-                List.of("one arg", "$HOME", "*"), null, null);
+        JobView job = create(
+                "env > \"$WITNESS\"\nprintf '%s\\n' \"$@\" > \"$WITNESS.args\"",
+                NOW, env, List.of("one arg", "$HOME", "*"), null, null);
 
         await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job) == RunState.SUCCEEDED);
         Run r = onlyRun(job);
@@ -177,7 +209,8 @@ class ExecutorTest {
                 seen.put(line.substring(0, eq), line.substring(eq + 1));
             }
         }
-        assertThat(seen).containsEntry("SCHEDULER_JOB_ID", job.id())
+        assertThat(seen)
+                .containsEntry("SCHEDULER_JOB_ID", job.id())
                 .containsEntry("SCHEDULER_RUN_ID", r.runId())
                 .containsEntry("SCHEDULER_ATTEMPT", "1")
                 .containsEntry("SCHEDULER_SCHEDULED_AT", r.scheduledAt().toString())
@@ -188,9 +221,21 @@ class ExecutorTest {
         assertThat(seen.keySet()).noneMatch(k -> k.startsWith("AWS_"));
         assertThat(seen.keySet()).noneMatch(k -> k.startsWith("LD_"));
         // Only what the runner passes, plus what sh itself sets.
-        Set<String> allowed = new HashSet<>(Set.of("SCHEDULER_JOB_ID", "SCHEDULER_RUN_ID", "SCHEDULER_ATTEMPT",
-                "SCHEDULER_SCHEDULED_AT", "SCHEDULER_IDEMPOTENCY_KEY", ProcessRunner.TAG, "GREETING", "WITNESS", "PATH",
-                "HOME", "TMPDIR", "PWD", "OLDPWD", "SHLVL",
+        Set<String> allowed = new HashSet<>(Set.of(
+                "SCHEDULER_JOB_ID",
+                "SCHEDULER_RUN_ID",
+                "SCHEDULER_ATTEMPT",
+                "SCHEDULER_SCHEDULED_AT",
+                "SCHEDULER_IDEMPOTENCY_KEY",
+                ProcessRunner.TAG,
+                "GREETING",
+                "WITNESS",
+                "PATH",
+                "HOME",
+                "TMPDIR",
+                "PWD",
+                "OLDPWD",
+                "SHLVL",
                 "_"));
         assertThat(allowed).containsAll(seen.keySet());
         assertThat(seen.get("HOME")).isNotEqualTo(System.getProperty("user.home"));
@@ -204,8 +249,8 @@ class ExecutorTest {
         executor("ex-1");
         Path witness = Fixture.witness(tmp);
 
-        JobView job = create("sleep 30 &\necho $! > \"$WITNESS\"\nwait", NOW, Map.of("WITNESS", witness.toString()),
-                null, 1, 1);
+        JobView job = create(
+                "sleep 30 &\necho $! > \"$WITNESS\"\nwait", NOW, Map.of("WITNESS", witness.toString()), null, 1, 1);
 
         await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job).terminal());
         Run r = onlyRun(job);
@@ -213,8 +258,8 @@ class ExecutorTest {
         assertThat(r.error()).contains("timed out");
         assertThat(Duration.between(r.startedAt(), r.finishedAt())).isLessThan(Duration.ofSeconds(10));
         long child = Long.parseLong(lines(witness).get(0).trim());
-        await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(child).map(h -> !h.isAlive())
-                .orElse(true));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> ProcessHandle.of(child).map(h -> !h.isAlive()).orElse(true));
     }
 
     @Test
@@ -235,7 +280,8 @@ class ExecutorTest {
         assertThat(onlyRun(job).attempt()).isEqualTo(1);
         assertThat(lines(witness)).containsExactly("1");
         // The copies that lost to the live lease come back after their visibility timeout and are dropped.
-        await().atMost(Duration.ofSeconds(15)).until(() -> Fixture.queueCounts(p).total() == 0);
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> Fixture.queueCounts(p).total() == 0);
         assertThat(lines(witness)).containsExactly("1");
         assertThat(onlyRun(job).state()).isEqualTo(RunState.SUCCEEDED);
     }
@@ -248,7 +294,8 @@ class ExecutorTest {
         Run queued = onlyRun(job);
         // A "ghost" executor claims the run and dies: nobody heartbeats its two-second lease.
         Instant now = Instant.now();
-        Transactions.Outcome ghost = p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
+        Transactions.Outcome ghost = p.tx.write(List.of(
+                p.jobs.conditionNotDeleted(job.id()),
                 p.runs.claim(job.id(), queued.runId(), "ghost", now.plusSeconds(2), now)));
         assertThat(ghost.won()).isTrue();
 
@@ -260,9 +307,11 @@ class ExecutorTest {
         assertThat(r.leaseOwner()).isEqualTo("ex-1");
         assertThat(lines(witness)).containsExactly("2");
         Instant later = Instant.now();
-        assertThat(p.runs.heartbeat(job.id(), r.runId(), 1, "ghost", later.plusSeconds(3), later)).isFalse();
-        assertThat(p.runs.finish(job.id(), r.runId(), 1, "ghost", RunState.DEAD, 1, "late", null, later,
-                later.plusSeconds(60))).isFalse();
+        assertThat(p.runs.heartbeat(job.id(), r.runId(), 1, "ghost", later.plusSeconds(3), later))
+                .isFalse();
+        assertThat(p.runs.finish(
+                        job.id(), r.runId(), 1, "ghost", RunState.DEAD, 1, "late", null, later, later.plusSeconds(60)))
+                .isFalse();
         assertThat(onlyRun(job).state()).isEqualTo(RunState.SUCCEEDED);
     }
 
@@ -272,8 +321,13 @@ class ExecutorTest {
         executor("ex-1");
         Path witness = Fixture.witness(tmp);
         Instant due = Instant.now().plusSeconds(4);
-        JobView job = create("echo ran >> \"$WITNESS\"", new ScheduleSpec("once", due.toString(), null, null, null),
-                Map.of("WITNESS", witness.toString()), null, null, null);
+        JobView job = create(
+                "echo ran >> \"$WITNESS\"",
+                new ScheduleSpec("once", due.toString(), null, null, null),
+                Map.of("WITNESS", witness.toString()),
+                null,
+                null,
+                null);
         assertThat(stateOf(job)).as("sent at creation, delayed to its due time").isEqualTo(RunState.QUEUED);
 
         p.jobService.delete(OWNER, job.id());
@@ -284,7 +338,8 @@ class ExecutorTest {
         assertThat(r.error()).isEqualTo("job deleted");
         assertThat(r.attempt()).isZero();
         assertThat(Instant.now()).isAfterOrEqualTo(due);
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
+        await().during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(4))
                 .until(() -> Fixture.lines(witness).isEmpty());
         assertThat(Fixture.queueCounts(p).total()).isZero();
     }
@@ -294,19 +349,24 @@ class ExecutorTest {
         stack(fast().minInterval(Duration.ofSeconds(5)));
         executor("ex-1");
         Path witness = Fixture.witness(tmp);
-        JobView job = create("echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\"",
-                new ScheduleSpec("interval", null, "PT5S", null, null), Map.of("WITNESS", witness.toString()),
-                null, null, null);
+        JobView job = create(
+                "echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\"",
+                new ScheduleSpec("interval", null, "PT5S", null, null),
+                Map.of("WITNESS", witness.toString()),
+                null,
+                null,
+                null);
 
         await().atMost(Duration.ofSeconds(20)).until(() -> lines(witness).size() >= 2);
         p.jobService.delete(OWNER, job.id());
         Instant deletedAt = Instant.now();
 
         // A run claimed just before the delete may still finish; after that, nothing more runs.
-        await().atMost(Duration.ofSeconds(10)).until(() -> Fixture.runsOf(p, job.id()).stream()
-                .noneMatch(r -> r.state() == RunState.RUNNING));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> Fixture.runsOf(p, job.id()).stream().noneMatch(r -> r.state() == RunState.RUNNING));
         int ran = lines(witness).size();
-        await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(8))
+        await().during(Duration.ofSeconds(6))
+                .atMost(Duration.ofSeconds(8))
                 .until(() -> lines(witness).size() == ran);
 
         List<String> runIds = lines(witness);
@@ -328,8 +388,13 @@ class ExecutorTest {
         stack(fast());
         Path witness = Fixture.witness(tmp);
         Instant due = Instant.now().plusSeconds(4);
-        JobView job = create("echo ran >> \"$WITNESS\"", new ScheduleSpec("once", due.toString(), null, null, null),
-                Map.of("WITNESS", witness.toString()), null, null, null);
+        JobView job = create(
+                "echo ran >> \"$WITNESS\"",
+                new ScheduleSpec("once", due.toString(), null, null, null),
+                Map.of("WITNESS", witness.toString()),
+                null,
+                null,
+                null);
         Run queued = onlyRun(job);
         // A copy without any delay: the executor gets it about four seconds early.
         RunMessage m = new RunMessage(job.id(), queued.runId(), queued.scheduledAt());
@@ -354,11 +419,14 @@ class ExecutorTest {
         assertThat(storedBytes).hasSameSizeAs(registeredBytes);
         var binary = Fixture.register(p, OWNER, registeredBytes);
         // Bypasses the presigned checksum: someone with bucket access overwrote the object.
-        Fixture.s3().putObject(b -> b.bucket(p.resources.bucket()).key(ArtifactStore.binaryKey(OWNER, binary.sha256())),
-                software.amazon.awssdk.core.sync.RequestBody.fromBytes(storedBytes));
+        Fixture.s3()
+                .putObject(
+                        b -> b.bucket(p.resources.bucket()).key(ArtifactStore.binaryKey(OWNER, binary.sha256())),
+                        software.amazon.awssdk.core.sync.RequestBody.fromBytes(storedBytes));
 
-        JobView job = p.jobService.create(OWNER, new JobRequest("tampered", binary.id(), null,
-                Map.of("WITNESS", witness.toString()), NOW, null, 1));
+        JobView job = p.jobService.create(
+                OWNER,
+                new JobRequest("tampered", binary.id(), null, Map.of("WITNESS", witness.toString()), NOW, null, 1));
 
         await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job).terminal());
         Run r = onlyRun(job);
@@ -372,12 +440,19 @@ class ExecutorTest {
         stack(fast().logCapBytes(100));
         executor("ex-1");
 
-        JobView job = create("i=0\nwhile [ $i -lt 100 ]; do echo \"line $i of output\"; i=$((i+1)); done", NOW,
-                Map.of(), null, null, null);
+        JobView job = create(
+                "i=0\nwhile [ $i -lt 100 ]; do echo \"line $i of output\"; i=$((i+1)); done",
+                NOW,
+                Map.of(),
+                null,
+                null,
+                null);
 
         await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job) == RunState.SUCCEEDED);
         String log = p.jobService.log(OWNER, job.id(), onlyRun(job).runId());
-        assertThat(log).startsWith("line 0 of output").contains("[punctual: output truncated at 100 bytes]")
+        assertThat(log)
+                .startsWith("line 0 of output")
+                .contains("[punctual: output truncated at 100 bytes]")
                 .doesNotContain("line 99");
     }
 
@@ -386,9 +461,14 @@ class ExecutorTest {
         stack(fast().shutdownGrace(Duration.ofSeconds(1)));
         Path witness = Fixture.witness(tmp);
         ExecutorPool first = executor("ex-1");
-        JobView job = create("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n"
-                + "if [ \"$SCHEDULER_ATTEMPT\" = 1 ]; then sleep 30; fi", NOW,
-                Map.of("WITNESS", witness.toString()), null, null, 2);
+        JobView job = create(
+                "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n"
+                        + "if [ \"$SCHEDULER_ATTEMPT\" = 1 ]; then sleep 30; fi",
+                NOW,
+                Map.of("WITNESS", witness.toString()),
+                null,
+                null,
+                2);
         await().atMost(Duration.ofSeconds(10)).until(() -> lines(witness).size() == 1);
 
         first.close();

@@ -58,13 +58,13 @@ final class Fixture {
     /** Any well-formed sha256: jobs that are never executed do not need their binary's bytes. */
     static final String FAKE_SHA = "0".repeat(64);
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static DynamoDbClient dynamo;
     private static SqsClient sqs;
     private static S3Client s3;
 
-    private Fixture() {
-    }
+    private Fixture() {}
 
     static synchronized DynamoDbClient dynamo() {
         if (dynamo == null) {
@@ -119,8 +119,11 @@ final class Fixture {
     /** A client of the shared DynamoDB emulator whose calls fail, as if it were unreachable, when {@code fail} says. */
     static DynamoDbClient dynamoFailingWhen(Predicate<SdkRequest> fail) {
         var t = TestStack.aws().target();
-        return DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create()).endpointOverride(t.dynamodb())
-                .region(t.region()).credentialsProvider(t.credentials())
+        return DynamoDbClient.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .endpointOverride(t.dynamodb())
+                .region(t.region())
+                .credentialsProvider(t.credentials())
                 .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
                     @Override
                     public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
@@ -128,7 +131,8 @@ final class Fixture {
                             throw SdkClientException.create("injected: DynamoDB unreachable");
                         }
                     }
-                })).build();
+                }))
+                .build();
     }
 
     static Punctual stack(Settings settings, Clock clock) {
@@ -199,20 +203,62 @@ final class Fixture {
     static Job insertJob(Punctual p, ScheduleSpec spec, Instant firstAt, Instant now, int maxAttempts) {
         String jobId = Ids.next("job");
         Run run = Run.scheduled(jobId, RunIds.forOccurrence(firstAt), OWNER, firstAt, maxAttempts, now);
-        Job job = new Job(jobId, OWNER, "job", "bin_x", FAKE_SHA, List.of(), Map.of(), spec, 60, maxAttempts,
-                JobState.ACTIVE, 1, now, now, run.runId(), firstAt);
-        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run))).won()).isTrue();
+        Job job = new Job(
+                jobId,
+                OWNER,
+                "job",
+                "bin_x",
+                FAKE_SHA,
+                List.of(),
+                Map.of(),
+                spec,
+                60,
+                maxAttempts,
+                JobState.ACTIVE,
+                1,
+                now,
+                now,
+                run.runId(),
+                firstAt);
+        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run)))
+                        .won())
+                .isTrue();
         return job;
     }
 
     /** {@link #insertJob} with a firing policy; the pending run is the occurrence {@code firstAt}, unjittered. */
-    static Job insertJob(Punctual p, ScheduleSpec spec, Instant firstAt, Instant now, int maxAttempts,
-                         dev.punctual.core.firing.FiringPolicy firing) {
+    static Job insertJob(
+            Punctual p,
+            ScheduleSpec spec,
+            Instant firstAt,
+            Instant now,
+            int maxAttempts,
+            dev.punctual.core.firing.FiringPolicy firing) {
         String jobId = Ids.next("job");
         Run run = Run.scheduled(jobId, RunIds.forOccurrence(firstAt), OWNER, firstAt, maxAttempts, now);
-        Job job = new Job(jobId, OWNER, "job", "bin_x", FAKE_SHA, List.of(), Map.of(), spec, 60, maxAttempts,
-                JobState.ACTIVE, 1, now, now, run.runId(), firstAt, null, List.of(), firing);
-        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run))).won()).isTrue();
+        Job job = new Job(
+                jobId,
+                OWNER,
+                "job",
+                "bin_x",
+                FAKE_SHA,
+                List.of(),
+                Map.of(),
+                spec,
+                60,
+                maxAttempts,
+                JobState.ACTIVE,
+                1,
+                now,
+                now,
+                run.runId(),
+                firstAt,
+                null,
+                List.of(),
+                firing);
+        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run)))
+                        .won())
+                .isTrue();
         return job;
     }
 
@@ -221,9 +267,14 @@ final class Fixture {
     }
 
     static Map<String, AttributeValue> rawRun(Punctual p, String jobId, String runId) {
-        return dynamo().getItem(b -> b.tableName(p.resources.runs().name()).consistentRead(true)
-                .key(Map.of(Resources.JOB_ID, AttributeValue.fromS(jobId),
-                        Resources.RUN_ID, AttributeValue.fromS(runId)))).item();
+        return dynamo().getItem(b -> b.tableName(p.resources.runs().name())
+                        .consistentRead(true)
+                        .key(Map.of(
+                                Resources.JOB_ID,
+                                AttributeValue.fromS(jobId),
+                                Resources.RUN_ID,
+                                AttributeValue.fromS(runId))))
+                .item();
     }
 
     static Run run(Punctual p, String jobId, String runId) {
@@ -256,11 +307,14 @@ final class Fixture {
     }
 
     static QueueCounts queueCounts(Punctual p) {
-        Map<QueueAttributeName, String> a = sqs().getQueueAttributes(b -> b.queueUrl(p.queue.url()).attributeNames(
-                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED,
-                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)).attributes();
-        return new QueueCounts(Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)),
+        Map<QueueAttributeName, String> a = sqs().getQueueAttributes(b -> b.queueUrl(p.queue.url())
+                        .attributeNames(
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED,
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                .attributes();
+        return new QueueCounts(
+                Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)),
                 Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED)),
                 Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)));
     }

@@ -12,7 +12,6 @@ import dev.punctual.core.run.RunState;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.emulators.TestStack;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,14 +29,27 @@ class GracefulShutdownTest {
     Path tmp;
 
     private Punctual stack() {
-        return Fixture.stack(TestStack.isolatedSettings().lease(Duration.ofSeconds(20))
-                .heartbeat(Duration.ofSeconds(2)).shutdownGrace(Duration.ofSeconds(2)).build(), Clock.systemUTC());
+        return Fixture.stack(
+                TestStack.isolatedSettings()
+                        .lease(Duration.ofSeconds(20))
+                        .heartbeat(Duration.ofSeconds(2))
+                        .shutdownGrace(Duration.ofSeconds(2))
+                        .build(),
+                Clock.systemUTC());
     }
 
     private static JobView job(Punctual p, String script, Path witness) {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(script));
-        return p.jobService.create(OWNER, new JobRequest("drain", binaryId, null,
-                Map.of("WITNESS", witness.toString()), Fixture.once(java.time.Instant.now()), null, 2));
+        return p.jobService.create(
+                OWNER,
+                new JobRequest(
+                        "drain",
+                        binaryId,
+                        null,
+                        Map.of("WITNESS", witness.toString()),
+                        Fixture.once(java.time.Instant.now()),
+                        null,
+                        2));
     }
 
     @Test
@@ -45,13 +57,16 @@ class GracefulShutdownTest {
         Punctual p = stack();
         Path witness = Fixture.witness(tmp);
         // The first attempt outlives any grace period; the second succeeds at once.
-        JobView job = job(p, "echo \"start $SCHEDULER_ATTEMPT\" >> \"$WITNESS\";"
-                + " if [ \"$SCHEDULER_ATTEMPT\" = 1 ]; then sleep 120; fi; echo \"end $SCHEDULER_ATTEMPT\" >> \"$WITNESS\"",
+        JobView job = job(
+                p,
+                "echo \"start $SCHEDULER_ATTEMPT\" >> \"$WITNESS\";"
+                        + " if [ \"$SCHEDULER_ATTEMPT\" = 1 ]; then sleep 120; fi; echo \"end $SCHEDULER_ATTEMPT\" >> \"$WITNESS\"",
                 witness);
         String runId = Fixture.runsOf(p, job.id()).getFirst().runId();
         ExecutorPool first = p.startExecutor("ex-stopping", tmp.resolve("a"), 1);
-        await().atMost(Duration.ofSeconds(20)).until(() -> !Fixture.lines(witness).isEmpty()
-                && Fixture.lines(witness).contains("start 1"));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> !Fixture.lines(witness).isEmpty()
+                        && Fixture.lines(witness).contains("start 1"));
 
         long t = System.nanoTime();
         first.close();
@@ -63,13 +78,15 @@ class GracefulShutdownTest {
         assertThat(released.attempt()).isEqualTo(1);
         assertThat(released.leaseExpiry()).as("lease cleared").isNull();
         assertThat(Fixture.lines(witness)).containsExactly("start 1");
-        assertThat(took).as("grace period (2 s) plus the kill, not the binary's 120 s").isLessThan(Duration.ofSeconds(20));
+        assertThat(took)
+                .as("grace period (2 s) plus the kill, not the binary's 120 s")
+                .isLessThan(Duration.ofSeconds(20));
         System.out.println("[drain] close() returned after " + took.toMillis() + " ms");
 
         // Visible again at once (not after the 20 s lease): a second executor finishes it as attempt 2.
         try (ExecutorPool second = p.startExecutor("ex-next", tmp.resolve("b"), 1)) {
-            Run done = await().atMost(Duration.ofSeconds(15)).until(() -> Fixture.run(p, job.id(), runId),
-                    r -> r.state() == RunState.SUCCEEDED);
+            Run done = await().atMost(Duration.ofSeconds(15))
+                    .until(() -> Fixture.run(p, job.id(), runId), r -> r.state() == RunState.SUCCEEDED);
             assertThat(done.attempt()).isEqualTo(2);
             assertThat(done.leaseOwner()).isEqualTo("ex-next");
         }
@@ -83,7 +100,8 @@ class GracefulShutdownTest {
         JobView job = job(p, "echo start >> \"$WITNESS\"; sleep 1; echo end >> \"$WITNESS\"", witness);
         String runId = Fixture.runsOf(p, job.id()).getFirst().runId();
         ExecutorPool pool = p.startExecutor("ex-draining", tmp.resolve("a"), 1);
-        await().atMost(Duration.ofSeconds(20)).until(() -> !Fixture.lines(witness).isEmpty());
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> !Fixture.lines(witness).isEmpty());
 
         pool.close();
 

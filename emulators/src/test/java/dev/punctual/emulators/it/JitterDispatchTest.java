@@ -32,9 +32,21 @@ class JitterDispatchTest {
         Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
         assertThat(p.watermarks.advance(TimeBuckets.bucketOf(t0), t0)).isTrue();
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
-        JobView job = p.jobService.create(OWNER, new JobRequest("jittered", binaryId, null, null,
-                Fixture.interval(Duration.ofMinutes(1), t0.plus(Duration.ofMinutes(5))), null, null, null,
-                new JitterSpec(mode, "PT50S"), null, null, null));
+        JobView job = p.jobService.create(
+                OWNER,
+                new JobRequest(
+                        "jittered",
+                        binaryId,
+                        null,
+                        null,
+                        Fixture.interval(Duration.ofMinutes(1), t0.plus(Duration.ofMinutes(5))),
+                        null,
+                        null,
+                        null,
+                        new JitterSpec(mode, "PT50S"),
+                        null,
+                        null,
+                        null));
         for (int m = 1; m <= 25; m++) {
             clock.set(t0.plus(Duration.ofMinutes(m)));
             p.sweeper.sweep();
@@ -43,7 +55,8 @@ class JitterDispatchTest {
         assertThat(runs).hasSizeGreaterThan(20);
         for (int i = 0; i < runs.size(); i++) {
             Run r = runs.get(i);
-            assertThat(r.occurrence()).as("consecutive occurrences, none skipped or doubled")
+            assertThat(r.occurrence())
+                    .as("consecutive occurrences, none skipped or doubled")
                     .isEqualTo(t0.plus(Duration.ofMinutes(5 + i)));
             assertThat(r.scheduledAt()).isBetween(r.occurrence(), r.occurrence().plusSeconds(50));
         }
@@ -51,7 +64,8 @@ class JitterDispatchTest {
     }
 
     private static Set<Long> offsets(List<Run> runs) {
-        return runs.stream().map(r -> Duration.between(r.occurrence(), r.scheduledAt()).toMillis())
+        return runs.stream()
+                .map(r -> Duration.between(r.occurrence(), r.scheduledAt()).toMillis())
                 .collect(Collectors.toSet());
     }
 

@@ -30,8 +30,9 @@ class JobAndWatermarkRepositoryTest {
     }
 
     private boolean advance(Job job, String current, Instant next) {
-        return p.tx.write(List.of(p.jobs.advancePending(job.id(), current,
-                next == null ? null : RunIds.forOccurrence(next), next, now))).won();
+        return p.tx.write(List.of(p.jobs.advancePending(
+                        job.id(), current, next == null ? null : RunIds.forOccurrence(next), next, now)))
+                .won();
     }
 
     @Test
@@ -40,7 +41,9 @@ class JobAndWatermarkRepositoryTest {
         Instant next = now.plusSeconds(10);
 
         assertThat(advance(job, job.pendingRunId(), next)).isTrue();
-        assertThat(advance(job, job.pendingRunId(), next)).as("stale current run id").isFalse();
+        assertThat(advance(job, job.pendingRunId(), next))
+                .as("stale current run id")
+                .isFalse();
         assertThat(advance(job, job.pendingRunId(), now.plusSeconds(20))).isFalse();
 
         Job after = p.jobs.get(job.id()).orElseThrow();
@@ -64,7 +67,8 @@ class JobAndWatermarkRepositoryTest {
     @Test
     void advancePendingLosesOnADeletedJob() {
         Job job = intervalJob();
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, job.pendingRunId(), now))).won())
+        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, job.pendingRunId(), now)))
+                        .won())
                 .isTrue();
 
         assertThat(advance(job, job.pendingRunId(), now.plusSeconds(10))).isFalse();
@@ -75,23 +79,33 @@ class JobAndWatermarkRepositoryTest {
     void markDeletedLosesOnAWrongExpectedPendingRunOrOwnerAndWinsOnTheRightOne() {
         Job job = intervalJob();
 
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER,
-                RunIds.forOccurrence(now.plusSeconds(10)), now))).won()).as("wrong pending").isFalse();
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, null, now))).won())
-                .as("expects no pending, has one").isFalse();
+        assertThat(p.tx.write(List.of(p.jobs.markDeleted(
+                                job.id(), Fixture.OWNER, RunIds.forOccurrence(now.plusSeconds(10)), now)))
+                        .won())
+                .as("wrong pending")
+                .isFalse();
+        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, null, now)))
+                        .won())
+                .as("expects no pending, has one")
+                .isFalse();
         assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), "someone-else", job.pendingRunId(), now)))
-                .won()).as("other owner").isFalse();
+                        .won())
+                .as("other owner")
+                .isFalse();
         assertThat(p.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
 
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, job.pendingRunId(), now))).won())
+        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, job.pendingRunId(), now)))
+                        .won())
                 .isTrue();
         Job deleted = p.jobs.get(job.id()).orElseThrow();
         assertThat(deleted.state()).isEqualTo(JobState.DELETED);
         assertThat(deleted.version()).isEqualTo(2);
         assertThat(deleted.pendingRunId()).isNull();
 
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, null, now))).won())
-                .as("already deleted").isFalse();
+        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, null, now)))
+                        .won())
+                .as("already deleted")
+                .isFalse();
     }
 
     @Test

@@ -51,8 +51,7 @@ class JobServiceTest {
 
     /** Creating {@code req} fails with 422 naming exactly {@code fields}, and nothing was written anywhere. */
     private ValidationException rejected(JobRequest req, String... fields) {
-        ValidationException e = catchThrowableOfType(ValidationException.class,
-                () -> p.jobService.create(OWNER, req));
+        ValidationException e = catchThrowableOfType(ValidationException.class, () -> p.jobService.create(OWNER, req));
         assertThat(e).as("expected a ValidationException").isNotNull();
         assertThat(e.status()).isEqualTo(422);
         assertThat(e.errors()).extracting(FieldError::field).containsExactlyInAnyOrder(fields);
@@ -93,8 +92,12 @@ class JobServiceTest {
         env.put("aws_secret_access_key", "3");
         env.put("FINE", "ok");
 
-        ValidationException e = rejected(request(binaryId, env, null, null),
-                "env.AWS_X", "env.LD_PRELOAD", "env.SCHEDULER_Y", "env.aws_secret_access_key");
+        ValidationException e = rejected(
+                request(binaryId, env, null, null),
+                "env.AWS_X",
+                "env.LD_PRELOAD",
+                "env.SCHEDULER_Y",
+                "env.aws_secret_access_key");
 
         assertThat(e.errors()).allSatisfy(f -> assertThat(f.message()).contains("reserved"));
     }
@@ -112,8 +115,14 @@ class JobServiceTest {
 
     @Test
     void everyProblemIsReportedAtOnce() {
-        JobRequest req = new JobRequest(" ", null, null, Map.of("LD_LIBRARY_PATH", "/x"),
-                new ScheduleSpec("interval", null, "PT1S", null, null), 0, 0);
+        JobRequest req = new JobRequest(
+                " ",
+                null,
+                null,
+                Map.of("LD_LIBRARY_PATH", "/x"),
+                new ScheduleSpec("interval", null, "PT1S", null, null),
+                0,
+                0);
 
         rejected(req, "name", "binaryId", "env.LD_LIBRARY_PATH", "timeoutSeconds", "maxAttempts", "schedule.every");
     }
@@ -125,20 +134,24 @@ class JobServiceTest {
         assertThat(job.state()).isEqualTo("ACTIVE");
         assertThat(job.timeoutSeconds()).isEqualTo(30);
         assertThat(job.maxAttempts()).isEqualTo(2);
-        assertThat(job.nextRunAt()).isEqualTo(clock.instant().plus(Duration.ofDays(1)).toString());
-        assertThat(p.jobService.runs(OWNER, job.id(), null, null).items()).singleElement()
+        assertThat(job.nextRunAt())
+                .isEqualTo(clock.instant().plus(Duration.ofDays(1)).toString());
+        assertThat(p.jobService.runs(OWNER, job.id(), null, null).items())
+                .singleElement()
                 .satisfies(r -> assertThat(r.state()).isEqualTo(RunState.SCHEDULED.name()));
         // Beyond the lookahead: nothing sent yet.
         assertThat(Fixture.queueCounts(p).total()).isZero();
-        assertThat(catchThrowableOfType(NotFoundException.class,
-                () -> p.jobService.get("someone-else", job.id()))).isNotNull();
+        assertThat(catchThrowableOfType(NotFoundException.class, () -> p.jobService.get("someone-else", job.id())))
+                .isNotNull();
     }
 
     @Test
     void listingJobsPaginatesOldestFirstAcrossThreePagesAndSeesOnlyTheOwnersJobs() {
         List<String> created = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
-            created.add(p.jobService.create(OWNER, request(binaryId, null, null, null)).id());
+            created.add(p.jobService
+                    .create(OWNER, request(binaryId, null, null, null))
+                    .id());
             clock.advance(Duration.ofSeconds(1));
         }
         String theirBinary = Fixture.uploadBinary(p, "someone-else", Fixture.script("echo theirs"));
@@ -163,8 +176,8 @@ class JobServiceTest {
 
     @Test
     void aCursorThatWasNotIssuedIsRejectedWith400() {
-        ValidationException e = catchThrowableOfType(ValidationException.class,
-                () -> p.jobService.list(OWNER, 3, "bm90LWEtY3Vyc29y"));
+        ValidationException e =
+                catchThrowableOfType(ValidationException.class, () -> p.jobService.list(OWNER, 3, "bm90LWEtY3Vyc29y"));
         assertThat(e.status()).isEqualTo(400);
         assertThat(e.errors()).extracting(FieldError::field).containsExactly("cursor");
     }
@@ -172,8 +185,16 @@ class JobServiceTest {
     @Test
     void runsAreListedNewestFirstAcrossPages() {
         // Every 10 s: creation dispatches every occurrence within the two-minute lookahead and leaves one pending.
-        JobView job = p.jobService.create(OWNER, new JobRequest("every ten", binaryId, null, null,
-                new ScheduleSpec("interval", null, "PT10S", null, null), null, null));
+        JobView job = p.jobService.create(
+                OWNER,
+                new JobRequest(
+                        "every ten",
+                        binaryId,
+                        null,
+                        null,
+                        new ScheduleSpec("interval", null, "PT10S", null, null),
+                        null,
+                        null));
 
         List<RunView> all = new ArrayList<>();
         String cursor = null;
@@ -188,12 +209,14 @@ class JobServiceTest {
 
         assertThat(all).hasSize(14);
         assertThat(pages).isEqualTo(3);
-        assertThat(all).extracting(RunView::runId).doesNotHaveDuplicates()
+        assertThat(all)
+                .extracting(RunView::runId)
+                .doesNotHaveDuplicates()
                 .isSortedAccordingTo(Comparator.reverseOrder());
-        assertThat(all).extracting(r -> Instant.parse(r.scheduledAt()))
-                .isSortedAccordingTo(Comparator.reverseOrder());
+        assertThat(all).extracting(r -> Instant.parse(r.scheduledAt())).isSortedAccordingTo(Comparator.reverseOrder());
         assertThat(all.get(0).state()).isEqualTo(RunState.SCHEDULED.name());
-        assertThat(all.subList(1, all.size())).allSatisfy(r -> assertThat(r.state()).isEqualTo("QUEUED"));
+        assertThat(all.subList(1, all.size()))
+                .allSatisfy(r -> assertThat(r.state()).isEqualTo("QUEUED"));
         assertThat(job.nextRunAt()).isNotNull();
     }
 }

@@ -56,16 +56,23 @@ class LifecycleTest {
     }
 
     private Punctual realTimeStackWithExecutor() {
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().lease(Duration.ofSeconds(6))
-                .heartbeat(Duration.ofSeconds(2)).shutdownGrace(Duration.ofSeconds(2)).build(), Clock.systemUTC());
+        Punctual p = Fixture.stack(
+                TestStack.isolatedSettings()
+                        .lease(Duration.ofSeconds(6))
+                        .heartbeat(Duration.ofSeconds(2))
+                        .shutdownGrace(Duration.ofSeconds(2))
+                        .build(),
+                Clock.systemUTC());
         pools.add(p.startExecutor("ex-1", tmp.resolve("ex-1"), 1));
         return p;
     }
 
     private static JobView createWithWitness(Punctual p, ScheduleSpec schedule, Path witness) {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\""));
-        return p.jobService.create(OWNER, new JobRequest("lifecycle", binaryId, null,
-                Map.of("WITNESS", witness.toString()), schedule, null, null));
+        return p.jobService.create(
+                OWNER,
+                new JobRequest(
+                        "lifecycle", binaryId, null, Map.of("WITNESS", witness.toString()), schedule, null, null));
     }
 
     @Test
@@ -73,8 +80,7 @@ class LifecycleTest {
         Punctual p = realTimeStackWithExecutor();
         Path witness = Fixture.witness(tmp);
         Instant start = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
-        JobView job = createWithWitness(p, new ScheduleSpec("interval", null, "PT1H", start.toString(), null),
-                witness);
+        JobView job = createWithWitness(p, new ScheduleSpec("interval", null, "PT1H", start.toString(), null), witness);
         Job before = p.jobs.get(job.id()).orElseThrow();
 
         Instant triggeredAt = Instant.now();
@@ -83,8 +89,8 @@ class LifecycleTest {
         assertThat(triggered.runId()).matches("\\d{8}T\\d{6}\\.\\d{3}Z-t[0-9a-f]{6}");
         assertThat(triggered.state()).as("dispatched at once").isIn("QUEUED", "RUNNING", "SUCCEEDED");
         assertThat(Instant.parse(triggered.scheduledAt())).isBetween(triggeredAt.minusMillis(1), Instant.now());
-        await().atMost(Duration.ofSeconds(15)).until(() -> Fixture.run(p, job.id(), triggered.runId()).state()
-                == RunState.SUCCEEDED);
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> Fixture.run(p, job.id(), triggered.runId()).state() == RunState.SUCCEEDED);
         assertThat(lines(witness)).containsExactly(triggered.runId());
         Job after = p.jobs.get(job.id()).orElseThrow();
         assertThat(after.pendingRunId()).isEqualTo(before.pendingRunId()).isEqualTo(RunIds.forOccurrence(start));
@@ -101,11 +107,12 @@ class LifecycleTest {
         Punctual p = realTimeStackWithExecutor();
         Path witness = Fixture.witness(tmp);
         Instant due = Instant.now().plusSeconds(6).truncatedTo(ChronoUnit.SECONDS);
-        JobView job = createWithWitness(p, new ScheduleSpec("interval", null, "PT1H", due.toString(), null),
-                witness);
+        JobView job = createWithWitness(p, new ScheduleSpec("interval", null, "PT1H", due.toString(), null), witness);
         String queued = RunIds.forOccurrence(due);
         String pending = RunIds.forOccurrence(due.plus(Duration.ofHours(1)));
-        assertThat(Fixture.run(p, job.id(), queued).state()).as("sent at creation").isEqualTo(RunState.QUEUED);
+        assertThat(Fixture.run(p, job.id(), queued).state())
+                .as("sent at creation")
+                .isEqualTo(RunState.QUEUED);
         assertThat(p.jobs.get(job.id()).orElseThrow().pendingRunId()).isEqualTo(pending);
 
         Instant before = Instant.now();
@@ -121,8 +128,8 @@ class LifecycleTest {
         assertThat(cancelled.error()).isEqualTo("job paused");
 
         // The queued run's message arrives at its due time; the claim sees a paused job and cancels the run.
-        await().atMost(Duration.ofSeconds(15)).until(() -> Fixture.run(p, job.id(), queued).state()
-                == RunState.CANCELLED);
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> Fixture.run(p, job.id(), queued).state() == RunState.CANCELLED);
         Run r = Fixture.run(p, job.id(), queued);
         assertThat(r.error()).isEqualTo("job paused");
         assertThat(r.attempt()).isZero();
@@ -151,8 +158,12 @@ class LifecycleTest {
         Instant t0 = Instant.now().minus(Duration.ofHours(10)).truncatedTo(ChronoUnit.SECONDS);
         SettableClock clock = new SettableClock(t0);
         Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofHours(1), t0.plus(Duration.ofHours(1))),
-                t0.plus(Duration.ofHours(1)), t0, 3);
+        Job job = Fixture.insertJob(
+                p,
+                Fixture.interval(Duration.ofHours(1), t0.plus(Duration.ofHours(1))),
+                t0.plus(Duration.ofHours(1)),
+                t0,
+                3);
         clock.set(t0.plus(Duration.ofMinutes(30)));
         assertThat(p.lifecycle.pause(OWNER, job.id()).state()).isEqualTo("PAUSED");
         clock.set(t0.plus(Duration.ofHours(5)).plus(Duration.ofMinutes(30)));
@@ -165,8 +176,11 @@ class LifecycleTest {
         assertThat(resumed.nextRunAt()).isEqualTo(s.at(6).toString());
         Job job = s.p().jobs.get(s.job().id()).orElseThrow();
         assertThat(job.pendingRunId()).isEqualTo(s.runId(6));
-        assertThat(Fixture.runsOf(s.p(), s.job().id()).stream().filter(r -> r.state() == RunState.SCHEDULED)
-                .map(Run::runId)).as("exactly one pending run").containsExactly(s.runId(6));
+        assertThat(Fixture.runsOf(s.p(), s.job().id()).stream()
+                        .filter(r -> r.state() == RunState.SCHEDULED)
+                        .map(Run::runId))
+                .as("exactly one pending run")
+                .containsExactly(s.runId(6));
     }
 
     @Test
@@ -176,9 +190,11 @@ class LifecycleTest {
         JobView resumed = s.p().lifecycle.resume(OWNER, s.job().id(), new ResumeRequest("skip"));
 
         assertResumedWithPending(s, resumed);
-        assertThat(Fixture.runsOf(s.p(), s.job().id())).extracting(Run::runId, Run::state).containsExactly(
-                org.assertj.core.groups.Tuple.tuple(s.runId(1), RunState.CANCELLED),
-                org.assertj.core.groups.Tuple.tuple(s.runId(6), RunState.SCHEDULED));
+        assertThat(Fixture.runsOf(s.p(), s.job().id()))
+                .extracting(Run::runId, Run::state)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(s.runId(1), RunState.CANCELLED),
+                        org.assertj.core.groups.Tuple.tuple(s.runId(6), RunState.SCHEDULED));
         assertThat(Fixture.queueCounts(s.p()).total()).isZero();
     }
 
@@ -189,10 +205,12 @@ class LifecycleTest {
         JobView resumed = s.p().lifecycle.resume(OWNER, s.job().id(), new ResumeRequest("latest"));
 
         assertResumedWithPending(s, resumed);
-        assertThat(Fixture.runsOf(s.p(), s.job().id())).extracting(Run::runId, Run::state).containsExactly(
-                org.assertj.core.groups.Tuple.tuple(s.runId(1), RunState.CANCELLED),
-                org.assertj.core.groups.Tuple.tuple(s.runId(5), RunState.QUEUED),
-                org.assertj.core.groups.Tuple.tuple(s.runId(6), RunState.SCHEDULED));
+        assertThat(Fixture.runsOf(s.p(), s.job().id()))
+                .extracting(Run::runId, Run::state)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(s.runId(1), RunState.CANCELLED),
+                        org.assertj.core.groups.Tuple.tuple(s.runId(5), RunState.QUEUED),
+                        org.assertj.core.groups.Tuple.tuple(s.runId(6), RunState.SCHEDULED));
         assertThat(Fixture.receiveVisible(s.p())).extracting(RunMessage::runId).containsExactly(s.runId(5));
     }
 
@@ -205,13 +223,17 @@ class LifecycleTest {
         assertResumedWithPending(s, resumed);
         List<String> missed = IntStream.rangeClosed(1, 5).mapToObj(s::runId).toList();
         List<Run> runs = Fixture.runsOf(s.p(), s.job().id());
-        assertThat(runs).extracting(Run::runId).containsExactlyElementsOf(
-                java.util.stream.Stream.concat(missed.stream(), java.util.stream.Stream.of(s.runId(6))).toList());
+        assertThat(runs)
+                .extracting(Run::runId)
+                .containsExactlyElementsOf(
+                        java.util.stream.Stream.concat(missed.stream(), java.util.stream.Stream.of(s.runId(6)))
+                                .toList());
         assertThat(runs.subList(0, 5)).allSatisfy(r -> {
             assertThat(r.state()).isEqualTo(RunState.QUEUED);
             assertThat(r.error()).isNull();
         });
-        assertThat(Fixture.receiveVisible(s.p())).extracting(RunMessage::runId)
+        assertThat(Fixture.receiveVisible(s.p()))
+                .extracting(RunMessage::runId)
                 .containsExactlyInAnyOrderElementsOf(missed);
     }
 
@@ -220,8 +242,12 @@ class LifecycleTest {
         Instant t0 = Instant.now().minus(Duration.ofHours(10)).truncatedTo(ChronoUnit.SECONDS);
         SettableClock clock = new SettableClock(t0);
         Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofHours(1), t0.plus(Duration.ofHours(1))),
-                t0.plus(Duration.ofHours(1)), t0, 3);
+        Job job = Fixture.insertJob(
+                p,
+                Fixture.interval(Duration.ofHours(1), t0.plus(Duration.ofHours(1))),
+                t0.plus(Duration.ofHours(1)),
+                t0,
+                3);
         // Paused 10 s after its pending run was due, which no sweep has sent yet.
         clock.set(t0.plus(Duration.ofHours(1)).plusSeconds(10));
         JobView paused = p.lifecycle.pause(OWNER, job.id());
@@ -231,12 +257,15 @@ class LifecycleTest {
         p.lifecycle.resume(OWNER, job.id(), new ResumeRequest("all"));
 
         List<String> expected = IntStream.rangeClosed(1, 4)
-                .mapToObj(h -> RunIds.forOccurrence(t0.plus(Duration.ofHours(h)))).toList();
-        assertThat(Fixture.runsOf(p, job.id())).extracting(Run::runId, Run::state).containsExactly(
-                org.assertj.core.groups.Tuple.tuple(expected.get(0), RunState.QUEUED),
-                org.assertj.core.groups.Tuple.tuple(expected.get(1), RunState.QUEUED),
-                org.assertj.core.groups.Tuple.tuple(expected.get(2), RunState.QUEUED),
-                org.assertj.core.groups.Tuple.tuple(expected.get(3), RunState.SCHEDULED));
+                .mapToObj(h -> RunIds.forOccurrence(t0.plus(Duration.ofHours(h))))
+                .toList();
+        assertThat(Fixture.runsOf(p, job.id()))
+                .extracting(Run::runId, Run::state)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(expected.get(0), RunState.QUEUED),
+                        org.assertj.core.groups.Tuple.tuple(expected.get(1), RunState.QUEUED),
+                        org.assertj.core.groups.Tuple.tuple(expected.get(2), RunState.QUEUED),
+                        org.assertj.core.groups.Tuple.tuple(expected.get(3), RunState.SCHEDULED));
         assertThat(p.jobs.get(job.id()).orElseThrow().pendingRunId()).isEqualTo(expected.get(3));
     }
 
@@ -245,8 +274,8 @@ class LifecycleTest {
         Instant t0 = Instant.now().minus(Duration.ofHours(2)).truncatedTo(ChronoUnit.SECONDS);
         SettableClock clock = new SettableClock(t0);
         Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofSeconds(5), t0.plusSeconds(5)),
-                t0.plusSeconds(5), t0, 3);
+        Job job = Fixture.insertJob(
+                p, Fixture.interval(Duration.ofSeconds(5), t0.plusSeconds(5)), t0.plusSeconds(5), t0, 3);
         clock.set(t0.plusSeconds(1));
         p.lifecycle.pause(OWNER, job.id());
         // Occurrences t0 + 5 s … t0 + 1000 s were missed (200); t0 + 1005 s is next.
@@ -255,12 +284,15 @@ class LifecycleTest {
         JobView resumed = p.lifecycle.resume(OWNER, job.id(), new ResumeRequest("ALL"));
 
         assertThat(resumed.state()).isEqualTo("ACTIVE");
-        assertThat(Fixture.run(p, job.id(), RunIds.forOccurrence(t0.plusSeconds(1005))).state())
+        assertThat(Fixture.run(p, job.id(), RunIds.forOccurrence(t0.plusSeconds(1005)))
+                        .state())
                 .as("the first future occurrence became the pending run, due within the lookahead: sent")
                 .isEqualTo(RunState.QUEUED);
         List<Run> runs = Fixture.runsOf(p, job.id());
-        List<Run> caughtUp = runs.stream().filter(r -> r.scheduledAt().isBefore(t0.plusSeconds(1002)))
-                .filter(r -> r.state() == RunState.QUEUED).toList();
+        List<Run> caughtUp = runs.stream()
+                .filter(r -> r.scheduledAt().isBefore(t0.plusSeconds(1002)))
+                .filter(r -> r.state() == RunState.QUEUED)
+                .toList();
         assertThat(caughtUp).hasSize(JobLifecycle.MAX_CATCH_UP);
         assertThat(caughtUp.getFirst().scheduledAt()).isEqualTo(t0.plusSeconds(505));
         assertThat(caughtUp.getLast().scheduledAt()).isEqualTo(t0.plusSeconds(1000));
@@ -269,8 +301,10 @@ class LifecycleTest {
         Job after = p.jobs.get(job.id()).orElseThrow();
         assertThat(runs.stream().filter(r -> r.state() == RunState.SCHEDULED).map(Run::runId))
                 .containsExactly(after.pendingRunId());
-        assertThat(runs).filteredOn(r -> r.scheduledAt().isBefore(t0.plusSeconds(505)))
-                .extracting(Run::runId).containsExactly(RunIds.forOccurrence(t0.plusSeconds(5)));
+        assertThat(runs)
+                .filteredOn(r -> r.scheduledAt().isBefore(t0.plusSeconds(505)))
+                .extracting(Run::runId)
+                .containsExactly(RunIds.forOccurrence(t0.plusSeconds(5)));
     }
 
     @Test
@@ -280,8 +314,8 @@ class LifecycleTest {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             for (int round = 0; round < 5; round++) {
-                Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofMinutes(1), now.plusSeconds(5)),
-                        now.plusSeconds(5), now, 3);
+                Job job = Fixture.insertJob(
+                        p, Fixture.interval(Duration.ofMinutes(1), now.plusSeconds(5)), now.plusSeconds(5), now, 3);
                 CountDownLatch go = new CountDownLatch(1);
                 Future<?> sweep = pool.submit(() -> {
                     go.await();
@@ -300,8 +334,11 @@ class LifecycleTest {
 
                 assertThat(resumed.state()).isEqualTo("ACTIVE");
                 Job after = p.jobs.get(job.id()).orElseThrow();
-                assertThat(Fixture.runsOf(p, job.id()).stream().filter(r -> r.state() == RunState.SCHEDULED)
-                        .map(Run::runId)).as("round %d", round).containsExactly(after.pendingRunId());
+                assertThat(Fixture.runsOf(p, job.id()).stream()
+                                .filter(r -> r.state() == RunState.SCHEDULED)
+                                .map(Run::runId))
+                        .as("round %d", round)
+                        .containsExactly(after.pendingRunId());
             }
         } finally {
             pool.shutdownNow();
@@ -312,34 +349,48 @@ class LifecycleTest {
     void refusalsAnswerConflictOrNotFoundAndWriteNothing() {
         Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(now));
-        Job active = Fixture.insertJob(p, Fixture.interval(Duration.ofHours(1), now.plus(Duration.ofHours(1))),
-                now.plus(Duration.ofHours(1)), now, 3);
+        Job active = Fixture.insertJob(
+                p,
+                Fixture.interval(Duration.ofHours(1), now.plus(Duration.ofHours(1))),
+                now.plus(Duration.ofHours(1)),
+                now,
+                3);
 
         assertThatThrownBy(() -> p.lifecycle.resume(OWNER, active.id(), null))
-                .isInstanceOf(ConflictException.class).hasMessageContaining("ACTIVE");
+                .isInstanceOf(ConflictException.class)
+                .hasMessageContaining("ACTIVE");
         assertThatThrownBy(() -> p.lifecycle.resume(OWNER, active.id(), new ResumeRequest("some")))
                 .isInstanceOf(ValidationException.class)
                 .satisfies(e -> assertThat(((ValidationException) e).status()).isEqualTo(422))
-                .satisfies(e -> assertThat(((ValidationException) e).errors().getFirst().field())
+                .satisfies(e -> assertThat(
+                                ((ValidationException) e).errors().getFirst().field())
                         .isEqualTo("catchUp"));
 
         JobView paused = p.lifecycle.pause(OWNER, active.id());
         JobView again = p.lifecycle.pause(OWNER, active.id());
         assertThat(again).as("pausing a paused job changes nothing").isEqualTo(paused);
         assertThatThrownBy(() -> p.lifecycle.trigger(OWNER, active.id()))
-                .isInstanceOf(ConflictException.class).hasMessageContaining("PAUSED");
+                .isInstanceOf(ConflictException.class)
+                .hasMessageContaining("PAUSED");
         assertThat(Fixture.runsOf(p, active.id())).hasSize(1);
 
         p.jobService.delete(OWNER, active.id());
         assertThatThrownBy(() -> p.lifecycle.resume(OWNER, active.id(), null))
-                .isInstanceOf(ConflictException.class).hasMessageContaining("DELETED");
-        Job deleted = Fixture.insertJob(p, Fixture.interval(Duration.ofHours(1), now.plus(Duration.ofHours(1))),
-                now.plus(Duration.ofHours(1)), now, 3);
+                .isInstanceOf(ConflictException.class)
+                .hasMessageContaining("DELETED");
+        Job deleted = Fixture.insertJob(
+                p,
+                Fixture.interval(Duration.ofHours(1), now.plus(Duration.ofHours(1))),
+                now.plus(Duration.ofHours(1)),
+                now,
+                3);
         p.jobService.delete(OWNER, deleted.id());
         assertThatThrownBy(() -> p.lifecycle.pause(OWNER, deleted.id()))
-                .isInstanceOf(ConflictException.class).hasMessageContaining("DELETED");
+                .isInstanceOf(ConflictException.class)
+                .hasMessageContaining("DELETED");
         assertThatThrownBy(() -> p.lifecycle.trigger(OWNER, deleted.id()))
-                .isInstanceOf(ConflictException.class).hasMessageContaining("DELETED");
+                .isInstanceOf(ConflictException.class)
+                .hasMessageContaining("DELETED");
         assertThat(Fixture.runsOf(p, deleted.id())).hasSize(1);
         assertThat(p.jobs.get(deleted.id()).orElseThrow().state()).isEqualTo(JobState.DELETED);
 

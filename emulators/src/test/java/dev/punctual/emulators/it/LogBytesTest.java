@@ -43,16 +43,23 @@ class LogBytesTest {
 
     @Test
     void invalidUtf8AndACharacterCutByTheCapReadAsTextWithReplacementCharacters() {
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().logCapBytes(CAP).lease(Duration.ofSeconds(6))
-                .heartbeat(Duration.ofSeconds(2)).shutdownGrace(Duration.ofSeconds(2)).build(), Clock.systemUTC());
+        Punctual p = Fixture.stack(
+                TestStack.isolatedSettings()
+                        .logCapBytes(CAP)
+                        .lease(Duration.ofSeconds(6))
+                        .heartbeat(Duration.ofSeconds(2))
+                        .shutdownGrace(Duration.ofSeconds(2))
+                        .build(),
+                Clock.systemUTC());
         pool = p.startExecutor("ex-1", tmp.resolve("ex-1"), 1);
         // Octal escapes: /bin/sh may be dash, whose printf has no \x.
         JobView invalid = create(p, "printf 'a\\377\\376b\\n'");
         // 15 ASCII bytes, then "é" (\303\251): the 16-byte cap falls between its two bytes.
         JobView cut = create(p, "printf '123456789012345\\303\\251 and more\\n'");
 
-        await().atMost(Duration.ofSeconds(15)).until(() -> onlyRun(p, invalid).state() == RunState.SUCCEEDED
-                && onlyRun(p, cut).state() == RunState.SUCCEEDED);
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> onlyRun(p, invalid).state() == RunState.SUCCEEDED
+                        && onlyRun(p, cut).state() == RunState.SUCCEEDED);
 
         assertThat(p.jobService.log(OWNER, invalid.id(), onlyRun(p, invalid).runId()))
                 .isEqualTo("a\uFFFD\uFFFDb\n");

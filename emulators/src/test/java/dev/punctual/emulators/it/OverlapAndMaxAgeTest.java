@@ -56,7 +56,10 @@ class OverlapAndMaxAgeTest {
         for (String l : lines) {
             String[] f = l.split(" ");
             if (f[0].equals("start")) {
-                String end = lines.stream().filter(x -> x.startsWith("end " + f[1] + " ")).findFirst().orElseThrow();
+                String end = lines.stream()
+                        .filter(x -> x.startsWith("end " + f[1] + " "))
+                        .findFirst()
+                        .orElseThrow();
                 out.add(new Span(f[1], Long.parseLong(f[2]), Long.parseLong(end.split(" ")[2])));
             }
         }
@@ -65,22 +68,45 @@ class OverlapAndMaxAgeTest {
 
     /** Two triggered runs of a job with the given overlap policy, each sleeping 3 s; both settled. */
     private List<RunView> twoRunsAtOnce(String overlap, Path witness) {
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().lease(Duration.ofSeconds(6))
-                .heartbeat(Duration.ofSeconds(2)).shutdownGrace(Duration.ofSeconds(2)).build(), Clock.systemUTC());
+        Punctual p = Fixture.stack(
+                TestStack.isolatedSettings()
+                        .lease(Duration.ofSeconds(6))
+                        .heartbeat(Duration.ofSeconds(2))
+                        .shutdownGrace(Duration.ofSeconds(2))
+                        .build(),
+                Clock.systemUTC());
         pools.add(p.startExecutor("ex-1", tmp.resolve("ex-1"), 1));
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(
-                "echo \"start $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"; sleep 3;"
+        String binaryId = Fixture.uploadBinary(
+                p,
+                OWNER,
+                Fixture.script("echo \"start $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"; sleep 3;"
                         + " echo \"end $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\""));
         Instant later = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
-        JobView job = p.jobService.create(OWNER, new JobRequest("overlap", binaryId, null,
-                Map.of("WITNESS", witness.toString()), Fixture.once(later), null, null, null, null, null, overlap,
-                null));
+        JobView job = p.jobService.create(
+                OWNER,
+                new JobRequest(
+                        "overlap",
+                        binaryId,
+                        null,
+                        Map.of("WITNESS", witness.toString()),
+                        Fixture.once(later),
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        overlap,
+                        null));
         assertThat(job.overlap()).isEqualTo(overlap);
         RunView a = p.lifecycle.trigger(OWNER, job.id());
         RunView b = p.lifecycle.trigger(OWNER, job.id());
-        await().atMost(Duration.ofSeconds(40)).until(() -> List.of(a, b).stream()
-                .allMatch(r -> Fixture.run(p, job.id(), r.runId()).state().terminal()));
-        return List.of(a, b).stream().map(r -> RunView.of(Fixture.run(p, job.id(), r.runId()))).toList();
+        await().atMost(Duration.ofSeconds(40))
+                .until(() -> List.of(a, b).stream()
+                        .allMatch(
+                                r -> Fixture.run(p, job.id(), r.runId()).state().terminal()));
+        return List.of(a, b).stream()
+                .map(r -> RunView.of(Fixture.run(p, job.id(), r.runId())))
+                .toList();
     }
 
     @Test
@@ -100,9 +126,16 @@ class OverlapAndMaxAgeTest {
         List<RunView> runs = twoRunsAtOnce("forbid", witness);
 
         assertThat(runs).extracting(RunView::state).containsExactlyInAnyOrder("SUCCEEDED", "SKIPPED");
-        RunView ran = runs.stream().filter(r -> r.state().equals("SUCCEEDED")).findFirst().orElseThrow();
-        RunView skipped = runs.stream().filter(r -> r.state().equals("SKIPPED")).findFirst().orElseThrow();
-        assertThat(skipped.error()).isEqualTo("run " + ran.runId() + " of this job was still running (overlap: forbid)");
+        RunView ran = runs.stream()
+                .filter(r -> r.state().equals("SUCCEEDED"))
+                .findFirst()
+                .orElseThrow();
+        RunView skipped = runs.stream()
+                .filter(r -> r.state().equals("SKIPPED"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(skipped.error())
+                .isEqualTo("run " + ran.runId() + " of this job was still running (overlap: forbid)");
         assertThat(skipped.attempt()).as("never started").isZero();
         assertThat(spans(witness)).extracting(Span::runId).containsExactly(ran.runId());
     }
@@ -132,12 +165,14 @@ class OverlapAndMaxAgeTest {
         Punctual now = Fixture.stack(settings, Clock.systemUTC());
         pools.add(now.startExecutor("ex-late", tmp.resolve("ex-late"), 1));
 
-        Run dead = await().atMost(Duration.ofSeconds(20)).until(() -> Fixture.run(now, job.id(), job.pendingRunId()),
-                r -> r.state() == RunState.DEAD);
+        Run dead = await().atMost(Duration.ofSeconds(20))
+                .until(() -> Fixture.run(now, job.id(), job.pendingRunId()), r -> r.state() == RunState.DEAD);
         assertThat(dead.attempt()).as("never started").isZero();
         assertThat(dead.error()).isEqualTo("not started within maxRunAge PT24H of becoming due at " + t0);
-        assertThat(now.deadLetters.list(OWNER, "DEAD", null, null).items()).extracting(RunView::runId)
+        assertThat(now.deadLetters.list(OWNER, "DEAD", null, null).items())
+                .extracting(RunView::runId)
                 .containsExactly(job.pendingRunId());
-        await().atMost(Duration.ofSeconds(10)).until(() -> Fixture.queueCounts(now).total() == 0);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> Fixture.queueCounts(now).total() == 0);
     }
 }

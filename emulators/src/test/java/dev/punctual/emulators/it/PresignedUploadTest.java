@@ -60,8 +60,8 @@ class PresignedUploadTest {
         byte[] bytes = Fixture.script("echo hello");
         BinaryView v = Fixture.register(p, OWNER, bytes);
 
-        HttpResponse<String> r = Fixture.presignedPut(v, "#!/bin/sh\necho something else entirely\n"
-                .getBytes(StandardCharsets.UTF_8));
+        HttpResponse<String> r =
+                Fixture.presignedPut(v, "#!/bin/sh\necho something else entirely\n".getBytes(StandardCharsets.UTF_8));
 
         assertThat(r.statusCode()).as(r.body()).isBetween(400, 499);
         assertThat(p.binaries.get(OWNER, v.id()).uploaded()).isFalse();

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 class QuotaTest {
     private final Instant now = Instant.parse("2030-01-01T10:00:10Z");
     private final SettableClock clock = new SettableClock(now);
-    private final Punctual p = Fixture.stack(TestStack.isolatedSettings().quotas(new Quotas(2, 20, 2, 5)).build(),
-            clock);
+    private final Punctual p = Fixture.stack(
+            TestStack.isolatedSettings().quotas(new Quotas(2, 20, 2, 5)).build(), clock);
     private final String tenant = "quota-" + System.nanoTime();
 
     private JobView create(String owner, String binaryId, ScheduleSpec schedule) {
@@ -47,7 +47,8 @@ class QuotaTest {
                     assertThat(e.quota()).isEqualTo("jobs");
                     assertThat(e.retryAfterSeconds()).isPositive();
                 });
-        assertThat(p.jobService.list(tenant, 100, null).items()).extracting(JobView::id)
+        assertThat(p.jobService.list(tenant, 100, null).items())
+                .extracting(JobView::id)
                 .containsExactlyInAnyOrder(fast.id(), hourly.id());
 
         // Another tenant is not affected.
@@ -55,10 +56,11 @@ class QuotaTest {
         create(tenant + "-b", otherBin, every("PT5S"));
 
         // Replacing the hourly job by a per-10-seconds one would make 12 + 6 = 18: allowed; by per-5: 24, refused.
-        JobView v2 = p.jobService.update(tenant, hourly.id(), "*", new JobRequest("q", bin, null, null,
-                every("PT10S"), null, 1));
-        assertThatThrownBy(() -> p.jobService.update(tenant, hourly.id(), "*", new JobRequest("q", bin, null, null,
-                every("PT5S"), null, 1))).isInstanceOf(QuotaExceededException.class);
+        JobView v2 = p.jobService.update(
+                tenant, hourly.id(), "*", new JobRequest("q", bin, null, null, every("PT10S"), null, 1));
+        assertThatThrownBy(() -> p.jobService.update(
+                        tenant, hourly.id(), "*", new JobRequest("q", bin, null, null, every("PT5S"), null, 1)))
+                .isInstanceOf(QuotaExceededException.class);
         assertThat(p.jobService.get(tenant, hourly.id()).version()).isEqualTo(v2.version());
 
         p.jobService.delete(tenant, fast.id());
@@ -69,8 +71,11 @@ class QuotaTest {
     @Test
     void triggersPerMinuteAndBackfilledOccurrencesPerDay() {
         String bin = Fixture.uploadBinary(p, tenant, Fixture.script("true"));
-        JobView job = create(tenant, bin, new ScheduleSpec("interval", null, "PT1M",
-                now.minus(Duration.ofHours(1)).toString(), null));
+        JobView job = create(
+                tenant,
+                bin,
+                new ScheduleSpec(
+                        "interval", null, "PT1M", now.minus(Duration.ofHours(1)).toString(), null));
         p.lifecycle.trigger(tenant, job.id());
         p.lifecycle.trigger(tenant, job.id());
         int runs = Fixture.runsOf(p, job.id()).size();
@@ -84,11 +89,20 @@ class QuotaTest {
         p.lifecycle.trigger(tenant, job.id());
 
         String from = now.minus(Duration.ofMinutes(30)).toString();
-        assertThatThrownBy(() -> p.lifecycle.backfill(tenant, job.id(),
-                new BackfillRequest(from, now.minus(Duration.ofMinutes(24)).toString())))
-                .isInstanceOfSatisfying(QuotaExceededException.class,
-                        e -> assertThat(e.quota()).isEqualTo("backfillPerDay"));
-        assertThat(p.lifecycle.backfill(tenant, job.id(),
-                new BackfillRequest(from, now.minus(Duration.ofMinutes(26)).toString())).created()).hasSize(5);
+        assertThatThrownBy(() -> p.lifecycle.backfill(
+                        tenant,
+                        job.id(),
+                        new BackfillRequest(
+                                from, now.minus(Duration.ofMinutes(24)).toString())))
+                .isInstanceOfSatisfying(
+                        QuotaExceededException.class, e -> assertThat(e.quota()).isEqualTo("backfillPerDay"));
+        assertThat(p.lifecycle
+                        .backfill(
+                                tenant,
+                                job.id(),
+                                new BackfillRequest(
+                                        from, now.minus(Duration.ofMinutes(26)).toString()))
+                        .created())
+                .hasSize(5);
     }
 }

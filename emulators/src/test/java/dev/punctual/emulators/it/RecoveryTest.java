@@ -55,7 +55,9 @@ class RecoveryTest {
         loseEveryMessage();
 
         clock.advance(Duration.ofMinutes(5));
-        assertThat(sweep().resent()).as("not yet: the message may still be on its way").isZero();
+        assertThat(sweep().resent())
+                .as("not yet: the message may still be on its way")
+                .isZero();
 
         clock.advance(p.settings.lookahead().plus(REQUEUE));
         Sweeper.SweepReport r = sweep();
@@ -75,13 +77,17 @@ class RecoveryTest {
         assertThat(Fixture.receiveVisible(p)).extracting(RunMessage::runId).containsExactly(job.pendingRunId());
 
         Instant later = clock.instant();
-        assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
-                p.runs.claim(job.id(), job.pendingRunId(), "rescuer", later.plusSeconds(60), later))).won()).isTrue();
+        assertThat(p.tx.write(List.of(
+                                p.jobs.conditionNotDeleted(job.id()),
+                                p.runs.claim(job.id(), job.pendingRunId(), "rescuer", later.plusSeconds(60), later)))
+                        .won())
+                .isTrue();
         Run run = Fixture.run(p, job.id(), job.pendingRunId());
         assertThat(run.attempt()).isEqualTo(2);
         assertThat(run.leaseOwner()).isEqualTo("rescuer");
         assertThat(p.runs.heartbeat(job.id(), run.runId(), 1, "dead-executor", later.plusSeconds(60), later))
-                .as("the dead executor's attempt is fenced off").isFalse();
+                .as("the dead executor's attempt is fenced off")
+                .isFalse();
     }
 
     /** Sends the job's pending run, loses its message, and claims it as an executor that then dies. */
@@ -90,8 +96,11 @@ class RecoveryTest {
         loseEveryMessage();
         clock.advance(Duration.ofSeconds(2));
         Instant t = clock.instant();
-        assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
-                p.runs.claim(job.id(), job.pendingRunId(), "dead-executor", t.plusSeconds(60), t))).won()).isTrue();
+        assertThat(p.tx.write(List.of(
+                                p.jobs.conditionNotDeleted(job.id()),
+                                p.runs.claim(job.id(), job.pendingRunId(), "dead-executor", t.plusSeconds(60), t)))
+                        .won())
+                .isTrue();
     }
 
     /** What a fresh executor makes of the one message in the queue. */
@@ -116,17 +125,22 @@ class RecoveryTest {
 
         // The message the sweeper sent brings it to an executor, which must not start attempt 2 of 1.
         Instant later = clock.instant();
-        assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
-                p.runs.claim(job.id(), job.pendingRunId(), "rescuer", later.plusSeconds(60), later))).won())
-                .as("no claim past maxAttempts").isFalse();
+        assertThat(p.tx.write(List.of(
+                                p.jobs.conditionNotDeleted(job.id()),
+                                p.runs.claim(job.id(), job.pendingRunId(), "rescuer", later.plusSeconds(60), later)))
+                        .won())
+                .as("no claim past maxAttempts")
+                .isFalse();
         assertThat(handleTheOneMessage(work)).isEqualTo(RunWorker.Outcome.DEAD);
 
         Run run = Fixture.run(p, job.id(), job.pendingRunId());
         assertThat(run.state()).isEqualTo(RunState.DEAD);
         assertThat(run.attempt()).isEqualTo(1);
-        assertThat(run.error()).isEqualTo("attempt 1 of 1 ended without an outcome (its executor dead-executor "
-                + "stopped: crashed, froze or lost its lease), and no attempt is left");
-        assertThat(p.deadLetters.list(Fixture.OWNER, "DEAD", null, null).items()).extracting(v -> v.runId())
+        assertThat(run.error())
+                .isEqualTo("attempt 1 of 1 ended without an outcome (its executor dead-executor "
+                        + "stopped: crashed, froze or lost its lease), and no attempt is left");
+        assertThat(p.deadLetters.list(Fixture.OWNER, "DEAD", null, null).items())
+                .extracting(v -> v.runId())
                 .containsExactly(job.pendingRunId());
         assertThat(Fixture.queueCounts(p).total()).as("its message is gone").isZero();
     }
@@ -154,14 +168,18 @@ class RecoveryTest {
         clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
         Instant t = clock.instant();
         // Claimed (and, we pretend, heartbeating) just before the requeue time came.
-        assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
-                p.runs.claim(job.id(), job.pendingRunId(), "alive", t.plusSeconds(60), t))).won()).isTrue();
+        assertThat(p.tx.write(List.of(
+                                p.jobs.conditionNotDeleted(job.id()),
+                                p.runs.claim(job.id(), job.pendingRunId(), "alive", t.plusSeconds(60), t)))
+                        .won())
+                .isTrue();
 
         assertThat(sweep().resent()).isZero();
         assertThat(Fixture.queueCounts(p).visible()).isZero();
         Instant next = t.plusSeconds(60).plus(REQUEUE);
         assertThat(p.runs.attentionIn(p.buckets.partitionFor(next, job.id(), job.pendingRunId()), next))
-                .extracting(a -> a.run().runId()).containsExactly(job.pendingRunId());
+                .extracting(a -> a.run().runId())
+                .containsExactly(job.pendingRunId());
     }
 
     @Test
@@ -170,10 +188,21 @@ class RecoveryTest {
         p.sweeper.sweep();
         clock.advance(Duration.ofSeconds(2));
         Instant t = clock.instant();
-        p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
+        p.tx.write(List.of(
+                p.jobs.conditionNotDeleted(job.id()),
                 p.runs.claim(job.id(), job.pendingRunId(), "ex", t.plusSeconds(60), t)));
-        assertThat(p.runs.finish(job.id(), job.pendingRunId(), 1, "ex", RunState.SUCCEEDED, 0, null, null, t,
-                t.plus(Duration.ofDays(1)))).isTrue();
+        assertThat(p.runs.finish(
+                        job.id(),
+                        job.pendingRunId(),
+                        1,
+                        "ex",
+                        RunState.SUCCEEDED,
+                        0,
+                        null,
+                        null,
+                        t,
+                        t.plus(Duration.ofDays(1))))
+                .isTrue();
         assertThat(Fixture.rawRun(p, job.id(), job.pendingRunId()))
                 .doesNotContainKeys(Resources.DUE_SHARD, Resources.DUE_SORT);
     }
@@ -186,24 +215,39 @@ class RecoveryTest {
     @Test
     void aRunFinishedBeforeItsCrashedDispatcherMarkedItStillGetsItsJobsNextOccurrence(@TempDir Path tmp) {
         Instant t = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        Punctual real = Fixture.stack(TestStack.isolatedSettings().sweepPeriod(Duration.ofSeconds(1))
-                .lookahead(Duration.ofSeconds(2)).build(), Clock.systemUTC());
+        Punctual real = Fixture.stack(
+                TestStack.isolatedSettings()
+                        .sweepPeriod(Duration.ofSeconds(1))
+                        .lookahead(Duration.ofSeconds(2))
+                        .build(),
+                Clock.systemUTC());
         real.watermarks.advance(TimeBuckets.bucketOf(t), t);
         String binaryId = Fixture.uploadBinary(real, Fixture.OWNER, Fixture.script("true"));
         Instant first = t.plusSeconds(5);
-        JobView job = real.jobService.create(Fixture.OWNER, new JobRequest("crashed-dispatch", binaryId, null, null,
-                Fixture.interval(Duration.ofHours(1), first), null, null));
+        JobView job = real.jobService.create(
+                Fixture.OWNER,
+                new JobRequest(
+                        "crashed-dispatch",
+                        binaryId,
+                        null,
+                        null,
+                        Fixture.interval(Duration.ofHours(1), first),
+                        null,
+                        null));
         String runId = RunIds.forOccurrence(first);
-        assertThat(Fixture.run(real, job.id(), runId).state()).as("beyond the 2 s lookahead: not sent at creation")
+        assertThat(Fixture.run(real, job.id(), runId).state())
+                .as("beyond the 2 s lookahead: not sent at creation")
                 .isEqualTo(RunState.SCHEDULED);
         // The crashed dispatcher's send, without its mark.
-        assertThat(real.queue.sendBatch(List.of(new RunMessage(job.id(), runId, first)), Instant.now())).hasSize(1);
+        assertThat(real.queue.sendBatch(List.of(new RunMessage(job.id(), runId, first)), Instant.now()))
+                .hasSize(1);
 
         try (ExecutorPool pool = real.startExecutor("ex", tmp.resolve("ex"), 1)) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> Fixture.run(real, job.id(), runId).state()
-                    == RunState.SUCCEEDED);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> Fixture.run(real, job.id(), runId).state() == RunState.SUCCEEDED);
         }
-        assertThat(Fixture.rawRun(real, job.id(), runId)).as("still in the due index")
+        assertThat(Fixture.rawRun(real, job.id(), runId))
+                .as("still in the due index")
                 .containsKeys(Resources.DUE_SHARD, Resources.DUE_SORT);
         assertThat(real.jobs.get(job.id()).orElseThrow().pendingRunId()).isEqualTo(runId);
 

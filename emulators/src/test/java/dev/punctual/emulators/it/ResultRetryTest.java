@@ -41,13 +41,16 @@ class ResultRetryTest {
     Path dir;
 
     private static boolean isResult(Object request) {
-        return request instanceof UpdateItemRequest u && u.expressionAttributeNames() != null
+        return request instanceof UpdateItemRequest u
+                && u.expressionAttributeNames() != null
                 && u.expressionAttributeNames().containsValue("finishedAt");
     }
 
     @Test
     void aResultWriteThatFailsForAWhileIsRetriedAndTheBinaryRunsOnce() throws Exception {
-        Settings settings = TestStack.isolatedSettings().lease(Duration.ofSeconds(6)).heartbeat(Duration.ofSeconds(1))
+        Settings settings = TestStack.isolatedSettings()
+                .lease(Duration.ofSeconds(6))
+                .heartbeat(Duration.ofSeconds(1))
                 .build();
         Punctual setup = Fixture.stack(settings, Clock.systemUTC());
         AtomicInteger failed = new AtomicInteger();
@@ -55,70 +58,114 @@ class ResultRetryTest {
         // The first 5 result writes fail, about 3 s of backoff: as a store outage around the write would.
         DynamoDbClient flaky = Fixture.dynamoFailingWhen(r -> isResult(r) && failed.getAndIncrement() < 5);
         // And every log upload fails.
-        S3Client noLogs = S3Client.builder().httpClient(UrlConnectionHttpClient.create())
-                .endpointOverride(TestStack.aws().s3Endpoint()).region(t.region()).credentialsProvider(t.credentials())
-                .forcePathStyle(true).overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+        S3Client noLogs = S3Client.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .endpointOverride(TestStack.aws().s3Endpoint())
+                .region(t.region())
+                .credentialsProvider(t.credentials())
+                .forcePathStyle(true)
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
                     @Override
                     public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
                         if (c.request() instanceof PutObjectRequest p && p.key().startsWith("logs/")) {
                             throw SdkClientException.create("injected: S3 unreachable");
                         }
                     }
-                })).build();
-        Punctual executorSide = new Punctual(flaky, AwsClients.sqs(t), noLogs, AwsClients.presigner(t), settings,
-                Clock.systemUTC(), null);
+                }))
+                .build();
+        Punctual executorSide = new Punctual(
+                flaky, AwsClients.sqs(t), noLogs, AwsClients.presigner(t), settings, Clock.systemUTC(), null);
 
         Path witness = Fixture.witness(dir);
-        String bin = Fixture.uploadBinary(setup, "local", Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\""));
-        var job = setup.jobService.create("local", new JobRequest("outage", bin, List.of(),
-                Map.of("WITNESS", witness.toString()), new ScheduleSpec("now", null, null, null, null), 60, 3));
+        String bin =
+                Fixture.uploadBinary(setup, "local", Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\""));
+        var job = setup.jobService.create(
+                "local",
+                new JobRequest(
+                        "outage",
+                        bin,
+                        List.of(),
+                        Map.of("WITNESS", witness.toString()),
+                        new ScheduleSpec("now", null, null, null, null),
+                        60,
+                        3));
 
         try (ExecutorPool pool = executorSide.startExecutor("through-outage", dir.resolve("exec"), 1)) {
-            Run run = await().atMost(Duration.ofSeconds(30)).until(
-                    () -> setup.runs.listForJob(job.id(), 1, null).items().get(0), r -> r.state().terminal());
+            Run run = await().atMost(Duration.ofSeconds(30))
+                    .until(
+                            () -> setup.runs
+                                    .listForJob(job.id(), 1, null)
+                                    .items()
+                                    .get(0),
+                            r -> r.state().terminal());
             assertThat(run.state()).isEqualTo(RunState.SUCCEEDED);
             assertThat(run.attempt()).as("recorded by the attempt that ran it").isEqualTo(1);
-            assertThat(run.logKey()).as("recorded without the log it could not upload").isNull();
-            assertThat(failed.get()).as("the result write failed 5 times, then got through").isEqualTo(6);
+            assertThat(run.logKey())
+                    .as("recorded without the log it could not upload")
+                    .isNull();
+            assertThat(failed.get())
+                    .as("the result write failed 5 times, then got through")
+                    .isEqualTo(6);
             assertThat(Fixture.lines(witness)).containsExactly("ran 1");
         }
     }
 
     /** The lease renewal (not the outcome: that one also sets finishedAt). */
     private static boolean isRenewal(Object request) {
-        return request instanceof UpdateItemRequest u && u.expressionAttributeNames() != null
+        return request instanceof UpdateItemRequest u
+                && u.expressionAttributeNames() != null
                 && u.expressionAttributeNames().containsValue("leaseExpiry")
                 && !u.expressionAttributeNames().containsValue("finishedAt");
     }
 
     @Test
     void anOutageBetweenTheClaimAndTheStartSpendsNoAttempt() throws Exception {
-        Settings settings = TestStack.isolatedSettings().lease(Duration.ofSeconds(6)).heartbeat(Duration.ofSeconds(1))
+        Settings settings = TestStack.isolatedSettings()
+                .lease(Duration.ofSeconds(6))
+                .heartbeat(Duration.ofSeconds(1))
                 .build();
         Punctual setup = Fixture.stack(settings, Clock.systemUTC());
         AtomicInteger reads = new AtomicInteger();
         AtomicInteger renewals = new AtomicInteger();
         // Right after the claim: the read of the run back fails twice, then the renewal before the start 3 times.
-        DynamoDbClient flaky = Fixture.dynamoFailingWhen(r -> (r instanceof GetItemRequest g
-                && g.key().containsKey("runId") && reads.getAndIncrement() < 2)
-                || (isRenewal(r) && renewals.getAndIncrement() < 3));
+        DynamoDbClient flaky = Fixture.dynamoFailingWhen(
+                r -> (r instanceof GetItemRequest g && g.key().containsKey("runId") && reads.getAndIncrement() < 2)
+                        || (isRenewal(r) && renewals.getAndIncrement() < 3));
         var t = TestStack.aws().target();
-        Punctual executorSide = new Punctual(flaky, AwsClients.sqs(t), AwsClients.s3(t), AwsClients.presigner(t),
-                settings, Clock.systemUTC(), null);
+        Punctual executorSide = new Punctual(
+                flaky, AwsClients.sqs(t), AwsClients.s3(t), AwsClients.presigner(t), settings, Clock.systemUTC(), null);
 
         Path witness = Fixture.witness(dir);
-        String bin = Fixture.uploadBinary(setup, "local", Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\""));
+        String bin =
+                Fixture.uploadBinary(setup, "local", Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\""));
         // One attempt only: before the fix, either failure spent it, and the run ended DEAD without ever running.
-        var job = setup.jobService.create("local", new JobRequest("pre-start-outage", bin, List.of(),
-                Map.of("WITNESS", witness.toString()), new ScheduleSpec("now", null, null, null, null), 60, 1));
+        var job = setup.jobService.create(
+                "local",
+                new JobRequest(
+                        "pre-start-outage",
+                        bin,
+                        List.of(),
+                        Map.of("WITNESS", witness.toString()),
+                        new ScheduleSpec("now", null, null, null, null),
+                        60,
+                        1));
 
         try (ExecutorPool pool = executorSide.startExecutor("through-outage", dir.resolve("exec"), 1)) {
-            Run run = await().atMost(Duration.ofSeconds(30)).until(
-                    () -> setup.runs.listForJob(job.id(), 1, null).items().get(0), r -> r.state().terminal());
+            Run run = await().atMost(Duration.ofSeconds(30))
+                    .until(
+                            () -> setup.runs
+                                    .listForJob(job.id(), 1, null)
+                                    .items()
+                                    .get(0),
+                            r -> r.state().terminal());
             assertThat(run.state()).as("error: %s", run.error()).isEqualTo(RunState.SUCCEEDED);
             assertThat(run.attempt()).isEqualTo(1);
-            assertThat(reads.get()).as("the read back failed twice, then got through").isGreaterThanOrEqualTo(3);
-            assertThat(renewals.get()).as("the renewal failed 3 times, then got through").isGreaterThanOrEqualTo(4);
+            assertThat(reads.get())
+                    .as("the read back failed twice, then got through")
+                    .isGreaterThanOrEqualTo(3);
+            assertThat(renewals.get())
+                    .as("the renewal failed 3 times, then got through")
+                    .isGreaterThanOrEqualTo(4);
             assertThat(Fixture.lines(witness)).containsExactly("ran 1");
         }
     }

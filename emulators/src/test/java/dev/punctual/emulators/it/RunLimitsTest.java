@@ -48,12 +48,18 @@ class RunLimitsTest {
 
     @BeforeEach
     void start() throws IOException {
-        assumeTrue("root".equals(System.getProperty("user.name")),
+        assumeTrue(
+                "root".equals(System.getProperty("user.name")),
                 "run limits are tested in the sandbox, which needs root; these tests run as "
                         + System.getProperty("user.name"));
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
-        p = Fixture.stack(TestStack.isolatedSettings().executorConcurrency(2).limits(MAXIMA)
-                .sandbox(new Sandbox.Config(true, BASE, 20, tmp.resolve("sandbox"))).build(), Clock.systemUTC());
+        p = Fixture.stack(
+                TestStack.isolatedSettings()
+                        .executorConcurrency(2)
+                        .limits(MAXIMA)
+                        .sandbox(new Sandbox.Config(true, BASE, 20, tmp.resolve("sandbox")))
+                        .build(),
+                Clock.systemUTC());
         pool = p.startExecutor("ex-limits", tmp.resolve("ex"), 1);
     }
 
@@ -64,15 +70,29 @@ class RunLimitsTest {
         }
     }
 
-    private record Ended(Run run, String log) {
-    }
+    private record Ended(Run run, String log) {}
 
     private Ended run(byte[] binary, RunLimits limits, int timeoutSeconds) {
         String binaryId = Fixture.uploadBinary(p, OWNER, binary);
-        JobView job = p.jobService.create(OWNER, new JobRequest("hostile", binaryId, null, null, NOW,
-                timeoutSeconds, 1, null, null, null, null, null, null, limits));
-        Run run = await().atMost(Duration.ofSeconds(60)).until(() -> Fixture.runsOf(p, job.id()).get(0),
-                r -> r.state().terminal());
+        JobView job = p.jobService.create(
+                OWNER,
+                new JobRequest(
+                        "hostile",
+                        binaryId,
+                        null,
+                        null,
+                        NOW,
+                        timeoutSeconds,
+                        1,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        limits));
+        Run run = await().atMost(Duration.ofSeconds(60))
+                .until(() -> Fixture.runsOf(p, job.id()).get(0), r -> r.state().terminal());
         return new Ended(run, p.jobService.log(OWNER, job.id(), run.runId()));
     }
 
@@ -102,7 +122,9 @@ class RunLimitsTest {
         watcher.join();
         assertThat(e.run().state()).isEqualTo(RunState.DEAD);
         assertThat(e.run().error()).isEqualTo("timed out after 4s");
-        assertThat(most.get()).as("the bomb reached its limit and never passed it").isBetween(12L, 24L);
+        assertThat(most.get())
+                .as("the bomb reached its limit and never passed it")
+                .isBetween(12L, 24L);
         theNextRunIsUnharmed();
     }
 
@@ -152,33 +174,37 @@ class RunLimitsTest {
     @Test
     void aFileWrittenPastItsFileSizeLimitEndsTheRunNamingIt() {
         Ended e = run("head -c 20m /dev/zero > big\n", new RunLimits(null, null, null, 4, null, null), 20);
-        assertThat(e.run().error()).isEqualTo(
-                "exited with code 153: exceeded its file size limit (fileSizeMb=4, SIGXFSZ)");
+        assertThat(e.run().error())
+                .isEqualTo("exited with code 153: exceeded its file size limit (fileSizeMb=4, SIGXFSZ)");
         theNextRunIsUnharmed();
     }
 
     @Test
     void spinningPastItsCpuTimeEndsTheRunNamingIt() {
         Ended e = run("while :; do :; done\n", new RunLimits(null, null, null, null, 1, null), 20);
-        assertThat(e.run().error()).isEqualTo(
-                "exited with code 152: exceeded its CPU time limit (cpuSeconds=1, SIGXCPU)");
+        assertThat(e.run().error())
+                .isEqualTo("exited with code 152: exceeded its CPU time limit (cpuSeconds=1, SIGXCPU)");
         theNextRunIsUnharmed();
     }
 
     @Test
     void fillingTheDiskEndsTheRunNamingItsDiskLimit() {
         // Files under the file-size limit each, 16 MiB in all, against 8 MiB of disk.
-        Ended e = run("for i in 1 2 3 4; do head -c 4m /dev/zero > f$i; done\nsleep 30\n",
-                new RunLimits(null, null, null, null, null, 8), 40);
+        Ended e = run(
+                "for i in 1 2 3 4; do head -c 4m /dev/zero > f$i; done\nsleep 30\n",
+                new RunLimits(null, null, null, null, null, 8),
+                40);
         assertThat(e.run().error()).startsWith("exceeded its disk limit (diskMb=8): it had ");
         theNextRunIsUnharmed();
     }
 
     @Test
     void whatARunWritesToTheSharedTempDirectoriesCountsAndIsRemovedAfterIt() {
-        Ended e = run("d=$(mktemp -d /tmp/hostile.XXXXXX)\necho \"dir=$d\"\n"
-                + "for i in 1 2 3 4; do head -c 4m /dev/zero > $d/f$i; done\nsleep 30\n",
-                new RunLimits(null, null, null, null, null, 8), 40);
+        Ended e = run(
+                "d=$(mktemp -d /tmp/hostile.XXXXXX)\necho \"dir=$d\"\n"
+                        + "for i in 1 2 3 4; do head -c 4m /dev/zero > $d/f$i; done\nsleep 30\n",
+                new RunLimits(null, null, null, null, null, 8),
+                40);
         assertThat(e.run().error()).startsWith("exceeded its disk limit (diskMb=8)");
         Path left = Path.of(e.log().replaceAll("(?s).*dir=(\\S+).*", "$1"));
         assertThat(left.toString()).startsWith("/tmp/hostile.");
@@ -188,9 +214,11 @@ class RunLimitsTest {
 
     @Test
     void aJobCannotRaiseItsLimitsFromInside() {
-        Ended e = run("ulimit -n 64 && echo RAISED-NOFILE || echo nofile-held\n"
+        Ended e = run(
+                "ulimit -n 64 && echo RAISED-NOFILE || echo nofile-held\n"
                         + "ulimit -p 1000 && echo RAISED-NPROC || echo nproc-held\n",
-                new RunLimits(10, null, 32, null, null, null), 20);
+                new RunLimits(10, null, 32, null, null, null),
+                20);
         assertThat(e.log()).contains("nofile-held", "nproc-held").doesNotContain("RAISED");
     }
 
@@ -229,7 +257,8 @@ class RunLimitsTest {
         Files.writeString(c, source);
         Process gcc;
         try {
-            gcc = new ProcessBuilder("gcc", "-O1", "-o", out.toString(), c.toString()).redirectErrorStream(true)
+            gcc = new ProcessBuilder("gcc", "-O1", "-o", out.toString(), c.toString())
+                    .redirectErrorStream(true)
                     .start();
         } catch (IOException e) {
             assumeTrue(false, "needs gcc to build the hostile binary: " + e.getMessage());

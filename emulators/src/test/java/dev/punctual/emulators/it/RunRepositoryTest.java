@@ -34,7 +34,8 @@ class RunRepositoryTest {
     void setUp() {
         now = Instant.parse("2030-01-01T10:00:00Z");
         clock = new SettableClock(now);
-        p = Fixture.stack(TestStack.isolatedSettings().retention(Duration.ofDays(7)).build(), clock);
+        p = Fixture.stack(
+                TestStack.isolatedSettings().retention(Duration.ofDays(7)).build(), clock);
     }
 
     private Job job() {
@@ -44,7 +45,8 @@ class RunRepositoryTest {
 
     private Transactions.Outcome claim(Job job, String executor) {
         Instant t = clock.instant();
-        return p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
+        return p.tx.write(List.of(
+                p.jobs.conditionNotDeleted(job.id()),
                 p.runs.claim(job.id(), job.pendingRunId(), executor, t.plus(LEASE), t)));
     }
 
@@ -53,7 +55,8 @@ class RunRepositoryTest {
     }
 
     private boolean markQueued(Job job) {
-        return p.tx.write(List.of(p.runs.markQueued(job.id(), job.pendingRunId(), clock.instant()))).won();
+        return p.tx.write(List.of(p.runs.markQueued(job.id(), job.pendingRunId(), clock.instant())))
+                .won();
     }
 
     @Test
@@ -82,12 +85,15 @@ class RunRepositoryTest {
         assertThat(run(job).state()).isEqualTo(RunState.QUEUED);
         Map<String, AttributeValue> raw = Fixture.rawRun(p, job.id(), job.pendingRunId());
         assertThat(raw).containsKey("queuedAt");
-        assertThat(p.runs.dueIn(p.buckets.partitionFor(run(job).scheduledAt(), job.id(), job.pendingRunId()),
-                now.plus(Duration.ofHours(1)))).isEmpty();
+        assertThat(p.runs.dueIn(
+                        p.buckets.partitionFor(run(job).scheduledAt(), job.id(), job.pendingRunId()),
+                        now.plus(Duration.ofHours(1))))
+                .isEmpty();
         // Only if its message is lost does anyone look at it again: after the lookahead plus the requeue timeout.
         Instant attention = now.plus(p.settings.lookahead()).plus(p.settings.requeueAfter());
         assertThat(p.runs.attentionIn(p.buckets.partitionFor(attention, job.id(), job.pendingRunId()), attention))
-                .singleElement().satisfies(a -> {
+                .singleElement()
+                .satisfies(a -> {
                     assertThat(a.at()).isEqualTo(attention);
                     assertThat(a.run().state()).isEqualTo(RunState.QUEUED);
                 });
@@ -101,7 +107,8 @@ class RunRepositoryTest {
 
         assertThat(markQueued(job)).isFalse();
         assertThat(Items.str(Fixture.rawRun(p, job.id(), job.pendingRunId()), "queuedAt"))
-                .as("the loser did not touch the item").isEqualTo(now.toString());
+                .as("the loser did not touch the item")
+                .isEqualTo(now.toString());
     }
 
     @Test
@@ -133,8 +140,18 @@ class RunRepositoryTest {
     void claimWinsFromFailedWithTheNextAttemptAndClearsTheLastOutcome() {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
-        assertThat(p.runs.finish(job.id(), job.pendingRunId(), 1, "ex-a", RunState.FAILED, 3, "exited with code 3",
-                null, clock.instant(), null)).isTrue();
+        assertThat(p.runs.finish(
+                        job.id(),
+                        job.pendingRunId(),
+                        1,
+                        "ex-a",
+                        RunState.FAILED,
+                        3,
+                        "exited with code 3",
+                        null,
+                        clock.instant(),
+                        null))
+                .isTrue();
         assertThat(run(job).state()).isEqualTo(RunState.FAILED);
         clock.advance(Duration.ofSeconds(5));
 
@@ -186,7 +203,8 @@ class RunRepositoryTest {
     void claimLosesOnADeletedJobAndNamesTheJobCondition() {
         Job job = job();
         assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, job.pendingRunId(), now)))
-                .won()).isTrue();
+                        .won())
+                .isTrue();
 
         Transactions.Outcome lost = claim(job, "ex-a");
 
@@ -201,14 +219,25 @@ class RunRepositoryTest {
     void claimLosesOnTerminalRunsAndOnRunsThatDoNotExist() {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
-        assertThat(p.runs.finish(job.id(), job.pendingRunId(), 1, "ex-a", RunState.SUCCEEDED, 0, null, null,
-                now, now.plus(Duration.ofDays(7)))).isTrue();
+        assertThat(p.runs.finish(
+                        job.id(),
+                        job.pendingRunId(),
+                        1,
+                        "ex-a",
+                        RunState.SUCCEEDED,
+                        0,
+                        null,
+                        null,
+                        now,
+                        now.plus(Duration.ofDays(7))))
+                .isTrue();
 
         Transactions.Outcome done = claim(job, "ex-b");
         assertThat(done.won()).isFalse();
         assertThat(Items.str(done.oldItem(1), "state")).isEqualTo("SUCCEEDED");
 
-        Transactions.Outcome missing = p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
+        Transactions.Outcome missing = p.tx.write(List.of(
+                p.jobs.conditionNotDeleted(job.id()),
                 p.runs.claim(job.id(), RunIds.forOccurrence(now.plusSeconds(999)), "ex-b", now.plus(LEASE), now)));
         assertThat(missing.won()).isFalse();
         assertThat(missing.failed(1)).isTrue();
@@ -226,12 +255,15 @@ class RunRepositoryTest {
         Instant later = clock.instant().plusSeconds(10);
 
         assertThat(p.runs.heartbeat(job.id(), runId, 1, "ex-a", later.plus(LEASE), later))
-                .as("stale attempt").isFalse();
+                .as("stale attempt")
+                .isFalse();
         assertThat(p.runs.heartbeat(job.id(), runId, 2, "ex-a", later.plus(LEASE), later))
-                .as("other executor").isFalse();
+                .as("other executor")
+                .isFalse();
         assertThat(run(job).leaseExpiry()).isEqualTo(clock.instant().plus(LEASE));
 
-        assertThat(p.runs.heartbeat(job.id(), runId, 2, "ex-b", later.plus(LEASE), later)).isTrue();
+        assertThat(p.runs.heartbeat(job.id(), runId, 2, "ex-b", later.plus(LEASE), later))
+                .isTrue();
         assertThat(run(job).leaseExpiry()).isEqualTo(later.plus(LEASE));
     }
 
@@ -246,9 +278,11 @@ class RunRepositoryTest {
         Instant expires = t.plus(Duration.ofDays(7));
 
         assertThat(p.runs.finish(job.id(), runId, 1, "ex-a", RunState.SUCCEEDED, 0, null, null, t, expires))
-                .as("stale attempt").isFalse();
+                .as("stale attempt")
+                .isFalse();
         assertThat(p.runs.finish(job.id(), runId, 2, "ex-a", RunState.SUCCEEDED, 0, null, null, t, expires))
-                .as("other executor").isFalse();
+                .as("other executor")
+                .isFalse();
         assertThat(run(job).state()).isEqualTo(RunState.RUNNING);
 
         assertThat(p.runs.finish(job.id(), runId, 2, "ex-b", RunState.SUCCEEDED, 0, null, "logs/x", t, expires))
@@ -263,7 +297,8 @@ class RunRepositoryTest {
         assertThat(Items.longValue(raw, Resources.EXPIRES_AT)).isEqualTo(expires.getEpochSecond());
 
         // Once finished, even the holder cannot write again.
-        assertThat(p.runs.finish(job.id(), runId, 2, "ex-b", RunState.DEAD, 1, "x", null, t, expires)).isFalse();
+        assertThat(p.runs.finish(job.id(), runId, 2, "ex-b", RunState.DEAD, 1, "x", null, t, expires))
+                .isFalse();
     }
 
     @Test
@@ -271,8 +306,18 @@ class RunRepositoryTest {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
 
-        assertThat(p.runs.finish(job.id(), job.pendingRunId(), 1, "ex-a", RunState.FAILED, 3, "exited with code 3",
-                null, now, null)).isTrue();
+        assertThat(p.runs.finish(
+                        job.id(),
+                        job.pendingRunId(),
+                        1,
+                        "ex-a",
+                        RunState.FAILED,
+                        3,
+                        "exited with code 3",
+                        null,
+                        now,
+                        null))
+                .isTrue();
 
         Map<String, AttributeValue> raw = Fixture.rawRun(p, job.id(), job.pendingRunId());
         assertThat(raw).doesNotContainKey(Resources.EXPIRES_AT);
@@ -283,8 +328,18 @@ class RunRepositoryTest {
         clock.advance(Duration.ofSeconds(1));
         assertThat(claim(job, "ex-a").won()).isTrue();
         Instant expires = clock.instant().plus(Duration.ofDays(7));
-        assertThat(p.runs.finish(job.id(), job.pendingRunId(), 2, "ex-a", RunState.DEAD, 3, "exited with code 3",
-                null, clock.instant(), expires)).isTrue();
+        assertThat(p.runs.finish(
+                        job.id(),
+                        job.pendingRunId(),
+                        2,
+                        "ex-a",
+                        RunState.DEAD,
+                        3,
+                        "exited with code 3",
+                        null,
+                        clock.instant(),
+                        expires))
+                .isTrue();
         assertThat(Items.longValue(Fixture.rawRun(p, job.id(), job.pendingRunId()), Resources.EXPIRES_AT))
                 .isEqualTo(expires.getEpochSecond());
     }
@@ -293,7 +348,8 @@ class RunRepositoryTest {
     void cancelScheduledWinsOnlyFromScheduled() {
         Job scheduled = job();
         assertThat(p.tx.write(List.of(p.runs.cancelScheduled(scheduled.id(), scheduled.pendingRunId(), now)))
-                .won()).isTrue();
+                        .won())
+                .isTrue();
         assertThat(run(scheduled).state()).isEqualTo(RunState.CANCELLED);
         assertThat(run(scheduled).error()).isEqualTo("job deleted");
         assertThat(Fixture.rawRun(p, scheduled.id(), scheduled.pendingRunId()))
@@ -301,7 +357,8 @@ class RunRepositoryTest {
 
         Job queued = job();
         assertThat(markQueued(queued)).isTrue();
-        assertThat(p.tx.write(List.of(p.runs.cancelScheduled(queued.id(), queued.pendingRunId(), now))).won())
+        assertThat(p.tx.write(List.of(p.runs.cancelScheduled(queued.id(), queued.pendingRunId(), now)))
+                        .won())
                 .isFalse();
         assertThat(run(queued).state()).isEqualTo(RunState.QUEUED);
     }
@@ -312,7 +369,8 @@ class RunRepositoryTest {
         assertThat(markQueued(job)).isTrue();
         Instant expires = now.plus(Duration.ofDays(7));
 
-        assertThat(p.runs.cancelUnstarted(job.id(), job.pendingRunId(), "job deleted", now, expires)).isTrue();
+        assertThat(p.runs.cancelUnstarted(job.id(), job.pendingRunId(), "job deleted", now, expires))
+                .isTrue();
 
         assertThat(run(job).state()).isEqualTo(RunState.CANCELLED);
         assertThat(Items.longValue(Fixture.rawRun(p, job.id(), job.pendingRunId()), Resources.EXPIRES_AT))
@@ -324,8 +382,9 @@ class RunRepositoryTest {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
 
-        assertThat(p.runs.cancelUnstarted(job.id(), job.pendingRunId(), "job deleted", now,
-                now.plus(Duration.ofDays(7)))).isFalse();
+        assertThat(p.runs.cancelUnstarted(
+                        job.id(), job.pendingRunId(), "job deleted", now, now.plus(Duration.ofDays(7))))
+                .isFalse();
         assertThat(run(job).state()).isEqualTo(RunState.RUNNING);
     }
 
@@ -356,10 +415,11 @@ class RunRepositoryTest {
             inclusive.addAll(p.runs.dueIn(TimeBuckets.partition(minute, shard), minute.plusSeconds(40)));
         }
         assertThat(inclusive).extracting(Run::jobId).containsExactlyInAnyOrder(early.id(), late.id());
-        String nextPartition = p.buckets.partitionFor(nextMinute.nextRunAt(), nextMinute.id(),
-                nextMinute.pendingRunId());
+        String nextPartition =
+                p.buckets.partitionFor(nextMinute.nextRunAt(), nextMinute.id(), nextMinute.pendingRunId());
         assertThat(p.runs.dueIn(nextPartition, minute.plusSeconds(40))).isEmpty();
-        assertThat(p.runs.dueIn(nextPartition, minute.plus(1, ChronoUnit.HOURS))).extracting(Run::jobId)
+        assertThat(p.runs.dueIn(nextPartition, minute.plus(1, ChronoUnit.HOURS)))
+                .extracting(Run::jobId)
                 .containsExactly(nextMinute.id());
     }
 }

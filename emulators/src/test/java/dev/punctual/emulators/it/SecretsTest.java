@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -52,8 +51,20 @@ class SecretsTest {
     }
 
     private static JobRequest request(String binaryId, ScheduleSpec schedule, Map<String, String> secrets) {
-        return new JobRequest("with secrets", binaryId, null, Map.of("PLAIN", "visible"), schedule, null, 1, null,
-                null, null, null, null, secrets);
+        return new JobRequest(
+                "with secrets",
+                binaryId,
+                null,
+                Map.of("PLAIN", "visible"),
+                schedule,
+                null,
+                1,
+                null,
+                null,
+                null,
+                null,
+                null,
+                secrets);
     }
 
     @Test
@@ -63,19 +74,23 @@ class SecretsTest {
         JobView job = p.jobService.create(OWNER, request(binaryId, NOW, Map.of("DB_PASSWORD", VALUE)));
         assertThat(job.secrets()).containsExactly("DB_PASSWORD");
 
-        Run run = await().atMost(Duration.ofSeconds(30)).until(() -> Fixture.runsOf(p, job.id()).get(0),
-                r -> r.state() == RunState.SUCCEEDED);
+        Run run = await().atMost(Duration.ofSeconds(30))
+                .until(() -> Fixture.runsOf(p, job.id()).get(0), r -> r.state() == RunState.SUCCEEDED);
         assertThat(p.jobService.log(OWNER, job.id(), run.runId())).contains("secret=" + VALUE + " plain=visible");
 
-        assertThat(JSON.writeValueAsString(p.jobService.get(OWNER, job.id()))).doesNotContain(VALUE)
+        assertThat(JSON.writeValueAsString(p.jobService.get(OWNER, job.id())))
+                .doesNotContain(VALUE)
                 .contains("DB_PASSWORD");
         assertThat(JSON.writeValueAsString(p.jobService.list(OWNER, 100, null))).doesNotContain(VALUE);
         assertThat(p.jobs.get(job.id()).orElseThrow().toString()).doesNotContain(VALUE);
         // The owner index projects ALL of every job item: the values must not be in any of them.
-        var indexed = Fixture.dynamo().query(q -> q.tableName(p.resources.jobs().name())
-                .indexName(Resources.JOBS_BY_OWNER).keyConditionExpression("#o = :o")
-                .expressionAttributeNames(Map.of("#o", Resources.OWNER))
-                .expressionAttributeValues(Map.of(":o", AttributeValue.fromS(OWNER)))).items();
+        var indexed = Fixture.dynamo()
+                .query(q -> q.tableName(p.resources.jobs().name())
+                        .indexName(Resources.JOBS_BY_OWNER)
+                        .keyConditionExpression("#o = :o")
+                        .expressionAttributeNames(Map.of("#o", Resources.OWNER))
+                        .expressionAttributeValues(Map.of(":o", AttributeValue.fromS(OWNER))))
+                .items();
         assertThat(indexed).isNotEmpty();
         assertThat(indexed.toString()).doesNotContain(VALUE);
     }
@@ -103,16 +118,18 @@ class SecretsTest {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
         int jobsBefore = p.jobService.list(OWNER, 100, null).items().size();
         assertThatThrownBy(() -> p.jobService.create(OWNER, request(binaryId, NOW, Map.of("LD_PRELOAD", "/x.so"))))
-                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.errors().get(0).field())
-                        .isEqualTo("secrets.LD_PRELOAD"));
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors().get(0).field()).isEqualTo("secrets.LD_PRELOAD"));
         assertThatThrownBy(() -> p.jobService.create(OWNER, request(binaryId, NOW, Map.of("PLAIN", "again"))))
-                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.errors().get(0).field())
-                        .isEqualTo("secrets.PLAIN"));
-        Map<String, String> many = IntStream.range(0, 65).boxed()
-                .collect(Collectors.toMap(i -> "S" + i, i -> "v"));
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors().get(0).field()).isEqualTo("secrets.PLAIN"));
+        Map<String, String> many = IntStream.range(0, 65).boxed().collect(Collectors.toMap(i -> "S" + i, i -> "v"));
         assertThatThrownBy(() -> p.jobService.create(OWNER, request(binaryId, NOW, many)))
-                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.errors().get(0).field())
-                        .isEqualTo("secrets"));
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors().get(0).field()).isEqualTo("secrets"));
         Map<String, String> huge = new HashMap<>();
         for (int i = 0; i < 64; i++) {
             huge.put("S" + i, "é".repeat(4096));

@@ -96,7 +96,9 @@ class SweeperTest {
         assertThat(report.horizon()).isEqualTo(now.plus(settings.lookahead()));
         assertThat(report.sent()).isEqualTo(1);
         assertThat(Fixture.run(p, job.id(), job.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
-        assertThat(p.watermarks.get()).as("the first sweep persists where it started").contains(settled);
+        assertThat(p.watermarks.get())
+                .as("the first sweep persists where it started")
+                .contains(settled);
         assertThat(report.watermark()).isEqualTo(settled);
     }
 
@@ -142,18 +144,25 @@ class SweeperTest {
         assertThat(report.materialized()).isEqualTo(13);
 
         List<Run> runs = Fixture.runsOf(p, job.id());
-        List<Run> queued = runs.stream().filter(r -> r.state() == RunState.QUEUED).toList();
-        List<Run> scheduled = runs.stream().filter(r -> r.state() == RunState.SCHEDULED).toList();
+        List<Run> queued =
+                runs.stream().filter(r -> r.state() == RunState.QUEUED).toList();
+        List<Run> scheduled =
+                runs.stream().filter(r -> r.state() == RunState.SCHEDULED).toList();
         assertThat(runs).hasSize(14);
         assertThat(queued).extracting(Run::scheduledAt).containsExactlyElementsOf(expected);
         List<Instant> order = queued.stream()
-                .map(r -> Items.instant(Fixture.rawRun(p, job.id(), r.runId()), "queuedAt")).toList();
-        assertThat(order).as("queued in schedule order").isSortedAccordingTo(Instant::compareTo)
+                .map(r -> Items.instant(Fixture.rawRun(p, job.id(), r.runId()), "queuedAt"))
+                .toList();
+        assertThat(order)
+                .as("queued in schedule order")
+                .isSortedAccordingTo(Instant::compareTo)
                 .doesNotHaveDuplicates();
 
         assertThat(scheduled).hasSize(1);
         Run pending = scheduled.get(0);
-        assertThat(pending.scheduledAt()).isEqualTo(expected.getLast().plusSeconds(10)).isAfter(horizon);
+        assertThat(pending.scheduledAt())
+                .isEqualTo(expected.getLast().plusSeconds(10))
+                .isAfter(horizon);
         Job after = p.jobs.get(job.id()).orElseThrow();
         assertThat(after.pendingRunId()).isEqualTo(pending.runId());
         assertThat(after.nextRunAt()).isEqualTo(pending.scheduledAt());
@@ -176,11 +185,14 @@ class SweeperTest {
         SettableClock clock = new SettableClock(now);
         // A short lookahead: everything the sweep sends is due in the past or within two seconds, so it can be
         // received at once.
-        Settings settings = TestStack.isolatedSettings().sweepPeriod(Duration.ofSeconds(1))
-                .lookahead(Duration.ofSeconds(2)).build();
+        Settings settings = TestStack.isolatedSettings()
+                .sweepPeriod(Duration.ofSeconds(1))
+                .lookahead(Duration.ofSeconds(2))
+                .build();
         Punctual a = Fixture.stack(settings, clock);
         Punctual b = Fixture.stack(settings, clock);
-        assertThat(a.watermarks.advance(TimeBuckets.bucketOf(now.minus(Duration.ofMinutes(10))), now)).isTrue();
+        assertThat(a.watermarks.advance(TimeBuckets.bucketOf(now.minus(Duration.ofMinutes(10))), now))
+                .isTrue();
 
         List<Job> recurring = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
@@ -222,7 +234,8 @@ class SweeperTest {
             assertThat(runs.stream().filter(r -> r.state() == RunState.QUEUED).map(Run::scheduledAt))
                     .as("job %s: every occurrence up to the horizon queued, no gap, no extra", job.id())
                     .containsExactlyElementsOf(due);
-            List<Run> pending = runs.stream().filter(r -> r.state() == RunState.SCHEDULED).toList();
+            List<Run> pending =
+                    runs.stream().filter(r -> r.state() == RunState.SCHEDULED).toList();
             assertThat(pending).extracting(Run::scheduledAt).containsExactly(next);
             assertThat(runs).hasSize(due.size() + 1);
             Job after = a.jobs.get(job.id()).orElseThrow();
@@ -232,26 +245,31 @@ class SweeperTest {
             expectedMaterialized += due.size();
         }
         for (Job job : onceJobs) {
-            assertThat(Fixture.runsOf(a, job.id())).singleElement()
+            assertThat(Fixture.runsOf(a, job.id()))
+                    .singleElement()
                     .satisfies(r -> assertThat(r.state()).isEqualTo(RunState.QUEUED));
             assertThat(a.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
             expectedKeys.add(job.id() + "/" + job.pendingRunId());
         }
         int marked = reports.stream().mapToInt(Sweeper.SweepReport::marked).sum();
-        int materialized = reports.stream().mapToInt(Sweeper.SweepReport::materialized).sum();
+        int materialized =
+                reports.stream().mapToInt(Sweeper.SweepReport::materialized).sum();
         assertThat(marked).as("each run marked QUEUED by exactly one sweeper").isEqualTo(expectedKeys.size());
-        assertThat(materialized).as("each next occurrence written by exactly one sweeper")
+        assertThat(materialized)
+                .as("each next occurrence written by exactly one sweeper")
                 .isEqualTo(expectedMaterialized);
         assertThat(reports).allSatisfy(r -> assertThat(r.failed()).isZero());
 
         // Every run has at least one message (duplicates are allowed), and no message names anything else.
         Set<String> received = new HashSet<>();
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-            for (RunMessage m : Fixture.receiveVisible(a)) {
-                received.add(m.jobId() + "/" + m.runId());
-            }
-            assertThat(received).containsExactlyInAnyOrderElementsOf(expectedKeys);
-        });
+        await().atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    for (RunMessage m : Fixture.receiveVisible(a)) {
+                        received.add(m.jobId() + "/" + m.runId());
+                    }
+                    assertThat(received).containsExactlyInAnyOrderElementsOf(expectedKeys);
+                });
     }
 
     @Test
@@ -261,7 +279,8 @@ class SweeperTest {
         SettableClock clock = new SettableClock(t0);
         Settings settings = TestStack.isolatedSettings().build();
         Punctual p = Fixture.stack(settings, clock);
-        assertThat(p.watermarks.advance(TimeBuckets.bucketOf(t0.minus(Duration.ofMinutes(5))), t0)).isTrue();
+        assertThat(p.watermarks.advance(TimeBuckets.bucketOf(t0.minus(Duration.ofMinutes(5))), t0))
+                .isTrue();
         p.sweeper.sweep();
         Instant lastWatermark = p.watermarks.get().orElseThrow();
         assertThat(lastWatermark).isEqualTo(TimeBuckets.bucketOf(t0.minus(settings.settle())));
@@ -279,14 +298,18 @@ class SweeperTest {
         assertThat(report.from()).isEqualTo(lastWatermark);
         assertThat(report.due()).isEqualTo(3);
         assertThat(report.sent()).isEqualTo(3);
-        assertThat(gap).allSatisfy(j -> assertThat(Fixture.run(p, j.id(), j.pendingRunId()).state())
-                .isEqualTo(RunState.QUEUED));
+        assertThat(gap)
+                .allSatisfy(
+                        j -> assertThat(Fixture.run(p, j.id(), j.pendingRunId()).state())
+                                .isEqualTo(RunState.QUEUED));
         assertThat(p.watermarks.get()).contains(TimeBuckets.bucketOf(realNow.minus(settings.settle())));
         // Overdue: sent without delay.
         Set<String> got = new HashSet<>();
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             Fixture.receiveVisible(p).forEach(m -> got.add(m.jobId()));
-            assertThat(got).containsExactlyInAnyOrderElementsOf(gap.stream().map(Job::id).toList());
+            assertThat(got)
+                    .containsExactlyInAnyOrderElementsOf(
+                            gap.stream().map(Job::id).toList());
         });
     }
 
@@ -299,13 +322,16 @@ class SweeperTest {
         Instant from = TimeBuckets.bucketOf(now.minus(Duration.ofMinutes(10)));
         assertThat(p.watermarks.advance(from, now)).isTrue();
         Job overdue = Fixture.insertOnceJob(p, now.minus(Duration.ofMinutes(4)).plusSeconds(3), now);
-        Job recurring = Fixture.insertJob(p, Fixture.interval(Duration.ofMinutes(1),
-                now.minus(Duration.ofMinutes(3))), now.minus(Duration.ofMinutes(3)), now, 3);
+        Job recurring = Fixture.insertJob(
+                p,
+                Fixture.interval(Duration.ofMinutes(1), now.minus(Duration.ofMinutes(3))),
+                now.minus(Duration.ofMinutes(3)),
+                now,
+                3);
 
-        RunQueue broken = new RunQueue(Fixture.sqs(), p.resources.runQueue(),
-                TestStack.aws().sqsEndpoint() + "/000000000000/nope");
-        Dispatcher failing = new Dispatcher(p.runs, p.jobs, broken, p.tx, p.schedules, p.settings, clock,
-                p.planner);
+        RunQueue broken = new RunQueue(
+                Fixture.sqs(), p.resources.runQueue(), TestStack.aws().sqsEndpoint() + "/000000000000/nope");
+        Dispatcher failing = new Dispatcher(p.runs, p.jobs, broken, p.tx, p.schedules, p.settings, clock, p.planner);
         Sweeper badSweeper = new Sweeper(p.runs, p.watermarks, failing, p.buckets, settings, clock);
 
         Sweeper.SweepReport bad = badSweeper.sweep();
@@ -316,9 +342,12 @@ class SweeperTest {
         assertThat(Fixture.run(p, overdue.id(), overdue.pendingRunId()).state()).isEqualTo(RunState.SCHEDULED);
         assertThat(Fixture.run(p, recurring.id(), recurring.pendingRunId()).state())
                 .isEqualTo(RunState.SCHEDULED);
-        assertThat(Fixture.runsOf(p, recurring.id())).as("no next occurrence without a send").hasSize(1);
+        assertThat(Fixture.runsOf(p, recurring.id()))
+                .as("no next occurrence without a send")
+                .hasSize(1);
         Instant watermark = p.watermarks.get().orElseThrow();
-        assertThat(watermark).as("held at the oldest failed run's bucket")
+        assertThat(watermark)
+                .as("held at the oldest failed run's bucket")
                 .isEqualTo(TimeBuckets.bucketOf(overdue.nextRunAt()));
         assertThat(Fixture.queueCounts(p).total()).isZero();
 
@@ -328,16 +357,23 @@ class SweeperTest {
         assertThat(good.from()).isEqualTo(watermark);
         assertThat(good.failed()).isZero();
         assertThat(Fixture.run(p, overdue.id(), overdue.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
-        assertThat(Fixture.run(p, recurring.id(), recurring.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
+        assertThat(Fixture.run(p, recurring.id(), recurring.pendingRunId()).state())
+                .isEqualTo(RunState.QUEUED);
         // The overdue occurrences of the interval (every minute since three minutes ago) go out together.
         List<Run> recurringRuns = Fixture.runsOf(p, recurring.id());
-        assertThat(recurringRuns.stream().filter(r -> r.state() == RunState.SCHEDULED).count()).isEqualTo(1);
-        assertThat(p.watermarks.get()).contains(TimeBuckets.bucketOf(clock.instant().minus(settings.settle())));
+        assertThat(recurringRuns.stream()
+                        .filter(r -> r.state() == RunState.SCHEDULED)
+                        .count())
+                .isEqualTo(1);
+        assertThat(p.watermarks.get())
+                .contains(TimeBuckets.bucketOf(clock.instant().minus(settings.settle())));
         Set<String> got = new HashSet<>();
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             Fixture.receiveVisible(p).forEach(m -> got.add(m.jobId() + "/" + m.runId()));
-            assertThat(got).contains(overdue.id() + "/" + overdue.pendingRunId(),
-                    recurring.id() + "/" + recurring.pendingRunId());
+            assertThat(got)
+                    .contains(
+                            overdue.id() + "/" + overdue.pendingRunId(),
+                            recurring.id() + "/" + recurring.pendingRunId());
         });
     }
 
@@ -376,8 +412,11 @@ class SweeperTest {
         Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofMinutes(10), first), first, now, 3);
         // An executor claims only once the message is visible: at (or after) the due instant.
         clock.set(first);
-        assertThat(p.tx.write(List.of(p.jobs.conditionNotDeleted(job.id()),
-                p.runs.claim(job.id(), job.pendingRunId(), "ex-1", first.plusSeconds(60), first))).won()).isTrue();
+        assertThat(p.tx.write(List.of(
+                                p.jobs.conditionNotDeleted(job.id()),
+                                p.runs.claim(job.id(), job.pendingRunId(), "ex-1", first.plusSeconds(60), first)))
+                        .won())
+                .isTrue();
 
         Sweeper.SweepReport report = p.sweeper.sweep();
 

@@ -28,7 +28,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.random.RandomGenerator;
@@ -44,7 +43,9 @@ class UpdateAndBackfillTest {
         }
 
         List<Run> scheduled(String jobId) {
-            return Fixture.runsOf(p, jobId).stream().filter(r -> r.state() == RunState.SCHEDULED).toList();
+            return Fixture.runsOf(p, jobId).stream()
+                    .filter(r -> r.state() == RunState.SCHEDULED)
+                    .toList();
         }
     }
 
@@ -62,11 +63,15 @@ class UpdateAndBackfillTest {
     void updateReplacesThePendingRunWithTheNewSchedulesFirstOccurrenceAtomically() {
         Instant now = realNow();
         Stack s = stack(now);
-        JobView v1 = s.p().jobService.create(OWNER, s.request(Fixture.interval(Duration.ofHours(1),
-                now.plus(Duration.ofHours(1)))));
+        JobView v1 = s.p().jobService
+                .create(OWNER, s.request(Fixture.interval(Duration.ofHours(1), now.plus(Duration.ofHours(1)))));
 
-        JobView v2 = s.p().jobService.update(OWNER, v1.id(), "\"1\"", s.request(Fixture.interval(
-                Duration.ofHours(2), now.plus(Duration.ofHours(3)))));
+        JobView v2 = s.p().jobService
+                .update(
+                        OWNER,
+                        v1.id(),
+                        "\"1\"",
+                        s.request(Fixture.interval(Duration.ofHours(2), now.plus(Duration.ofHours(3)))));
 
         assertThat(v2.version()).isEqualTo(2);
         assertThat(v2.etag()).isEqualTo("\"2\"");
@@ -75,7 +80,8 @@ class UpdateAndBackfillTest {
         Run old = Fixture.run(s.p(), v1.id(), RunIds.forOccurrence(now.plus(Duration.ofHours(1))));
         assertThat(old.state()).isEqualTo(RunState.CANCELLED);
         assertThat(old.error()).isEqualTo("replaced by version 2 of the job");
-        assertThat(s.scheduled(v1.id())).extracting(Run::runId)
+        assertThat(s.scheduled(v1.id()))
+                .extracting(Run::runId)
                 .containsExactly(RunIds.forOccurrence(now.plus(Duration.ofHours(3))));
         assertThat(s.p().jobs.get(v1.id()).orElseThrow().pendingRunId())
                 .isEqualTo(RunIds.forOccurrence(now.plus(Duration.ofHours(3))));
@@ -87,13 +93,24 @@ class UpdateAndBackfillTest {
         Stack s = stack(now);
         Instant first = now.plus(Duration.ofHours(1));
         JobView v1 = s.p().jobService.create(OWNER, s.request(Fixture.interval(Duration.ofHours(1), first)));
-        JobRequest withJitter = new JobRequest("job", s.binaryId(), null, null, Fixture.interval(Duration.ofHours(1),
-                first), null, 5, null, new JitterSpec("hashed", "PT10M"), null, null, null);
+        JobRequest withJitter = new JobRequest(
+                "job",
+                s.binaryId(),
+                null,
+                null,
+                Fixture.interval(Duration.ofHours(1), first),
+                null,
+                5,
+                null,
+                new JitterSpec("hashed", "PT10M"),
+                null,
+                null,
+                null);
 
         JobView v2 = s.p().jobService.update(OWNER, v1.id(), "W/\"1\"", withJitter);
 
-        Instant due = new Jitter(Jitter.Mode.HASHED, Duration.ofMinutes(10)).apply(v1.id(), first,
-                RandomGenerator.getDefault());
+        Instant due = new Jitter(Jitter.Mode.HASHED, Duration.ofMinutes(10))
+                .apply(v1.id(), first, RandomGenerator.getDefault());
         assertThat(v2.jitter()).isEqualTo(new JitterSpec("hashed", "PT10M"));
         assertThat(v2.nextRunAt()).isEqualTo(due.toString());
         List<Run> runs = Fixture.runsOf(s.p(), v1.id());
@@ -108,8 +125,8 @@ class UpdateAndBackfillTest {
     void aStaleOrMissingIfMatchOrAnInvalidBodyChangesNothing() {
         Instant now = realNow();
         Stack s = stack(now);
-        JobView v1 = s.p().jobService.create(OWNER, s.request(Fixture.interval(Duration.ofHours(1),
-                now.plus(Duration.ofHours(1)))));
+        JobView v1 = s.p().jobService
+                .create(OWNER, s.request(Fixture.interval(Duration.ofHours(1), now.plus(Duration.ofHours(1)))));
         JobRequest other = s.request(Fixture.interval(Duration.ofHours(2), now.plus(Duration.ofHours(2))));
         s.p().jobService.update(OWNER, v1.id(), "1", other);
         Job before = s.p().jobs.get(v1.id()).orElseThrow();
@@ -118,16 +135,36 @@ class UpdateAndBackfillTest {
                 .isInstanceOfSatisfying(ValidationException.class, e -> {
                     assertThat(e.status()).isEqualTo(412);
                     assertThat(e.errors()).extracting(FieldError::field).containsExactly("If-Match");
-                }).hasMessageContaining("is at version 2, not 1");
+                })
+                .hasMessageContaining("is at version 2, not 1");
         assertThatThrownBy(() -> s.p().jobService.update(OWNER, v1.id(), null, other))
                 .isInstanceOfSatisfying(ValidationException.class, e -> {
                     assertThat(e.status()).isEqualTo(428);
                     assertThat(e.errors()).extracting(FieldError::field).containsExactly("If-Match");
                 });
-        assertThatThrownBy(() -> s.p().jobService.update(OWNER, v1.id(), "\"2\"", new JobRequest("job",
-                s.binaryId(), null, null, other.schedule(), null, null, null, null, null, "sometimes", "PT1S")))
-                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.errors())
-                        .extracting(FieldError::field).containsExactly("overlap", "maxRunAge"));
+        assertThatThrownBy(() -> s.p().jobService
+                        .update(
+                                OWNER,
+                                v1.id(),
+                                "\"2\"",
+                                new JobRequest(
+                                        "job",
+                                        s.binaryId(),
+                                        null,
+                                        null,
+                                        other.schedule(),
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        "sometimes",
+                                        "PT1S")))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors())
+                                .extracting(FieldError::field)
+                                .containsExactly("overlap", "maxRunAge"));
 
         assertThat(s.p().jobs.get(v1.id()).orElseThrow()).isEqualTo(before);
     }
@@ -136,12 +173,16 @@ class UpdateAndBackfillTest {
     void aPausedJobStaysPausedWithoutAPendingRun() {
         Instant now = realNow();
         Stack s = stack(now);
-        JobView v1 = s.p().jobService.create(OWNER, s.request(Fixture.interval(Duration.ofHours(1),
-                now.plus(Duration.ofHours(1)))));
+        JobView v1 = s.p().jobService
+                .create(OWNER, s.request(Fixture.interval(Duration.ofHours(1), now.plus(Duration.ofHours(1)))));
         JobView paused = s.p().lifecycle.pause(OWNER, v1.id());
 
-        JobView updated = s.p().jobService.update(OWNER, v1.id(), paused.etag(), s.request(
-                Fixture.interval(Duration.ofHours(2), now.plus(Duration.ofHours(2)))));
+        JobView updated = s.p().jobService
+                .update(
+                        OWNER,
+                        v1.id(),
+                        paused.etag(),
+                        s.request(Fixture.interval(Duration.ofHours(2), now.plus(Duration.ofHours(2)))));
 
         assertThat(updated.state()).isEqualTo("PAUSED");
         assertThat(updated.version()).isEqualTo(paused.version() + 1);
@@ -171,22 +212,29 @@ class UpdateAndBackfillTest {
             CompletableFuture<?> sweep = CompletableFuture.runAsync(() -> {
                 await(go);
                 if (bare) {
-                    s.p().dispatcher.dispatch(List.of(pending), s.clock().instant().plus(Duration.ofMinutes(2)));
+                    s.p().dispatcher
+                            .dispatch(List.of(pending), s.clock().instant().plus(Duration.ofMinutes(2)));
                 } else {
                     s.p().sweeper.sweep();
                 }
             });
             CompletableFuture<JobView> update = CompletableFuture.supplyAsync(() -> {
                 await(go);
-                return s.p().jobService.update(OWNER, v1.id(), v1.etag(), s.request(Fixture.interval(
-                        Duration.ofMinutes(10), first.plus(Duration.ofMinutes(5)))));
+                return s.p().jobService
+                        .update(
+                                OWNER,
+                                v1.id(),
+                                v1.etag(),
+                                s.request(Fixture.interval(Duration.ofMinutes(10), first.plus(Duration.ofMinutes(5)))));
             });
             sweep.get();
             JobView v2 = update.get();
 
             Job job = s.p().jobs.get(v1.id()).orElseThrow();
             assertThat(v2.version()).isEqualTo(2);
-            assertThat(s.scheduled(v1.id())).extracting(Run::runId).as("round %d", i)
+            assertThat(s.scheduled(v1.id()))
+                    .extracting(Run::runId)
+                    .as("round %d", i)
                     .containsExactly(job.pendingRunId());
             assertThat(job.nextRunAt()).isEqualTo(first.plus(Duration.ofMinutes(5)));
             Run old = Fixture.run(s.p(), v1.id(), RunIds.forOccurrence(first));
@@ -213,8 +261,8 @@ class UpdateAndBackfillTest {
     private static Job tenMinuteJob(Stack s, Instant now) {
         Instant start = now.minus(Duration.ofHours(2));
         Instant next = start.plus(Duration.ofMinutes(130));
-        return Fixture.insertJob(s.p(), Fixture.interval(Duration.ofMinutes(10), start), next, now, 3,
-                FiringPolicy.DEFAULT);
+        return Fixture.insertJob(
+                s.p(), Fixture.interval(Duration.ofMinutes(10), start), next, now, 3, FiringPolicy.DEFAULT);
     }
 
     @Test
@@ -222,18 +270,21 @@ class UpdateAndBackfillTest {
         Instant now = realNow().truncatedTo(ChronoUnit.MINUTES);
         Stack s = stack(now);
         Job job = tenMinuteJob(s, now);
-        BackfillRequest range = new BackfillRequest(now.minus(Duration.ofHours(2)).toString(),
+        BackfillRequest range = new BackfillRequest(
+                now.minus(Duration.ofHours(2)).toString(),
                 now.minus(Duration.ofHours(1)).toString());
 
         BackfillView first = s.p().lifecycle.backfill(OWNER, job.id(), range);
 
         List<String> expected = IntStream.rangeClosed(0, 6)
-                .mapToObj(k -> RunIds.forOccurrence(now.minus(Duration.ofMinutes(120 - 10L * k)))).toList();
+                .mapToObj(k -> RunIds.forOccurrence(now.minus(Duration.ofMinutes(120 - 10L * k))))
+                .toList();
         assertThat(first.occurrences()).isEqualTo(7);
         assertThat(first.created()).containsExactlyElementsOf(expected);
         assertThat(first.alreadyExisting()).isZero();
-        assertThat(expected).allSatisfy(id -> assertThat(Fixture.run(s.p(), job.id(), id).state())
-                .isEqualTo(RunState.QUEUED));
+        assertThat(expected)
+                .allSatisfy(id ->
+                        assertThat(Fixture.run(s.p(), job.id(), id).state()).isEqualTo(RunState.QUEUED));
         assertThat(Fixture.receiveVisible(s.p())).hasSize(7);
 
         BackfillView again = s.p().lifecycle.backfill(OWNER, job.id(), range);
@@ -251,21 +302,50 @@ class UpdateAndBackfillTest {
         Job job = tenMinuteJob(s, now);
         Job once = Fixture.insertOnceJob(s.p(), now.plus(Duration.ofHours(1)), now);
 
-        assertThat(fields(() -> s.p().lifecycle.backfill(OWNER, job.id(), new BackfillRequest(null,
-                now.plusSeconds(60).toString())))).containsExactly("from", "to");
-        assertThat(fields(() -> s.p().lifecycle.backfill(OWNER, job.id(), new BackfillRequest(
-                now.toString(), now.minusSeconds(60).toString())))).containsExactly("to");
-        Job everyFiveSeconds = Fixture.insertJob(s.p(), Fixture.interval(Duration.ofSeconds(5),
-                now.minus(Duration.ofHours(2))), now.plusSeconds(5), now, 3, FiringPolicy.DEFAULT);
-        assertThat(fields(() -> s.p().lifecycle.backfill(OWNER, everyFiveSeconds.id(), new BackfillRequest(
-                now.minus(Duration.ofHours(2)).toString(), now.toString())))).containsExactly("to");
+        assertThat(fields(() -> s.p().lifecycle
+                        .backfill(
+                                OWNER,
+                                job.id(),
+                                new BackfillRequest(null, now.plusSeconds(60).toString()))))
+                .containsExactly("from", "to");
+        assertThat(fields(() -> s.p().lifecycle
+                        .backfill(
+                                OWNER,
+                                job.id(),
+                                new BackfillRequest(
+                                        now.toString(), now.minusSeconds(60).toString()))))
+                .containsExactly("to");
+        Job everyFiveSeconds = Fixture.insertJob(
+                s.p(),
+                Fixture.interval(Duration.ofSeconds(5), now.minus(Duration.ofHours(2))),
+                now.plusSeconds(5),
+                now,
+                3,
+                FiringPolicy.DEFAULT);
+        assertThat(fields(() -> s.p().lifecycle
+                        .backfill(
+                                OWNER,
+                                everyFiveSeconds.id(),
+                                new BackfillRequest(
+                                        now.minus(Duration.ofHours(2)).toString(), now.toString()))))
+                .containsExactly("to");
         assertThat(Fixture.runsOf(s.p(), everyFiveSeconds.id())).hasSize(1);
-        assertThat(fields(() -> s.p().lifecycle.backfill(OWNER, once.id(), new BackfillRequest(
-                now.minus(Duration.ofDays(1)).toString(), now.toString())))).containsExactly("schedule");
+        assertThat(fields(() -> s.p().lifecycle
+                        .backfill(
+                                OWNER,
+                                once.id(),
+                                new BackfillRequest(
+                                        now.minus(Duration.ofDays(1)).toString(), now.toString()))))
+                .containsExactly("schedule");
         s.p().lifecycle.pause(OWNER, job.id());
-        assertThatThrownBy(() -> s.p().lifecycle.backfill(OWNER, job.id(), new BackfillRequest(
-                now.minus(Duration.ofHours(1)).toString(), now.toString())))
-                .isInstanceOf(ConflictException.class).hasMessageContaining("PAUSED");
+        assertThatThrownBy(() -> s.p().lifecycle
+                        .backfill(
+                                OWNER,
+                                job.id(),
+                                new BackfillRequest(
+                                        now.minus(Duration.ofHours(1)).toString(), now.toString())))
+                .isInstanceOf(ConflictException.class)
+                .hasMessageContaining("PAUSED");
 
         assertThat(Fixture.runsOf(s.p(), job.id())).extracting(Run::state).containsExactly(RunState.CANCELLED);
         assertThat(Fixture.runsOf(s.p(), once.id())).hasSize(1);
@@ -286,11 +366,21 @@ class UpdateAndBackfillTest {
         Instant t0 = realNow().minus(Duration.ofHours(3)).truncatedTo(ChronoUnit.MINUTES);
         Stack s = stack(t0);
         assertThat(s.p().watermarks.advance(TimeBuckets.bucketOf(t0), t0)).isTrue();
-        Job job = Fixture.insertJob(s.p(), Fixture.interval(Duration.ofMinutes(10), t0.plus(Duration.ofMinutes(10))),
-                t0.plus(Duration.ofMinutes(10)), t0, 3, FiringPolicy.DEFAULT);
+        Job job = Fixture.insertJob(
+                s.p(),
+                Fixture.interval(Duration.ofMinutes(10), t0.plus(Duration.ofMinutes(10))),
+                t0.plus(Duration.ofMinutes(10)),
+                t0,
+                3,
+                FiringPolicy.DEFAULT);
         s.clock().set(t0.plus(Duration.ofMinutes(45)));
-        BackfillView b = s.p().lifecycle.backfill(OWNER, job.id(), new BackfillRequest(
-                t0.plus(Duration.ofMinutes(20)).toString(), t0.plus(Duration.ofMinutes(40)).toString()));
+        BackfillView b = s.p().lifecycle
+                .backfill(
+                        OWNER,
+                        job.id(),
+                        new BackfillRequest(
+                                t0.plus(Duration.ofMinutes(20)).toString(),
+                                t0.plus(Duration.ofMinutes(40)).toString()));
         assertThat(b.created()).hasSize(3);
 
         s.p().sweeper.sweep();
@@ -298,9 +388,10 @@ class UpdateAndBackfillTest {
         Job after = s.p().jobs.get(job.id()).orElseThrow();
         assertThat(after.pendingRunId()).isEqualTo(RunIds.forOccurrence(t0.plus(Duration.ofMinutes(50))));
         assertThat(after.state()).isEqualTo(JobState.ACTIVE);
-        assertThat(Fixture.runsOf(s.p(), job.id())).extracting(Run::state).containsExactly(RunState.QUEUED,
-                RunState.QUEUED, RunState.QUEUED, RunState.QUEUED, RunState.SCHEDULED);
+        assertThat(Fixture.runsOf(s.p(), job.id()))
+                .extracting(Run::state)
+                .containsExactly(
+                        RunState.QUEUED, RunState.QUEUED, RunState.QUEUED, RunState.QUEUED, RunState.SCHEDULED);
         assertThat(Fixture.receiveVisible(s.p())).hasSize(4);
     }
-
 }

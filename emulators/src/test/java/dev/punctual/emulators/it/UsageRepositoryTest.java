@@ -23,9 +23,13 @@ class UsageRepositoryTest {
     void jobSlotsAndScheduledRateAreCountedInTransactionsAndGivenBack() {
         Quotas q = new Quotas(2, 20, 10, 10);
         assertThat(p.tx.write(List.of(p.usage.addJob("t1", 12, q))).won()).isTrue();
-        assertThat(p.tx.write(List.of(p.usage.addJob("t1", 9, q))).won()).as("rate 21 > 20").isFalse();
+        assertThat(p.tx.write(List.of(p.usage.addJob("t1", 9, q))).won())
+                .as("rate 21 > 20")
+                .isFalse();
         assertThat(p.tx.write(List.of(p.usage.addJob("t1", 8, q))).won()).isTrue();
-        assertThat(p.tx.write(List.of(p.usage.addJob("t1", 1, q))).won()).as("a third job").isFalse();
+        assertThat(p.tx.write(List.of(p.usage.addJob("t1", 1, q))).won())
+                .as("a third job")
+                .isFalse();
         assertThat(p.usage.get("t1")).isEqualTo(new dev.punctual.core.tenant.UsageRepository.Usage(2, 20));
         assertThat(p.usage.get("t2")).isEqualTo(new dev.punctual.core.tenant.UsageRepository.Usage(0, 0));
 
@@ -44,8 +48,12 @@ class UsageRepositoryTest {
             assertThat(p.usage.countTrigger("t", now, 3)).isTrue();
         }
         assertThat(p.usage.countTrigger("t", now, 3)).isFalse();
-        assertThat(p.usage.countTrigger("t", now.plusSeconds(29), 3)).as("same minute").isFalse();
-        assertThat(p.usage.countTrigger("t", now.plusSeconds(30), 3)).as("next minute").isTrue();
+        assertThat(p.usage.countTrigger("t", now.plusSeconds(29), 3))
+                .as("same minute")
+                .isFalse();
+        assertThat(p.usage.countTrigger("t", now.plusSeconds(30), 3))
+                .as("next minute")
+                .isTrue();
         assertThat(p.usage.countTrigger("other", now, 3)).isTrue();
 
         assertThat(p.usage.countBackfill("t", now, 7, 10)).isTrue();
@@ -60,7 +68,8 @@ class UsageRepositoryTest {
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Callable<Boolean>> calls = java.util.stream.IntStream.range(0, 40)
-                    .mapToObj(i -> (Callable<Boolean>) () -> p.usage.countTrigger("racer", now, 10)).toList();
+                    .mapToObj(i -> (Callable<Boolean>) () -> p.usage.countTrigger("racer", now, 10))
+                    .toList();
             long won = 0;
             for (Future<Boolean> f : pool.invokeAll(calls)) {
                 won += f.get() ? 1 : 0;
