@@ -124,12 +124,7 @@ final class Stage implements AutoCloseable {
 
     /** A DynamoDB client whose HTTP layer answers a fraction of calls with throttling or 5xx (see FaultyHttpClient). */
     DynamoDbClient faultyDynamo(FaultyHttpClient http) {
-        return DynamoDbClient.builder()
-                .httpClient(http)
-                .endpointOverride(target.dynamodb())
-                .region(target.region())
-                .credentialsProvider(target.credentials())
-                .build();
+        return FaultClients.dynamo(target, http, List.of());
     }
 
     static FaultyHttpClient faultyHttp(java.util.function.DoubleSupplier rate) {

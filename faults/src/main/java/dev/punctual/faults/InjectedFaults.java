@@ -1,0 +1,272 @@
+package dev.punctual.faults;
+
+import dev.punctual.core.queue.RunMessage;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.Update;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageRequest;
+import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
+
+/**
+ * The faults an executor process injects into itself ({@code -Dfaults.inject}, see {@link FaultExecutor}), as SDK
+ * interceptors on its DynamoDB, SQS and S3 clients. Each announces itself on {@code out} with a {@code FAULT} line
+ * naming what it hit, before it acts: a halt leaves no other trace for the harness to find the run by.
+ */
+final class InjectedFaults {
+    final double dynamoErrors;
+    private final List<ExecutionInterceptor> dynamo = new ArrayList<>();
+    private final List<ExecutionInterceptor> sqs = new ArrayList<>();
+    private final List<ExecutionInterceptor> s3 = new ArrayList<>();
+
+    InjectedFaults(Map<String, String> inject, PrintStream out) {
+        int haltBeforeResult = Integer.parseInt(inject.getOrDefault("halt-before-result", "0"));
+        int haltBeforeDelete = Integer.parseInt(inject.getOrDefault("halt-before-delete", "0"));
+        dynamoErrors = Double.parseDouble(inject.getOrDefault("dynamo-errors", "0"));
+        int stopAfterClaim = Integer.parseInt(inject.getOrDefault("stop-after-claim", "0"));
+        String[] outage = inject.getOrDefault("outage-at-result", "0:0").split(":");
+        int outageEvery = Integer.parseInt(outage[0]);
+        long outageMillis = Long.parseLong(outage[1]);
+        String failLogUpload = inject.get("fail-log-upload");
+
+        // The outage first: a result write it fails is not counted by a halt.
+        if (outageEvery > 0) {
+            StoreOutage storeOutage = new StoreOutage(outageEvery, outageMillis, out);
+            dynamo.add(storeOutage);
+            s3.add(storeOutage);
+        }
+        if (haltBeforeResult > 0) {
+            dynamo.add(new HaltBeforeResult(haltBeforeResult, out));
+        }
+        if (stopAfterClaim > 0) {
+            dynamo.add(new StopAfterClaim(stopAfterClaim, out));
+        }
+        if (haltBeforeDelete > 0) {
+            sqs.add(new HaltBeforeDelete(haltBeforeDelete, out));
+        }
+        if (failLogUpload != null) {
+            s3.add(new FailLogUpload(failLogUpload, out));
+        }
+    }
+
+    List<ExecutionInterceptor> dynamo() {
+        return List.copyOf(dynamo);
+    }
+
+    List<ExecutionInterceptor> sqs() {
+        return List.copyOf(sqs);
+    }
+
+    List<ExecutionInterceptor> s3() {
+        return List.copyOf(s3);
+    }
+
+    /** The write that records a run's outcome ({@code RunRepository.finish}): it sets finishedAt, fenced on me. */
+    static boolean isResult(UpdateItemRequest u) {
+        Map<String, String> names =
+                u.expressionAttributeNames() == null ? new HashMap<>() : u.expressionAttributeNames();
+        return names.containsValue("finishedAt")
+                && names.containsValue("leaseOwner")
+                && u.conditionExpression() != null
+                && u.conditionExpression().contains(":me");
+    }
+
+    static void announce(PrintStream out, String fault) {
+        out.println("FAULT " + fault);
+        out.flush();
+    }
+
+    private static String run(Map<String, AttributeValue> key) {
+        return key.get("jobId").s() + " " + key.get("runId").s();
+    }
+
+    /**
+     * At every Nth result write, every DynamoDB call and S3 upload of this process fails for a while. One instance
+     * sits on both clients, so both stores are out at once, as when the network goes.
+     */
+    static final class StoreOutage implements ExecutionInterceptor {
+        private final int every;
+        private final long millis;
+        private final PrintStream out;
+        private final AtomicInteger resultWrites = new AtomicInteger();
+        private final AtomicLong until = new AtomicLong();
+
+        StoreOutage(int every, long millis, PrintStream out) {
+            this.every = every;
+            this.millis = millis;
+            this.out = out;
+        }
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+            if (System.currentTimeMillis() >= until.get()
+                    && c.request() instanceof UpdateItemRequest u
+                    && isResult(u)
+                    && resultWrites.incrementAndGet() % every == 0) {
+                until.set(System.currentTimeMillis() + millis);
+                announce(out, "outage " + run(u.key()));
+            }
+            if (System.currentTimeMillis() < until.get()) {
+                if (c.request() instanceof DynamoDbRequest) {
+                    throw SdkClientException.create("injected: DynamoDB unreachable (outage)");
+                }
+                if (c.request() instanceof PutObjectRequest) {
+                    throw SdkClientException.create("injected: S3 unreachable (outage)");
+                }
+            }
+        }
+    }
+
+    /** Halts the process, as kill -9 would, right before the Nth request of a kind: the request never leaves. */
+    abstract static class HaltBefore implements ExecutionInterceptor {
+        private final String fault;
+        private final int nth;
+        private final PrintStream out;
+        private final AtomicInteger seen = new AtomicInteger();
+
+        HaltBefore(String fault, int nth, PrintStream out) {
+            this.fault = fault;
+            this.nth = nth;
+            this.out = out;
+        }
+
+        abstract boolean counts(SdkRequest r);
+
+        /** "jobId runId" of the run the request is about. */
+        abstract String run(SdkRequest r);
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+            if (counts(c.request()) && seen.incrementAndGet() == nth) {
+                announce(out, fault + " " + run(c.request()));
+                Runtime.getRuntime().halt(FaultExecutor.HALT_STATUS);
+            }
+        }
+    }
+
+    /** The binary has exited; its outcome is not recorded. */
+    static final class HaltBeforeResult extends HaltBefore {
+        HaltBeforeResult(int nth, PrintStream out) {
+            super("result-lost", nth, out);
+        }
+
+        @Override
+        boolean counts(SdkRequest r) {
+            return r instanceof UpdateItemRequest u && isResult(u);
+        }
+
+        @Override
+        String run(SdkRequest r) {
+            return InjectedFaults.run(((UpdateItemRequest) r).key());
+        }
+    }
+
+    /**
+     * The outcome is recorded; the run's message is not deleted. A DeleteMessage names only a receipt handle, so the
+     * bodies received are kept to name the run.
+     */
+    static final class HaltBeforeDelete extends HaltBefore {
+        private final Map<String, String> bodies = new ConcurrentHashMap<>();
+
+        HaltBeforeDelete(int nth, PrintStream out) {
+            super("delete-lost", nth, out);
+        }
+
+        @Override
+        public void afterExecution(Context.AfterExecution c, ExecutionAttributes a) {
+            if (c.response() instanceof ReceiveMessageResponse r) {
+                r.messages().forEach(m -> bodies.put(m.receiptHandle(), m.body()));
+            }
+        }
+
+        @Override
+        boolean counts(SdkRequest r) {
+            return r instanceof DeleteMessageRequest;
+        }
+
+        @Override
+        String run(SdkRequest r) {
+            RunMessage m = RunMessage.decode(bodies.get(((DeleteMessageRequest) r).receiptHandle()));
+            return m.jobId() + " " + m.runId();
+        }
+    }
+
+    /**
+     * SIGSTOPs the process right after its Nth successful claim, before it reads the run back and starts the binary;
+     * the harness sends SIGCONT. Sent by the process itself so that it lands exactly there.
+     */
+    static final class StopAfterClaim implements ExecutionInterceptor {
+        private final int nth;
+        private final PrintStream out;
+        private final AtomicInteger claims = new AtomicInteger();
+
+        StopAfterClaim(int nth, PrintStream out) {
+            this.nth = nth;
+            this.out = out;
+        }
+
+        @Override
+        public void afterExecution(Context.AfterExecution c, ExecutionAttributes a) {
+            if (!(c.request() instanceof TransactWriteItemsRequest tw)) {
+                return;
+            }
+            Update claim = tw.transactItems().stream()
+                    .map(TransactWriteItem::update)
+                    .filter(u -> u != null && u.updateExpression().contains("#a = #a + :one"))
+                    .findFirst()
+                    .orElse(null);
+            if (claim != null && claims.incrementAndGet() == nth) {
+                announce(out, "frozen-after-claim " + run(claim.key()));
+                try {
+                    new ProcessBuilder(
+                                    "kill",
+                                    "-STOP",
+                                    Long.toString(ProcessHandle.current().pid()))
+                            .start()
+                            .waitFor();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** Fails every upload whose key ends with a suffix, as if S3 were unreachable for it. */
+    static final class FailLogUpload implements ExecutionInterceptor {
+        private final String suffix;
+        private final PrintStream out;
+
+        FailLogUpload(String suffix, PrintStream out) {
+            this.suffix = suffix;
+            this.out = out;
+        }
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+            if (c.request() instanceof PutObjectRequest put && put.key().endsWith(suffix)) {
+                announce(out, "log-upload-failed " + put.key());
+                throw SdkClientException.create("injected: S3 unreachable for " + put.key());
+            }
+        }
+    }
+}
