@@ -1,0 +1,139 @@
+package dev.punctual.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.queue.RunMessage;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/** The queue misbehaving: the same message delivered again and again, sends that fail before or after SQS has them. */
+@Order(3)
+class DeliveryFaultTest extends FaultScenarios {
+    // ---- 5. the same message twice, visibility 0 ---------------------------------------------------------------
+
+    @Test
+    @Order(1)
+    void theSameMessageDeliveredTwiceAndVisibilitySetToZero() throws Exception {
+        scenario("5. duplicate delivery, visibility 0", () -> {
+            try (Stage s = stage(Map.of())) {
+                s.startSweeper(s.api, "sweeper");
+                s.startExecutors(3);
+                // A rogue consumer: receives whatever is visible and hands it straight back (visibility 0), so the
+                // same message is delivered again at once.
+                AtomicBoolean rogue = new AtomicBoolean(true);
+                AtomicInteger released = new AtomicInteger();
+                Thread rogueThread = Thread.ofPlatform().daemon().start(() -> {
+                    while (rogue.get()) {
+                        try {
+                            for (var m : s.api.queue.receive(10, 1, 30)) {
+                                s.api.queue.changeVisibility(m.receiptHandle(), 0);
+                                released.incrementAndGet();
+                            }
+                        } catch (RuntimeException e) {
+                            // a receipt handle that went stale is normal here
+                        }
+                    }
+                });
+                s.submitWorkers(s.api, RUNS, 0.2, 0.8, Stage::now);
+                // ... and every run's message a second time.
+                List<RunMessage> copies = s.allRuns().stream()
+                        .map(r -> new RunMessage(r.jobId(), r.runId(), r.scheduledAt()))
+                        .toList();
+                int sent = 0;
+                for (int i = 0; i < copies.size(); i += 10) {
+                    sent += s.api.queue
+                            .sendBatch(copies.subList(i, Math.min(copies.size(), i + 10)), Instant.now())
+                            .size();
+                }
+                s.awaitStarts(RUNS / 2, Duration.ofSeconds(60));
+                rogue.set(false);
+                rogueThread.join();
+                Checker.Result r = s.drainAndCheck(DRAIN);
+                s.notes.add(sent + " messages sent twice, " + released.get() + " released at visibility 0");
+                assertThat(sent).isEqualTo(RUNS);
+                assertThat(r.duplicates())
+                        .as("a duplicate delivery never starts a binary again: only one claim wins")
+                        .isZero();
+                return s.check();
+            }
+        });
+    }
+
+    // ---- 9. SQS send failing after the DynamoDB write ----------------------------------------------------------
+
+    @Test
+    @Order(2)
+    void sqsSendFailingAfterTheDynamoDbWrite() throws Exception {
+        scenario("9. SQS send failing after the write", () -> {
+            try (Stage s = stage(Map.of())) {
+                AtomicBoolean failing = new AtomicBoolean(true);
+                AtomicInteger before = new AtomicInteger();
+                AtomicInteger after = new AtomicInteger();
+                var execAttr = new software.amazon.awssdk.core.interceptor.ExecutionAttribute<Boolean>("failAfter");
+                var sqs = software.amazon.awssdk.services.sqs.SqsClient.builder()
+                        .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
+                        .endpointOverride(s.target.sqs())
+                        .region(s.target.region())
+                        .credentialsProvider(s.target.credentials())
+                        .overrideConfiguration(o -> o.addExecutionInterceptor(
+                                new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+                                    @Override
+                                    public void beforeExecution(
+                                            software.amazon.awssdk.core.interceptor.Context.BeforeExecution c,
+                                            software.amazon.awssdk.core.interceptor.ExecutionAttributes a) {
+                                        if (!failing.get()
+                                                || !(c.request()
+                                                        instanceof
+                                                        software.amazon.awssdk.services.sqs.model
+                                                                .SendMessageBatchRequest)) {
+                                            return;
+                                        }
+                                        int dice = ThreadLocalRandom.current().nextInt(3);
+                                        if (dice == 0) {
+                                            before.incrementAndGet();
+                                            throw software.amazon.awssdk.core.exception.SdkClientException.create(
+                                                    "injected: SQS unreachable");
+                                        }
+                                        a.putAttribute(execAttr, dice == 1);
+                                    }
+
+                                    @Override
+                                    public void afterExecution(
+                                            software.amazon.awssdk.core.interceptor.Context.AfterExecution c,
+                                            software.amazon.awssdk.core.interceptor.ExecutionAttributes a) {
+                                        if (Boolean.TRUE.equals(a.getAttribute(execAttr))) {
+                                            after.incrementAndGet();
+                                            throw software.amazon.awssdk.core.exception.SdkClientException.create(
+                                                    "injected: connection reset after the messages were sent");
+                                        }
+                                    }
+                                }))
+                        .build();
+                Punctual flaky = s.punctual(s.dynamo, sqs, Clock.systemUTC());
+                s.startExecutors(3);
+                s.startSweeper(flaky, "sweeper");
+                s.submitWorkers(flaky, RUNS, 0.1, 0.5, Stage::now);
+                await().atMost(Duration.ofSeconds(30)).until(() -> before.get() + after.get() >= 6);
+                failing.set(false);
+                Checker.Result r = s.drainAndCheck(DRAIN);
+                sqs.close();
+                s.notes.add(before.get() + " sends failed before reaching SQS, " + after.get()
+                        + " failed after it (sent, reported failed)");
+                assertThat(before.get()).isPositive();
+                assertThat(after.get()).isPositive();
+                assertThat(r.duplicates()).isZero();
+                return s.check();
+            }
+        });
+    }
+}

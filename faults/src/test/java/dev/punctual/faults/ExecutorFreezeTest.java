@@ -1,0 +1,201 @@
+package dev.punctual.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.punctual.core.run.Run;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/** Executors frozen (SIGSTOP) past their lease, or between a claim and the binary's start, then resumed. */
+@Order(2)
+class ExecutorFreezeTest extends FaultScenarios {
+    // ---- 2. SIGSTOP past the lease, then SIGCONT ---------------------------------------------------------------
+
+    @Test
+    @Order(1)
+    void sigstopOfAnExecutorPastItsLeaseThenSigcont() throws Exception {
+        scenario("2. SIGSTOP past the lease, SIGCONT", () -> {
+            try (Stage s = stage(Map.of())) {
+                s.startSweeper(s.api, "sweeper");
+                s.startExecutors(3);
+                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS, 0.3, 1.2, Stage::now));
+                s.awaitStarts(RUNS / 4, Duration.ofSeconds(60));
+                Exec victim = s.live().get(0);
+                // Freeze it while every slot runs a binary: then no thread of it is between a receive and a
+                // binary's start (that window is scenario 2b's).
+                List<Run> held = List.of();
+                for (int tries = 0; tries < 20 && held.isEmpty(); tries++) {
+                    await().atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofMillis(20))
+                            .until(() -> busyRunning(s, victim));
+                    victim.stop();
+                    // Requests already on the wire when it stopped may still land: it counts as frozen busy only
+                    // if it stays busy for half a second.
+                    try {
+                        await().during(Duration.ofMillis(500))
+                                .atMost(Duration.ofSeconds(2))
+                                .until(() -> busyRunning(s, victim));
+                        held = s.heldBy(victim.id);
+                    } catch (ConditionTimeoutException notBusy) {
+                        victim.cont();
+                    }
+                }
+                assertThat(held).as("the frozen executor holds runs").isNotEmpty();
+                List<Run> frozenHeld = held;
+                // The fault lasts until every run it held has been taken over: its lease expired in DynamoDB and
+                // another executor claimed the next attempt while this one was still frozen.
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> frozenHeld.stream()
+                                .allMatch(h -> s.api.runs
+                                                .get(h.jobId(), h.runId())
+                                                .orElseThrow()
+                                                .attempt()
+                                        > h.attempt()));
+                victim.cont();
+                submit.join();
+                Checker.Result r = s.drainAndCheck(DRAIN);
+                for (Run h : held) {
+                    Run f = r.finalRuns().get(h.jobId() + "/" + h.runId());
+                    assertThat(f.attempt())
+                            .as("the stale attempt must not win: %s", f)
+                            .isGreaterThan(h.attempt());
+                    assertThat(f.logKey())
+                            .as("outcome written by the newest attempt")
+                            .endsWith("/attempt-" + f.attempt() + ".log");
+                }
+                s.notes.add(victim.id + " frozen holding " + held.size() + " runs past its "
+                        + FaultSettings.LEASE.toSeconds() + " s lease; all taken over, no stale result recorded");
+                return s.check();
+            }
+        });
+    }
+
+    // ---- 2b. SIGSTOP between the claim and the binary's start ---------------------------------------------------
+
+    /**
+     * The executor freezes (SIGSTOP, sent by itself through an SDK interceptor, so it lands exactly there) right
+     * after its claim transaction succeeded and before it reads the run back and starts the binary. It stays frozen
+     * until another executor has taken the run over with the next attempt, then continues.
+     */
+    @Test
+    @Order(2)
+    void sigstopBetweenTheClaimAndTheBinarysStart() throws Exception {
+        scenario("2b. SIGSTOP between claim and start", () -> {
+            try (Stage s = stage(Map.of())) {
+                s.startSweeper(s.api, "sweeper");
+                Exec victim = s.startExecutor(Map.of("stop-after-claim", "3"));
+                s.startExecutors(2);
+                victim.awaitReady();
+                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS / 2, 1.0, 2.0, Stage::now));
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> !victim.faultLines().isEmpty() && "T".equals(procState(victim.pid())));
+                String[] fault = victim.faultLines().get(0).split(" ");
+                Run claimed = s.api.runs.get(fault[2], fault[3]).orElseThrow();
+                assertThat(claimed.leaseOwner()).isEqualTo(victim.id);
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() ->
+                                s.api.runs.get(fault[2], fault[3]).orElseThrow().attempt() > claimed.attempt());
+                victim.cont();
+                submit.join();
+                Checker.Result r = s.drainAndCheck(DRAIN);
+                s.notes.add(victim.id + " frozen after claiming attempt " + claimed.attempt() + " of "
+                        + fault[3].substring(0, 15) + "; resumed after attempt " + (claimed.attempt() + 1)
+                        + " was claimed elsewhere; that run was started " + starts(r, fault[2], fault[3])
+                        + "x, attempts "
+                        + r.attempts().getOrDefault(fault[2] + "/" + fault[3], List.of()).stream()
+                                .map(a -> a.attempt)
+                                .sorted()
+                                .toList());
+                return s.check();
+            }
+        });
+    }
+
+    static String procState(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[0];
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    // ---- 2c. SIGSTOP past the lease while its binaries run on -----------------------------------------------------
+
+    /**
+     * As 2, but every binary runs longer than the lease (6–8 s against 4 s): frozen, the executor cannot kill them
+     * itself, so without something outside its JVM they would run on beside the next attempts. Its supervisor
+     * kills them before their lease ends.
+     */
+    @Test
+    @Order(3)
+    void sigstopOfAnExecutorWhoseBinariesOutliveTheLease() throws Exception {
+        scenario("2c. SIGSTOP past the lease, binaries outlive it", () -> {
+            try (Stage s = stage(Map.of())) {
+                s.startSweeper(s.api, "sweeper");
+                s.startExecutors(3);
+                int n = Math.max(24, RUNS / 4);
+                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, n, 6.0, 8.0, Stage::now));
+                Exec victim = s.live().get(0);
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> busyRunning(s, victim));
+                List<Run> held = s.heldBy(victim.id);
+                victim.stop();
+                long stoppedAt = System.nanoTime();
+                // Frozen until every run it held has been taken over by another executor's next attempt.
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> held.stream()
+                                .allMatch(h -> s.api.runs
+                                                .get(h.jobId(), h.runId())
+                                                .orElseThrow()
+                                                .attempt()
+                                        > h.attempt()));
+                double frozen = (System.nanoTime() - stoppedAt) / 1e9;
+                victim.cont();
+                submit.join();
+                Checker.Result r = s.drainAndCheck(DRAIN.plusSeconds(30));
+                long killed = held.stream()
+                        .filter(h -> r.attempts().getOrDefault(h.jobId() + "/" + h.runId(), List.of()).stream()
+                                .anyMatch(a -> a.attempt == h.attempt() && a.endNs == null))
+                        .count();
+                s.notes.add(victim.id + " frozen " + String.format(Locale.ROOT, "%.1f", frozen)
+                        + " s holding " + held.size() + " runs whose binaries sleep 6-8 s (lease "
+                        + FaultSettings.LEASE.toSeconds() + " s); " + killed + " of their binaries killed by the "
+                        + "supervisor before the next attempt started");
+                // A binary within 3 s of its end when the executor froze may finish first; the others must have
+                // been killed, or they would have overlapped the next attempts (which the invariants rule out).
+                assertThat(killed)
+                        .as("the frozen executor's long binaries were killed")
+                        .isPositive();
+                return s.check();
+            }
+        });
+    }
+
+    /** Every slot of the executor holds a RUNNING run whose current attempt's binary has started. */
+    static boolean busyRunning(Stage s, Exec e) {
+        List<Run> held = s.heldBy(e.id);
+        if (held.size() < s.settings.executorConcurrency()) {
+            return false;
+        }
+        List<Witness.Attempt> as = s.witness.attempts();
+        return held.stream()
+                .allMatch(h -> as.stream()
+                        .anyMatch(a ->
+                                a.jobId.equals(h.jobId()) && a.runId.equals(h.runId()) && a.attempt == h.attempt()));
+    }
+}
