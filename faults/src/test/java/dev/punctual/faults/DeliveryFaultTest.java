@@ -15,6 +15,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttribute;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest;
 
 /** The queue misbehaving: the same message delivered again and again, sends that fail before or after SQS has them. */
 @Order(3)
@@ -76,64 +83,57 @@ class DeliveryFaultTest extends FaultScenarios {
     void sqsSendFailingAfterTheDynamoDbWrite() throws Exception {
         scenario("9. SQS send failing after the write", () -> {
             try (Stage s = stage(Map.of())) {
-                AtomicBoolean failing = new AtomicBoolean(true);
-                AtomicInteger before = new AtomicInteger();
-                AtomicInteger after = new AtomicInteger();
-                var execAttr = new software.amazon.awssdk.core.interceptor.ExecutionAttribute<Boolean>("failAfter");
-                var sqs = software.amazon.awssdk.services.sqs.SqsClient.builder()
-                        .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
-                        .endpointOverride(s.target.sqs())
-                        .region(s.target.region())
-                        .credentialsProvider(s.target.credentials())
-                        .overrideConfiguration(o -> o.addExecutionInterceptor(
-                                new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
-                                    @Override
-                                    public void beforeExecution(
-                                            software.amazon.awssdk.core.interceptor.Context.BeforeExecution c,
-                                            software.amazon.awssdk.core.interceptor.ExecutionAttributes a) {
-                                        if (!failing.get()
-                                                || !(c.request()
-                                                        instanceof
-                                                        software.amazon.awssdk.services.sqs.model
-                                                                .SendMessageBatchRequest)) {
-                                            return;
-                                        }
-                                        int dice = ThreadLocalRandom.current().nextInt(3);
-                                        if (dice == 0) {
-                                            before.incrementAndGet();
-                                            throw software.amazon.awssdk.core.exception.SdkClientException.create(
-                                                    "injected: SQS unreachable");
-                                        }
-                                        a.putAttribute(execAttr, dice == 1);
-                                    }
-
-                                    @Override
-                                    public void afterExecution(
-                                            software.amazon.awssdk.core.interceptor.Context.AfterExecution c,
-                                            software.amazon.awssdk.core.interceptor.ExecutionAttributes a) {
-                                        if (Boolean.TRUE.equals(a.getAttribute(execAttr))) {
-                                            after.incrementAndGet();
-                                            throw software.amazon.awssdk.core.exception.SdkClientException.create(
-                                                    "injected: connection reset after the messages were sent");
-                                        }
-                                    }
-                                }))
-                        .build();
+                FailingSends sends = new FailingSends();
+                SqsClient sqs = FaultClients.sqs(s.target, List.of(sends));
                 Punctual flaky = s.punctual(s.dynamo, sqs, Clock.systemUTC());
                 s.startExecutors(3);
                 s.startSweeper(flaky, "sweeper");
                 s.submitWorkers(flaky, RUNS, 0.1, 0.5, Stage::now);
-                await().atMost(Duration.ofSeconds(30)).until(() -> before.get() + after.get() >= 6);
-                failing.set(false);
+                await().atMost(Duration.ofSeconds(30)).until(() -> sends.before.get() + sends.after.get() >= 6);
+                sends.failing.set(false);
                 Checker.Result r = s.drainAndCheck(DRAIN);
                 sqs.close();
-                s.notes.add(before.get() + " sends failed before reaching SQS, " + after.get()
+                s.notes.add(sends.before.get() + " sends failed before reaching SQS, " + sends.after.get()
                         + " failed after it (sent, reported failed)");
-                assertThat(before.get()).isPositive();
-                assertThat(after.get()).isPositive();
+                assertThat(sends.before.get()).isPositive();
+                assertThat(sends.after.get()).isPositive();
                 assertThat(r.duplicates()).isZero();
                 return s.check();
             }
         });
+    }
+
+    /**
+     * While {@link #failing}, a third of the SendMessageBatch calls fail before they leave and a third after SQS took
+     * the messages (a connection reset on the way back): the caller cannot tell which.
+     */
+    static final class FailingSends implements ExecutionInterceptor {
+        /** Shared: the SDK allows one attribute a name per JVM, and a soak runs the scenario again. */
+        private static final ExecutionAttribute<Boolean> FAIL_AFTER = new ExecutionAttribute<>("failAfter");
+
+        final AtomicBoolean failing = new AtomicBoolean(true);
+        final AtomicInteger before = new AtomicInteger();
+        final AtomicInteger after = new AtomicInteger();
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+            if (!failing.get() || !(c.request() instanceof SendMessageBatchRequest)) {
+                return;
+            }
+            int dice = ThreadLocalRandom.current().nextInt(3);
+            if (dice == 0) {
+                before.incrementAndGet();
+                throw SdkClientException.create("injected: SQS unreachable");
+            }
+            a.putAttribute(FAIL_AFTER, dice == 1);
+        }
+
+        @Override
+        public void afterExecution(Context.AfterExecution c, ExecutionAttributes a) {
+            if (Boolean.TRUE.equals(a.getAttribute(FAIL_AFTER))) {
+                after.incrementAndGet();
+                throw SdkClientException.create("injected: connection reset after the messages were sent");
+            }
+        }
     }
 }

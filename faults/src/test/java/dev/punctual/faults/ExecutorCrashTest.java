@@ -96,25 +96,12 @@ class ExecutorCrashTest extends FaultScenarios {
     void crashAfterTheBinaryExitsBeforeTheResultIsWritten() throws Exception {
         scenario("3. crash after exit, before the result", () -> {
             try (Stage s = stage(Map.of())) {
-                s.startSweeper(s.api, "sweeper");
-                Exec victim = s.startExecutor(Map.of("halt-before-result", "4"));
-                s.startExecutors(2);
-                victim.awaitReady();
-                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS, 0.1, 0.5, Stage::now));
-                assertThat(victim.awaitExit(Duration.ofSeconds(60)))
-                        .as("the injected crash happened")
-                        .isTrue();
-                assertThat(victim.process.exitValue()).isEqualTo(FaultExecutor.HALT_STATUS);
-                String[] fault = victim.faultLines().get(0).split(" ");
-                s.startExecutor(Map.of()).awaitReady();
-                submit.join();
-                Checker.Result r = s.drainAndCheck(DRAIN);
-                Run hit = r.finalRuns().get(fault[2] + "/" + fault[3]);
-                s.notes.add("result of " + fault[3].substring(0, 15) + " lost by the crash: the run was started "
-                        + starts(r, fault[2], fault[3]) + "x, recorded attempt " + hit.attempt());
-                assertThat(starts(r, fault[2], fault[3]))
-                        .as("a run whose result was lost runs again")
-                        .isGreaterThan(1);
+                Crash c = crashOneExecutor(s, "halt-before-result");
+                Run hit = c.result().finalRuns().get(c.jobId() + "/" + c.runId());
+                int n = starts(c.result(), c.jobId(), c.runId());
+                s.notes.add("result of " + c.runId().substring(0, 15) + " lost by the crash: the run was started " + n
+                        + "x, recorded attempt " + hit.attempt());
+                assertThat(n).as("a run whose result was lost runs again").isGreaterThan(1);
                 assertThat(hit.attempt()).isGreaterThan(1);
                 return s.check();
             }
@@ -128,22 +115,10 @@ class ExecutorCrashTest extends FaultScenarios {
     void crashAfterTheResultBeforeTheMessageIsDeleted() throws Exception {
         scenario("4. crash after the result, before the delete", () -> {
             try (Stage s = stage(Map.of())) {
-                s.startSweeper(s.api, "sweeper");
-                Exec victim = s.startExecutor(Map.of("halt-before-delete", "4"));
-                s.startExecutors(2);
-                victim.awaitReady();
-                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS, 0.1, 0.5, Stage::now));
-                assertThat(victim.awaitExit(Duration.ofSeconds(60)))
-                        .as("the injected crash happened")
-                        .isTrue();
-                assertThat(victim.process.exitValue()).isEqualTo(FaultExecutor.HALT_STATUS);
-                String[] fault = victim.faultLines().get(0).split(" ");
-                s.startExecutor(Map.of()).awaitReady();
-                submit.join();
-                Checker.Result r = s.drainAndCheck(DRAIN);
-                Stage.Expect e = s.expected.get(fault[2]);
-                int n = starts(r, fault[2], fault[3]);
-                s.notes.add("message of " + fault[3].substring(0, 15) + " not deleted: redelivered, started " + n
+                Crash c = crashOneExecutor(s, "halt-before-delete");
+                Stage.Expect e = s.expected.get(c.jobId());
+                int n = starts(c.result(), c.jobId(), c.runId());
+                s.notes.add("message of " + c.runId().substring(0, 15) + " not deleted: redelivered, started " + n
                         + "x (dictated " + e.dictatedStarts() + ")");
                 assertThat(n)
                         .as("a recorded result is final: the redelivered message must not run it again")
@@ -151,5 +126,28 @@ class ExecutorCrashTest extends FaultScenarios {
                 return s.check();
             }
         });
+    }
+
+    /** The run an injected crash hit, and the check after the drain. */
+    private record Crash(String jobId, String runId, Checker.Result result) {}
+
+    /**
+     * Runs work on an executor that halts (as kill -9 would) at the 4th point {@code injection} names and on two
+     * healthy ones; once it has crashed, a fresh executor replaces it and the work drains.
+     */
+    private static Crash crashOneExecutor(Stage s, String injection) throws InterruptedException {
+        s.startSweeper(s.api, "sweeper");
+        Exec victim = s.startExecutor(Map.of(injection, "4"));
+        s.startExecutors(2);
+        victim.awaitReady();
+        Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS, 0.1, 0.5, Stage::now));
+        assertThat(victim.awaitExit(Duration.ofSeconds(60)))
+                .as("the injected crash happened")
+                .isTrue();
+        assertThat(victim.process.exitValue()).isEqualTo(FaultExecutor.HALT_STATUS);
+        String[] fault = victim.faultLines().get(0).split(" ");
+        s.startExecutor(Map.of()).awaitReady();
+        submit.join();
+        return new Crash(fault[2], fault[3], s.drainAndCheck(DRAIN));
     }
 }

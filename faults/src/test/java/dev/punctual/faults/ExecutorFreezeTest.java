@@ -55,12 +55,7 @@ class ExecutorFreezeTest extends FaultScenarios {
                 // another executor claimed the next attempt while this one was still frozen.
                 await().atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(100))
-                        .until(() -> frozenHeld.stream()
-                                .allMatch(h -> s.api.runs
-                                                .get(h.jobId(), h.runId())
-                                                .orElseThrow()
-                                                .attempt()
-                                        > h.attempt()));
+                        .until(() -> allTakenOver(s, frozenHeld));
                 victim.cont();
                 submit.join();
                 Checker.Result r = s.drainAndCheck(DRAIN);
@@ -105,8 +100,7 @@ class ExecutorFreezeTest extends FaultScenarios {
                 assertThat(claimed.leaseOwner()).isEqualTo(victim.id);
                 await().atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(50))
-                        .until(() ->
-                                s.api.runs.get(fault[2], fault[3]).orElseThrow().attempt() > claimed.attempt());
+                        .until(() -> allTakenOver(s, List.of(claimed)));
                 victim.cont();
                 submit.join();
                 Checker.Result r = s.drainAndCheck(DRAIN);
@@ -121,15 +115,6 @@ class ExecutorFreezeTest extends FaultScenarios {
                 return s.check();
             }
         });
-    }
-
-    static String procState(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[0];
-        } catch (IOException e) {
-            return "";
-        }
     }
 
     // ---- 2c. SIGSTOP past the lease while its binaries run on -----------------------------------------------------
@@ -158,12 +143,7 @@ class ExecutorFreezeTest extends FaultScenarios {
                 // Frozen until every run it held has been taken over by another executor's next attempt.
                 await().atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(100))
-                        .until(() -> held.stream()
-                                .allMatch(h -> s.api.runs
-                                                .get(h.jobId(), h.runId())
-                                                .orElseThrow()
-                                                .attempt()
-                                        > h.attempt()));
+                        .until(() -> allTakenOver(s, held));
                 double frozen = (System.nanoTime() - stoppedAt) / 1e9;
                 victim.cont();
                 submit.join();
@@ -197,5 +177,21 @@ class ExecutorFreezeTest extends FaultScenarios {
                 .allMatch(h -> as.stream()
                         .anyMatch(a ->
                                 a.jobId.equals(h.jobId()) && a.runId.equals(h.runId()) && a.attempt == h.attempt()));
+    }
+
+    /** Every run has moved on to a later attempt than the one held: another executor claimed it. */
+    static boolean allTakenOver(Stage s, List<Run> held) {
+        return held.stream()
+                .allMatch(
+                        h -> s.api.runs.get(h.jobId(), h.runId()).orElseThrow().attempt() > h.attempt());
+    }
+
+    static String procState(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[0];
+        } catch (IOException e) {
+            return "";
+        }
     }
 }

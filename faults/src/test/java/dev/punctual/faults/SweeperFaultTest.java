@@ -12,10 +12,17 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 
 /** The sweeper doubled, switched off for minutes, or crashing halfway through a bucket. */
 @Order(4)
@@ -117,34 +124,31 @@ class SweeperFaultTest extends FaultScenarios {
         }
     }
 
+    /** Crashes the sweeper at its Nth DynamoDB transaction, before the transaction is sent. */
+    static final class CrashAtTransaction implements ExecutionInterceptor {
+        private final int nth;
+        private final AtomicInteger transactions = new AtomicInteger();
+
+        CrashAtTransaction(int nth) {
+            this.nth = nth;
+        }
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+            if (c.request() instanceof TransactWriteItemsRequest && transactions.incrementAndGet() == nth) {
+                throw new SimulatedCrash();
+            }
+        }
+    }
+
     @Test
     @Order(3)
     void sweeperCrashMidBucket() throws Exception {
         scenario("8. sweeper crash mid-bucket", () -> {
             try (Stage s = stage(Map.of())) {
                 s.startExecutors(3);
-                AtomicInteger txs = new AtomicInteger();
-                var crashing = software.amazon.awssdk.services.dynamodb.DynamoDbClient.builder()
-                        .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
-                        .endpointOverride(s.target.dynamodb())
-                        .region(s.target.region())
-                        .credentialsProvider(s.target.credentials())
-                        .overrideConfiguration(o -> o.addExecutionInterceptor(
-                                new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
-                                    @Override
-                                    public void beforeExecution(
-                                            software.amazon.awssdk.core.interceptor.Context.BeforeExecution c,
-                                            software.amazon.awssdk.core.interceptor.ExecutionAttributes a) {
-                                        if (c.request()
-                                                        instanceof
-                                                        software.amazon.awssdk.services.dynamodb.model
-                                                                .TransactWriteItemsRequest
-                                                && txs.incrementAndGet() == 3) {
-                                            throw new SimulatedCrash();
-                                        }
-                                    }
-                                }))
-                        .build();
+                DynamoDbClient crashing = FaultClients.dynamo(
+                        s.target, UrlConnectionHttpClient.create(), List.of(new CrashAtTransaction(3)));
                 Punctual doomed = s.punctual(crashing, s.sqs, Clock.systemUTC());
                 Instant at = Instant.now().plusSeconds(9);
                 s.submitWorkers(s.api, RUNS, 0.1, 0.5, () -> Stage.once(at));
