@@ -1,10 +1,10 @@
 package dev.punctual.api;
 
 import dev.punctual.core.Punctual;
+import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.service.BinaryRequest;
 import dev.punctual.core.service.BinaryView;
 import dev.punctual.core.service.Ids;
-import dev.punctual.core.service.NotFoundException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;

@@ -2,7 +2,7 @@ package dev.punctual.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.punctual.core.service.FieldError;
+import dev.punctual.core.error.FieldError;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;

@@ -1,6 +1,6 @@
 package dev.punctual.api;
 
-import dev.punctual.core.service.FieldError;
+import dev.punctual.core.error.FieldError;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;

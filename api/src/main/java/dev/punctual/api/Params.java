@@ -1,6 +1,7 @@
 package dev.punctual.api;
 
-import dev.punctual.core.service.ValidationException;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 
 /**
  * Query parameters are read as text and parsed here, so a bad value gets a 400 naming the parameter (JAX-RS
@@ -17,7 +18,8 @@ final class Params {
             return Integer.valueOf(value);
         } catch (NumberFormatException e) {
             throw new ValidationException(
-                    400, java.util.List.of(new dev.punctual.core.service.FieldError(name, "must be an integer")));
+                    Rejection.MALFORMED,
+                    java.util.List.of(new dev.punctual.core.error.FieldError(name, "must be an integer")));
         }
     }
 }

@@ -1,7 +1,7 @@
 package dev.punctual.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.punctual.core.service.FieldError;
+import dev.punctual.core.error.FieldError;
 import java.util.List;
 
 /**

@@ -8,8 +8,9 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import dev.punctual.core.service.FieldError;
-import dev.punctual.core.service.ValidationException;
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.NotSupportedException;
@@ -33,34 +34,38 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response validation(ValidationException e) {
         List<FieldError> errors = e.errors();
+        Status s = status(e.kind());
         return problem(
-                e.status(),
-                switch (e.status()) {
-                    case 409 -> "conflict";
-                    case 412 -> "precondition-failed";
-                    case 413 -> "too-large";
-                    default -> "invalid-request";
-                },
-                switch (e.status()) {
-                    case 409 -> "Conflict";
-                    case 412 -> "Precondition failed";
-                    case 413 -> "Content too large";
-                    case 422 -> "Unprocessable request";
-                    case 428 -> "Precondition required";
-                    default -> "Bad request";
-                },
+                s.code(),
+                s.type(),
+                s.title(),
                 errors.stream().map(f -> f.field() + ": " + f.message()).collect(Collectors.joining("; ")),
                 errors.isEmpty() ? null : errors.get(0).field(),
                 errors);
     }
 
+    /** An HTTP status with its problem type and title. */
+    record Status(int code, String type, String title) {}
+
+    /** The one place where the core's kinds of rejection become HTTP statuses. */
+    static Status status(Rejection kind) {
+        return switch (kind) {
+            case MALFORMED -> new Status(400, "invalid-request", "Bad request");
+            case INVALID -> new Status(422, "invalid-request", "Unprocessable request");
+            case TOO_LARGE -> new Status(413, "too-large", "Content too large");
+            case CONFLICT -> new Status(409, "conflict", "Conflict");
+            case PRECONDITION_FAILED -> new Status(412, "precondition-failed", "Precondition failed");
+            case PRECONDITION_REQUIRED -> new Status(428, "invalid-request", "Precondition required");
+        };
+    }
+
     @ServerExceptionMapper
-    public Response notFound(dev.punctual.core.service.NotFoundException e) {
+    public Response notFound(dev.punctual.core.error.NotFoundException e) {
         return problem(404, "not-found", "Not found", e.getMessage(), null, null);
     }
 
     @ServerExceptionMapper
-    public Response conflict(dev.punctual.core.service.ConflictException e) {
+    public Response conflict(dev.punctual.core.error.ConflictException e) {
         return problem(409, "conflict", "Conflict", e.getMessage(), null, null);
     }
 

@@ -1,6 +1,6 @@
 package dev.punctual.api;
 
-import dev.punctual.core.service.QuotaExceededException;
+import dev.punctual.core.error.QuotaExceededException;
 import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 

@@ -11,7 +11,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
             dev.punctual.core.service.BinaryRequest.class,
             dev.punctual.core.service.BinaryView.class,
             dev.punctual.core.service.Page.class,
-            dev.punctual.core.service.FieldError.class,
+            dev.punctual.core.error.FieldError.class,
             dev.punctual.core.schedule.ScheduleSpec.class,
             dev.punctual.core.schedule.DateSpec.class,
             dev.punctual.core.service.PreviewRequest.class,
@@ -22,7 +22,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
             dev.punctual.core.service.BackfillView.class,
             dev.punctual.core.firing.JitterSpec.class,
             dev.punctual.core.firing.CatchUpSpec.class,
-            dev.punctual.core.exec.RunLimits.class,
+            dev.punctual.core.limits.RunLimits.class,
             Problem.class
         })
 public class ReflectionConfig {}

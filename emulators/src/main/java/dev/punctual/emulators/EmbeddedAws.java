@@ -2,9 +2,6 @@ package dev.punctual.emulators;
 
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
 import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
-import dev.punctual.core.infra.AwsClients;
-import dev.punctual.core.infra.Provisioner;
-import dev.punctual.core.infra.Resources;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.net.InetAddress;
@@ -24,14 +21,11 @@ import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.nio2blob.FilesystemNio2BlobStore;
 import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
- * DynamoDB Local, ElasticMQ (SQS) and S3Proxy (S3), started in this JVM on free loopback ports. The resources are
- * created from {@link Resources}, the same definition the code reads. With a data directory, DynamoDB and S3 keep
- * their state across restarts; ElasticMQ keeps queues only in memory.
+ * DynamoDB Local, ElasticMQ (SQS) and S3Proxy (S3), started in this JVM on free loopback ports. This module knows
+ * nothing of the scheduler: its users create their tables, queues and bucket (core's {@code Provisioner}). With a
+ * data directory, DynamoDB and S3 keep their state across restarts; ElasticMQ keeps queues only in memory.
  */
 public final class EmbeddedAws implements AutoCloseable {
     public static final String ACCESS_KEY = "test";
@@ -118,17 +112,29 @@ public final class EmbeddedAws implements AutoCloseable {
         return s3Uri;
     }
 
-    public AwsClients.Target target() {
-        return AwsClients.Target.emulators(dynamoUri, sqsUri, s3Uri);
-    }
+    private static EmbeddedAws shared;
 
-    /** Creates every table, queue and bucket of {@code resources} (idempotent). */
-    public void provision(Resources resources) {
-        try (DynamoDbClient d = AwsClients.dynamo(target());
-                SqsClient q = AwsClients.sqs(target());
-                S3Client s = AwsClients.s3(target())) {
-            new Provisioner(d, q, s).createAll(resources);
+    /**
+     * One emulator set per JVM, shared by every test in it (starting them costs seconds); each test isolates itself
+     * with resources of its own. Stopped when the JVM exits.
+     */
+    public static synchronized EmbeddedAws shared() {
+        if (shared == null) {
+            try {
+                shared = startInMemory();
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot start the embedded emulators", e);
+            }
+            EmbeddedAws started = shared;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    started.close();
+                } catch (Exception ignored) {
+                    // the JVM is exiting
+                }
+            }));
         }
+        return shared;
     }
 
     /**

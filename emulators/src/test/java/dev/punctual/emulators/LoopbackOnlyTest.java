@@ -26,7 +26,7 @@ class LoopbackOnlyTest {
 
     @Test
     void everyEmulatorAnswersOnLoopbackAndIsClosedOnEveryOtherAddressOfThisMachine() throws Exception {
-        EmbeddedAws aws = TestStack.aws();
+        EmbeddedAws aws = EmbeddedAws.shared();
         Map<String, URI> endpoints = Map.of(
                 "DynamoDB Local", aws.dynamodbEndpoint(), "ElasticMQ", aws.sqsEndpoint(), "S3Proxy", aws.s3Endpoint());
         List<InetAddress> others = nonLoopbackAddresses();

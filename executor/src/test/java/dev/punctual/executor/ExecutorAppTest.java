@@ -11,7 +11,7 @@ import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.BinaryRequest;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
-import dev.punctual.emulators.EmulatorsTestResource;
+import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

@@ -39,7 +39,7 @@ abstract class FaultScenarios {
 
     /** A fresh stage on the shared in-memory emulators, named after the scenario that is running. */
     Stage stage(Map<String, String> overrides) throws Exception {
-        return stage(suite.aws().target(), overrides);
+        return stage(Stage.target(suite.aws()), overrides);
     }
 
     /** A fresh stage on other emulators, named after the scenario that is running. */

@@ -15,6 +15,7 @@ import dev.punctual.core.service.BinaryRequest;
 import dev.punctual.core.service.BinaryView;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
+import dev.punctual.emulators.EmbeddedAws;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -52,6 +53,11 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * compares all of that after the faults have healed and the work has drained.
  */
 final class Stage implements AutoCloseable {
+    /** Where the emulators are, for core's clients. */
+    static AwsClients.Target target(EmbeddedAws aws) {
+        return AwsClients.Target.emulators(aws.dynamodbEndpoint(), aws.sqsEndpoint(), aws.s3Endpoint());
+    }
+
     static final String OWNER = "local";
     /** The last check of the scenario running on this thread, for the report when a later assertion fails. */
     static final ThreadLocal<Checker.Result> LAST = new ThreadLocal<>();

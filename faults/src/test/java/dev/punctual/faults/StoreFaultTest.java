@@ -118,7 +118,7 @@ class StoreFaultTest extends FaultScenarios {
             int qp = freePort();
             int sp = freePort();
             EmbeddedAws persistent = EmbeddedAws.start(data, dp, qp, sp);
-            try (Stage s = stage(persistent.target(), Map.of())) {
+            try (Stage s = stage(Stage.target(persistent), Map.of())) {
                 s.startSweeper(s.api, "sweeper");
                 s.startExecutors(3);
                 s.submitWorkers(s.api, RUNS, 0.3, 1.0, Stage::now);

@@ -1,6 +1,7 @@
 package dev.punctual.local;
 
 import dev.punctual.core.Punctual;
+import dev.punctual.core.config.SandboxConfig;
 import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.exec.Sandbox;
 import dev.punctual.emulators.EmbeddedAws;
@@ -66,10 +67,10 @@ public class LocalApp implements QuarkusApplication {
     }
 
     /** How runs are held in, for the ready line; says loudly on stderr when they are not isolated at all. */
-    static String isolation(Sandbox.Config sandbox) {
+    static String isolation(SandboxConfig sandbox) {
         if (sandbox.enabled() && Sandbox.isRoot()) {
             return "isolated (a user of its own each, "
-                    + (sandbox.network() == Sandbox.Network.NONE ? "no network" : "the host's network") + ")";
+                    + (sandbox.network() == SandboxConfig.Network.NONE ? "no network" : "the host's network") + ")";
         }
         String why = sandbox.enabled()
                 ? "this runner is not root, and only root can give each run a user of its own"

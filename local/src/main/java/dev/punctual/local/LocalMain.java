@@ -2,6 +2,8 @@ package dev.punctual.local;
 
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.Sandbox;
+import dev.punctual.core.infra.AwsClients;
+import dev.punctual.core.infra.Provisioner;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.emulators.EmbeddedAws;
 import io.quarkus.runtime.Quarkus;
@@ -122,7 +124,9 @@ public class LocalMain implements Callable<Integer> {
             aws = EmbeddedAws.start(dataDir, dynamoPort, sqsPort, s3Port);
             aws.quarkusConfig().forEach(System::setProperty);
             aws.exportToSystemProperties();
-            aws.provision(new Resources(settings));
+            Provisioner.provision(
+                    AwsClients.Target.emulators(aws.dynamodbEndpoint(), aws.sqsEndpoint(), aws.s3Endpoint()),
+                    new Resources(settings));
         }
         if (authRequired) {
             auth = LocalAuth.loadOrCreate(authKey != null ? authKey : LocalAuth.DEFAULT_KEY);

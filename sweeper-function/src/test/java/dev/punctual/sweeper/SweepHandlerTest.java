@@ -11,7 +11,7 @@ import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.Schedule;
-import dev.punctual.emulators.EmulatorsTestResource;
+import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -42,23 +42,24 @@ class SweepHandlerTest {
         Instant first = now.plusSeconds(15);
         Schedule.Interval schedule = new Schedule.Interval(Duration.ofSeconds(10), first, null);
         Run run = Run.scheduled("job_sweeptestsweeptest00", RunIds.forOccurrence(first), "local", first, 3, now);
-        Job job = new Job(
-                run.jobId(),
-                "local",
-                "tick",
-                "bin_x",
-                "0".repeat(64),
-                List.of(),
-                Map.of(),
-                schedule.spec(),
-                60,
-                3,
-                JobState.ACTIVE,
-                1,
-                now,
-                now,
-                run.runId(),
-                first);
+        Job job = Job.builder()
+                .id(run.jobId())
+                .owner("local")
+                .name("tick")
+                .binaryId("bin_x")
+                .binarySha256("0".repeat(64))
+                .args(List.of())
+                .env(Map.of())
+                .schedule(schedule.spec())
+                .timeoutSeconds(60)
+                .maxAttempts(3)
+                .state(JobState.ACTIVE)
+                .version(1)
+                .createdAt(now)
+                .updatedAt(now)
+                .pendingRunId(run.runId())
+                .nextRunAt(first)
+                .build();
         assertThat(punctual.tx
                         .write(List.of(punctual.jobs.insert(job), punctual.runs.insertScheduled(run)))
                         .won())

@@ -1,11 +1,11 @@
 package dev.punctual.wiring;
 
 import dev.punctual.core.Punctual;
+import dev.punctual.core.config.SandboxConfig;
 import dev.punctual.core.config.Settings;
-import dev.punctual.core.exec.RunLimits;
-import dev.punctual.core.exec.Sandbox;
 import dev.punctual.core.infra.AwsClients;
-import dev.punctual.core.tenant.Quotas;
+import dev.punctual.core.limits.Quotas;
+import dev.punctual.core.limits.RunLimits;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
@@ -49,13 +49,13 @@ public class CoreProducer {
                 c.quotaRunsPerMinute().orElse(d.runsPerMinute()),
                 c.quotaTriggersPerMinute().orElse(d.triggersPerMinute()),
                 c.quotaBackfillPerDay().orElse(d.backfillPerDay())));
-        Sandbox.Config sd = Sandbox.Config.DEFAULT;
-        b.sandbox(new Sandbox.Config(
+        SandboxConfig sd = SandboxConfig.DEFAULT;
+        b.sandbox(new SandboxConfig(
                 c.sandbox().orElse(sd.enabled()),
                 c.sandboxUidBase().orElse(sd.uidBase()),
                 c.sandboxUids().orElse(sd.uidCount()),
                 c.sandboxDir().map(Path::of).orElse(sd.dir()),
-                c.sandboxNetwork().map(Sandbox.Network::parse).orElse(sd.network())));
+                c.sandboxNetwork().map(SandboxConfig.Network::parse).orElse(sd.network())));
         RunLimits l = RunLimits.DEFAULT_MAXIMA;
         b.limits(new RunLimits(
                 c.limitsProcesses().orElse(l.processes()),

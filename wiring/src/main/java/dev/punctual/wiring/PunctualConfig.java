@@ -71,7 +71,7 @@ public interface PunctualConfig {
     /** With {@code iam}: {@code principal} (default: the role or user, session names dropped) or {@code account}. */
     Optional<String> authIamTenant();
 
-    /** Per tenant: jobs that exist (default {@value dev.punctual.core.tenant.Quotas#DEFAULT_JOBS}). */
+    /** Per tenant: jobs that exist (default {@value dev.punctual.core.limits.Quotas#DEFAULT_JOBS}). */
     OptionalInt quotaJobs();
 
     /** Per tenant: the scheduled starts per minute its jobs may add up to. */

@@ -2,10 +2,10 @@ package dev.punctual.wiring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.punctual.core.config.SandboxConfig;
 import dev.punctual.core.config.Settings;
-import dev.punctual.core.exec.RunLimits;
-import dev.punctual.core.exec.Sandbox;
-import dev.punctual.core.tenant.Quotas;
+import dev.punctual.core.limits.Quotas;
+import dev.punctual.core.limits.RunLimits;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,8 +59,8 @@ class CoreProducerTest {
                         Map.entry("limitsCpuSeconds", 15),
                         Map.entry("limitsDiskMb", 16))));
         assertThat(s.sandbox())
-                .isEqualTo(new Sandbox.Config(
-                        false, 300_000, 20, Path.of("/var/lib/punctual/sandbox"), Sandbox.Network.NONE));
+                .isEqualTo(new SandboxConfig(
+                        false, 300_000, 20, Path.of("/var/lib/punctual/sandbox"), SandboxConfig.Network.NONE));
         assertThat(s.limits()).isEqualTo(new RunLimits(11, 12, 13, 14, 15, 16));
     }
 

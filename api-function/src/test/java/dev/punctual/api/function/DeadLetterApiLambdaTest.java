@@ -7,7 +7,7 @@ import static org.hamcrest.Matchers.equalTo;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.run.RunState;
-import dev.punctual.emulators.EmulatorsTestResource;
+import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -146,7 +146,7 @@ class DeadLetterApiLambdaTest {
         Instant now = Instant.parse(at); // claimed at its due time: a claim wins only once the run is due
         assertThat(punctual.tx
                         .write(List.of(
-                                punctual.jobs.conditionNotDeleted(jobId),
+                                punctual.jobs.conditionRunnable(jobId),
                                 punctual.runs.claim(jobId, runId, "ex-test", now.plus(Duration.ofMinutes(1)), now)))
                         .won())
                 .isTrue();

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
-import dev.punctual.emulators.EmulatorsTestResource;
+import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.amazon.lambda.http.LambdaHttpHandler;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;

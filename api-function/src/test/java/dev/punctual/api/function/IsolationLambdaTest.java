@@ -9,7 +9,7 @@ import static org.hamcrest.Matchers.equalTo;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.run.RunState;
-import dev.punctual.emulators.EmulatorsTestResource;
+import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -108,7 +108,7 @@ class IsolationLambdaTest {
         Instant now = Instant.parse(at); // the claim refuses a run before it is due
         assertThat(punctual.tx
                         .write(List.of(
-                                punctual.jobs.conditionNotDeleted(deadJobId),
+                                punctual.jobs.conditionRunnable(deadJobId),
                                 punctual.runs.claim(
                                         deadJobId, deadRunId, "ex-iso", now.plus(Duration.ofMinutes(1)), now)))
                         .won())

@@ -6,7 +6,7 @@ import static dev.punctual.api.function.Problems.hourlyJob;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.punctual.emulators.EmulatorsTestResource;
+import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;

@@ -4,6 +4,7 @@ import dev.punctual.bench.FixedThreads;
 import dev.punctual.bench.Machine;
 import dev.punctual.bench.MarkdownTable;
 import dev.punctual.bench.Samples;
+import dev.punctual.core.config.SandboxConfig;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.ProcessRunner;
 import dev.punctual.core.exec.Sandbox;
@@ -58,8 +59,8 @@ public final class LaunchCommand implements Callable<Integer> {
     @Option(
             names = "--uid-base",
             description =
-                    "First uid of the sandbox's pool (default: Punctual's, " + Sandbox.Config.DEFAULT_UID_BASE + ").")
-    int uidBase = Sandbox.Config.DEFAULT_UID_BASE;
+                    "First uid of the sandbox's pool (default: Punctual's, " + SandboxConfig.DEFAULT_UID_BASE + ").")
+    int uidBase = SandboxConfig.DEFAULT_UID_BASE;
 
     @Override
     public Integer call() throws Exception {
@@ -84,8 +85,8 @@ public final class LaunchCommand implements Callable<Integer> {
             made.add(Binary.make(name, dir));
         }
         RunnerSettings settings = RunnerSettings.defaults(dir);
-        Sandbox.Config sandboxConfig =
-                new Sandbox.Config(true, uidBase, Sandbox.Config.DEFAULT_UID_COUNT, dir.resolve("sandbox"));
+        SandboxConfig sandboxConfig = new SandboxConfig(
+                true, uidBase, SandboxConfig.DEFAULT_UID_COUNT, dir.resolve("sandbox"), SandboxConfig.Network.SHARED);
         List<LaunchPath> paths = List.of(
                 new BareProcessBuilder(), new PlainRunner(settings), new SandboxedRunner(settings, sandboxConfig));
 

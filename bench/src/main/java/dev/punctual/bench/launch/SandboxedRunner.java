@@ -1,9 +1,10 @@
 package dev.punctual.bench.launch;
 
 import dev.punctual.bench.FixedThreads.Trial;
+import dev.punctual.core.config.SandboxConfig;
 import dev.punctual.core.exec.ProcessRunner;
-import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.exec.Sandbox;
+import dev.punctual.core.limits.RunLimits;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -15,9 +16,9 @@ final class SandboxedRunner implements LaunchPath {
 
     private final RunnerSettings settings;
     private final Sandbox sandbox;
-    private final Sandbox.Config config;
+    private final SandboxConfig config;
 
-    SandboxedRunner(RunnerSettings settings, Sandbox.Config config) {
+    SandboxedRunner(RunnerSettings settings, SandboxConfig config) {
         this.settings = settings;
         this.config = config;
         this.sandbox = Sandbox.create(config);

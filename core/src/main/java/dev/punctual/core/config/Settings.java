@@ -1,8 +1,7 @@
 package dev.punctual.core.config;
 
-import dev.punctual.core.exec.RunLimits;
-import dev.punctual.core.exec.Sandbox;
-import dev.punctual.core.tenant.Quotas;
+import dev.punctual.core.limits.Quotas;
+import dev.punctual.core.limits.RunLimits;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -36,7 +35,7 @@ public record Settings(
         Duration uploadUrlTtl,
         boolean emfMetrics,
         Quotas quotas,
-        Sandbox.Config sandbox,
+        SandboxConfig sandbox,
         RunLimits limits) {
 
     public static final String DEFAULT_PREFIX = "punctual";
@@ -74,7 +73,7 @@ public record Settings(
     public Settings {
         Objects.requireNonNull(prefix, "prefix");
         quotas = quotas == null ? Quotas.DEFAULTS : quotas;
-        sandbox = sandbox == null ? Sandbox.Config.DEFAULT : sandbox;
+        sandbox = sandbox == null ? SandboxConfig.DEFAULT : sandbox;
         limits = limits == null ? RunLimits.DEFAULT_MAXIMA : limits;
         if (!limits.complete()) {
             throw new IllegalArgumentException("every executor-wide run limit needs a value: " + limits);
@@ -131,7 +130,7 @@ public record Settings(
         private Duration uploadUrlTtl = DEFAULT_UPLOAD_URL_TTL;
         private boolean emfMetrics;
         private Quotas quotas = Quotas.DEFAULTS;
-        private Sandbox.Config sandbox = Sandbox.Config.DEFAULT;
+        private SandboxConfig sandbox = SandboxConfig.DEFAULT;
         private RunLimits limits = RunLimits.DEFAULT_MAXIMA;
 
         public Builder prefix(String v) {
@@ -258,8 +257,8 @@ public record Settings(
             quotas = v;
             return this;
         }
-        /** A user of its own for every run ({@link Sandbox}); on by default (it takes root to be active). */
-        public Builder sandbox(Sandbox.Config v) {
+        /** A user of its own for every run ({@code exec.Sandbox}); on by default (it takes root to be active). */
+        public Builder sandbox(SandboxConfig v) {
             sandbox = v;
             return this;
         }

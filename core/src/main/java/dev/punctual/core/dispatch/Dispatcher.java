@@ -2,11 +2,12 @@ package dev.punctual.core.dispatch;
 
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.firing.CatchUp;
-import dev.punctual.core.firing.RunPlanner;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.plan.Occurrences;
+import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Run;
@@ -298,12 +299,10 @@ public final class Dispatcher {
         }
         Job j = job.get();
         Schedule schedule = schedules.parse(j.schedule(), j.createdAt(), "schedule");
-        Optional<Instant> at = schedule.next(run.occurrence());
-        while (skipExisting
-                && at.isPresent()
-                && runs.get(j.id(), RunIds.forOccurrence(at.get())).isPresent()) {
-            at = schedule.next(at.get());
-        }
+        Optional<Instant> at = Occurrences.firstFree(
+                schedule,
+                schedule.next(run.occurrence()),
+                t -> skipExisting && runs.get(j.id(), RunIds.forOccurrence(t)).isPresent());
         Optional<Run> next = at.map(t -> planner.plan(j, t, now));
         return Optional.of(new Succession(run, next, advance(j, run, next, now)));
     }
@@ -350,46 +349,26 @@ public final class Dispatcher {
             }
             Instant now = clock.instant();
             CatchUp policy = job.firing().catchUp();
-            Instant missedBefore = now.minus(CatchUp.MISSED_AFTER);
-            Instant oldest = now.minus(policy.maxAge());
-            int keep = switch (policy.mode()) {
-                case SKIP -> 0;
-                case LATEST -> 1;
-                case ALL -> policy.maxRuns();
-            };
-            // Walk the missed occurrences (from the run's, or from maxAge ago if that is later), keeping the last
-            // `keep` of them; t ends on the first occurrence that is not missed.
-            Deque<Instant> kept = new ArrayDeque<>();
-            int walked = 0;
-            Optional<Instant> t =
-                    run.occurrence().isBefore(oldest) ? schedule.first(oldest) : Optional.of(run.occurrence());
-            if (keep == 0) {
-                t = schedule.first(missedBefore);
-            }
-            while (t.isPresent() && t.get().isBefore(missedBefore)) {
-                walked++;
-                if (keep > 0) {
-                    if (kept.size() == keep) {
-                        kept.removeFirst();
-                    }
-                    kept.addLast(t.get());
-                }
-                t = schedule.next(t.get());
-            }
-            Optional<Instant> target = kept.isEmpty() ? t : Optional.of(kept.getFirst());
+            // The missed occurrences run from the run's own; the policy keeps some, or none and the first one
+            // that is not missed.
+            Occurrences.CatchUpSelection missed =
+                    Occurrences.catchUp(schedule, policy, run.occurrence(), now.minus(CatchUp.MISSED_AFTER), now);
+            List<Instant> kept = missed.kept();
+            Optional<Instant> target = kept.isEmpty() ? missed.after() : Optional.of(kept.getFirst());
             if (target.isPresent() && target.get().equals(run.occurrence())) {
                 keptFrom.put(run.jobId(), run.occurrence());
                 return Optional.of(run);
             }
             // Left out: move the job past it to the target, skipping occurrences that already have a run.
-            while (target.isPresent() && runs.occupied(job.id(), RunIds.forOccurrence(target.get()))) {
-                target = schedule.next(target.get());
-            }
+            target = Occurrences.firstFree(schedule, target, t -> runs.occupied(job.id(), RunIds.forOccurrence(t)));
             Optional<Run> next = target.map(at -> planner.plan(job, at, now));
             String why = "missed: not run by catchUp " + policy.mode().wire() + " (maxAge " + policy.maxAge()
                     + ", maxRuns " + policy.maxRuns() + "); occurrences from " + run.occurrence() + " up to "
                     + next.map(r -> r.occurrence().toString()).orElse("the end of the schedule")
-                    + " not run" + (keep == 0 ? "" : " (" + walked + " within maxAge, " + kept.size() + " kept)");
+                    + " not run"
+                    + (policy.mode() == CatchUp.Mode.SKIP
+                            ? ""
+                            : " (" + missed.count() + " within maxAge, " + kept.size() + " kept)");
             List<TransactWriteItem> items = new ArrayList<>(advance(job, run, next, now));
             items.add(runs.skipScheduled(job.id(), run.runId(), why, now, now.plus(settings.retention())));
             if (!tx.writeRetryingConflicts(items).won()) {

@@ -1,7 +1,7 @@
 package dev.punctual.core.exec;
 
+import dev.punctual.core.job.CommandLine;
 import dev.punctual.core.job.Job;
-import dev.punctual.core.service.JobService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * The executor's own check of what it is about to launch. The API validated the job when it was written, but the
  * executor reads it back from the jobs table, and a job item changed there behind the API's back (an operator, a
  * bug, a leaked credential) must not get an {@code LD_PRELOAD} or an {@code AWS_*} variable into a process, nor
- * arguments the API would have refused. The same limits as {@link JobService}'s, checked again at the last moment.
+ * arguments the API would have refused. The same limits as {@code JobService}'s (see {@link CommandLine}), checked again at the last moment.
  */
 public final class LaunchCheck {
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
@@ -36,8 +36,8 @@ public final class LaunchCheck {
         }
         if (args == null) {
             out.add("args: is missing");
-        } else if (args.size() > JobService.MAX_ARGS) {
-            out.add("args: " + args.size() + " items, more than " + JobService.MAX_ARGS);
+        } else if (args.size() > CommandLine.MAX_ARGS) {
+            out.add("args: " + args.size() + " items, more than " + CommandLine.MAX_ARGS);
         } else {
             for (int i = 0; i < args.size(); i++) {
                 String why = valueProblem(args.get(i));
@@ -48,8 +48,8 @@ public final class LaunchCheck {
         }
         if (env == null) {
             out.add("env: is missing");
-        } else if (env.size() > JobService.MAX_ENV) {
-            out.add("env: " + env.size() + " entries, more than " + JobService.MAX_ENV);
+        } else if (env.size() > CommandLine.MAX_ENV) {
+            out.add("env: " + env.size() + " entries, more than " + CommandLine.MAX_ENV);
         } else {
             out.addAll(variables("env", env));
         }
@@ -72,12 +72,12 @@ public final class LaunchCheck {
     }
 
     private static String nameProblem(String name) {
-        if (name == null || !JobService.ENV_NAME.matcher(name).matches()) {
+        if (name == null || !CommandLine.ENV_NAME.matcher(name).matches()) {
             return "is not a valid variable name";
         }
         String upper = name.toUpperCase(Locale.ROOT);
-        if (JobService.RESERVED_ENV_PREFIXES.stream().anyMatch(upper::startsWith)) {
-            return "is reserved (names starting with " + String.join(", ", JobService.RESERVED_ENV_PREFIXES)
+        if (CommandLine.RESERVED_ENV_PREFIXES.stream().anyMatch(upper::startsWith)) {
+            return "is reserved (names starting with " + String.join(", ", CommandLine.RESERVED_ENV_PREFIXES)
                     + " cannot be set by a job)";
         }
         return null;
@@ -87,8 +87,8 @@ public final class LaunchCheck {
         if (value == null) {
             return "is not a string";
         }
-        if (value.length() > JobService.MAX_VALUE_LENGTH) {
-            return "is longer than " + JobService.MAX_VALUE_LENGTH + " characters";
+        if (value.length() > CommandLine.MAX_VALUE_LENGTH) {
+            return "is longer than " + CommandLine.MAX_VALUE_LENGTH + " characters";
         }
         if (value.indexOf('\0') >= 0) {
             return "contains NUL";

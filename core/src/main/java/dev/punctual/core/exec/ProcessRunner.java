@@ -1,5 +1,6 @@
 package dev.punctual.core.exec;
 
+import dev.punctual.core.limits.RunLimits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

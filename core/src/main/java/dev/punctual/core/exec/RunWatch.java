@@ -1,5 +1,6 @@
 package dev.punctual.core.exec;
 
+import dev.punctual.core.limits.RunLimits;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 

@@ -8,6 +8,7 @@ import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Run;

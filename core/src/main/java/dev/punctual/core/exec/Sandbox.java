@@ -1,5 +1,6 @@
 package dev.punctual.core.exec;
 
+import dev.punctual.core.config.SandboxConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -40,56 +41,6 @@ public final class Sandbox {
     private static final Path PROC = Path.of("/proc");
 
     /**
-     * @param enabled  run binaries under pool uids (only when the executor is root; otherwise a loud warning)
-     * @param uidBase  the first uid (and gid) of the pool
-     * @param uidCount how many uids the pool has (at least the executor's concurrency)
-     * @param dir      where run directories and executable copies live: every directory above it must be
-     *                 traversable by other users (the default is under the system temp directory)
-     * @param network  what a run's network is: the executor's ({@link Network#SHARED}) or none of its own
-     */
-    public record Config(boolean enabled, int uidBase, int uidCount, Path dir, Network network) {
-        public static final int DEFAULT_UID_BASE = 200_000;
-        public static final int DEFAULT_UID_COUNT = 1_000;
-        public static final Path DEFAULT_DIR = Path.of(System.getProperty("java.io.tmpdir"), "punctual-sandbox");
-        /** On: active wherever the executor is root. */
-        public static final Config DEFAULT =
-                new Config(true, DEFAULT_UID_BASE, DEFAULT_UID_COUNT, DEFAULT_DIR, Network.SHARED);
-
-        public Config {
-            if (uidBase < 1000 || uidCount < 1) {
-                throw new IllegalArgumentException("the sandbox's uids must be >= 1000, and at least one");
-            }
-            network = network == null ? Network.SHARED : network;
-        }
-
-        /** With the executor's network. */
-        public Config(boolean enabled, int uidBase, int uidCount, Path dir) {
-            this(enabled, uidBase, uidCount, dir, Network.SHARED);
-        }
-    }
-
-    /** What a sandboxed run can reach over the network. */
-    public enum Network {
-        /** The executor's own network (on ECS, the task's; what it may reach is the security group's choice). */
-        SHARED,
-        /**
-         * A network namespace of its own with nothing in it, not even a loopback that is up: no route anywhere.
-         * Creating it takes CAP_SYS_ADMIN, which Fargate never grants; the executor refuses to start without it.
-         */
-        NONE;
-
-        /** {@code shared} or {@code none}, as configured. */
-        public static Network parse(String v) {
-            return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
-                case "shared" -> SHARED;
-                case "none" -> NONE;
-                default ->
-                    throw new IllegalArgumentException("punctual.sandbox-network must be shared or none, not " + v);
-            };
-        }
-    }
-
-    /**
      * Uids held by this JVM (every executor pool of a process shares them), each with an exclusive lock on a file
      * named after it, which other executor processes on the host respect; the OS drops the lock of a process that
      * dies, and the check for live processes of the uid then keeps its leftovers from being joined by a new run.
@@ -98,14 +49,14 @@ public final class Sandbox {
 
     private static final Map<Integer, FileChannel> LOCKS = new ConcurrentHashMap<>();
 
-    private final Config config;
+    private final SandboxConfig config;
     private final boolean active;
     /** {@code config.dir()}, traversable by the runs' users; {@code locks} in it is root's alone. */
     private final Path root;
 
     private final Path locks;
 
-    private Sandbox(Config config, boolean active) {
+    private Sandbox(SandboxConfig config, boolean active) {
         this.config = config;
         this.active = active;
         if (!active) {
@@ -123,7 +74,7 @@ public final class Sandbox {
         }
     }
 
-    public static Sandbox create(Config config) {
+    public static Sandbox create(SandboxConfig config) {
         if (!config.enabled()) {
             return new Sandbox(config, false);
         }
@@ -134,7 +85,7 @@ public final class Sandbox {
                             + "executor's own user and are NOT isolated from it or from each other");
             return new Sandbox(config, false);
         }
-        if (config.network() == Network.NONE) {
+        if (config.network() == SandboxConfig.Network.NONE) {
             String why = ProcessRunner.probePrivateNetwork();
             if (why != null) {
                 throw new IllegalStateException("punctual.sandbox-network=none, but a run cannot get a network of "
@@ -146,7 +97,7 @@ public final class Sandbox {
 
     /** Whether runs get a network namespace of their own. */
     public boolean privateNetwork() {
-        return active && config.network() == Network.NONE;
+        return active && config.network() == SandboxConfig.Network.NONE;
     }
 
     public boolean active() {

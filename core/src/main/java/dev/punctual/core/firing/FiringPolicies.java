@@ -1,6 +1,6 @@
 package dev.punctual.core.firing;
 
-import dev.punctual.core.service.FieldError;
+import dev.punctual.core.error.FieldError;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.List;

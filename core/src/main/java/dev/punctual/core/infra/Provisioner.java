@@ -32,6 +32,15 @@ public final class Provisioner {
         this.s3 = s3;
     }
 
+    /** Creates every table, queue and bucket of {@code resources} where {@code target} points (idempotent). */
+    public static void provision(AwsClients.Target target, Resources resources) {
+        try (DynamoDbClient d = AwsClients.dynamo(target);
+                SqsClient q = AwsClients.sqs(target);
+                S3Client s = AwsClients.s3(target)) {
+            new Provisioner(d, q, s).createAll(resources);
+        }
+    }
+
     public void createAll(Resources resources) {
         resources.tables().forEach(this::createTable);
         createQueues(resources.runQueue());

@@ -1,7 +1,7 @@
 package dev.punctual.core.job;
 
-import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.firing.FiringPolicy;
+import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.schedule.ScheduleSpec;
 import java.time.Instant;
 import java.util.List;
@@ -47,223 +47,198 @@ public record Job(
         secretNames = secretNames == null ? List.of() : List.copyOf(secretNames);
     }
 
-    /** A job without limits of its own. */
-    public Job(
-            String id,
-            String owner,
-            String name,
-            String binaryId,
-            String binarySha256,
-            List<String> args,
-            Map<String, String> env,
-            ScheduleSpec schedule,
-            int timeoutSeconds,
-            int maxAttempts,
-            JobState state,
-            long version,
-            Instant createdAt,
-            Instant updatedAt,
-            String pendingRunId,
-            Instant nextRunAt,
-            Instant pausedAt,
-            List<Integer> nonRetryableExitCodes,
-            FiringPolicy firing,
-            String activeRunId,
-            List<String> secretNames) {
-        this(
-                id,
-                owner,
-                name,
-                binaryId,
-                binarySha256,
-                args,
-                env,
-                schedule,
-                timeoutSeconds,
-                maxAttempts,
-                state,
-                version,
-                createdAt,
-                updatedAt,
-                pendingRunId,
-                nextRunAt,
-                pausedAt,
-                nonRetryableExitCodes,
-                firing,
-                activeRunId,
-                secretNames,
-                null);
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** A job without secrets. */
-    public Job(
-            String id,
-            String owner,
-            String name,
-            String binaryId,
-            String binarySha256,
-            List<String> args,
-            Map<String, String> env,
-            ScheduleSpec schedule,
-            int timeoutSeconds,
-            int maxAttempts,
-            JobState state,
-            long version,
-            Instant createdAt,
-            Instant updatedAt,
-            String pendingRunId,
-            Instant nextRunAt,
-            Instant pausedAt,
-            List<Integer> nonRetryableExitCodes,
-            FiringPolicy firing,
-            String activeRunId) {
-        this(
-                id,
-                owner,
-                name,
-                binaryId,
-                binarySha256,
-                args,
-                env,
-                schedule,
-                timeoutSeconds,
-                maxAttempts,
-                state,
-                version,
-                createdAt,
-                updatedAt,
-                pendingRunId,
-                nextRunAt,
-                pausedAt,
-                nonRetryableExitCodes,
-                firing,
-                activeRunId,
-                List.of());
+    /** A builder holding this job's values, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder()
+                .id(id)
+                .owner(owner)
+                .name(name)
+                .binaryId(binaryId)
+                .binarySha256(binarySha256)
+                .args(args)
+                .env(env)
+                .schedule(schedule)
+                .timeoutSeconds(timeoutSeconds)
+                .maxAttempts(maxAttempts)
+                .state(state)
+                .version(version)
+                .createdAt(createdAt)
+                .updatedAt(updatedAt)
+                .pendingRunId(pendingRunId)
+                .nextRunAt(nextRunAt)
+                .pausedAt(pausedAt)
+                .nonRetryableExitCodes(nonRetryableExitCodes)
+                .firing(firing)
+                .activeRunId(activeRunId)
+                .secretNames(secretNames)
+                .limits(limits);
     }
 
-    /** A job no run of which has been claimed under an overlap policy yet. */
-    public Job(
-            String id,
-            String owner,
-            String name,
-            String binaryId,
-            String binarySha256,
-            List<String> args,
-            Map<String, String> env,
-            ScheduleSpec schedule,
-            int timeoutSeconds,
-            int maxAttempts,
-            JobState state,
-            long version,
-            Instant createdAt,
-            Instant updatedAt,
-            String pendingRunId,
-            Instant nextRunAt,
-            Instant pausedAt,
-            List<Integer> nonRetryableExitCodes,
-            FiringPolicy firing) {
-        this(
-                id,
-                owner,
-                name,
-                binaryId,
-                binarySha256,
-                args,
-                env,
-                schedule,
-                timeoutSeconds,
-                maxAttempts,
-                state,
-                version,
-                createdAt,
-                updatedAt,
-                pendingRunId,
-                nextRunAt,
-                pausedAt,
-                nonRetryableExitCodes,
-                firing,
-                null);
-    }
+    /** Builds a {@link Job}; what is left unset is null, 0 or false, and the record's own defaults apply. */
+    public static final class Builder {
+        private String id;
+        private String owner;
+        private String name;
+        private String binaryId;
+        private String binarySha256;
+        private List<String> args = List.of();
+        private Map<String, String> env = Map.of();
+        private ScheduleSpec schedule;
+        private int timeoutSeconds;
+        private int maxAttempts;
+        private JobState state;
+        private long version;
+        private Instant createdAt;
+        private Instant updatedAt;
+        private String pendingRunId;
+        private Instant nextRunAt;
+        private Instant pausedAt;
+        private List<Integer> nonRetryableExitCodes;
+        private FiringPolicy firing;
+        private String activeRunId;
+        private List<String> secretNames;
+        private RunLimits limits;
 
-    /** A job with the default firing policy. */
-    public Job(
-            String id,
-            String owner,
-            String name,
-            String binaryId,
-            String binarySha256,
-            List<String> args,
-            Map<String, String> env,
-            ScheduleSpec schedule,
-            int timeoutSeconds,
-            int maxAttempts,
-            JobState state,
-            long version,
-            Instant createdAt,
-            Instant updatedAt,
-            String pendingRunId,
-            Instant nextRunAt,
-            Instant pausedAt,
-            List<Integer> nonRetryableExitCodes) {
-        this(
-                id,
-                owner,
-                name,
-                binaryId,
-                binarySha256,
-                args,
-                env,
-                schedule,
-                timeoutSeconds,
-                maxAttempts,
-                state,
-                version,
-                createdAt,
-                updatedAt,
-                pendingRunId,
-                nextRunAt,
-                pausedAt,
-                nonRetryableExitCodes,
-                null);
-    }
+        private Builder() {}
 
-    /** A job that is not paused. */
-    public Job(
-            String id,
-            String owner,
-            String name,
-            String binaryId,
-            String binarySha256,
-            List<String> args,
-            Map<String, String> env,
-            ScheduleSpec schedule,
-            int timeoutSeconds,
-            int maxAttempts,
-            JobState state,
-            long version,
-            Instant createdAt,
-            Instant updatedAt,
-            String pendingRunId,
-            Instant nextRunAt) {
-        this(
-                id,
-                owner,
-                name,
-                binaryId,
-                binarySha256,
-                args,
-                env,
-                schedule,
-                timeoutSeconds,
-                maxAttempts,
-                state,
-                version,
-                createdAt,
-                updatedAt,
-                pendingRunId,
-                nextRunAt,
-                null,
-                List.of(),
-                null);
+        public Builder id(String id) {
+            this.id = id;
+            return this;
+        }
+
+        public Builder owner(String owner) {
+            this.owner = owner;
+            return this;
+        }
+
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        public Builder binaryId(String binaryId) {
+            this.binaryId = binaryId;
+            return this;
+        }
+
+        public Builder binarySha256(String binarySha256) {
+            this.binarySha256 = binarySha256;
+            return this;
+        }
+
+        public Builder args(List<String> args) {
+            this.args = args;
+            return this;
+        }
+
+        public Builder env(Map<String, String> env) {
+            this.env = env;
+            return this;
+        }
+
+        public Builder schedule(ScheduleSpec schedule) {
+            this.schedule = schedule;
+            return this;
+        }
+
+        public Builder timeoutSeconds(int timeoutSeconds) {
+            this.timeoutSeconds = timeoutSeconds;
+            return this;
+        }
+
+        public Builder maxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        public Builder state(JobState state) {
+            this.state = state;
+            return this;
+        }
+
+        public Builder version(long version) {
+            this.version = version;
+            return this;
+        }
+
+        public Builder createdAt(Instant createdAt) {
+            this.createdAt = createdAt;
+            return this;
+        }
+
+        public Builder updatedAt(Instant updatedAt) {
+            this.updatedAt = updatedAt;
+            return this;
+        }
+
+        public Builder pendingRunId(String pendingRunId) {
+            this.pendingRunId = pendingRunId;
+            return this;
+        }
+
+        public Builder nextRunAt(Instant nextRunAt) {
+            this.nextRunAt = nextRunAt;
+            return this;
+        }
+
+        public Builder pausedAt(Instant pausedAt) {
+            this.pausedAt = pausedAt;
+            return this;
+        }
+
+        public Builder nonRetryableExitCodes(List<Integer> nonRetryableExitCodes) {
+            this.nonRetryableExitCodes = nonRetryableExitCodes;
+            return this;
+        }
+
+        public Builder firing(FiringPolicy firing) {
+            this.firing = firing;
+            return this;
+        }
+
+        public Builder activeRunId(String activeRunId) {
+            this.activeRunId = activeRunId;
+            return this;
+        }
+
+        public Builder secretNames(List<String> secretNames) {
+            this.secretNames = secretNames;
+            return this;
+        }
+
+        public Builder limits(RunLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
+        public Job build() {
+            return new Job(
+                    id,
+                    owner,
+                    name,
+                    binaryId,
+                    binarySha256,
+                    args,
+                    env,
+                    schedule,
+                    timeoutSeconds,
+                    maxAttempts,
+                    state,
+                    version,
+                    createdAt,
+                    updatedAt,
+                    pendingRunId,
+                    nextRunAt,
+                    pausedAt,
+                    nonRetryableExitCodes,
+                    firing,
+                    activeRunId,
+                    secretNames,
+                    limits);
+        }
     }
 }

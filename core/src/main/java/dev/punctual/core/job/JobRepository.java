@@ -4,7 +4,6 @@ import static dev.punctual.core.infra.Items.instant;
 import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
 
-import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.Jitter;
@@ -12,6 +11,7 @@ import dev.punctual.core.firing.Overlap;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
+import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.schedule.DateSpec;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.time.Instants;
@@ -428,11 +428,6 @@ public final class JobRepository {
                                 ":active", s(JobState.ACTIVE.name()), ":completed", s(JobState.COMPLETED.name())))
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
                 .build();
-    }
-
-    /** The former name of {@link #conditionRunnable}, which now also refuses a PAUSED job. */
-    public TransactWriteItem conditionNotDeleted(String jobId) {
-        return conditionRunnable(jobId);
     }
 
     private static Map<String, AttributeValue> key(String jobId) {

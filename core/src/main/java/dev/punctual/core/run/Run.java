@@ -32,80 +32,6 @@ public record Run(
         occurrence = occurrence == null ? scheduledAt : occurrence;
     }
 
-    /** A run as first written: not marked QUEUED yet. */
-    public Run(
-            String jobId,
-            String runId,
-            String owner,
-            Instant scheduledAt,
-            RunState state,
-            int attempt,
-            int maxAttempts,
-            String leaseOwner,
-            Instant leaseExpiry,
-            Integer exitCode,
-            Instant startedAt,
-            Instant finishedAt,
-            String error,
-            String logKey,
-            Instant createdAt,
-            Instant occurrence) {
-        this(
-                jobId,
-                runId,
-                owner,
-                scheduledAt,
-                state,
-                attempt,
-                maxAttempts,
-                leaseOwner,
-                leaseExpiry,
-                exitCode,
-                startedAt,
-                finishedAt,
-                error,
-                logKey,
-                createdAt,
-                occurrence,
-                null);
-    }
-
-    /** A run due at its occurrence (no jitter). */
-    public Run(
-            String jobId,
-            String runId,
-            String owner,
-            Instant scheduledAt,
-            RunState state,
-            int attempt,
-            int maxAttempts,
-            String leaseOwner,
-            Instant leaseExpiry,
-            Integer exitCode,
-            Instant startedAt,
-            Instant finishedAt,
-            String error,
-            String logKey,
-            Instant createdAt) {
-        this(
-                jobId,
-                runId,
-                owner,
-                scheduledAt,
-                state,
-                attempt,
-                maxAttempts,
-                leaseOwner,
-                leaseExpiry,
-                exitCode,
-                startedAt,
-                finishedAt,
-                error,
-                logKey,
-                createdAt,
-                null);
-    }
-
     public static Run scheduled(
             String jobId, String runId, String owner, Instant scheduledAt, int maxAttempts, Instant now) {
         return scheduled(jobId, runId, owner, scheduledAt, scheduledAt, maxAttempts, now);
@@ -130,7 +56,8 @@ public record Run(
                 null,
                 null,
                 now,
-                occurrence);
+                occurrence,
+                null);
     }
 
     /** When the run became due: its due time, or its creation if it was created late (catch-up, backfill). */

@@ -1,7 +1,7 @@
 package dev.punctual.core.schedule;
 
-import dev.punctual.core.service.FieldError;
-import dev.punctual.core.service.ValidationException;
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.time.Instants;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package dev.punctual.core.schedule;
 
-import dev.punctual.core.service.FieldError;
+import dev.punctual.core.error.FieldError;
 import dev.punctual.core.time.Instants;
 import java.time.Instant;
 import java.time.ZoneId;

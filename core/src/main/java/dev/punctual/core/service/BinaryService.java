@@ -4,6 +4,10 @@ import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.binary.Binary;
 import dev.punctual.core.binary.BinaryRepository;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.NotFoundException;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -53,7 +57,7 @@ public final class BinaryService {
             errors.add(new FieldError("size", "must be between 1 and " + MAX_SIZE + " bytes"));
         }
         if (!errors.isEmpty()) {
-            throw new ValidationException(422, errors);
+            throw new ValidationException(Rejection.INVALID, errors);
         }
         Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
         Binary b = new Binary(Ids.next("bin"), owner, req.name(), sha, req.size(), now);

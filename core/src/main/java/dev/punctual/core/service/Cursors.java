@@ -3,6 +3,9 @@ package dev.punctual.core.service;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -75,6 +78,7 @@ public final class Cursors {
 
     private static ValidationException rejected() {
         return new ValidationException(
-                400, List.of(new FieldError("cursor", "is not a cursor returned by this API for this listing")));
+                Rejection.MALFORMED,
+                List.of(new FieldError("cursor", "is not a cursor returned by this API for this listing")));
     }
 }

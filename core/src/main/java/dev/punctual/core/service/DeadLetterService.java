@@ -1,5 +1,9 @@
 package dev.punctual.core.service;
 
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.NotFoundException;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
@@ -36,10 +40,11 @@ public final class DeadLetterService {
     /** The owner's runs in {@code state} (only {@code DEAD} for now), most recently finished first. */
     public Page<RunView> list(String owner, String state, Integer limit, String cursor) {
         if (state == null || state.isEmpty()) {
-            throw new ValidationException(400, List.of(new FieldError("state", "is required (DEAD)")));
+            throw new ValidationException(Rejection.MALFORMED, List.of(new FieldError("state", "is required (DEAD)")));
         }
         if (!RunState.DEAD.name().equals(state)) {
-            throw new ValidationException(400, List.of(new FieldError("state", "only DEAD is supported")));
+            throw new ValidationException(
+                    Rejection.MALFORMED, List.of(new FieldError("state", "only DEAD is supported")));
         }
         int n = pageSize(limit);
         var key = Cursors.decode(
@@ -76,7 +81,7 @@ public final class DeadLetterService {
         if (job.state() == JobState.DELETED || job.state() == JobState.PAUSED) {
             // The claim would cancel it at once: refuse rather than accept a retry that cannot run.
             throw new ValidationException(
-                    409,
+                    Rejection.CONFLICT,
                     List.of(new FieldError(
                             "id", "job " + jobId + " is " + job.state().name().toLowerCase(java.util.Locale.ROOT))));
         }
@@ -93,7 +98,8 @@ public final class DeadLetterService {
 
     private static ValidationException notDead(RunState state) {
         return new ValidationException(
-                409, List.of(new FieldError("runId", "only a DEAD run can be retried; this one is " + state)));
+                Rejection.CONFLICT,
+                List.of(new FieldError("runId", "only a DEAD run can be retried; this one is " + state)));
     }
 
     private static int pageSize(Integer limit) {
@@ -102,7 +108,8 @@ public final class DeadLetterService {
         }
         if (limit < 1 || limit > JobService.MAX_PAGE) {
             throw new ValidationException(
-                    400, List.of(new FieldError("limit", "must be between 1 and " + JobService.MAX_PAGE)));
+                    Rejection.MALFORMED,
+                    List.of(new FieldError("limit", "must be between 1 and " + JobService.MAX_PAGE)));
         }
         return limit;
     }

@@ -2,13 +2,20 @@ package dev.punctual.core.service;
 
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.error.ConflictException;
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.NotFoundException;
+import dev.punctual.core.error.QuotaExceededException;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicies;
-import dev.punctual.core.firing.RunPlanner;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.plan.Occurrences;
+import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
@@ -21,9 +28,7 @@ import java.lang.System.Logger.Level;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -152,7 +157,8 @@ public final class JobLifecycle {
         }
         CatchUp.Mode mode = FiringPolicies.catchUpMode(value);
         if (mode == null) {
-            throw new ValidationException(422, List.of(new FieldError("catchUp", "must be one of skip, latest, all")));
+            throw new ValidationException(
+                    Rejection.INVALID, List.of(new FieldError("catchUp", "must be one of skip, latest, all")));
         }
         return policy.withMode(mode);
     }
@@ -176,44 +182,19 @@ public final class JobLifecycle {
         Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
         // Counted from the pause, or from the run it cancelled if a lagging sweep had left that one due earlier.
         Instant from = job.nextRunAt() != null && job.nextRunAt().isBefore(pausedAt) ? job.nextRunAt() : pausedAt;
-        // Occurrences older than the policy's maxAge never run.
-        Instant oldest = now.minus(policy.maxAge());
-        if (from.isBefore(oldest)) {
-            from = oldest;
-        }
-
-        // The missed occurrences (only the most recent maxRuns are kept) and the first one from now on.
-        Deque<Instant> missed = new ArrayDeque<>();
-        Optional<Instant> t = schedule.first(from);
-        while (t.isPresent() && t.get().isBefore(now)) {
-            if (missed.size() == policy.maxRuns()) {
-                missed.removeFirst();
-            }
-            missed.addLast(t.get());
-            t = schedule.next(t.get());
-        }
-        List<Instant> catchUp = switch (policy.mode()) {
-            case SKIP -> List.of();
-            case LATEST -> missed.isEmpty() ? List.of() : List.of(missed.getLast());
-            case ALL -> List.copyOf(missed);
-        };
+        // The missed occurrences the policy runs (none older than its maxAge) and the first one from now on.
+        Occurrences.CatchUpSelection missed = Occurrences.catchUp(schedule, policy, from, now, now);
         List<Run> catchUpRuns = new ArrayList<>();
-        for (Instant at : catchUp) {
+        for (Instant at : missed.kept()) {
             // Due now: no jitter on top of a run that is already late.
             Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, job.maxAttempts(), now);
             if (!runs.occupied(jobId, run.runId())) {
                 catchUpRuns.add(run);
             }
         }
-        Optional<Run> pending = Optional.empty();
-        while (t.isPresent()) {
-            Run next = planner.plan(job, t.get(), now);
-            if (!runs.occupied(jobId, next.runId())) {
-                pending = Optional.of(next);
-                break;
-            }
-            t = schedule.next(t.get());
-        }
+        Optional<Run> pending = Occurrences.firstFree(
+                        schedule, missed.after(), at -> runs.occupied(jobId, RunIds.forOccurrence(at)))
+                .map(at -> planner.plan(job, at, now));
 
         List<TransactWriteItem> first = new ArrayList<>();
         first.add(jobs.markResumed(
@@ -288,7 +269,7 @@ public final class JobLifecycle {
                             + "' job has no recurring occurrences to backfill: use POST /v1/jobs/{id}/trigger"));
         }
         if (!errors.isEmpty()) {
-            throw new ValidationException(422, errors);
+            throw new ValidationException(Rejection.INVALID, errors);
         }
         List<Instant> occurrences = new ArrayList<>();
         for (Optional<Instant> t = schedule.first(from);
@@ -296,7 +277,7 @@ public final class JobLifecycle {
                 t = schedule.next(t.get())) {
             if (occurrences.size() == MAX_BACKFILL) {
                 throw new ValidationException(
-                        422,
+                        Rejection.INVALID,
                         List.of(new FieldError(
                                 "to",
                                 "the range holds more than " + MAX_BACKFILL + " occurrences: backfill it in parts")));

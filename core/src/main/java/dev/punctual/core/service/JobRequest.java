@@ -1,8 +1,8 @@
 package dev.punctual.core.service;
 
-import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.firing.CatchUpSpec;
 import dev.punctual.core.firing.JitterSpec;
+import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.schedule.ScheduleSpec;
 import java.util.List;
 import java.util.Map;

@@ -4,21 +4,29 @@ import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.binary.Binary;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
-import dev.punctual.core.exec.RunLimits;
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.NotFoundException;
+import dev.punctual.core.error.QuotaExceededException;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.firing.FiringPolicy;
-import dev.punctual.core.firing.RunPlanner;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
+import dev.punctual.core.job.CommandLine;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.limits.Quotas;
+import dev.punctual.core.limits.RunLimits;
+import dev.punctual.core.plan.Occurrences;
+import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
-import dev.punctual.core.tenant.Quotas;
 import dev.punctual.core.tenant.SchedulePeak;
 import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.Instants;
@@ -32,30 +40,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Predicate;
-import java.util.regex.Pattern;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /** Decides everything the jobs API does; the REST layer only maps HTTP to these calls. */
 public final class JobService {
     private static final System.Logger LOG = System.getLogger(JobService.class.getName());
-    /** Env names a job may not set: they would override the scheduler's own variables or inject libraries. */
-    public static final List<String> RESERVED_ENV_PREFIXES = List.of("AWS_", "LD_", "SCHEDULER_");
-    /** What a variable name (env, secrets) must look like; the executor checks it again ({@code LaunchCheck}). */
-    public static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-
-    public static final int MAX_ARGS = 256;
-    public static final int MAX_ENV = 128;
-    /** Secret variables a job may have; their values are stored apart (64 × 4 KiB fits one item). */
-    public static final int MAX_SECRETS = 64;
-
-    public static final int MAX_VALUE_LENGTH = 4096;
-    /**
-     * The most UTF-8 bytes args and env may take together (every arg, every env name and value). Each alone may be
-     * within its own limits and still, together, exceed DynamoDB's 400 KB item; this budget leaves the job item
-     * room for its schedule (a dates list is up to ~60 KB), its other attributes and job-level secrets to come.
-     */
-    public static final int MAX_ARGS_ENV_BYTES = 256 * 1024;
-
     public static final int MAX_PAGE = 100;
     public static final int MAX_EXIT_CODES = 32;
     private static final int RETRIES = 10;
@@ -168,26 +157,22 @@ public final class JobService {
             List<TransactWriteItem> items = new ArrayList<>();
             Run next = null;
             if (state == JobState.ACTIVE) {
-                Optional<Instant> t = Optional.of(d.first());
-                while (t.isPresent()) {
-                    Run candidate = planner.plan(draft, t.get(), now);
-                    boolean isOldPending = oldPending
-                            .filter(r -> r.runId().equals(candidate.runId()))
-                            .isPresent();
-                    if (isOldPending && oldPending.get().state() == RunState.SCHEDULED) {
-                        items.add(runs.reschedule(candidate));
-                        next = candidate;
-                        break;
-                    }
-                    if (!isOldPending && !runs.occupied(jobId, candidate.runId())) {
-                        items.add(runs.insertScheduledOverCancelled(candidate));
-                        next = candidate;
-                        break;
-                    }
-                    // This occurrence already ran (or is running): the next one is the first left to run.
-                    t = d.schedule().next(t.get());
-                }
-                if (next == null) {
+                // The first occurrence left to run: the old pending run's own while it still waits, else one
+                // that has no run yet (an occurrence that ran or is running is never scheduled again).
+                Optional<Instant> t = Occurrences.firstFree(d.schedule(), Optional.of(d.first()), at -> {
+                    String id = RunIds.forOccurrence(at);
+                    return oldPending.filter(r -> r.runId().equals(id)).isPresent()
+                            ? oldPending.get().state() != RunState.SCHEDULED
+                            : runs.occupied(jobId, id);
+                });
+                if (t.isPresent()) {
+                    next = planner.plan(draft, t.get(), now);
+                    String id = next.runId();
+                    items.add(
+                            oldPending.filter(r -> r.runId().equals(id)).isPresent()
+                                    ? runs.reschedule(next)
+                                    : runs.insertScheduledOverCancelled(next));
+                } else {
                     state = JobState.COMPLETED;
                 }
             }
@@ -252,7 +237,7 @@ public final class JobService {
     static OptionalLong parseIfMatch(String ifMatch) {
         if (ifMatch == null || ifMatch.isBlank()) {
             throw new ValidationException(
-                    428,
+                    Rejection.PRECONDITION_REQUIRED,
                     List.of(new FieldError(
                             "If-Match", "is required: send the job's ETag (its version) from GET /v1/jobs/{id}")));
         }
@@ -270,13 +255,14 @@ public final class JobService {
             return OptionalLong.of(Long.parseLong(v));
         } catch (NumberFormatException e) {
             throw new ValidationException(
-                    400, List.of(new FieldError("If-Match", "must be the job's ETag, e.g. \"3\", or *")));
+                    Rejection.MALFORMED,
+                    List.of(new FieldError("If-Match", "must be the job's ETag, e.g. \"3\", or *")));
         }
     }
 
     /** The version named by {@code If-Match} is not the job's: HTTP's 412, nothing changed. */
     private static ValidationException stale(String message) {
-        return new ValidationException(412, List.of(new FieldError("If-Match", message)));
+        return new ValidationException(Rejection.PRECONDITION_FAILED, List.of(new FieldError("If-Match", message)));
     }
 
     private void dispatchIfDueSoon(Run run, Instant now) {
@@ -320,31 +306,31 @@ public final class JobService {
                 String pendingRunId,
                 Instant nextRunAt,
                 List<String> secretNames) {
-            return new Job(
-                    id,
-                    owner,
-                    name,
-                    binary.id(),
-                    binary.sha256(),
-                    args,
-                    env,
-                    schedule.spec(),
-                    timeout,
-                    maxAttempts,
-                    state,
-                    version,
-                    createdAt,
-                    updatedAt,
-                    pendingRunId,
-                    nextRunAt,
-                    null,
-                    noRetry,
-                    firing,
-                    null,
-                    secrets == null
-                            ? secretNames
-                            : secrets.keySet().stream().sorted().toList(),
-                    limits);
+            return Job.builder()
+                    .id(id)
+                    .owner(owner)
+                    .name(name)
+                    .binaryId(binary.id())
+                    .binarySha256(binary.sha256())
+                    .args(args)
+                    .env(env)
+                    .schedule(schedule.spec())
+                    .timeoutSeconds(timeout)
+                    .maxAttempts(maxAttempts)
+                    .state(state)
+                    .version(version)
+                    .createdAt(createdAt)
+                    .updatedAt(updatedAt)
+                    .pendingRunId(pendingRunId)
+                    .nextRunAt(nextRunAt)
+                    .nonRetryableExitCodes(noRetry)
+                    .firing(firing)
+                    .secretNames(
+                            secrets == null
+                                    ? secretNames
+                                    : secrets.keySet().stream().sorted().toList())
+                    .limits(limits)
+                    .build();
         }
     }
 
@@ -359,10 +345,10 @@ public final class JobService {
         Map<String, String> env = req.env() == null ? Map.of() : req.env();
         int before = errors.size();
         validateArgs(args, errors);
-        validateVariables("env", env, MAX_ENV, errors);
+        validateVariables("env", env, CommandLine.MAX_ENV, errors);
         Map<String, String> secrets = req.secrets();
         if (secrets != null) {
-            validateVariables("secrets", secrets, MAX_SECRETS, errors);
+            validateVariables("secrets", secrets, CommandLine.MAX_SECRETS, errors);
             secrets.keySet().stream()
                     .filter(env::containsKey)
                     .sorted()
@@ -421,7 +407,7 @@ public final class JobService {
             errors.add(new FieldError("schedule", "has no occurrence from now on"));
         }
         if (!errors.isEmpty()) {
-            throw new ValidationException(422, errors);
+            throw new ValidationException(Rejection.INVALID, errors);
         }
         return new Definition(
                 req.name(),
@@ -467,7 +453,7 @@ public final class JobService {
             errors.addAll(e.errors());
         }
         if (!errors.isEmpty()) {
-            throw new ValidationException(422, errors);
+            throw new ValidationException(Rejection.INVALID, errors);
         }
         return SchedulePreview.of(schedule, from, count);
     }
@@ -480,7 +466,8 @@ public final class JobService {
         int n = count == null ? SchedulePreview.DEFAULT_COUNT : count;
         if (n < 1 || n > SchedulePreview.MAX_COUNT) {
             throw new ValidationException(
-                    400, List.of(new FieldError("count", "must be between 1 and " + SchedulePreview.MAX_COUNT)));
+                    Rejection.MALFORMED,
+                    List.of(new FieldError("count", "must be between 1 and " + SchedulePreview.MAX_COUNT)));
         }
         Job job = find(owner, jobId);
         Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
@@ -577,7 +564,8 @@ public final class JobService {
             return 20;
         }
         if (limit < 1 || limit > MAX_PAGE) {
-            throw new ValidationException(400, List.of(new FieldError("limit", "must be between 1 and " + MAX_PAGE)));
+            throw new ValidationException(
+                    Rejection.MALFORMED, List.of(new FieldError("limit", "must be between 1 and " + MAX_PAGE)));
         }
         return limit;
     }
@@ -593,17 +581,18 @@ public final class JobService {
     }
 
     private static void validateArgs(List<String> args, List<FieldError> errors) {
-        if (args.size() > MAX_ARGS) {
-            errors.add(new FieldError("args", "must have at most " + MAX_ARGS + " items"));
+        if (args.size() > CommandLine.MAX_ARGS) {
+            errors.add(new FieldError("args", "must have at most " + CommandLine.MAX_ARGS + " items"));
             return;
         }
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             if (a == null) {
                 errors.add(new FieldError("args[" + i + "]", "must be a string"));
-            } else if (a.length() > MAX_VALUE_LENGTH || a.indexOf('\0') >= 0) {
+            } else if (a.length() > CommandLine.MAX_VALUE_LENGTH || a.indexOf('\0') >= 0) {
                 errors.add(new FieldError(
-                        "args[" + i + "]", "must be at most " + MAX_VALUE_LENGTH + " characters and contain no NUL"));
+                        "args[" + i + "]",
+                        "must be at most " + CommandLine.MAX_VALUE_LENGTH + " characters and contain no NUL"));
             }
         }
     }
@@ -618,11 +607,11 @@ public final class JobService {
             bytes += utf8Length(a);
         }
         bytes += utf8Length(env);
-        if (bytes <= MAX_ARGS_ENV_BYTES) {
+        if (bytes <= CommandLine.MAX_ARGS_ENV_BYTES) {
             return;
         }
-        String message =
-                "args and env take " + bytes + " bytes together (UTF-8); at most " + MAX_ARGS_ENV_BYTES + " are stored";
+        String message = "args and env take " + bytes + " bytes together (UTF-8); at most "
+                + CommandLine.MAX_ARGS_ENV_BYTES + " are stored";
         List<FieldError> errors = new ArrayList<>();
         if (!args.isEmpty()) {
             errors.add(new FieldError("args", message));
@@ -630,7 +619,7 @@ public final class JobService {
         if (!env.isEmpty()) {
             errors.add(new FieldError("env", message));
         }
-        throw new ValidationException(413, errors);
+        throw new ValidationException(Rejection.TOO_LARGE, errors);
     }
 
     /** The most UTF-8 bytes a job's secrets take (names and values): their item stays far below 400 KB. */
@@ -640,7 +629,7 @@ public final class JobService {
         long bytes = utf8Length(secrets);
         if (bytes > MAX_SECRETS_BYTES) {
             throw new ValidationException(
-                    413,
+                    Rejection.TOO_LARGE,
                     List.of(new FieldError(
                             "secrets",
                             "take " + bytes + " bytes (UTF-8); at most " + MAX_SECRETS_BYTES + " are stored")));
@@ -681,18 +670,18 @@ public final class JobService {
         vars.forEach((name, value) -> {
             String field = what + "." + name;
             String upper = name.toUpperCase(Locale.ROOT);
-            if (!ENV_NAME.matcher(name).matches()) {
+            if (!CommandLine.ENV_NAME.matcher(name).matches()) {
                 errors.add(new FieldError(field, "is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)"));
-            } else if (RESERVED_ENV_PREFIXES.stream().anyMatch(upper::startsWith)) {
+            } else if (CommandLine.RESERVED_ENV_PREFIXES.stream().anyMatch(upper::startsWith)) {
                 errors.add(new FieldError(
                         field,
-                        "is reserved: names starting with " + String.join(", ", RESERVED_ENV_PREFIXES)
+                        "is reserved: names starting with " + String.join(", ", CommandLine.RESERVED_ENV_PREFIXES)
                                 + " cannot be set by a job"));
             } else if (value == null) {
                 errors.add(new FieldError(field, "must be a string"));
-            } else if (value.length() > MAX_VALUE_LENGTH || value.indexOf('\0') >= 0) {
+            } else if (value.length() > CommandLine.MAX_VALUE_LENGTH || value.indexOf('\0') >= 0) {
                 errors.add(new FieldError(
-                        field, "must be at most " + MAX_VALUE_LENGTH + " characters and contain no NUL"));
+                        field, "must be at most " + CommandLine.MAX_VALUE_LENGTH + " characters and contain no NUL"));
             }
         });
     }

@@ -1,11 +1,11 @@
 package dev.punctual.core.service;
 
-import dev.punctual.core.exec.RunLimits;
 import dev.punctual.core.firing.CatchUpSpec;
 import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.firing.JitterSpec;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.schedule.ScheduleSpec;
 import java.time.Instant;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.punctual.core.tenant;
 
+import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.schedule.Schedules;

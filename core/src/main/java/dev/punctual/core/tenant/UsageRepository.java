@@ -4,6 +4,7 @@ import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
 
 import dev.punctual.core.infra.Resources;
+import dev.punctual.core.limits.Quotas;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;

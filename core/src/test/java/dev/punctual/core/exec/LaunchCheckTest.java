@@ -2,7 +2,7 @@ package dev.punctual.core.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.punctual.core.service.JobService;
+import dev.punctual.core.job.CommandLine;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -26,7 +26,7 @@ class LaunchCheckTest {
         env.put("_under", "");
         env.put("PATH", "/opt/bin");
         assertThat(check(List.of("one arg", "$HOME", "*", ""), env)).isEmpty();
-        assertThat(check(Collections.nCopies(JobService.MAX_ARGS, "x".repeat(JobService.MAX_VALUE_LENGTH)), Map.of()))
+        assertThat(check(Collections.nCopies(CommandLine.MAX_ARGS, "x".repeat(CommandLine.MAX_VALUE_LENGTH)), Map.of()))
                 .isEmpty();
     }
 
@@ -64,34 +64,34 @@ class LaunchCheckTest {
     void valuesMustBeStringsOfAtMostTheLimitWithoutNul() {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("NULL_VALUE", null);
-        env.put("LONG", "x".repeat(JobService.MAX_VALUE_LENGTH + 1));
+        env.put("LONG", "x".repeat(CommandLine.MAX_VALUE_LENGTH + 1));
         env.put("NUL", "a\0b");
         assertThat(check(List.of(), env))
                 .containsExactly(
                         "env.NULL_VALUE: is not a string",
-                        "env.LONG: is longer than " + JobService.MAX_VALUE_LENGTH + " characters",
+                        "env.LONG: is longer than " + CommandLine.MAX_VALUE_LENGTH + " characters",
                         "env.NUL: contains NUL");
 
         List<String> args = new ArrayList<>(List.of("fine", "a\0b"));
         args.add(null);
-        args.add("y".repeat(JobService.MAX_VALUE_LENGTH + 1));
+        args.add("y".repeat(CommandLine.MAX_VALUE_LENGTH + 1));
         assertThat(check(args, Map.of()))
                 .containsExactly(
                         "args[1]: contains NUL",
                         "args[2]: is not a string",
-                        "args[3]: is longer than " + JobService.MAX_VALUE_LENGTH + " characters");
+                        "args[3]: is longer than " + CommandLine.MAX_VALUE_LENGTH + " characters");
     }
 
     @Test
     void tooManyArgsOrVariablesAreRefused() {
-        assertThat(check(Collections.nCopies(JobService.MAX_ARGS + 1, "x"), Map.of()))
-                .containsExactly("args: " + (JobService.MAX_ARGS + 1) + " items, more than " + JobService.MAX_ARGS);
+        assertThat(check(Collections.nCopies(CommandLine.MAX_ARGS + 1, "x"), Map.of()))
+                .containsExactly("args: " + (CommandLine.MAX_ARGS + 1) + " items, more than " + CommandLine.MAX_ARGS);
         Map<String, String> env = new LinkedHashMap<>();
-        for (int i = 0; i <= JobService.MAX_ENV; i++) {
+        for (int i = 0; i <= CommandLine.MAX_ENV; i++) {
             env.put("V" + i, "x");
         }
         assertThat(check(List.of(), env))
-                .containsExactly("env: " + (JobService.MAX_ENV + 1) + " entries, more than " + JobService.MAX_ENV);
+                .containsExactly("env: " + (CommandLine.MAX_ENV + 1) + " entries, more than " + CommandLine.MAX_ENV);
     }
 
     @Test

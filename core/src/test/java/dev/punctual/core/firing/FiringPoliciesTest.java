@@ -2,7 +2,7 @@ package dev.punctual.core.firing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.punctual.core.service.FieldError;
+import dev.punctual.core.error.FieldError;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,8 +3,8 @@ package dev.punctual.core.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.punctual.core.service.FieldError;
-import dev.punctual.core.service.ValidationException;
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.ValidationException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

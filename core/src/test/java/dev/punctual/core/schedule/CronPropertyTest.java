@@ -3,9 +3,9 @@ package dev.punctual.core.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.cronutils.model.time.ExecutionTime;
+import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.schedule.DstPolicy.Gap;
 import dev.punctual.core.schedule.DstPolicy.Overlap;
-import dev.punctual.core.service.ValidationException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;

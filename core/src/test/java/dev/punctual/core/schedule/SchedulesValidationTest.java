@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.punctual.core.service.FieldError;
-import dev.punctual.core.service.ValidationException;
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -20,7 +21,7 @@ class SchedulesValidationTest {
         ValidationException e =
                 catchThrowableOfType(ValidationException.class, () -> schedules.parse(spec, NOW, "schedule"));
         assertThat(e).as("expected %s to be rejected", spec).isNotNull();
-        assertThat(e.status()).isEqualTo(400);
+        assertThat(e.kind()).isEqualTo(Rejection.MALFORMED);
         return e.errors().stream().map(FieldError::field).toList();
     }
 

@@ -3,6 +3,9 @@ package dev.punctual.core.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -23,7 +26,7 @@ class BinaryNameTest {
         for (String name : List.of("line\nbreak", "tab\there", "esc\u001b[2J", "nul\0", "del\u007f", "c1\u0085")) {
             ValidationException e = refused(name);
             assertThat(e).as(name).isNotNull();
-            assertThat(e.status()).isEqualTo(422);
+            assertThat(e.kind()).isEqualTo(Rejection.INVALID);
             assertThat(e.errors()).singleElement().satisfies(f -> {
                 assertThat(f.field()).isEqualTo("name");
                 assertThat(f.message()).isEqualTo("must not contain control characters");

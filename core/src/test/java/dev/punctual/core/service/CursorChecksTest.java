@@ -3,6 +3,9 @@ package dev.punctual.core.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
@@ -40,7 +43,7 @@ class CursorChecksTest {
     private static void assertRejected(String cursor) {
         ValidationException e = catchThrowableOfType(ValidationException.class, () -> Cursors.decode(cursor, MINE));
         assertThat(e).isNotNull();
-        assertThat(e.status()).isEqualTo(400);
+        assertThat(e.kind()).isEqualTo(Rejection.MALFORMED);
         assertThat(e.errors()).extracting(FieldError::field).containsExactly("cursor");
     }
 }

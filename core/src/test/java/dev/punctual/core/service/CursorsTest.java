@@ -3,6 +3,9 @@ package dev.punctual.core.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
@@ -56,7 +59,7 @@ class CursorsTest {
     private static void assertRejected(String cursor) {
         ValidationException e = catchThrowableOfType(ValidationException.class, () -> Cursors.decode(cursor, KEYS));
         assertThat(e).as("cursor %s", cursor).isNotNull();
-        assertThat(e.status()).isEqualTo(400);
+        assertThat(e.kind()).isEqualTo(Rejection.MALFORMED);
         assertThat(e.errors()).extracting(FieldError::field).containsExactly("cursor");
     }
 }

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
+import dev.punctual.core.job.CommandLine;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +31,7 @@ class JobRequestLimitsTest {
                 () -> JobService.checkArgsEnvBudget(
                         Collections.nCopies(63, "a".repeat(4096)), Map.of("A", "é".repeat(2048))));
         assertThat(e).isNotNull();
-        assertThat(e.status()).isEqualTo(413);
+        assertThat(e.kind()).isEqualTo(Rejection.TOO_LARGE);
         assertThat(e.errors()).extracting(FieldError::field).containsExactly("args", "env");
         assertThat(e.errors().getFirst().message()).contains("262145 bytes").contains("262144");
     }
@@ -36,7 +40,8 @@ class JobRequestLimitsTest {
     void onlyTheNonEmptyOneIsNamed() {
         ValidationException e = catchThrowableOfType(
                 ValidationException.class,
-                () -> JobService.checkArgsEnvBudget(List.of(), Map.of("A", "v".repeat(JobService.MAX_ARGS_ENV_BYTES))));
+                () -> JobService.checkArgsEnvBudget(
+                        List.of(), Map.of("A", "v".repeat(CommandLine.MAX_ARGS_ENV_BYTES))));
         assertThat(e.errors()).extracting(FieldError::field).containsExactly("env");
     }
 
@@ -45,6 +50,6 @@ class JobRequestLimitsTest {
         assertThat(JobService.parseIfMatch("*")).isEqualTo(OptionalLong.empty());
         assertThat(JobService.parseIfMatch(" W/\"3\" ")).isEqualTo(OptionalLong.of(3));
         ValidationException e = catchThrowableOfType(ValidationException.class, () -> JobService.parseIfMatch("**"));
-        assertThat(e.status()).isEqualTo(400);
+        assertThat(e.kind()).isEqualTo(Rejection.MALFORMED);
     }
 }

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.schedule.DateSpec;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.schedule.Schedules;
@@ -100,7 +103,7 @@ class SchedulePreviewTest {
         ValidationException e = catchThrowableOfType(
                 ValidationException.class,
                 () -> service.preview(new PreviewRequest(cron("0 25 * * *", "Europe/Nowhere"), 101, "yesterday")));
-        assertThat(e.status()).isEqualTo(422);
+        assertThat(e.kind()).isEqualTo(Rejection.INVALID);
         assertThat(e.errors())
                 .extracting(FieldError::field)
                 .containsExactlyInAnyOrder("count", "from", "schedule.expression", "schedule.timezone");

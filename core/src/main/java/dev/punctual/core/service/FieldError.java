@@ -1,4 +1,0 @@
-package dev.punctual.core.service;
-
-/** One invalid field of a request: its JSON path and what is wrong with it. */
-public record FieldError(String field, String message) {}

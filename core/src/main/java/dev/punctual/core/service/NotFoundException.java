@@ -1,8 +1,0 @@
-package dev.punctual.core.service;
-
-/** The addressed resource does not exist for this owner. */
-public class NotFoundException extends RuntimeException {
-    public NotFoundException(String message) {
-        super(message);
-    }
-}

@@ -1,0 +1,87 @@
+package dev.punctual.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Core's packages form layers, and a class only uses classes of its own package or of a lower layer: no import
+ * runs back up (a value type needed below moves down, rather than the lower package reaching up for it). Checked
+ * on the compiled classes, so a fully qualified name in code counts as much as an import.
+ */
+class LayersTest {
+    private static final String CORE = "dev.punctual.core";
+
+    /** Lowest first. Packages of one layer do not use each other either. */
+    static final List<Set<String>> LAYERS = List.of(
+            Set.of("time", "error", "limits"),
+            Set.of("schedule", "firing", "config"),
+            Set.of("infra"),
+            Set.of("job", "run", "binary", "queue", "tenant"),
+            Set.of("plan"),
+            Set.of("dispatch", "exec"),
+            Set.of("sweep", "service"),
+            Set.of(""));
+
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void load() {
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages(CORE);
+    }
+
+    static String pkg(JavaClass c) {
+        String p = c.getPackageName();
+        return p.equals(CORE) ? "" : p.substring(CORE.length() + 1).split("\\.", -1)[0];
+    }
+
+    static int layer(String pkg) {
+        for (int i = 0; i < LAYERS.size(); i++) {
+            if (LAYERS.get(i).contains(pkg)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Test
+    void everyPackageOfCoreHasALayer() {
+        Set<String> unplaced = new TreeSet<>();
+        classes.forEach(c -> {
+            if (layer(pkg(c)) < 0) {
+                unplaced.add(pkg(c));
+            }
+        });
+        assertThat(unplaced).as("packages missing from LAYERS").isEmpty();
+    }
+
+    @Test
+    void noClassUsesOneOfItsOwnLayerOrAbove() {
+        Set<String> upward = new TreeSet<>();
+        for (JavaClass c : classes) {
+            String from = pkg(c);
+            for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                JavaClass target = d.getTargetClass();
+                if (!target.getPackageName().startsWith(CORE)) {
+                    continue;
+                }
+                String to = pkg(target);
+                if (!to.equals(from) && layer(to) >= layer(from)) {
+                    upward.add(c.getSimpleName() + " (" + from + ") -> " + target.getSimpleName() + " (" + to + ")");
+                }
+            }
+        }
+        assertThat(upward).as("dependencies that run up or across the layers").isEmpty();
+    }
+}

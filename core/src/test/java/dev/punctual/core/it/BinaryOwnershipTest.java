@@ -1,0 +1,157 @@
+package dev.punctual.core.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.binary.ArtifactStore;
+import dev.punctual.core.error.ValidationException;
+import dev.punctual.core.exec.ExecutorPool;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobState;
+import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunIds;
+import dev.punctual.core.run.RunState;
+import dev.punctual.core.schedule.ScheduleSpec;
+import dev.punctual.core.service.BinaryView;
+import dev.punctual.core.service.Ids;
+import dev.punctual.core.service.JobRequest;
+import dev.punctual.core.service.JobView;
+import dev.punctual.core.testing.TestStack;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Knowing a binary's sha256 is not having it: each owner's binaries are stored under the owner's own key, so a
+ * registration is uploaded only by its owner's upload, and a job runs only bytes its owner uploaded.
+ */
+class BinaryOwnershipTest {
+    private static final String ALICE = "https://issuer.example|alice";
+    private static final String BOB = "arn:aws:iam::123456789012:role/bob";
+    private static final ScheduleSpec NOW = new ScheduleSpec("now", null, null, null, null);
+
+    @TempDir
+    Path tmp;
+
+    private Punctual p;
+    private ExecutorPool pool;
+
+    @BeforeEach
+    void setUp() {
+        p = Fixture.stack(
+                TestStack.isolatedSettings()
+                        .lease(Duration.ofSeconds(6))
+                        .heartbeat(Duration.ofSeconds(2))
+                        .shutdownGrace(Duration.ofSeconds(2))
+                        .build(),
+                Clock.systemUTC());
+    }
+
+    @AfterEach
+    void stop() {
+        if (pool != null) {
+            pool.close();
+        }
+    }
+
+    @Test
+    void registeringAnotherOwnersSha256IsNotUploadedUntilThisOwnerUploadsTheBytes() {
+        byte[] bytes = Fixture.script("echo alice's tool");
+        String aliceBinary = Fixture.uploadBinary(p, ALICE, bytes);
+        assertThat(p.binaries.get(ALICE, aliceBinary).uploaded()).isTrue();
+
+        BinaryView bobs = Fixture.register(p, BOB, bytes);
+        assertThat(bobs.sha256()).isEqualTo(Fixture.sha256(bytes));
+        assertThat(p.binaries.get(BOB, bobs.id()).uploaded())
+                .as("Alice's object is not Bob's")
+                .isFalse();
+        ValidationException refused = catchThrowableOfType(
+                ValidationException.class,
+                () -> p.jobService.create(BOB, new JobRequest("borrowed", bobs.id(), null, null, NOW, null, 1)));
+        assertThat(refused).isNotNull();
+        assertThat(refused.errors()).anySatisfy(e -> {
+            assertThat(e.field()).isEqualTo("binaryId");
+            assertThat(e.message()).contains("is not uploaded yet");
+        });
+
+        assertThat(Fixture.presignedPut(bobs, bytes).statusCode()).isEqualTo(200);
+        assertThat(p.binaries.get(BOB, bobs.id()).uploaded()).isTrue();
+        assertThat(p.store.size(ArtifactStore.binaryKey(BOB, bobs.sha256()))).contains((long) bytes.length);
+        assertThat(ArtifactStore.binaryKey(BOB, bobs.sha256()))
+                .isNotEqualTo(ArtifactStore.binaryKey(ALICE, bobs.sha256()));
+    }
+
+    @Test
+    void aJobCannotRunAnotherOwnersObjectEvenWithTheBytesInTheExecutorsCache() {
+        Path witness = Fixture.witness(tmp);
+        byte[] bytes = Fixture.script("echo \"$WHO\" >> \"$WITNESS\"");
+        String aliceBinary = Fixture.uploadBinary(p, ALICE, bytes);
+        pool = p.startExecutor("ex-1", tmp.resolve("ex-1"), 1);
+        JobView alices = p.jobService.create(
+                ALICE,
+                new JobRequest(
+                        "alice",
+                        aliceBinary,
+                        null,
+                        Map.of("WITNESS", witness.toString(), "WHO", "alice"),
+                        NOW,
+                        null,
+                        1));
+        await().atMost(Duration.ofSeconds(15)).until(() -> onlyRun(alices.id()).state() == RunState.SUCCEEDED);
+        assertThat(Fixture.lines(witness)).containsExactly("alice");
+
+        // Bob registered the same sha256 but never uploaded; a job of his naming it is written straight to the
+        // table (the API would refuse it) and its run sent to the executor that has Alice's bytes cached.
+        BinaryView bobs = Fixture.register(p, BOB, bytes);
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        String jobId = Ids.next("job");
+        Run run = Run.scheduled(jobId, RunIds.forOccurrence(now), BOB, now, 1, now);
+        Job job = Job.builder()
+                .id(jobId)
+                .owner(BOB)
+                .name("borrowed")
+                .binaryId(bobs.id())
+                .binarySha256(bobs.sha256())
+                .args(List.of())
+                .env(Map.of("WITNESS", witness.toString(), "WHO", "bob"))
+                .schedule(NOW)
+                .timeoutSeconds(30)
+                .maxAttempts(1)
+                .state(JobState.ACTIVE)
+                .version(1)
+                .createdAt(now)
+                .updatedAt(now)
+                .pendingRunId(run.runId())
+                .nextRunAt(now)
+                .build();
+        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run)))
+                        .won())
+                .isTrue();
+        assertThat(p.queue.sendBatch(List.of(new RunMessage(jobId, run.runId(), now)), now))
+                .hasSize(1);
+
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> onlyRun(jobId).state().terminal());
+        Run bobsRun = onlyRun(jobId);
+        assertThat(bobsRun.state()).isEqualTo(RunState.DEAD);
+        assertThat(bobsRun.error()).startsWith("could not start").contains("has not been uploaded by the job's owner");
+        assertThat(Fixture.lines(witness)).containsExactly("alice");
+    }
+
+    private Run onlyRun(String jobId) {
+        List<Run> runs = Fixture.runsOf(p, jobId);
+        assertThat(runs).hasSize(1);
+        return runs.get(0);
+    }
+}

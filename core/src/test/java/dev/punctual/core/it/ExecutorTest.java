@@ -1,0 +1,486 @@
+package dev.punctual.core.it;
+
+import static dev.punctual.core.it.Fixture.OWNER;
+import static dev.punctual.core.it.Fixture.lines;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.binary.ArtifactStore;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.exec.ExecutorPool;
+import dev.punctual.core.exec.ProcessRunner;
+import dev.punctual.core.infra.Transactions;
+import dev.punctual.core.job.JobState;
+import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunState;
+import dev.punctual.core.schedule.ScheduleSpec;
+import dev.punctual.core.service.JobRequest;
+import dev.punctual.core.service.JobView;
+import dev.punctual.core.testing.TestStack;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Executors running real {@code #!/bin/sh} binaries from S3Proxy, claiming through DynamoDB Local and receiving
+ * from ElasticMQ, all on real time. Scripts report what they saw by appending to a witness file named in their env.
+ */
+class ExecutorTest {
+    private static final ScheduleSpec NOW = new ScheduleSpec("now", null, null, null, null);
+
+    @TempDir
+    Path tmp;
+
+    private final List<ExecutorPool> pools = new ArrayList<>();
+    private Punctual p;
+
+    @AfterEach
+    void stopExecutors() {
+        pools.forEach(ExecutorPool::close);
+    }
+
+    /** Short leases, retries and grace periods, so that everything happens within seconds. */
+    private static Settings.Builder fast() {
+        return TestStack.isolatedSettings()
+                .lease(Duration.ofSeconds(6))
+                .heartbeat(Duration.ofSeconds(2))
+                .retryBase(Duration.ofSeconds(1))
+                .retryCap(Duration.ofSeconds(2))
+                .killGrace(Duration.ofSeconds(1))
+                .shutdownGrace(Duration.ofSeconds(2))
+                .executorConcurrency(2);
+    }
+
+    private void stack(Settings.Builder settings) {
+        p = Fixture.stack(settings.build(), Clock.systemUTC());
+    }
+
+    private ExecutorPool executor(String id) {
+        ExecutorPool pool = p.startExecutor(id, tmp.resolve(id), 1);
+        pools.add(pool);
+        return pool;
+    }
+
+    private JobView create(
+            String scriptBody,
+            ScheduleSpec schedule,
+            Map<String, String> env,
+            List<String> args,
+            Integer timeoutSeconds,
+            Integer maxAttempts) {
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(scriptBody));
+        return p.jobService.create(
+                OWNER, new JobRequest("test job", binaryId, args, env, schedule, timeoutSeconds, maxAttempts));
+    }
+
+    private JobView createNow(String scriptBody, Path witness) {
+        return create(scriptBody, NOW, Map.of("WITNESS", witness.toString()), null, null, null);
+    }
+
+    private Run onlyRun(JobView job) {
+        List<Run> runs = Fixture.runsOf(p, job.id());
+        assertThat(runs).hasSize(1);
+        return runs.get(0);
+    }
+
+    private RunState stateOf(JobView job) {
+        return onlyRun(job).state();
+    }
+
+    @Test
+    void aNowJobRunsOnceAtOnceSucceedsAndItsLogHoldsItsOutput() {
+        stack(fast());
+        executor("ex-1");
+        Path witness = Fixture.witness(tmp);
+
+        JobView job = createNow("echo \"hello from $SCHEDULER_RUN_ID\"\necho ran >> \"$WITNESS\"", witness);
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job) == RunState.SUCCEEDED);
+        Run r = onlyRun(job);
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.attempt()).isEqualTo(1);
+        assertThat(r.leaseOwner()).isEqualTo("ex-1");
+        assertThat(r.error()).isNull();
+        assertThat(Duration.between(r.scheduledAt(), r.startedAt()))
+                .isGreaterThanOrEqualTo(Duration.ZERO)
+                .isLessThanOrEqualTo(Duration.ofSeconds(1));
+        assertThat(p.jobService.log(OWNER, job.id(), r.runId())).contains("hello from " + r.runId());
+        assertThat(lines(witness)).containsExactly("ran");
+        assertThat(p.jobService.get(OWNER, job.id()).state()).isEqualTo(JobState.COMPLETED.name());
+        await().atMost(Duration.ofSeconds(5)).until(() -> Fixture.queueCounts(p).total() == 0);
+    }
+
+    @Test
+    void aFailingBinaryIsRetriedUntilDeadAfterExactlyMaxAttempts() {
+        stack(fast());
+        executor("ex-1");
+        Path witness = Fixture.witness(tmp);
+
+        JobView job = create(
+                "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\necho failing\nexit 3",
+                NOW,
+                Map.of("WITNESS", witness.toString()),
+                null,
+                null,
+                3);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> stateOf(job) == RunState.DEAD);
+        Run r = onlyRun(job);
+        assertThat(r.attempt()).isEqualTo(3);
+        assertThat(r.exitCode()).isEqualTo(3);
+        assertThat(r.error()).isEqualTo("exited with code 3");
+        assertThat(lines(witness)).containsExactly("1", "2", "3");
+        assertThat(p.store.logKeys(job.id(), r.runId())).hasSize(3);
+        assertThat(p.jobService.log(OWNER, job.id(), r.runId())).contains("failing");
+        // No fourth attempt: the message is gone.
+        await().during(Duration.ofSeconds(3))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> lines(witness).size() == 3);
+        assertThat(Fixture.queueCounts(p).total()).isZero();
+    }
+
+    @Test
+    void aNonRetryableExitCodeIsDeadAtOnceWhileOtherFailuresAreRetried() {
+        stack(fast());
+        executor("ex-1");
+        Path witness = Fixture.witness(tmp);
+        // Exits 2 on the first attempt (retryable), then 64 (listed as non-retryable).
+        String binaryId = Fixture.uploadBinary(
+                p,
+                OWNER,
+                Fixture.script(
+                        "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ \"$SCHEDULER_ATTEMPT\" = 1 ] && exit 2\nexit 64"));
+        JobView job = p.jobService.create(
+                OWNER,
+                new JobRequest(
+                        "usage error",
+                        binaryId,
+                        null,
+                        Map.of("WITNESS", witness.toString()),
+                        NOW,
+                        null,
+                        5,
+                        List.of(64, 78)));
+        assertThat(job.nonRetryableExitCodes()).containsExactly(64, 78);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> stateOf(job) == RunState.DEAD);
+        Run r = onlyRun(job);
+        assertThat(r.attempt())
+                .as("attempt 1 (exit 2) was retried; attempt 2 (exit 64) was not")
+                .isEqualTo(2);
+        assertThat(r.exitCode()).isEqualTo(64);
+        assertThat(r.error()).isEqualTo("exited with code 64 (non-retryable)");
+        assertThat(lines(witness)).containsExactly("1", "2");
+        assertThat(p.jobService.get(OWNER, job.id()).nonRetryableExitCodes()).containsExactly(64, 78);
+    }
+
+    @Test
+    void theBinarySeesItsArgsTheSchedulerVariablesAndItsOwnEnvButNothingOfTheExecutor() {
+        stack(fast());
+        executor("ex-1");
+        Path witness = Fixture.witness(tmp);
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("WITNESS", witness.toString());
+        env.put("GREETING", "hi there");
+
+        JobView job = create(
+                "env > \"$WITNESS\"\nprintf '%s\\n' \"$@\" > \"$WITNESS.args\"",
+                NOW, env, List.of("one arg", "$HOME", "*"), null, null);
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job) == RunState.SUCCEEDED);
+        Run r = onlyRun(job);
+        Map<String, String> seen = new LinkedHashMap<>();
+        for (String line : lines(witness)) {
+            int eq = line.indexOf('=');
+            if (eq > 0) {
+                seen.put(line.substring(0, eq), line.substring(eq + 1));
+            }
+        }
+        assertThat(seen)
+                .containsEntry("SCHEDULER_JOB_ID", job.id())
+                .containsEntry("SCHEDULER_RUN_ID", r.runId())
+                .containsEntry("SCHEDULER_ATTEMPT", "1")
+                .containsEntry("SCHEDULER_SCHEDULED_AT", r.scheduledAt().toString())
+                .containsEntry("SCHEDULER_IDEMPOTENCY_KEY", job.id() + "@" + r.scheduledAt())
+                .containsEntry("GREETING", "hi there")
+                .containsEntry("WITNESS", witness.toString())
+                .containsEntry("PATH", ProcessRunner.SAFE_PATH);
+        assertThat(seen.keySet()).noneMatch(k -> k.startsWith("AWS_"));
+        assertThat(seen.keySet()).noneMatch(k -> k.startsWith("LD_"));
+        // Only what the runner passes, plus what sh itself sets.
+        Set<String> allowed = new HashSet<>(Set.of(
+                "SCHEDULER_JOB_ID",
+                "SCHEDULER_RUN_ID",
+                "SCHEDULER_ATTEMPT",
+                "SCHEDULER_SCHEDULED_AT",
+                "SCHEDULER_IDEMPOTENCY_KEY",
+                ProcessRunner.TAG,
+                "GREETING",
+                "WITNESS",
+                "PATH",
+                "HOME",
+                "TMPDIR",
+                "PWD",
+                "OLDPWD",
+                "SHLVL",
+                "_"));
+        assertThat(allowed).containsAll(seen.keySet());
+        assertThat(seen.get("HOME")).isNotEqualTo(System.getProperty("user.home"));
+        // Arguments reach the binary as they are: no shell expands or splits them.
+        assertThat(lines(Path.of(witness + ".args"))).containsExactly("one arg", "$HOME", "*");
+    }
+
+    @Test
+    void aBinaryPastItsTimeoutIsKilledWithItsChildren() {
+        stack(fast());
+        executor("ex-1");
+        Path witness = Fixture.witness(tmp);
+
+        JobView job = create(
+                "sleep 30 &\necho $! > \"$WITNESS\"\nwait", NOW, Map.of("WITNESS", witness.toString()), null, 1, 1);
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job).terminal());
+        Run r = onlyRun(job);
+        assertThat(r.state()).isEqualTo(RunState.DEAD);
+        assertThat(r.error()).contains("timed out");
+        assertThat(Duration.between(r.startedAt(), r.finishedAt())).isLessThan(Duration.ofSeconds(10));
+        long child = Long.parseLong(lines(witness).get(0).trim());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> ProcessHandle.of(child).map(h -> !h.isAlive()).orElse(true));
+    }
+
+    @Test
+    void theSameMessageDeliveredThreeTimesToTwoExecutorsRunsTheBinaryOnceEvenPastTheLease() {
+        // The binary runs longer than the lease: only the heartbeats keep the other executor from taking over.
+        stack(fast().lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)));
+        Path witness = Fixture.witness(tmp);
+        JobView job = createNow("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\nsleep 5", witness);
+        Run queued = onlyRun(job);
+        assertThat(queued.state()).isEqualTo(RunState.QUEUED);
+        RunMessage m = new RunMessage(job.id(), queued.runId(), queued.scheduledAt());
+        assertThat(p.queue.sendBatch(List.of(m, m), Instant.now())).hasSize(2);
+
+        executor("ex-a");
+        executor("ex-b");
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> stateOf(job) == RunState.SUCCEEDED);
+        assertThat(onlyRun(job).attempt()).isEqualTo(1);
+        assertThat(lines(witness)).containsExactly("1");
+        // The copies that lost to the live lease come back after their visibility timeout and are dropped.
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> Fixture.queueCounts(p).total() == 0);
+        assertThat(lines(witness)).containsExactly("1");
+        assertThat(onlyRun(job).state()).isEqualTo(RunState.SUCCEEDED);
+    }
+
+    @Test
+    void aRunWhoseExecutorDiedIsTakenOverAfterTheLeaseAndTheDeadHolderIsFencedOff() {
+        stack(fast().lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)));
+        Path witness = Fixture.witness(tmp);
+        JobView job = createNow("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"", witness);
+        Run queued = onlyRun(job);
+        // A "ghost" executor claims the run and dies: nobody heartbeats its two-second lease.
+        Instant now = Instant.now();
+        Transactions.Outcome ghost = p.tx.write(List.of(
+                p.jobs.conditionRunnable(job.id()),
+                p.runs.claim(job.id(), queued.runId(), "ghost", now.plusSeconds(2), now)));
+        assertThat(ghost.won()).isTrue();
+
+        executor("ex-1");
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> stateOf(job) == RunState.SUCCEEDED);
+        Run r = onlyRun(job);
+        assertThat(r.attempt()).isEqualTo(2);
+        assertThat(r.leaseOwner()).isEqualTo("ex-1");
+        assertThat(lines(witness)).containsExactly("2");
+        Instant later = Instant.now();
+        assertThat(p.runs.heartbeat(job.id(), r.runId(), 1, "ghost", later.plusSeconds(3), later))
+                .isFalse();
+        assertThat(p.runs.finish(
+                        job.id(), r.runId(), 1, "ghost", RunState.DEAD, 1, "late", null, later, later.plusSeconds(60)))
+                .isFalse();
+        assertThat(onlyRun(job).state()).isEqualTo(RunState.SUCCEEDED);
+    }
+
+    @Test
+    void aJobDeletedWhileItsRunWaitsInTheQueueNeverRuns() {
+        stack(fast());
+        executor("ex-1");
+        Path witness = Fixture.witness(tmp);
+        Instant due = Instant.now().plusSeconds(4);
+        JobView job = create(
+                "echo ran >> \"$WITNESS\"",
+                new ScheduleSpec("once", due.toString(), null, null, null),
+                Map.of("WITNESS", witness.toString()),
+                null,
+                null,
+                null);
+        assertThat(stateOf(job)).as("sent at creation, delayed to its due time").isEqualTo(RunState.QUEUED);
+
+        p.jobService.delete(OWNER, job.id());
+
+        assertThat(p.jobService.get(OWNER, job.id()).state()).isEqualTo(JobState.DELETED.name());
+        await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job) == RunState.CANCELLED);
+        Run r = onlyRun(job);
+        assertThat(r.error()).isEqualTo("job deleted");
+        assertThat(r.attempt()).isZero();
+        assertThat(Instant.now()).isAfterOrEqualTo(due);
+        await().during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(4))
+                .until(() -> Fixture.lines(witness).isEmpty());
+        assertThat(Fixture.queueCounts(p).total()).isZero();
+    }
+
+    @Test
+    void aFiveSecondIntervalRunsRepeatedlyAndStopsAfterDelete() {
+        stack(fast().minInterval(Duration.ofSeconds(5)));
+        executor("ex-1");
+        Path witness = Fixture.witness(tmp);
+        JobView job = create(
+                "echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\"",
+                new ScheduleSpec("interval", null, "PT5S", null, null),
+                Map.of("WITNESS", witness.toString()),
+                null,
+                null,
+                null);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> lines(witness).size() >= 2);
+        p.jobService.delete(OWNER, job.id());
+        Instant deletedAt = Instant.now();
+
+        // A run claimed just before the delete may still finish; after that, nothing more runs.
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> Fixture.runsOf(p, job.id()).stream().noneMatch(r -> r.state() == RunState.RUNNING));
+        int ran = lines(witness).size();
+        await().during(Duration.ofSeconds(6))
+                .atMost(Duration.ofSeconds(8))
+                .until(() -> lines(witness).size() == ran);
+
+        List<String> runIds = lines(witness);
+        assertThat(runIds).doesNotHaveDuplicates();
+        List<Run> runs = Fixture.runsOf(p, job.id());
+        assertThat(runs.stream().filter(r -> r.state() == RunState.SUCCEEDED).map(Run::runId))
+                .containsExactlyElementsOf(runIds);
+        // Occurrences that came due after the delete were cancelled when their message arrived.
+        assertThat(runs).anySatisfy(r -> {
+            assertThat(r.scheduledAt()).isAfter(deletedAt.truncatedTo(ChronoUnit.SECONDS));
+            assertThat(r.state()).isEqualTo(RunState.CANCELLED);
+        });
+        assertThat(runs).noneMatch(r -> r.state() == RunState.SCHEDULED);
+        assertThat(p.jobService.get(OWNER, job.id()).state()).isEqualTo(JobState.DELETED.name());
+    }
+
+    @Test
+    void aMessageDeliveredBeforeItsDueTimeIsPutBackAndTheRunNeverStartsEarly() {
+        stack(fast());
+        Path witness = Fixture.witness(tmp);
+        Instant due = Instant.now().plusSeconds(4);
+        JobView job = create(
+                "echo ran >> \"$WITNESS\"",
+                new ScheduleSpec("once", due.toString(), null, null, null),
+                Map.of("WITNESS", witness.toString()),
+                null,
+                null,
+                null);
+        Run queued = onlyRun(job);
+        // A copy without any delay: the executor gets it about four seconds early.
+        RunMessage m = new RunMessage(job.id(), queued.runId(), queued.scheduledAt());
+        assertThat(p.queue.sendBatch(List.of(m), queued.scheduledAt())).hasSize(1);
+        executor("ex-1");
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job) == RunState.SUCCEEDED);
+        Run r = onlyRun(job);
+        assertThat(r.startedAt()).isAfterOrEqualTo(r.scheduledAt());
+        assertThat(Duration.between(r.scheduledAt(), r.startedAt())).isLessThanOrEqualTo(Duration.ofSeconds(2));
+        assertThat(r.attempt()).isEqualTo(1);
+        assertThat(lines(witness)).containsExactly("ran");
+    }
+
+    @Test
+    void aBinaryWhoseStoredBytesDoNotMatchItsSha256IsNeverRun() {
+        stack(fast());
+        executor("ex-1");
+        Path witness = Fixture.witness(tmp);
+        byte[] registeredBytes = Fixture.script("echo good >> \"$WITNESS\"");
+        byte[] storedBytes = Fixture.script("echo EVIL >> \"$WITNESS\"");
+        assertThat(storedBytes).hasSameSizeAs(registeredBytes);
+        var binary = Fixture.register(p, OWNER, registeredBytes);
+        // Bypasses the presigned checksum: someone with bucket access overwrote the object.
+        Fixture.s3()
+                .putObject(
+                        b -> b.bucket(p.resources.bucket()).key(ArtifactStore.binaryKey(OWNER, binary.sha256())),
+                        software.amazon.awssdk.core.sync.RequestBody.fromBytes(storedBytes));
+
+        JobView job = p.jobService.create(
+                OWNER,
+                new JobRequest("tampered", binary.id(), null, Map.of("WITNESS", witness.toString()), NOW, null, 1));
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job).terminal());
+        Run r = onlyRun(job);
+        assertThat(r.state()).isEqualTo(RunState.DEAD);
+        assertThat(r.error()).startsWith("could not start").contains("downloaded with sha256");
+        assertThat(Fixture.lines(witness)).isEmpty();
+    }
+
+    @Test
+    void outputBeyondTheLogCapIsCutAndMarked() {
+        stack(fast().logCapBytes(100));
+        executor("ex-1");
+
+        JobView job = create(
+                "i=0\nwhile [ $i -lt 100 ]; do echo \"line $i of output\"; i=$((i+1)); done",
+                NOW,
+                Map.of(),
+                null,
+                null,
+                null);
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job) == RunState.SUCCEEDED);
+        String log = p.jobService.log(OWNER, job.id(), onlyRun(job).runId());
+        assertThat(log)
+                .startsWith("line 0 of output")
+                .contains("[punctual: output truncated at 100 bytes]")
+                .doesNotContain("line 99");
+    }
+
+    @Test
+    void aRunStillGoingWhenItsExecutorShutsDownIsKilledReleasedAndFinishedByAnother() {
+        stack(fast().shutdownGrace(Duration.ofSeconds(1)));
+        Path witness = Fixture.witness(tmp);
+        ExecutorPool first = executor("ex-1");
+        JobView job = create(
+                "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n"
+                        + "if [ \"$SCHEDULER_ATTEMPT\" = 1 ]; then sleep 30; fi",
+                NOW,
+                Map.of("WITNESS", witness.toString()),
+                null,
+                null,
+                2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> lines(witness).size() == 1);
+
+        first.close();
+
+        Run released = onlyRun(job);
+        assertThat(released.state()).isEqualTo(RunState.FAILED);
+        assertThat(released.error()).isEqualTo("executor shutting down");
+        executor("ex-2");
+        await().atMost(Duration.ofSeconds(10)).until(() -> stateOf(job) == RunState.SUCCEEDED);
+        Run r = onlyRun(job);
+        assertThat(r.attempt()).isEqualTo(2);
+        assertThat(r.leaseOwner()).isEqualTo("ex-2");
+        assertThat(lines(witness)).containsExactly("1", "2");
+    }
+}

@@ -1,0 +1,342 @@
+package dev.punctual.core.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.infra.AwsClients;
+import dev.punctual.core.infra.Resources;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobState;
+import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunIds;
+import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.schedule.ScheduleSpec;
+import dev.punctual.core.service.BinaryRequest;
+import dev.punctual.core.service.BinaryView;
+import dev.punctual.core.service.Ids;
+import dev.punctual.core.testing.TestStack;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+
+/** Shared helpers of the integration tests: raw clients on the emulators, binaries, jobs, queue inspection. */
+final class Fixture {
+    static final String OWNER = "local";
+    /** Any well-formed sha256: jobs that are never executed do not need their binary's bytes. */
+    static final String FAKE_SHA = "0".repeat(64);
+
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static DynamoDbClient dynamo;
+    private static SqsClient sqs;
+    private static S3Client s3;
+
+    private Fixture() {}
+
+    static synchronized DynamoDbClient dynamo() {
+        if (dynamo == null) {
+            dynamo = AwsClients.dynamo(TestStack.target());
+        }
+        return dynamo;
+    }
+
+    static synchronized SqsClient sqs() {
+        if (sqs == null) {
+            sqs = AwsClients.sqs(TestStack.target());
+        }
+        return sqs;
+    }
+
+    static synchronized S3Client s3() {
+        if (s3 == null) {
+            s3 = AwsClients.s3(TestStack.target());
+        }
+        return s3;
+    }
+
+    /**
+     * A directory in {@code tmp} that the tests' binaries can write to: they run sandboxed, as users of their own,
+     * wherever the tests run as root (as on CI here).
+     */
+    static Path shared(Path tmp) {
+        try {
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
+            Path dir = Files.createDirectories(tmp.resolve("shared"));
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * An empty file in {@link #shared} that every run may append to, whatever user it is: a file a run creates
+     * itself is its own user's, and a later run (another uid) could not write to it.
+     */
+    static Path witness(Path tmp) {
+        try {
+            Path w = Files.createFile(shared(tmp).resolve("w"));
+            Files.setPosixFilePermissions(w, PosixFilePermissions.fromString("rw-rw-rw-"));
+            return w;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A client of the shared DynamoDB emulator whose calls fail, as if it were unreachable, when {@code fail} says. */
+    static DynamoDbClient dynamoFailingWhen(Predicate<SdkRequest> fail) {
+        var t = TestStack.target();
+        return DynamoDbClient.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .endpointOverride(t.dynamodb())
+                .region(t.region())
+                .credentialsProvider(t.credentials())
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+                    @Override
+                    public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                        if (fail.test(c.request())) {
+                            throw SdkClientException.create("injected: DynamoDB unreachable");
+                        }
+                    }
+                }))
+                .build();
+    }
+
+    static Punctual stack(Settings settings, Clock clock) {
+        return TestStack.create(settings, clock);
+    }
+
+    // ---- binaries -------------------------------------------------------------------------------------------
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A {@code #!/bin/sh} script with the given body. */
+    static byte[] script(String body) {
+        return ("#!/bin/sh\n" + body + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    static BinaryView register(Punctual p, String owner, byte[] bytes) {
+        return p.binaries.register(owner, new BinaryRequest("bin.sh", sha256(bytes), (long) bytes.length));
+    }
+
+    /**
+     * PUTs {@code body} to the presigned URL with every signed header. Content-Length is one the JDK client does not
+     * let callers set: it derives it from the body, which is what the signature pins anyway.
+     */
+    static HttpResponse<String> presignedPut(BinaryView view, byte[] body) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(view.uploadUrl()))
+                .timeout(Duration.ofSeconds(20))
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(body));
+        view.uploadHeaders().forEach((name, value) -> {
+            if (!Set.of("content-length", "host").contains(name.toLowerCase(Locale.ROOT))) {
+                b.header(name, value);
+            }
+        });
+        try {
+            return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Registers and uploads (through the presigned URL) a binary; returns its id. */
+    static String uploadBinary(Punctual p, String owner, byte[] bytes) {
+        BinaryView v = register(p, owner, bytes);
+        HttpResponse<String> r = presignedPut(v, bytes);
+        assertThat(r.statusCode()).as("presigned PUT: %s", r.body()).isEqualTo(200);
+        return v.id();
+    }
+
+    // ---- jobs and runs written straight through the repositories ----------------------------------------------
+
+    static ScheduleSpec interval(Duration every, Instant start) {
+        return new ScheduleSpec("interval", null, every.toString(), start.toString(), null);
+    }
+
+    static ScheduleSpec once(Instant at) {
+        return new ScheduleSpec("once", at.toString(), null, null, null);
+    }
+
+    /** An ACTIVE job whose pending (SCHEDULED) run is due at {@code firstAt}, written in one transaction. */
+    static Job insertJob(Punctual p, ScheduleSpec spec, Instant firstAt, Instant now, int maxAttempts) {
+        String jobId = Ids.next("job");
+        Run run = Run.scheduled(jobId, RunIds.forOccurrence(firstAt), OWNER, firstAt, maxAttempts, now);
+        Job job = Job.builder()
+                .id(jobId)
+                .owner(OWNER)
+                .name("job")
+                .binaryId("bin_x")
+                .binarySha256(FAKE_SHA)
+                .args(List.of())
+                .env(Map.of())
+                .schedule(spec)
+                .timeoutSeconds(60)
+                .maxAttempts(maxAttempts)
+                .state(JobState.ACTIVE)
+                .version(1)
+                .createdAt(now)
+                .updatedAt(now)
+                .pendingRunId(run.runId())
+                .nextRunAt(firstAt)
+                .build();
+        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run)))
+                        .won())
+                .isTrue();
+        return job;
+    }
+
+    /** {@link #insertJob} with a firing policy; the pending run is the occurrence {@code firstAt}, unjittered. */
+    static Job insertJob(
+            Punctual p,
+            ScheduleSpec spec,
+            Instant firstAt,
+            Instant now,
+            int maxAttempts,
+            dev.punctual.core.firing.FiringPolicy firing) {
+        String jobId = Ids.next("job");
+        Run run = Run.scheduled(jobId, RunIds.forOccurrence(firstAt), OWNER, firstAt, maxAttempts, now);
+        Job job = Job.builder()
+                .id(jobId)
+                .owner(OWNER)
+                .name("job")
+                .binaryId("bin_x")
+                .binarySha256(FAKE_SHA)
+                .args(List.of())
+                .env(Map.of())
+                .schedule(spec)
+                .timeoutSeconds(60)
+                .maxAttempts(maxAttempts)
+                .state(JobState.ACTIVE)
+                .version(1)
+                .createdAt(now)
+                .updatedAt(now)
+                .pendingRunId(run.runId())
+                .nextRunAt(firstAt)
+                .firing(firing)
+                .build();
+        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run)))
+                        .won())
+                .isTrue();
+        return job;
+    }
+
+    static Job insertOnceJob(Punctual p, Instant at, Instant now) {
+        return insertJob(p, once(at), at, now, 3);
+    }
+
+    static Map<String, AttributeValue> rawRun(Punctual p, String jobId, String runId) {
+        return dynamo().getItem(b -> b.tableName(p.resources.runs().name())
+                        .consistentRead(true)
+                        .key(Map.of(
+                                Resources.JOB_ID,
+                                AttributeValue.fromS(jobId),
+                                Resources.RUN_ID,
+                                AttributeValue.fromS(runId))))
+                .item();
+    }
+
+    static Run run(Punctual p, String jobId, String runId) {
+        return p.runs.get(jobId, runId).orElseThrow();
+    }
+
+    /** Every run of a job, oldest first. */
+    static List<Run> runsOf(Punctual p, String jobId) {
+        List<Run> out = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            RunRepository.PageOfRuns page = p.runs.listForJob(jobId, 100, start);
+            out.addAll(page.items());
+            start = page.lastKey();
+        } while (start != null);
+        return out.reversed();
+    }
+
+    static int countItems(Punctual p, String table) {
+        return dynamo().scan(b -> b.tableName(table).consistentRead(true)).count();
+    }
+
+    // ---- the queue -----------------------------------------------------------------------------------------
+
+    /** Visible, delayed and in-flight message counts of the run queue. */
+    record QueueCounts(int visible, int delayed, int inFlight) {
+        int total() {
+            return visible + delayed + inFlight;
+        }
+    }
+
+    static QueueCounts queueCounts(Punctual p) {
+        Map<QueueAttributeName, String> a = sqs().getQueueAttributes(b -> b.queueUrl(p.queue.url())
+                        .attributeNames(
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED,
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                .attributes();
+        return new QueueCounts(
+                Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)),
+                Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED)),
+                Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)));
+    }
+
+    /** Receives what is visible now (short poll), keeping it invisible for a minute; returns the decoded bodies. */
+    static List<RunMessage> receiveVisible(Punctual p) {
+        List<RunMessage> out = new ArrayList<>();
+        List<Message> got;
+        do {
+            got = p.queue.receive(10, 0, 60);
+            got.forEach(m -> out.add(RunMessage.decode(m.body())));
+        } while (!got.isEmpty());
+        return out;
+    }
+
+    // ---- witness files -------------------------------------------------------------------------------------
+
+    static List<String> lines(Path file) {
+        try {
+            return Files.exists(file) ? Files.readAllLines(file) : List.of();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

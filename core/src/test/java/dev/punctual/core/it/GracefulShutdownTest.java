@@ -1,0 +1,114 @@
+package dev.punctual.core.it;
+
+import static dev.punctual.core.it.Fixture.OWNER;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.exec.ExecutorPool;
+import dev.punctual.core.exec.RunWorker;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunState;
+import dev.punctual.core.service.JobRequest;
+import dev.punctual.core.service.JobView;
+import dev.punctual.core.testing.TestStack;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An executor's graceful stop (what SIGTERM does to an executor process): no new receives; a run that finishes
+ * within the grace period is recorded as usual; one that does not is killed and released: FAILED with its lease
+ * cleared and its message visible at once, so another executor takes it over as the next attempt.
+ */
+class GracefulShutdownTest {
+    @TempDir
+    Path tmp;
+
+    private Punctual stack() {
+        return Fixture.stack(
+                TestStack.isolatedSettings()
+                        .lease(Duration.ofSeconds(20))
+                        .heartbeat(Duration.ofSeconds(2))
+                        .shutdownGrace(Duration.ofSeconds(2))
+                        .build(),
+                Clock.systemUTC());
+    }
+
+    private static JobView job(Punctual p, String script, Path witness) {
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(script));
+        return p.jobService.create(
+                OWNER,
+                new JobRequest(
+                        "drain",
+                        binaryId,
+                        null,
+                        Map.of("WITNESS", witness.toString()),
+                        Fixture.once(java.time.Instant.now()),
+                        null,
+                        2));
+    }
+
+    @Test
+    void aRunStillRunningAfterTheGracePeriodIsKilledAndReleasedToAnotherExecutor() throws Exception {
+        Punctual p = stack();
+        Path witness = Fixture.witness(tmp);
+        // The first attempt outlives any grace period; the second succeeds at once.
+        JobView job = job(
+                p,
+                "echo \"start $SCHEDULER_ATTEMPT\" >> \"$WITNESS\";"
+                        + " if [ \"$SCHEDULER_ATTEMPT\" = 1 ]; then sleep 120; fi; echo \"end $SCHEDULER_ATTEMPT\" >> \"$WITNESS\"",
+                witness);
+        String runId = Fixture.runsOf(p, job.id()).getFirst().runId();
+        ExecutorPool first = p.startExecutor("ex-stopping", tmp.resolve("a"), 1);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> !Fixture.lines(witness).isEmpty()
+                        && Fixture.lines(witness).contains("start 1"));
+
+        long t = System.nanoTime();
+        first.close();
+        Duration took = Duration.ofNanos(System.nanoTime() - t);
+
+        Run released = Fixture.run(p, job.id(), runId);
+        assertThat(released.state()).isEqualTo(RunState.FAILED);
+        assertThat(released.error()).isEqualTo(RunWorker.SHUTDOWN);
+        assertThat(released.attempt()).isEqualTo(1);
+        assertThat(released.leaseExpiry()).as("lease cleared").isNull();
+        assertThat(Fixture.lines(witness)).containsExactly("start 1");
+        assertThat(took)
+                .as("grace period (2 s) plus the kill, not the binary's 120 s")
+                .isLessThan(Duration.ofSeconds(20));
+        System.out.println("[drain] close() returned after " + took.toMillis() + " ms");
+
+        // Visible again at once (not after the 20 s lease): a second executor finishes it as attempt 2.
+        try (ExecutorPool second = p.startExecutor("ex-next", tmp.resolve("b"), 1)) {
+            Run done = await().atMost(Duration.ofSeconds(15))
+                    .until(() -> Fixture.run(p, job.id(), runId), r -> r.state() == RunState.SUCCEEDED);
+            assertThat(done.attempt()).isEqualTo(2);
+            assertThat(done.leaseOwner()).isEqualTo("ex-next");
+        }
+        assertThat(Fixture.lines(witness)).containsExactly("start 1", "start 2", "end 2");
+    }
+
+    @Test
+    void aRunThatFinishesWithinTheGracePeriodIsRecordedNormally() throws Exception {
+        Punctual p = stack();
+        Path witness = Fixture.witness(tmp);
+        JobView job = job(p, "echo start >> \"$WITNESS\"; sleep 1; echo end >> \"$WITNESS\"", witness);
+        String runId = Fixture.runsOf(p, job.id()).getFirst().runId();
+        ExecutorPool pool = p.startExecutor("ex-draining", tmp.resolve("a"), 1);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> !Fixture.lines(witness).isEmpty());
+
+        pool.close();
+
+        Run run = Fixture.run(p, job.id(), runId);
+        assertThat(run.state()).isEqualTo(RunState.SUCCEEDED);
+        assertThat(run.attempt()).isEqualTo(1);
+        assertThat(Fixture.lines(witness)).containsExactly("start", "end");
+        assertThat(Fixture.queueCounts(p).total()).isZero();
+    }
+}

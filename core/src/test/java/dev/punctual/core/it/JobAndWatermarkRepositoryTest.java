@@ -1,0 +1,132 @@
+package dev.punctual.core.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobState;
+import dev.punctual.core.run.RunIds;
+import dev.punctual.core.testing.TestStack;
+import dev.punctual.core.time.SettableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The conditional writes of the jobs and sweeps tables on DynamoDB Local, won and lost. */
+class JobAndWatermarkRepositoryTest {
+    private Punctual p;
+    private Instant now;
+
+    @BeforeEach
+    void setUp() {
+        now = Instant.parse("2030-01-01T10:00:00Z");
+        p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(now));
+    }
+
+    private Job intervalJob() {
+        return Fixture.insertJob(p, Fixture.interval(Duration.ofSeconds(10), now), now, now, 3);
+    }
+
+    private boolean advance(Job job, String current, Instant next) {
+        return p.tx.write(List.of(p.jobs.advancePending(
+                        job.id(), current, next == null ? null : RunIds.forOccurrence(next), next, now)))
+                .won();
+    }
+
+    @Test
+    void advancePendingWinsOnceAndTheSecondWriterWithTheOldRunLoses() {
+        Job job = intervalJob();
+        Instant next = now.plusSeconds(10);
+
+        assertThat(advance(job, job.pendingRunId(), next)).isTrue();
+        assertThat(advance(job, job.pendingRunId(), next))
+                .as("stale current run id")
+                .isFalse();
+        assertThat(advance(job, job.pendingRunId(), now.plusSeconds(20))).isFalse();
+
+        Job after = p.jobs.get(job.id()).orElseThrow();
+        assertThat(after.pendingRunId()).isEqualTo(RunIds.forOccurrence(next));
+        assertThat(after.nextRunAt()).isEqualTo(next);
+        assertThat(after.state()).isEqualTo(JobState.ACTIVE);
+    }
+
+    @Test
+    void advancePendingToNothingCompletesTheJob() {
+        Job job = intervalJob();
+
+        assertThat(advance(job, job.pendingRunId(), null)).isTrue();
+
+        Job after = p.jobs.get(job.id()).orElseThrow();
+        assertThat(after.state()).isEqualTo(JobState.COMPLETED);
+        assertThat(after.pendingRunId()).isNull();
+        assertThat(after.nextRunAt()).isNull();
+    }
+
+    @Test
+    void advancePendingLosesOnADeletedJob() {
+        Job job = intervalJob();
+        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, job.pendingRunId(), now)))
+                        .won())
+                .isTrue();
+
+        assertThat(advance(job, job.pendingRunId(), now.plusSeconds(10))).isFalse();
+        assertThat(p.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.DELETED);
+    }
+
+    @Test
+    void markDeletedLosesOnAWrongExpectedPendingRunOrOwnerAndWinsOnTheRightOne() {
+        Job job = intervalJob();
+
+        assertThat(p.tx.write(List.of(p.jobs.markDeleted(
+                                job.id(), Fixture.OWNER, RunIds.forOccurrence(now.plusSeconds(10)), now)))
+                        .won())
+                .as("wrong pending")
+                .isFalse();
+        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, null, now)))
+                        .won())
+                .as("expects no pending, has one")
+                .isFalse();
+        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), "someone-else", job.pendingRunId(), now)))
+                        .won())
+                .as("other owner")
+                .isFalse();
+        assertThat(p.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
+
+        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, job.pendingRunId(), now)))
+                        .won())
+                .isTrue();
+        Job deleted = p.jobs.get(job.id()).orElseThrow();
+        assertThat(deleted.state()).isEqualTo(JobState.DELETED);
+        assertThat(deleted.version()).isEqualTo(2);
+        assertThat(deleted.pendingRunId()).isNull();
+
+        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, null, now)))
+                        .won())
+                .as("already deleted")
+                .isFalse();
+    }
+
+    @Test
+    void insertingAJobTwiceLoses() {
+        Job job = intervalJob();
+        assertThat(p.tx.write(List.of(p.jobs.insert(job))).won()).isFalse();
+    }
+
+    @Test
+    void theWatermarkOnlyMovesForward() {
+        Instant t1 = Instant.parse("2030-01-01T09:58:00Z");
+        Instant t2 = Instant.parse("2030-01-01T09:59:00Z");
+        assertThat(p.watermarks.get()).isEmpty();
+
+        assertThat(p.watermarks.advance(t2, now)).isTrue();
+        assertThat(p.watermarks.advance(t1, now)).as("backwards").isFalse();
+        assertThat(p.watermarks.advance(t2, now)).as("same place").isFalse();
+        assertThat(p.watermarks.get()).contains(t2);
+
+        Instant t3 = t2.plus(Duration.ofMinutes(1));
+        assertThat(p.watermarks.advance(t3, now)).isTrue();
+        assertThat(p.watermarks.get()).contains(t3);
+    }
+}

@@ -1,0 +1,80 @@
+package dev.punctual.core.it;
+
+import static dev.punctual.core.it.Fixture.OWNER;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.exec.ExecutorPool;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunState;
+import dev.punctual.core.schedule.ScheduleSpec;
+import dev.punctual.core.service.JobRequest;
+import dev.punctual.core.service.JobView;
+import dev.punctual.core.testing.TestStack;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A log holds whatever bytes the binary wrote: bytes that are not UTF-8, or a character cut by the log cap, still
+ * read as text (each malformed sequence as U+FFFD), never as an error.
+ */
+class LogBytesTest {
+    private static final ScheduleSpec NOW = new ScheduleSpec("now", null, null, null, null);
+    private static final int CAP = 16;
+
+    @TempDir
+    Path tmp;
+
+    private ExecutorPool pool;
+
+    @AfterEach
+    void stop() {
+        if (pool != null) {
+            pool.close();
+        }
+    }
+
+    @Test
+    void invalidUtf8AndACharacterCutByTheCapReadAsTextWithReplacementCharacters() {
+        Punctual p = Fixture.stack(
+                TestStack.isolatedSettings()
+                        .logCapBytes(CAP)
+                        .lease(Duration.ofSeconds(6))
+                        .heartbeat(Duration.ofSeconds(2))
+                        .shutdownGrace(Duration.ofSeconds(2))
+                        .build(),
+                Clock.systemUTC());
+        pool = p.startExecutor("ex-1", tmp.resolve("ex-1"), 1);
+        // Octal escapes: /bin/sh may be dash, whose printf has no \x.
+        JobView invalid = create(p, "printf 'a\\377\\376b\\n'");
+        // 15 ASCII bytes, then "é" (\303\251): the 16-byte cap falls between its two bytes.
+        JobView cut = create(p, "printf '123456789012345\\303\\251 and more\\n'");
+
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> onlyRun(p, invalid).state() == RunState.SUCCEEDED
+                        && onlyRun(p, cut).state() == RunState.SUCCEEDED);
+
+        assertThat(p.jobService.log(OWNER, invalid.id(), onlyRun(p, invalid).runId()))
+                .isEqualTo("a\uFFFD\uFFFDb\n");
+        assertThat(p.jobService.log(OWNER, cut.id(), onlyRun(p, cut).runId()))
+                .startsWith("123456789012345\uFFFD\n[punctual: output truncated at " + CAP + " bytes]");
+    }
+
+    private static JobView create(Punctual p, String body) {
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(body));
+        return p.jobService.create(OWNER, new JobRequest("bytes", binaryId, null, Map.of(), NOW, null, 1));
+    }
+
+    private static Run onlyRun(Punctual p, JobView job) {
+        List<Run> runs = Fixture.runsOf(p, job.id());
+        assertThat(runs).hasSize(1);
+        return runs.get(0);
+    }
+}

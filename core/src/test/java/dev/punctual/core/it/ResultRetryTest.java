@@ -1,0 +1,172 @@
+package dev.punctual.core.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.exec.ExecutorPool;
+import dev.punctual.core.infra.AwsClients;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunState;
+import dev.punctual.core.schedule.ScheduleSpec;
+import dev.punctual.core.service.JobRequest;
+import dev.punctual.core.testing.TestStack;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+
+/**
+ * A binary that exited is recorded by the attempt that ran it, through a passing store outage: the result write is
+ * tried again while the executor's lease lasts, and a log that cannot be uploaded does not hold the outcome back.
+ * The binary never runs a second time. (Injected by SDK interceptors on real clients of the emulators.)
+ */
+class ResultRetryTest {
+    @TempDir
+    Path dir;
+
+    private static boolean isResult(Object request) {
+        return request instanceof UpdateItemRequest u
+                && u.expressionAttributeNames() != null
+                && u.expressionAttributeNames().containsValue("finishedAt");
+    }
+
+    @Test
+    void aResultWriteThatFailsForAWhileIsRetriedAndTheBinaryRunsOnce() throws Exception {
+        Settings settings = TestStack.isolatedSettings()
+                .lease(Duration.ofSeconds(6))
+                .heartbeat(Duration.ofSeconds(1))
+                .build();
+        Punctual setup = Fixture.stack(settings, Clock.systemUTC());
+        AtomicInteger failed = new AtomicInteger();
+        var t = TestStack.target();
+        // The first 5 result writes fail, about 3 s of backoff: as a store outage around the write would.
+        DynamoDbClient flaky = Fixture.dynamoFailingWhen(r -> isResult(r) && failed.getAndIncrement() < 5);
+        // And every log upload fails.
+        S3Client noLogs = S3Client.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .endpointOverride(TestStack.aws().s3Endpoint())
+                .region(t.region())
+                .credentialsProvider(t.credentials())
+                .forcePathStyle(true)
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+                    @Override
+                    public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                        if (c.request() instanceof PutObjectRequest p && p.key().startsWith("logs/")) {
+                            throw SdkClientException.create("injected: S3 unreachable");
+                        }
+                    }
+                }))
+                .build();
+        Punctual executorSide = new Punctual(
+                flaky, AwsClients.sqs(t), noLogs, AwsClients.presigner(t), settings, Clock.systemUTC(), null);
+
+        Path witness = Fixture.witness(dir);
+        String bin =
+                Fixture.uploadBinary(setup, "local", Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\""));
+        var job = setup.jobService.create(
+                "local",
+                new JobRequest(
+                        "outage",
+                        bin,
+                        List.of(),
+                        Map.of("WITNESS", witness.toString()),
+                        new ScheduleSpec("now", null, null, null, null),
+                        60,
+                        3));
+
+        try (ExecutorPool pool = executorSide.startExecutor("through-outage", dir.resolve("exec"), 1)) {
+            Run run = await().atMost(Duration.ofSeconds(30))
+                    .until(
+                            () -> setup.runs
+                                    .listForJob(job.id(), 1, null)
+                                    .items()
+                                    .get(0),
+                            r -> r.state().terminal());
+            assertThat(run.state()).isEqualTo(RunState.SUCCEEDED);
+            assertThat(run.attempt()).as("recorded by the attempt that ran it").isEqualTo(1);
+            assertThat(run.logKey())
+                    .as("recorded without the log it could not upload")
+                    .isNull();
+            assertThat(failed.get())
+                    .as("the result write failed 5 times, then got through")
+                    .isEqualTo(6);
+            assertThat(Fixture.lines(witness)).containsExactly("ran 1");
+        }
+    }
+
+    /** The lease renewal (not the outcome: that one also sets finishedAt). */
+    private static boolean isRenewal(Object request) {
+        return request instanceof UpdateItemRequest u
+                && u.expressionAttributeNames() != null
+                && u.expressionAttributeNames().containsValue("leaseExpiry")
+                && !u.expressionAttributeNames().containsValue("finishedAt");
+    }
+
+    @Test
+    void anOutageBetweenTheClaimAndTheStartSpendsNoAttempt() throws Exception {
+        Settings settings = TestStack.isolatedSettings()
+                .lease(Duration.ofSeconds(6))
+                .heartbeat(Duration.ofSeconds(1))
+                .build();
+        Punctual setup = Fixture.stack(settings, Clock.systemUTC());
+        AtomicInteger reads = new AtomicInteger();
+        AtomicInteger renewals = new AtomicInteger();
+        // Right after the claim: the read of the run back fails twice, then the renewal before the start 3 times.
+        DynamoDbClient flaky = Fixture.dynamoFailingWhen(
+                r -> (r instanceof GetItemRequest g && g.key().containsKey("runId") && reads.getAndIncrement() < 2)
+                        || (isRenewal(r) && renewals.getAndIncrement() < 3));
+        var t = TestStack.target();
+        Punctual executorSide = new Punctual(
+                flaky, AwsClients.sqs(t), AwsClients.s3(t), AwsClients.presigner(t), settings, Clock.systemUTC(), null);
+
+        Path witness = Fixture.witness(dir);
+        String bin =
+                Fixture.uploadBinary(setup, "local", Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\""));
+        // One attempt only: before the fix, either failure spent it, and the run ended DEAD without ever running.
+        var job = setup.jobService.create(
+                "local",
+                new JobRequest(
+                        "pre-start-outage",
+                        bin,
+                        List.of(),
+                        Map.of("WITNESS", witness.toString()),
+                        new ScheduleSpec("now", null, null, null, null),
+                        60,
+                        1));
+
+        try (ExecutorPool pool = executorSide.startExecutor("through-outage", dir.resolve("exec"), 1)) {
+            Run run = await().atMost(Duration.ofSeconds(30))
+                    .until(
+                            () -> setup.runs
+                                    .listForJob(job.id(), 1, null)
+                                    .items()
+                                    .get(0),
+                            r -> r.state().terminal());
+            assertThat(run.state()).as("error: %s", run.error()).isEqualTo(RunState.SUCCEEDED);
+            assertThat(run.attempt()).isEqualTo(1);
+            assertThat(reads.get())
+                    .as("the read back failed twice, then got through")
+                    .isGreaterThanOrEqualTo(3);
+            assertThat(renewals.get())
+                    .as("the renewal failed 3 times, then got through")
+                    .isGreaterThanOrEqualTo(4);
+            assertThat(Fixture.lines(witness)).containsExactly("ran 1");
+        }
+    }
+}

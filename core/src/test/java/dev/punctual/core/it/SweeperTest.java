@@ -1,0 +1,434 @@
+package dev.punctual.core.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.infra.Items;
+import dev.punctual.core.infra.Resources;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobState;
+import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunIds;
+import dev.punctual.core.run.RunState;
+import dev.punctual.core.sweep.Sweeper;
+import dev.punctual.core.testing.TestStack;
+import dev.punctual.core.time.SettableClock;
+import dev.punctual.core.time.TimeBuckets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sweeper on the emulators. SQS delays are real time, computed from the scheduler's clock, so tests whose
+ * messages must be received keep that clock at real time and the runs due in the past or within a few seconds.
+ */
+class SweeperTest {
+
+    private static Instant realNow() {
+        return Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    }
+
+    @Test
+    void aRunDueInThirtySecondsIsSentDelayedAndMarkedQueuedAndTheWatermarkStopsAtNowMinusSettle() {
+        Instant now = realNow();
+        SettableClock clock = new SettableClock(now);
+        Settings settings = TestStack.isolatedSettings().build();
+        Punctual p = Fixture.stack(settings, clock);
+        Instant earlier = TimeBuckets.bucketOf(now.minus(Duration.ofMinutes(5)));
+        assertThat(p.watermarks.advance(earlier, now)).isTrue();
+        Job job = Fixture.insertOnceJob(p, now.plusSeconds(30), now);
+
+        Sweeper.SweepReport report = p.sweeper.sweep();
+
+        assertThat(report.from()).isEqualTo(earlier);
+        assertThat(report.due()).isEqualTo(1);
+        assertThat(report.sent()).isEqualTo(1);
+        assertThat(report.marked()).isEqualTo(1);
+        assertThat(report.failed()).isZero();
+        assertThat(Fixture.run(p, job.id(), job.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
+        assertThat(p.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
+        Instant settled = TimeBuckets.bucketOf(now.minus(settings.settle()));
+        assertThat(report.watermark()).isEqualTo(settled);
+        assertThat(p.watermarks.get()).contains(settled);
+        // Delayed to its due second: not receivable now.
+        Fixture.QueueCounts counts = Fixture.queueCounts(p);
+        assertThat(counts.delayed()).isEqualTo(1);
+        assertThat(counts.visible()).isZero();
+        assertThat(Fixture.receiveVisible(p)).isEmpty();
+
+        // A second sweep at the same instant finds nothing and leaves the watermark where it is.
+        Sweeper.SweepReport again = p.sweeper.sweep();
+        assertThat(again.due()).isZero();
+        assertThat(again.sent()).isZero();
+        assertThat(p.watermarks.get()).contains(settled);
+        assertThat(Fixture.queueCounts(p).total()).isEqualTo(1);
+    }
+
+    @Test
+    void theFirstSweepWithoutAWatermarkStartsAtNowMinusSettle() {
+        Instant now = realNow();
+        Settings settings = TestStack.isolatedSettings().build();
+        Punctual p = Fixture.stack(settings, new SettableClock(now));
+        Job job = Fixture.insertOnceJob(p, now.plusSeconds(5), now);
+
+        Sweeper.SweepReport report = p.sweeper.sweep();
+
+        Instant settled = TimeBuckets.bucketOf(now.minus(settings.settle()));
+        assertThat(report.from()).isEqualTo(settled);
+        assertThat(report.horizon()).isEqualTo(now.plus(settings.lookahead()));
+        assertThat(report.sent()).isEqualTo(1);
+        assertThat(Fixture.run(p, job.id(), job.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
+        assertThat(p.watermarks.get())
+                .as("the first sweep persists where it started")
+                .contains(settled);
+        assertThat(report.watermark()).isEqualTo(settled);
+    }
+
+    @Test
+    void aFreshDeploymentThatWasSweptOnceCatchesUpOnAnOutageToo() {
+        Instant realNow = realNow();
+        Instant t0 = realNow.minus(Duration.ofMinutes(10));
+        SettableClock clock = new SettableClock(t0);
+        Settings settings = TestStack.isolatedSettings().build();
+        Punctual p = Fixture.stack(settings, clock);
+        p.sweeper.sweep();
+        clock.advance(Duration.ofMinutes(1));
+        p.sweeper.sweep();
+        Job inGap = Fixture.insertOnceJob(p, t0.plus(Duration.ofMinutes(5)), t0);
+        clock.set(realNow);
+
+        Sweeper.SweepReport report = p.sweeper.sweep();
+
+        assertThat(report.from()).isEqualTo(TimeBuckets.bucketOf(t0));
+        assertThat(report.sent()).isEqualTo(1);
+        assertThat(Fixture.run(p, inGap.id(), inGap.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
+    }
+
+    @Test
+    void oneSweepOfATenSecondIntervalQueuesEveryOccurrenceInTheLookaheadOnceAndInOrder() {
+        Instant start = realNow();
+        // Each reading of the clock moves it on by a millisecond, so queuedAt shows the order of the writes.
+        TickingClock clock = new TickingClock(start);
+        Settings settings = TestStack.isolatedSettings().build();
+        Punctual p = Fixture.stack(settings, clock);
+        Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofSeconds(10), start), start, start, 3);
+
+        Sweeper.SweepReport report = p.sweeper.sweep();
+
+        Instant horizon = report.horizon();
+        List<Instant> expected = new ArrayList<>();
+        for (Instant t = start; !t.isAfter(horizon); t = t.plusSeconds(10)) {
+            expected.add(t);
+        }
+        assertThat(expected).hasSize(13);
+        assertThat(report.sent()).isEqualTo(13);
+        assertThat(report.marked()).isEqualTo(13);
+        assertThat(report.materialized()).isEqualTo(13);
+
+        List<Run> runs = Fixture.runsOf(p, job.id());
+        List<Run> queued =
+                runs.stream().filter(r -> r.state() == RunState.QUEUED).toList();
+        List<Run> scheduled =
+                runs.stream().filter(r -> r.state() == RunState.SCHEDULED).toList();
+        assertThat(runs).hasSize(14);
+        assertThat(queued).extracting(Run::scheduledAt).containsExactlyElementsOf(expected);
+        List<Instant> order = queued.stream()
+                .map(r -> Items.instant(Fixture.rawRun(p, job.id(), r.runId()), "queuedAt"))
+                .toList();
+        assertThat(order)
+                .as("queued in schedule order")
+                .isSortedAccordingTo(Instant::compareTo)
+                .doesNotHaveDuplicates();
+
+        assertThat(scheduled).hasSize(1);
+        Run pending = scheduled.get(0);
+        assertThat(pending.scheduledAt())
+                .isEqualTo(expected.getLast().plusSeconds(10))
+                .isAfter(horizon);
+        Job after = p.jobs.get(job.id()).orElseThrow();
+        assertThat(after.pendingRunId()).isEqualTo(pending.runId());
+        assertThat(after.nextRunAt()).isEqualTo(pending.scheduledAt());
+
+        // One message per occurrence; the first is due now, the rest are delayed.
+        Fixture.QueueCounts counts = Fixture.queueCounts(p);
+        assertThat(counts.total()).isEqualTo(13);
+        assertThat(counts.delayed()).isGreaterThanOrEqualTo(11);
+
+        // Sweeping again sends nothing new.
+        Sweeper.SweepReport again = p.sweeper.sweep();
+        assertThat(again.sent()).isZero();
+        assertThat(Fixture.runsOf(p, job.id())).hasSize(14);
+        assertThat(Fixture.queueCounts(p).total()).isEqualTo(13);
+    }
+
+    @Test
+    void twoSweepersRacingQueueEveryRunExactlyOnceAndKeepOnePendingRunPerJob() throws Exception {
+        Instant now = realNow();
+        SettableClock clock = new SettableClock(now);
+        // A short lookahead: everything the sweep sends is due in the past or within two seconds, so it can be
+        // received at once.
+        Settings settings = TestStack.isolatedSettings()
+                .sweepPeriod(Duration.ofSeconds(1))
+                .lookahead(Duration.ofSeconds(2))
+                .build();
+        Punctual a = Fixture.stack(settings, clock);
+        Punctual b = Fixture.stack(settings, clock);
+        assertThat(a.watermarks.advance(TimeBuckets.bucketOf(now.minus(Duration.ofMinutes(10))), now))
+                .isTrue();
+
+        List<Job> recurring = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            Instant start = now.minus(Duration.ofMinutes(5)).plusSeconds(i);
+            recurring.add(Fixture.insertJob(a, Fixture.interval(Duration.ofSeconds(20), start), start, now, 3));
+        }
+        List<Job> onceJobs = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            onceJobs.add(Fixture.insertOnceJob(a, now.minusSeconds(13L * i), now));
+        }
+
+        CountDownLatch go = new CountDownLatch(1);
+        List<Sweeper.SweepReport> reports = new ArrayList<>();
+        try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
+            List<Future<Sweeper.SweepReport>> f = new ArrayList<>();
+            for (Punctual sweeperStack : List.of(a, b)) {
+                f.add(threads.submit(() -> {
+                    go.await();
+                    return sweeperStack.sweeper.sweep();
+                }));
+            }
+            go.countDown();
+            for (Future<Sweeper.SweepReport> r : f) {
+                reports.add(r.get());
+            }
+        }
+
+        Instant horizon = now.plus(settings.lookahead());
+        Set<String> expectedKeys = new HashSet<>();
+        int expectedMaterialized = 0;
+        for (Job job : recurring) {
+            List<Run> runs = Fixture.runsOf(a, job.id());
+            Instant start = job.nextRunAt();
+            List<Instant> due = new ArrayList<>();
+            for (Instant t = start; !t.isAfter(horizon); t = t.plusSeconds(20)) {
+                due.add(t);
+            }
+            Instant next = due.getLast().plusSeconds(20);
+            assertThat(runs.stream().filter(r -> r.state() == RunState.QUEUED).map(Run::scheduledAt))
+                    .as("job %s: every occurrence up to the horizon queued, no gap, no extra", job.id())
+                    .containsExactlyElementsOf(due);
+            List<Run> pending =
+                    runs.stream().filter(r -> r.state() == RunState.SCHEDULED).toList();
+            assertThat(pending).extracting(Run::scheduledAt).containsExactly(next);
+            assertThat(runs).hasSize(due.size() + 1);
+            Job after = a.jobs.get(job.id()).orElseThrow();
+            assertThat(after.pendingRunId()).isEqualTo(pending.get(0).runId());
+            assertThat(after.state()).isEqualTo(JobState.ACTIVE);
+            due.forEach(t -> expectedKeys.add(job.id() + "/" + RunIds.forOccurrence(t)));
+            expectedMaterialized += due.size();
+        }
+        for (Job job : onceJobs) {
+            assertThat(Fixture.runsOf(a, job.id()))
+                    .singleElement()
+                    .satisfies(r -> assertThat(r.state()).isEqualTo(RunState.QUEUED));
+            assertThat(a.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
+            expectedKeys.add(job.id() + "/" + job.pendingRunId());
+        }
+        int marked = reports.stream().mapToInt(Sweeper.SweepReport::marked).sum();
+        int materialized =
+                reports.stream().mapToInt(Sweeper.SweepReport::materialized).sum();
+        assertThat(marked).as("each run marked QUEUED by exactly one sweeper").isEqualTo(expectedKeys.size());
+        assertThat(materialized)
+                .as("each next occurrence written by exactly one sweeper")
+                .isEqualTo(expectedMaterialized);
+        assertThat(reports).allSatisfy(r -> assertThat(r.failed()).isZero());
+
+        // Every run has at least one message (duplicates are allowed), and no message names anything else.
+        Set<String> received = new HashSet<>();
+        await().atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    for (RunMessage m : Fixture.receiveVisible(a)) {
+                        received.add(m.jobId() + "/" + m.runId());
+                    }
+                    assertThat(received).containsExactlyInAnyOrderElementsOf(expectedKeys);
+                });
+    }
+
+    @Test
+    void afterTenMinutesWithoutSweepsTheNextSweepCatchesUpOnTheGap() {
+        Instant realNow = realNow();
+        Instant t0 = realNow.minus(Duration.ofMinutes(10));
+        SettableClock clock = new SettableClock(t0);
+        Settings settings = TestStack.isolatedSettings().build();
+        Punctual p = Fixture.stack(settings, clock);
+        assertThat(p.watermarks.advance(TimeBuckets.bucketOf(t0.minus(Duration.ofMinutes(5))), t0))
+                .isTrue();
+        p.sweeper.sweep();
+        Instant lastWatermark = p.watermarks.get().orElseThrow();
+        assertThat(lastWatermark).isEqualTo(TimeBuckets.bucketOf(t0.minus(settings.settle())));
+
+        // Runs due in the gap, beyond what that sweep could see.
+        List<Job> gap = List.of(
+                Fixture.insertOnceJob(p, t0.plus(Duration.ofMinutes(3)), t0),
+                Fixture.insertOnceJob(p, t0.plus(Duration.ofMinutes(5)).plusSeconds(17), t0),
+                Fixture.insertOnceJob(p, t0.plus(Duration.ofMinutes(8)).plusSeconds(42), t0));
+        // The sweeper is off for ten minutes.
+        clock.set(realNow);
+
+        Sweeper.SweepReport report = p.sweeper.sweep();
+
+        assertThat(report.from()).isEqualTo(lastWatermark);
+        assertThat(report.due()).isEqualTo(3);
+        assertThat(report.sent()).isEqualTo(3);
+        assertThat(gap)
+                .allSatisfy(
+                        j -> assertThat(Fixture.run(p, j.id(), j.pendingRunId()).state())
+                                .isEqualTo(RunState.QUEUED));
+        assertThat(p.watermarks.get()).contains(TimeBuckets.bucketOf(realNow.minus(settings.settle())));
+        // Overdue: sent without delay.
+        Set<String> got = new HashSet<>();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            Fixture.receiveVisible(p).forEach(m -> got.add(m.jobId()));
+            assertThat(got)
+                    .containsExactlyInAnyOrderElementsOf(
+                            gap.stream().map(Job::id).toList());
+        });
+    }
+
+    @Test
+    void runsWhoseSendFailedStayScheduledBelowTheWatermarkAndALaterSweepSendsThem() {
+        Instant now = realNow();
+        SettableClock clock = new SettableClock(now);
+        Settings settings = TestStack.isolatedSettings().build();
+        Punctual p = Fixture.stack(settings, clock);
+        Instant from = TimeBuckets.bucketOf(now.minus(Duration.ofMinutes(10)));
+        assertThat(p.watermarks.advance(from, now)).isTrue();
+        Job overdue = Fixture.insertOnceJob(p, now.minus(Duration.ofMinutes(4)).plusSeconds(3), now);
+        Job recurring = Fixture.insertJob(
+                p,
+                Fixture.interval(Duration.ofMinutes(1), now.minus(Duration.ofMinutes(3))),
+                now.minus(Duration.ofMinutes(3)),
+                now,
+                3);
+
+        RunQueue broken = new RunQueue(
+                Fixture.sqs(), p.resources.runQueue(), TestStack.aws().sqsEndpoint() + "/000000000000/nope");
+        Dispatcher failing = new Dispatcher(p.runs, p.jobs, broken, p.tx, p.schedules, p.settings, clock, p.planner);
+        Sweeper badSweeper = new Sweeper(p.runs, p.watermarks, failing, p.buckets, settings, clock);
+
+        Sweeper.SweepReport bad = badSweeper.sweep();
+
+        assertThat(bad.due()).isEqualTo(2);
+        assertThat(bad.sent()).isZero();
+        assertThat(bad.failed()).isEqualTo(2);
+        assertThat(Fixture.run(p, overdue.id(), overdue.pendingRunId()).state()).isEqualTo(RunState.SCHEDULED);
+        assertThat(Fixture.run(p, recurring.id(), recurring.pendingRunId()).state())
+                .isEqualTo(RunState.SCHEDULED);
+        assertThat(Fixture.runsOf(p, recurring.id()))
+                .as("no next occurrence without a send")
+                .hasSize(1);
+        Instant watermark = p.watermarks.get().orElseThrow();
+        assertThat(watermark)
+                .as("held at the oldest failed run's bucket")
+                .isEqualTo(TimeBuckets.bucketOf(overdue.nextRunAt()));
+        assertThat(Fixture.queueCounts(p).total()).isZero();
+
+        clock.advance(Duration.ofSeconds(30));
+        Sweeper.SweepReport good = p.sweeper.sweep();
+
+        assertThat(good.from()).isEqualTo(watermark);
+        assertThat(good.failed()).isZero();
+        assertThat(Fixture.run(p, overdue.id(), overdue.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
+        assertThat(Fixture.run(p, recurring.id(), recurring.pendingRunId()).state())
+                .isEqualTo(RunState.QUEUED);
+        // The overdue occurrences of the interval (every minute since three minutes ago) go out together.
+        List<Run> recurringRuns = Fixture.runsOf(p, recurring.id());
+        assertThat(recurringRuns.stream()
+                        .filter(r -> r.state() == RunState.SCHEDULED)
+                        .count())
+                .isEqualTo(1);
+        assertThat(p.watermarks.get())
+                .contains(TimeBuckets.bucketOf(clock.instant().minus(settings.settle())));
+        Set<String> got = new HashSet<>();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            Fixture.receiveVisible(p).forEach(m -> got.add(m.jobId() + "/" + m.runId()));
+            assertThat(got)
+                    .contains(
+                            overdue.id() + "/" + overdue.pendingRunId(),
+                            recurring.id() + "/" + recurring.pendingRunId());
+        });
+    }
+
+    /** A clock that moves on by a millisecond at every reading. */
+    private static final class TickingClock extends Clock {
+        private final AtomicLong millis;
+
+        TickingClock(Instant start) {
+            this.millis = new AtomicLong(start.toEpochMilli());
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis.getAndIncrement());
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+
+    @Test
+    void aRunClaimedBeforeItWasMarkedStillGetsItsSuccessor() {
+        // The sweep that sent this run crashed before marking it, and an executor claimed it straight from
+        // SCHEDULED. A later sweep must still move the job on, or the recurring job would stop here.
+        Instant now = realNow();
+        SettableClock clock = new SettableClock(now);
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
+        Instant first = now.plusSeconds(5);
+        Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofMinutes(10), first), first, now, 3);
+        // An executor claims only once the message is visible: at (or after) the due instant.
+        clock.set(first);
+        assertThat(p.tx.write(List.of(
+                                p.jobs.conditionRunnable(job.id()),
+                                p.runs.claim(job.id(), job.pendingRunId(), "ex-1", first.plusSeconds(60), first)))
+                        .won())
+                .isTrue();
+
+        Sweeper.SweepReport report = p.sweeper.sweep();
+
+        assertThat(report.sent()).as("a claimed run is not sent again").isZero();
+        assertThat(report.materialized()).isEqualTo(1);
+        Job after = p.jobs.get(job.id()).orElseThrow();
+        assertThat(after.pendingRunId()).isNotEqualTo(job.pendingRunId());
+        assertThat(after.nextRunAt()).isEqualTo(first.plus(Duration.ofMinutes(10)));
+        assertThat(Fixture.run(p, job.id(), after.pendingRunId()).state()).isEqualTo(RunState.SCHEDULED);
+        assertThat(Fixture.run(p, job.id(), job.pendingRunId()).state()).isEqualTo(RunState.RUNNING);
+        // It stays indexed, now at the time its lease must have been renewed by (the dead-executor backstop).
+        assertThat(Fixture.rawRun(p, job.id(), job.pendingRunId())).containsKey(Resources.DUE_SHARD);
+        assertThat(p.sweeper.sweep().materialized()).as("exactly once").isZero();
+    }
+}
