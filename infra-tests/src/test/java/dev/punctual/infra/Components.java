@@ -13,7 +13,9 @@ import java.util.regex.Pattern;
 
 /** The deployables: where their code starts, and where Terraform configures them. */
 final class Components {
-    record Component(String name, List<Class<?>> entryClasses, Set<String> entryMethods, String policyDocument) {}
+    /** A deployable: its code's entry points, its policy document, and its role ({@code <prefix>-<role>}). */
+    record Component(
+            String name, List<Class<?>> entryClasses, Set<String> entryMethods, String policyDocument, String role) {}
 
     static final List<Component> ALL = all();
 
@@ -23,17 +25,20 @@ final class Components {
         try {
             return List.of(
                     // The API: every public method of every REST resource.
-                    new Component("api", ApiRoutes.resourceClasses(), Set.of(), "api"),
+                    new Component("api", ApiRoutes.resourceClasses(), Set.of(), "api", "api"),
                     new Component(
                             "sweeper",
                             List.of(dev.punctual.sweeper.SweepHandler.class),
                             Set.of("handleRequest"),
+                            "sweeper",
                             "sweeper"),
                     new Component(
                             "executor",
                             List.of(dev.punctual.executor.ExecutorLifecycle.class),
                             Set.of("start", "stop"),
-                            "executor"));
+                            "executor",
+                            // The task role; the execution role is ECS's own, not the program's.
+                            "executor-task"));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -103,13 +103,22 @@ final class Terraform {
      * {@code type.name[0]} (count; any index) or {@code type.name["key"]} (a key its for_each can give).
      */
     Optional<Instance> instanceAt(String address) {
+        return at(address, this::instances);
+    }
+
+    /** The same for a data block ({@code type.name…}, without {@code data.}). */
+    Optional<Instance> dataInstanceAt(String address) {
+        return at(address, this::dataInstances);
+    }
+
+    private static Optional<Instance> at(String address, java.util.function.Function<String, List<Instance>> ofType) {
         Matcher m = ADDRESS.matcher(address);
         if (!m.matches()) {
             return Optional.empty();
         }
         String key = m.group(3);
         boolean indexed = m.group(4) != null;
-        return instances(m.group(1)).stream()
+        return ofType.apply(m.group(1)).stream()
                 .filter(i -> i.name().equals(m.group(2)))
                 .filter(i -> key != null
                         ? key.equals(i.key())
@@ -173,6 +182,17 @@ final class Terraform {
         Map<String, JsonNode> out = new LinkedHashMap<>();
         for (JsonNode f : files.values()) {
             f.path("variable")
+                    .fields()
+                    .forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
+        }
+        return out;
+    }
+
+    /** Every output block, by name. */
+    Map<String, JsonNode> outputs() {
+        Map<String, JsonNode> out = new LinkedHashMap<>();
+        for (JsonNode f : files.values()) {
+            f.path("output")
                     .fields()
                     .forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
         }
