@@ -1,7 +1,6 @@
-# The Lambdas, the roles and their policies used to be declared once per component. These blocks let a deployment
-# made then keep them: Terraform moves them in its state instead of destroying and recreating them (a state
-# without the old address skips the block). Removing a block would break the upgrade of a deployment that has not
-# applied it yet.
+# Each Lambda, role and role policy used to have a block of its own. These blocks let a deployment made then keep
+# them: Terraform moves them in its state instead of destroying and recreating them (a state without the old
+# address skips the block). Removing a block would break the upgrade of a deployment that has not applied it yet.
 
 # Lambdas (lambda.tf)
 
