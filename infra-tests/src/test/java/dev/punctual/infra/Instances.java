@@ -150,43 +150,28 @@ final class Instances {
     }
 
     private static String stripParentheses(String e) {
-        while (e.startsWith("(") && e.endsWith(")") && closing(e, 0) == e.length() - 1) {
+        while (e.startsWith("(") && topLevel(e, ')', 1) == e.length() - 1) {
             e = e.substring(1, e.length() - 1).strip();
         }
         return e;
     }
 
-    /** Where the bracket opened at {@code open} closes. */
-    private static int closing(String e, int open) {
-        int depth = 0;
-        for (int i = open; i < e.length(); i++) {
-            char c = e.charAt(i);
-            if (c == '"') {
-                i = endOfString(e, i);
-            } else if (c == '(' || c == '[' || c == '{') {
-                depth++;
-            } else if (c == ')' || c == ']' || c == '}') {
-                if (--depth == 0) {
-                    return i;
-                }
-            }
-        }
-        return -1;
-    }
-
-    /** The first {@code wanted} from {@code from} outside brackets and strings, or -1. */
+    /**
+     * The first {@code wanted} from {@code from} outside strings and outside brackets opened after {@code from}, or
+     * -1 (a closing bracket is found where it closes one opened before {@code from}).
+     */
     private static int topLevel(String e, char wanted, int from) {
         int depth = 0;
         for (int i = from; i < e.length(); i++) {
             char c = e.charAt(i);
-            if (c == '"') {
+            if (c == wanted && depth == 0) {
+                return i;
+            } else if (c == '"') {
                 i = endOfString(e, i);
             } else if (c == '(' || c == '[' || c == '{') {
                 depth++;
             } else if (c == ')' || c == ']' || c == '}') {
                 depth--;
-            } else if (c == wanted && depth == 0) {
-                return i;
             }
         }
         return -1;

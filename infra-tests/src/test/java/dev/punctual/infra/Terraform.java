@@ -168,31 +168,24 @@ final class Terraform {
 
     /** Every module call, by name. */
     Map<String, JsonNode> modules() {
-        Map<String, JsonNode> out = new LinkedHashMap<>();
-        for (JsonNode f : files.values()) {
-            f.path("module")
-                    .fields()
-                    .forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
-        }
-        return out;
+        return named("module");
     }
 
     /** Every variable block, by name. */
     Map<String, JsonNode> variables() {
-        Map<String, JsonNode> out = new LinkedHashMap<>();
-        for (JsonNode f : files.values()) {
-            f.path("variable")
-                    .fields()
-                    .forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
-        }
-        return out;
+        return named("variable");
     }
 
     /** Every output block, by name. */
     Map<String, JsonNode> outputs() {
+        return named("output");
+    }
+
+    /** Every block of a kind that has one label ({@code variable "<name>"}), by name. */
+    private Map<String, JsonNode> named(String kind) {
         Map<String, JsonNode> out = new LinkedHashMap<>();
         for (JsonNode f : files.values()) {
-            f.path("output")
+            f.path(kind)
                     .fields()
                     .forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
         }
