@@ -30,7 +30,7 @@ resource "aws_cloudwatch_metric_alarm" "sweeper_errors" {
   namespace   = "AWS/Lambda"
   metric_name = "Errors"
   dimensions = {
-    FunctionName = aws_lambda_function.sweeper.function_name
+    FunctionName = aws_lambda_function.this["sweeper"].function_name
   }
   statistic           = "Sum"
   period              = 300

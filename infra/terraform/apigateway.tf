@@ -40,7 +40,7 @@ resource "aws_apigatewayv2_integration" "api" {
   api_id                 = aws_apigatewayv2_api.this[0].id
   integration_type       = "AWS_PROXY"
   integration_method     = "POST"
-  integration_uri        = aws_lambda_alias.api.invoke_arn
+  integration_uri        = aws_lambda_alias.live["api"].invoke_arn
   payload_format_version = "2.0"
   timeout_milliseconds   = 30000
 }
@@ -114,8 +114,8 @@ resource "aws_lambda_permission" "api_gateway" {
 
   statement_id  = "AllowHttpApi"
   action        = "lambda:InvokeFunction"
-  function_name = aws_lambda_function.api.function_name
-  qualifier     = aws_lambda_alias.api.name
+  function_name = aws_lambda_function.this["api"].function_name
+  qualifier     = aws_lambda_alias.live["api"].name
   principal     = "apigateway.amazonaws.com"
   source_arn    = "${aws_apigatewayv2_api.this[0].execution_arn}/*/*"
 }

@@ -1,6 +1,6 @@
 # How callers of the API authenticate (var.auth), in one place: what every route requires, what the function URL
 # requires, and what the api Lambda is told. The rules between variables (jwt needs an issuer and an audience,
-# none needs allow_unauthenticated_api) are preconditions on aws_lambda_function.api: the module supports
+# none needs allow_unauthenticated_api) are preconditions on aws_lambda_function.this["api"]: the module supports
 # Terraform >= 1.5, whose variable validations cannot refer to other variables, and a precondition makes
 # `terraform plan` fail, where a `check` block would only warn.
 

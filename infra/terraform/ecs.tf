@@ -74,8 +74,8 @@ resource "aws_ecs_task_definition" "executor" {
   network_mode             = "awsvpc"
   cpu                      = var.executor_cpu
   memory                   = var.executor_memory
-  task_role_arn            = aws_iam_role.executor_task.arn
-  execution_role_arn       = aws_iam_role.executor_execution[0].arn
+  task_role_arn            = aws_iam_role.this["executor-task"].arn
+  execution_role_arn       = aws_iam_role.this["executor-execution"].arn
 
   runtime_platform {
     operating_system_family = "LINUX"

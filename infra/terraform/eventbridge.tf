@@ -11,14 +11,14 @@ resource "aws_cloudwatch_event_rule" "sweep" {
 resource "aws_cloudwatch_event_target" "sweep" {
   rule      = aws_cloudwatch_event_rule.sweep.name
   target_id = "sweeper"
-  arn       = aws_lambda_alias.sweeper.arn
+  arn       = aws_lambda_alias.live["sweeper"].arn
 }
 
 resource "aws_lambda_permission" "sweep" {
   statement_id  = "AllowEventBridgeSweep"
   action        = "lambda:InvokeFunction"
-  function_name = aws_lambda_function.sweeper.function_name
-  qualifier     = aws_lambda_alias.sweeper.name
+  function_name = aws_lambda_function.this["sweeper"].function_name
+  qualifier     = aws_lambda_alias.live["sweeper"].name
   principal     = "events.amazonaws.com"
   source_arn    = aws_cloudwatch_event_rule.sweep.arn
 }

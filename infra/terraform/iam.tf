@@ -1,7 +1,8 @@
-# One role per component. Each component's DynamoDB, SQS and S3 permissions are in ONE policy document named after
-# it (data.aws_iam_policy_document.api, .sweeper, .executor), listing exactly the calls its code makes on exactly
-# the resources it makes them on; infra-tests derives the same list from the compiled code and fails on drift.
-# Logging and the sweeper's failure destination are separate documents: the code itself never calls them.
+# One role per component, declared once (aws_iam_role.this, by the suffix of the role's name). Each component's
+# DynamoDB, SQS and S3 permissions are in ONE policy document named after it (data.aws_iam_policy_document.api,
+# .sweeper, .executor), listing exactly the calls its code makes on exactly the resources it makes them on;
+# infra-tests derives the same list from the compiled code and fails on drift. Logging, KMS and the sweeper's
+# failure destination are separate documents: the code itself never calls them.
 
 data "aws_iam_policy_document" "lambda_assume" {
   statement {
@@ -38,17 +39,71 @@ data "aws_iam_policy_document" "ecs_tasks_assume" {
 }
 
 ################################################################################
-# api (Lambda)
+# The roles, and the one policy of each role's own permissions
 ################################################################################
 
-resource "aws_iam_role" "api" {
-  name                 = "${var.name_prefix}-api"
-  description          = "Punctual api Lambda"
-  assume_role_policy   = data.aws_iam_policy_document.lambda_assume.json
+locals {
+  # Every role the module can create. The executor's task role is created even without the ECS service, for
+  # executors run elsewhere; the execution role, which only ECS uses, is not.
+  iam_role_settings = {
+    api = {
+      create             = true
+      description        = "Punctual api Lambda"
+      assume_role_policy = data.aws_iam_policy_document.lambda_assume.json
+      policy_name        = "tables-queue-bucket"
+      policy             = data.aws_iam_policy_document.api.json
+    }
+
+    sweeper = {
+      create             = true
+      description        = "Punctual sweeper Lambda"
+      assume_role_policy = data.aws_iam_policy_document.lambda_assume.json
+      policy_name        = "tables-queue"
+      policy             = data.aws_iam_policy_document.sweeper.json
+    }
+
+    executor-task = {
+      create             = true
+      description        = "Punctual executor: the task role its program runs with (never visible to user binaries)"
+      assume_role_policy = data.aws_iam_policy_document.ecs_tasks_assume.json
+      policy_name        = "tables-queue-bucket"
+      policy             = data.aws_iam_policy_document.executor.json
+    }
+
+    executor-execution = {
+      create             = var.create_executor_service
+      description        = "Punctual executor: ECS pulls the image and ships the container's logs with it"
+      assume_role_policy = data.aws_iam_policy_document.ecs_tasks_assume.json
+      policy_name        = "pull-and-log"
+      policy             = one(data.aws_iam_policy_document.executor_execution[*].json)
+    }
+  }
+
+  iam_roles = { for name, role in local.iam_role_settings : name => role if role.create }
+}
+
+resource "aws_iam_role" "this" {
+  for_each = local.iam_roles
+
+  name                 = "${var.name_prefix}-${each.key}"
+  description          = each.value.description
+  assume_role_policy   = each.value.assume_role_policy
   permissions_boundary = var.iam_role_permissions_boundary
 
   tags = var.tags
 }
+
+resource "aws_iam_role_policy" "this" {
+  for_each = local.iam_roles
+
+  name   = each.value.policy_name
+  role   = aws_iam_role.this[each.key].id
+  policy = each.value.policy
+}
+
+################################################################################
+# api (Lambda): what its code calls
+################################################################################
 
 data "aws_iam_policy_document" "api" {
   # Create (transaction: job + first run), get and delete jobs; dispatch runs due within the lookahead.
@@ -117,45 +172,9 @@ data "aws_iam_policy_document" "api" {
   }
 }
 
-data "aws_iam_policy_document" "api_logs" {
-  statement {
-    actions   = ["logs:CreateLogStream", "logs:PutLogEvents"]
-    resources = ["${aws_cloudwatch_log_group.api.arn}:*"]
-  }
-}
-
-resource "aws_iam_role_policy" "api" {
-  name   = "tables-queue-bucket"
-  role   = aws_iam_role.api.id
-  policy = data.aws_iam_policy_document.api.json
-}
-
-resource "aws_iam_role_policy" "api_logs" {
-  name   = "logs"
-  role   = aws_iam_role.api.id
-  policy = data.aws_iam_policy_document.api_logs.json
-}
-
-resource "aws_iam_role_policy" "api_kms" {
-  count = var.kms_key_arn == null ? 0 : 1
-
-  name   = "artifacts-kms"
-  role   = aws_iam_role.api.id
-  policy = data.aws_iam_policy_document.artifacts_kms[0].json
-}
-
 ################################################################################
-# sweeper (Lambda)
+# sweeper (Lambda): what its code calls, and where Lambda sends its failures
 ################################################################################
-
-resource "aws_iam_role" "sweeper" {
-  name                 = "${var.name_prefix}-sweeper"
-  description          = "Punctual sweeper Lambda"
-  assume_role_policy   = data.aws_iam_policy_document.lambda_assume.json
-  permissions_boundary = var.iam_role_permissions_boundary
-
-  tags = var.tags
-}
 
 data "aws_iam_policy_document" "sweeper" {
   # Dispatch: read the job, advance its pending run.
@@ -200,13 +219,6 @@ data "aws_iam_policy_document" "sweeper" {
   }
 }
 
-data "aws_iam_policy_document" "sweeper_logs" {
-  statement {
-    actions   = ["logs:CreateLogStream", "logs:PutLogEvents"]
-    resources = ["${aws_cloudwatch_log_group.sweeper.arn}:*"]
-  }
-}
-
 # Lambda itself sends failed asynchronous invocations to the on-failure destination, with the function's role.
 data "aws_iam_policy_document" "sweeper_failure_destination" {
   statement {
@@ -215,37 +227,15 @@ data "aws_iam_policy_document" "sweeper_failure_destination" {
   }
 }
 
-resource "aws_iam_role_policy" "sweeper" {
-  name   = "tables-queue"
-  role   = aws_iam_role.sweeper.id
-  policy = data.aws_iam_policy_document.sweeper.json
-}
-
-resource "aws_iam_role_policy" "sweeper_logs" {
-  name   = "logs"
-  role   = aws_iam_role.sweeper.id
-  policy = data.aws_iam_policy_document.sweeper_logs.json
-}
-
 resource "aws_iam_role_policy" "sweeper_failure_destination" {
   name   = "failure-destination"
-  role   = aws_iam_role.sweeper.id
+  role   = aws_iam_role.this["sweeper"].id
   policy = data.aws_iam_policy_document.sweeper_failure_destination.json
 }
 
 ################################################################################
-# executor (ECS task role, and the execution role ECS itself uses)
+# executor: what its code calls (task role), and what ECS itself does for it (execution role)
 ################################################################################
-
-# Created even without the ECS service, for executors run elsewhere.
-resource "aws_iam_role" "executor_task" {
-  name                 = "${var.name_prefix}-executor-task"
-  description          = "Punctual executor: the task role its program runs with (never visible to user binaries)"
-  assume_role_policy   = data.aws_iam_policy_document.ecs_tasks_assume.json
-  permissions_boundary = var.iam_role_permissions_boundary
-
-  tags = var.tags
-}
 
 data "aws_iam_policy_document" "executor" {
   # Claim (transaction: job ConditionCheck not deleted, or under an overlap policy an update of its active run,
@@ -284,31 +274,6 @@ data "aws_iam_policy_document" "executor" {
   }
 }
 
-resource "aws_iam_role_policy" "executor" {
-  name   = "tables-queue-bucket"
-  role   = aws_iam_role.executor_task.id
-  policy = data.aws_iam_policy_document.executor.json
-}
-
-resource "aws_iam_role_policy" "executor_kms" {
-  count = var.kms_key_arn == null ? 0 : 1
-
-  name   = "artifacts-kms"
-  role   = aws_iam_role.executor_task.id
-  policy = data.aws_iam_policy_document.artifacts_kms[0].json
-}
-
-resource "aws_iam_role" "executor_execution" {
-  count = var.create_executor_service ? 1 : 0
-
-  name                 = "${var.name_prefix}-executor-execution"
-  description          = "Punctual executor: ECS pulls the image and ships the container's logs with it"
-  assume_role_policy   = data.aws_iam_policy_document.ecs_tasks_assume.json
-  permissions_boundary = var.iam_role_permissions_boundary
-
-  tags = var.tags
-}
-
 data "aws_iam_policy_document" "executor_execution" {
   count = var.create_executor_service ? 1 : 0
 
@@ -340,17 +305,40 @@ data "aws_iam_policy_document" "executor_execution" {
   }
 }
 
-resource "aws_iam_role_policy" "executor_execution" {
-  count = var.create_executor_service ? 1 : 0
+################################################################################
+# Both Lambdas: their own log group only
+################################################################################
 
-  name   = "pull-and-log"
-  role   = aws_iam_role.executor_execution[0].id
-  policy = data.aws_iam_policy_document.executor_execution[0].json
+data "aws_iam_policy_document" "lambda_logs" {
+  for_each = local.lambda_functions
+
+  statement {
+    actions   = ["logs:CreateLogStream", "logs:PutLogEvents"]
+    resources = ["${aws_cloudwatch_log_group.lambda[each.key].arn}:*"]
+  }
+}
+
+resource "aws_iam_role_policy" "lambda_logs" {
+  for_each = local.lambda_functions
+
+  name   = "logs"
+  role   = aws_iam_role.this[each.key].id
+  policy = data.aws_iam_policy_document.lambda_logs[each.key].json
 }
 
 ################################################################################
 # SSE-KMS on the artifacts bucket (optional)
 ################################################################################
+
+# The roles that read and write the bucket's objects: the api (uploads are presigned with its credentials, logs
+# read) and the executor's task role.
+resource "aws_iam_role_policy" "artifacts_kms" {
+  for_each = toset(var.kms_key_arn == null ? [] : ["api", "executor-task"])
+
+  name   = "artifacts-kms"
+  role   = aws_iam_role.this[each.key].id
+  policy = data.aws_iam_policy_document.artifacts_kms[0].json
+}
 
 data "aws_iam_policy_document" "artifacts_kms" {
   count = var.kms_key_arn == null ? 0 : 1

@@ -1,27 +1,56 @@
-# The api and sweeper Lambdas: Quarkus's stream handler on java21, or a native executable on provided.al2023.
-# Both are invoked through a `live` alias: it points at $LATEST, or at the published version when SnapStart is on.
+# The api and sweeper Lambdas, declared once: Quarkus's stream handler on java21, or a native executable on
+# provided.al2023. Both are invoked through a `live` alias: it points at $LATEST, or at the published version when
+# SnapStart is on. Each has its own log group, its own role (iam.tf) and its own settings, below.
 
-resource "aws_cloudwatch_log_group" "api" {
-  name              = "/aws/lambda/${var.name_prefix}-api"
+locals {
+  # What differs between the two functions, by the suffix of their names; everything else is the same for both.
+  lambda_functions = {
+    api = {
+      description          = "Punctual HTTP API (API Gateway HTTP API, payload format 2.0)"
+      package              = local.api_zip
+      memory_size          = var.api_memory_size
+      timeout              = var.api_timeout
+      reserved_concurrency = var.api_reserved_concurrency
+      environment          = merge(local.lambda_environment, local.auth_environment, local.api_jvm_environment)
+    }
+
+    sweeper = {
+      description = "Punctual sweeper: queues due runs (EventBridge, every minute)"
+      package     = local.sweeper_zip
+      memory_size = var.sweeper_memory_size
+      timeout     = var.sweeper_timeout
+      # Sweeps are idempotent; a cap keeps a slow sweep and the next tick from piling up further ones.
+      reserved_concurrency = var.sweeper_reserved_concurrency
+      environment          = local.lambda_environment
+    }
+  }
+}
+
+resource "aws_cloudwatch_log_group" "lambda" {
+  for_each = local.lambda_functions
+
+  name              = "/aws/lambda/${var.name_prefix}-${each.key}"
   retention_in_days = var.log_retention_days
 
   tags = var.tags
 }
 
-resource "aws_lambda_function" "api" {
-  function_name = "${var.name_prefix}-api"
-  description   = "Punctual HTTP API (API Gateway HTTP API, payload format 2.0)"
-  role          = aws_iam_role.api.arn
+resource "aws_lambda_function" "this" {
+  for_each = local.lambda_functions
 
-  filename         = local.api_zip
-  source_code_hash = filebase64sha256(local.api_zip)
+  function_name = "${var.name_prefix}-${each.key}"
+  description   = each.value.description
+  role          = aws_iam_role.this[each.key].arn
+
+  filename         = each.value.package
+  source_code_hash = filebase64sha256(each.value.package)
   runtime          = var.native ? "provided.al2023" : "java21"
   handler          = var.native ? "not.used.in.provided.runtime" : "io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler::handleRequest"
   architectures    = [var.lambda_architecture]
 
-  memory_size                    = var.api_memory_size
-  timeout                        = var.api_timeout
-  reserved_concurrent_executions = var.api_reserved_concurrency
+  memory_size                    = each.value.memory_size
+  timeout                        = each.value.timeout
+  reserved_concurrent_executions = each.value.reserved_concurrency
   publish                        = local.snap_start
 
   dynamic "snap_start" {
@@ -33,95 +62,53 @@ resource "aws_lambda_function" "api" {
   }
 
   environment {
-    variables = merge(local.lambda_environment, local.auth_environment, local.api_jvm_environment)
+    variables = each.value.environment
   }
 
   tags = var.tags
 
-  depends_on = [aws_cloudwatch_log_group.api, aws_iam_role_policy.api_logs]
+  # An invocation before its log group and logs policy exist would have Lambda create the group itself, kept
+  # forever, or fail to log.
+  depends_on = [aws_cloudwatch_log_group.lambda, aws_iam_role_policy.lambda_logs]
 
-  # The rules of auth.tf that tie variables together; each makes `terraform plan` fail.
+  # The rules of auth.tf that tie variables together, on the api only so that each fails once; each makes
+  # `terraform plan` fail.
   lifecycle {
     precondition {
-      condition     = var.auth != "none" || var.allow_unauthenticated_api
+      condition     = each.key != "api" || var.auth != "none" || var.allow_unauthenticated_api
       error_message = "auth = \"none\" leaves the API without authentication: anyone who can reach its URL can upload binaries and run them on the executor fleet, and read, change and delete every job, all as the single tenant \"local\". Set allow_unauthenticated_api = true to accept that (local emulators only), or use auth = \"jwt\" or \"iam\"."
     }
 
     precondition {
-      condition     = var.jwt_issuer == null || length(var.jwt_audience) > 0
+      condition     = each.key != "api" || var.jwt_issuer == null || length(var.jwt_audience) > 0
       error_message = "jwt_issuer is set without jwt_audience: set the audiences (client ids) the API accepts tokens for."
     }
 
     precondition {
-      condition     = var.auth != "jwt" || (var.jwt_issuer != null && length(var.jwt_audience) > 0)
+      condition     = each.key != "api" || var.auth != "jwt" || (var.jwt_issuer != null && length(var.jwt_audience) > 0)
       error_message = "auth = \"jwt\" (the default) needs jwt_issuer and jwt_audience: the issuer URL and the audiences of the tokens the API accepts. Or choose auth = \"iam\" (SigV4-signed calls)."
     }
 
     precondition {
-      condition     = var.auth == "jwt" || (var.jwt_issuer == null && length(var.jwt_audience) == 0 && var.jwt_tenant_claim == null)
+      condition     = each.key != "api" || var.auth == "jwt" || (var.jwt_issuer == null && length(var.jwt_audience) == 0 && var.jwt_tenant_claim == null)
       error_message = "jwt_issuer, jwt_audience and jwt_tenant_claim apply to auth = \"jwt\" only; auth is \"${var.auth}\"."
     }
   }
 }
 
-resource "aws_lambda_alias" "api" {
+resource "aws_lambda_alias" "live" {
+  for_each = local.lambda_functions
+
   name             = "live"
-  function_name    = aws_lambda_function.api.function_name
-  function_version = aws_lambda_function.api.version
-}
-
-resource "aws_cloudwatch_log_group" "sweeper" {
-  name              = "/aws/lambda/${var.name_prefix}-sweeper"
-  retention_in_days = var.log_retention_days
-
-  tags = var.tags
-}
-
-resource "aws_lambda_function" "sweeper" {
-  function_name = "${var.name_prefix}-sweeper"
-  description   = "Punctual sweeper: queues due runs (EventBridge, every minute)"
-  role          = aws_iam_role.sweeper.arn
-
-  filename         = local.sweeper_zip
-  source_code_hash = filebase64sha256(local.sweeper_zip)
-  runtime          = var.native ? "provided.al2023" : "java21"
-  handler          = var.native ? "not.used.in.provided.runtime" : "io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler::handleRequest"
-  architectures    = [var.lambda_architecture]
-
-  memory_size = var.sweeper_memory_size
-  timeout     = var.sweeper_timeout
-  # Sweeps are idempotent; a cap keeps a slow sweep and the next tick from piling up further ones.
-  reserved_concurrent_executions = var.sweeper_reserved_concurrency
-  publish                        = local.snap_start
-
-  dynamic "snap_start" {
-    for_each = local.snap_start ? [1] : []
-
-    content {
-      apply_on = "PublishedVersions"
-    }
-  }
-
-  environment {
-    variables = local.lambda_environment
-  }
-
-  tags = var.tags
-
-  depends_on = [aws_cloudwatch_log_group.sweeper, aws_iam_role_policy.sweeper_logs]
-}
-
-resource "aws_lambda_alias" "sweeper" {
-  name             = "live"
-  function_name    = aws_lambda_function.sweeper.function_name
-  function_version = aws_lambda_function.sweeper.version
+  function_name    = aws_lambda_function.this[each.key].function_name
+  function_version = aws_lambda_function.this[each.key].version
 }
 
 # A failed sweep is not retried: the next tick, a minute later, sweeps the same buckets again. An event older
 # than a minute (throttled behind the reserved concurrency) is dropped for the same reason.
 resource "aws_lambda_function_event_invoke_config" "sweeper" {
-  function_name                = aws_lambda_function.sweeper.function_name
-  qualifier                    = aws_lambda_alias.sweeper.name
+  function_name                = aws_lambda_function.this["sweeper"].function_name
+  qualifier                    = aws_lambda_alias.live["sweeper"].name
   maximum_retry_attempts       = 0
   maximum_event_age_in_seconds = 60
 
@@ -140,8 +127,8 @@ resource "aws_lambda_function_event_invoke_config" "sweeper" {
 resource "aws_lambda_function_url" "api" {
   count = var.create_api_function_url ? 1 : 0
 
-  function_name      = aws_lambda_function.api.function_name
-  qualifier          = aws_lambda_alias.api.name
+  function_name      = aws_lambda_function.this["api"].function_name
+  qualifier          = aws_lambda_alias.live["api"].name
   authorization_type = local.function_url_authorization_types[var.auth]
 
   lifecycle {
@@ -157,8 +144,8 @@ resource "aws_lambda_permission" "api_function_url" {
 
   statement_id           = "AllowPublicFunctionUrl"
   action                 = "lambda:InvokeFunctionUrl"
-  function_name          = aws_lambda_function.api.function_name
-  qualifier              = aws_lambda_alias.api.name
+  function_name          = aws_lambda_function.this["api"].function_name
+  qualifier              = aws_lambda_alias.live["api"].name
   principal              = "*"
   function_url_auth_type = "NONE"
 }

@@ -73,32 +73,32 @@ output "bucket_arn" {
 
 output "api_function_name" {
   description = "Name of the api Lambda."
-  value       = aws_lambda_function.api.function_name
+  value       = aws_lambda_function.this["api"].function_name
 }
 
 output "sweeper_function_name" {
   description = "Name of the sweeper Lambda."
-  value       = aws_lambda_function.sweeper.function_name
+  value       = aws_lambda_function.this["sweeper"].function_name
 }
 
 output "api_role_arn" {
   description = "ARN of the api Lambda's role."
-  value       = aws_iam_role.api.arn
+  value       = aws_iam_role.this["api"].arn
 }
 
 output "sweeper_role_arn" {
   description = "ARN of the sweeper Lambda's role."
-  value       = aws_iam_role.sweeper.arn
+  value       = aws_iam_role.this["sweeper"].arn
 }
 
 output "executor_task_role_arn" {
   description = "ARN of the executor's task role (also usable by executors run outside this module's ECS service)."
-  value       = aws_iam_role.executor_task.arn
+  value       = aws_iam_role.this["executor-task"].arn
 }
 
 output "executor_execution_role_arn" {
   description = "ARN of the role ECS uses to pull the executor image and ship its logs."
-  value       = try(aws_iam_role.executor_execution[0].arn, null)
+  value       = try(aws_iam_role.this["executor-execution"].arn, null)
 }
 
 output "ecs_cluster_name" {

@@ -169,18 +169,16 @@ final class AuthContract {
 
     /** The api Lambda's PUNCTUAL_AUTH_MODE is var.auth, wherever the environment takes it from. */
     List<String> apiEnvironment() {
-        JsonNode env = tf.resource("aws_lambda_function", "api")
-                .map(f -> f.path("environment"))
-                .orElseThrow(() -> new AssertionError("no aws_lambda_function.api"));
+        Terraform.Instance api = Components.lambdaFunction(tf, "api");
         List<String> values = new ArrayList<>();
-        authModes(env, values, new HashSet<>());
+        authModes(api.block().path("environment"), values, new HashSet<>());
         if (values.isEmpty()) {
-            return List.of("aws_lambda_function.api does not set PUNCTUAL_AUTH_MODE");
+            return List.of(api.address() + " does not set PUNCTUAL_AUTH_MODE");
         }
         List<String> drift = new ArrayList<>();
         for (String v : values) {
             if (!v.equals("var.auth")) {
-                drift.add("aws_lambda_function.api sets PUNCTUAL_AUTH_MODE to " + v + ", not var.auth");
+                drift.add(api.address() + " sets PUNCTUAL_AUTH_MODE to " + v + ", not var.auth");
             }
         }
         return drift;
@@ -295,17 +293,20 @@ final class AuthContract {
         tf.resources("aws_lambda_function_url")
                 .forEach((name, u) ->
                         plan.output("url:" + name, u.path("authorization_type").asText("")));
-        tf.resource("aws_lambda_function", "api").ifPresent(f -> {
-            // What cannot be evaluated offline (names, ARNs) holds no PUNCTUAL_AUTH_*: extra_environment may not.
-            String env = f.path("environment").path(0).path("variables").asText("");
-            Matcher m = LOCAL_REF.matcher(env);
-            StringBuilder sb = new StringBuilder();
-            while (m.find()) {
-                m.appendReplacement(sb, plan.isEvaluableLocal(m.group(1)) ? "$0" : "{}");
-            }
-            m.appendTail(sb);
-            plan.output("env", sb.toString());
-        });
+        // What cannot be evaluated offline (names, ARNs) holds no PUNCTUAL_AUTH_*: extra_environment may not.
+        String env = Components.lambdaFunction(tf, "api")
+                .block()
+                .path("environment")
+                .path(0)
+                .path("variables")
+                .asText("");
+        Matcher m = LOCAL_REF.matcher(env);
+        StringBuilder sb = new StringBuilder();
+        while (m.find()) {
+            m.appendReplacement(sb, plan.isEvaluableLocal(m.group(1)) ? "$0" : "{}");
+        }
+        m.appendTail(sb);
+        plan.output("env", sb.toString());
 
         return plan.planCases(BASE, CASES, only, this::checkPlan);
     }

@@ -13,7 +13,9 @@ import java.util.regex.Pattern;
 
 /** The deployables: where their code starts, and where Terraform configures them. */
 final class Components {
-    record Component(String name, List<Class<?>> entryClasses, Set<String> entryMethods, String policyDocument) {}
+    /** A deployable: its code's entry points, its policy document, and its role ({@code <prefix>-<role>}). */
+    record Component(
+            String name, List<Class<?>> entryClasses, Set<String> entryMethods, String policyDocument, String role) {}
 
     static final List<Component> ALL = all();
 
@@ -23,35 +25,52 @@ final class Components {
         try {
             return List.of(
                     // The API: every public method of every REST resource.
-                    new Component("api", ApiRoutes.resourceClasses(), Set.of(), "api"),
+                    new Component("api", ApiRoutes.resourceClasses(), Set.of(), "api", "api"),
                     new Component(
                             "sweeper",
                             List.of(dev.punctual.sweeper.SweepHandler.class),
                             Set.of("handleRequest"),
+                            "sweeper",
                             "sweeper"),
                     new Component(
                             "executor",
                             List.of(dev.punctual.executor.ExecutorLifecycle.class),
                             Set.of("start", "stop"),
-                            "executor"));
+                            "executor",
+                            // The task role; the execution role is ECS's own, not the program's.
+                            "executor-task"));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
     }
 
+    /** The components that run as Lambda functions, each named {@code <prefix>-<component>}. */
+    static final List<String> LAMBDAS = List.of("api", "sweeper");
+
+    /**
+     * A component's Lambda function: the one instance of {@code aws_lambda_function} named
+     * {@code <prefix>-<component>}, however it is declared (its own block, or a key of a for_each).
+     */
+    static Terraform.Instance lambdaFunction(Terraform tf, String component) {
+        String name = Contract.PREFIX_EXPR + "-" + component;
+        List<Terraform.Instance> all = tf.instances("aws_lambda_function");
+        List<Terraform.Instance> found = all.stream()
+                .filter(i -> name.equals(i.block().path("function_name").asText()))
+                .toList();
+        if (found.size() != 1) {
+            throw new AssertionError("expected one aws_lambda_function named " + name + ", found "
+                    + found.stream().map(Terraform.Instance::address).toList() + " among "
+                    + all.stream().map(Terraform.Instance::address).toList());
+        }
+        return found.getFirst();
+    }
+
     /** The Terraform block holding each component's environment. */
     static Map<String, JsonNode> environments(Terraform tf) {
         Map<String, JsonNode> out = new LinkedHashMap<>();
-        out.put(
-                "api",
-                tf.resource("aws_lambda_function", "api")
-                        .map(f -> f.path("environment"))
-                        .orElseThrow(() -> new AssertionError("no aws_lambda_function.api")));
-        out.put(
-                "sweeper",
-                tf.resource("aws_lambda_function", "sweeper")
-                        .map(f -> f.path("environment"))
-                        .orElseThrow(() -> new AssertionError("no aws_lambda_function.sweeper")));
+        for (String lambda : LAMBDAS) {
+            out.put(lambda, lambdaFunction(tf, lambda).block().path("environment"));
+        }
         out.put(
                 "executor",
                 tf.resources("aws_ecs_task_definition").values().stream()

@@ -106,7 +106,7 @@ class DriftDetectionTest {
     void aMissingAcknowledgementCheckIsReported() throws Exception {
         // The precondition deleted (Terraform refuses a constant condition, so it cannot be replaced by `true`).
         AuthContract a = mutatedAuth(s -> s.replaceAll(
-                "(?s)\\n *precondition \\{\\n *condition *= var\\.auth != "
+                "(?s)\\n *precondition \\{\\n *condition *= (each\\.key != \"api\" \\|\\| )?var\\.auth != "
                         + "\"none\" \\|\\| var\\.allow_unauthenticated_api\\n.*?\\n *}\\n",
                 "\n"));
         assertThat(a.guards()).anyMatch(d -> d.contains("no precondition ties auth = \"none\" to"));
@@ -272,6 +272,77 @@ class DriftDetectionTest {
                 .anyMatch(d -> d.startsWith("plan with endpoints without route tables") && d.contains("must fail"))
                 .anyMatch(d -> d.startsWith("plan with PUNCTUAL_SANDBOX_NETWORK none") && d.contains("must fail"))
                 .anyMatch(d -> d.startsWith("plan with PUNCTUAL_WORK_DIR in") && d.contains("must fail"));
+    }
+
+    @Test
+    void aLambdaWithAnotherComponentsRoleSettingsOrAuthenticationIsReported() throws Exception {
+        Terraform roles = mutatedModule(s -> s.replace(
+                "role          = aws_iam_role.this[each.key].arn",
+                "role          = aws_iam_role.this[\"sweeper\"].arn"));
+        assertThat(new WiringContract(roles).lambdas())
+                .anyMatch(d -> d.contains("is not the role named ${var.name_prefix}-api"));
+        Terraform settings = mutatedModule(s -> s.replace(
+                        "memory_size          = var.api_memory_size", "memory_size          = var.sweeper_memory_size")
+                .replace(
+                        "environment          = local.lambda_environment",
+                        "environment          = merge(local.lambda_environment, local.auth_environment)"));
+        assertThat(new WiringContract(settings).lambdaSettings(new Contract(settings)))
+                .anyMatch(d -> d.contains(
+                        "memory_size: expected ${var.api_memory_size}, terraform says " + "${var.sweeper_memory_size}"))
+                .anyMatch(d -> d.contains("is told an authentication mode, which only the api uses"));
+    }
+
+    @Test
+    void aLogsPolicyBeyondItsOwnLogGroupIsReported() throws Exception {
+        Terraform t = mutatedModule(s -> s.replace(
+                "resources = [\"${aws_cloudwatch_log_group.lambda[each.key].arn}:*\"]",
+                "resources = [\"arn:${local.partition}:logs:*:*:*\"]"));
+        assertThat(new WiringContract(t).lambdas())
+                .anyMatch(
+                        d -> d.contains("letting it write to aws_cloudwatch_log_group.lambda[\"api\"] only, found []"));
+    }
+
+    @Test
+    void permissionsAttachedToAnotherComponentsRoleAreReported() throws Exception {
+        Terraform t = mutatedModule(s -> s.replace(
+                        "policy             = data.aws_iam_policy_document.api.json",
+                        "policy             = data.aws_iam_policy_document.sweeper.json")
+                .replace("[\"api\", \"executor-task\"]", "[\"api\", \"sweeper\"]"));
+        assertThat(new WiringContract(t).attachments())
+                .anyMatch(d ->
+                        d.contains("roles with data.aws_iam_policy_document.api: expected [${var.name_prefix}-api], "
+                                + "terraform says []"))
+                .anyMatch(d -> d.startsWith("roles with data.aws_iam_policy_document.artifacts_kms[0]"));
+    }
+
+    @Test
+    void aMissingOrMisdirectedMovedBlockIsReported() throws Exception {
+        Terraform t = mutatedModule(
+                s -> s.replaceFirst("(?s)moved \\{\\n  from = aws_iam_role\\.executor_execution\\[0]\\n.*?}\\n", "")
+                        .replace(
+                                "to   = aws_iam_role_policy.artifacts_kms[\"executor-task\"]",
+                                "to   = aws_iam_role_policy.artifacts_kms[\"executor\"]"));
+        assertThat(PreviousLayout.declaredOrMoved(t))
+                .contains("aws_iam_role.executor_execution[0] of the previous layout is neither declared nor moved")
+                .contains("aws_iam_role_policy.executor_kms[0] of the previous layout is moved to "
+                        + "aws_iam_role_policy.artifacts_kms[\"executor\"], which the module does not declare");
+        assumeTrue(
+                ProviderMockTest.mirror().isPresent(), "no local mirror of the hashicorp/aws provider: plan skipped");
+        assertThat(PreviousLayout.plan(copy, ProviderMockTest.mirror().orElseThrow()))
+                .anyMatch(
+                        d -> d.startsWith("aws_iam_role.executor_execution[0] of the previous layout would be delete"))
+                .anyMatch(d ->
+                        d.startsWith("aws_iam_role_policy.executor_kms[0] of the previous layout would be delete"));
+    }
+
+    @Test
+    void anUndescribedVariableOrOutputIsReported() throws Exception {
+        Terraform t = mutatedModule(
+                s -> s.replace("  description = \"Reserved concurrency of the api Lambda; -1 for none.\"\n", "")
+                        .replace("  description = \"Name of the sweeper Lambda.\"\n", ""));
+        assertThat(WiringContract.documented("copy", t))
+                .contains("copy variable api_reserved_concurrency has no description")
+                .contains("copy output sweeper_function_name has no description");
     }
 
     private HardeningContract mutatedHardening(UnaryOperator<String> edit) throws Exception {

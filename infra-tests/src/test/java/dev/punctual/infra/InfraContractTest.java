@@ -78,9 +78,8 @@ class InfraContractTest {
     void lambdasUseQuarkusHandlerAndTheJavaRuntimeTheBuildTargets() throws Exception {
         String handler = QuarkusStreamHandler.class.getName() + "::handleRequest";
         int release = Components.classFileRelease(Settings.class);
-        for (String name : List.of("api", "sweeper")) {
-            JsonNode fn = tf.resource("aws_lambda_function", name)
-                    .orElseThrow(() -> new AssertionError("no aws_lambda_function." + name));
+        for (String name : Components.LAMBDAS) {
+            JsonNode fn = Components.lambdaFunction(tf, name).block();
             assertThat(fn.path("handler").asText()).as(name + " handler").contains(handler);
             assertThat(fn.path("runtime").asText())
                     .as(name + " runtime")

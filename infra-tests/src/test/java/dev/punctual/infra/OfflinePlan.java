@@ -22,9 +22,9 @@ import java.util.regex.Pattern;
  * Runs real {@code terraform plan} on the part of a module that needs no provider, so the rules between variables
  * are evaluated by Terraform itself rather than guessed from their text. The stand-in configuration (Terraform's
  * JSON syntax) holds every variable with its validations, every local that depends on variables only, and for each
- * resource with preconditions a {@code terraform_data} with the same count and the preconditions that depend on
- * variables only; the expressions asked for become outputs. {@code terraform_data} is built into Terraform, so
- * {@code init} and {@code plan} need no download.
+ * resource with preconditions a {@code terraform_data} with the same count (or for_each keys) and the preconditions
+ * that depend on variables only (and each.key); the expressions asked for become outputs. {@code terraform_data}
+ * is built into Terraform, so {@code init} and {@code plan} need no download.
  */
 final class OfflinePlan {
     /** A plan: whether it succeeded, Terraform's error text, and the outputs asked for (absent: not evaluable). */
@@ -33,6 +33,7 @@ final class OfflinePlan {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern REFERENCE =
             Pattern.compile("(?<![\\w.\\]\"-])([a-z_][a-z0-9_]*)\\.([a-z_][a-z0-9_]*)");
+    private static final Pattern WHOLE_LOCAL = Pattern.compile("^\\$\\{local\\.(\\w+)}$");
     private static final Set<String> OTHER_ROOTS =
             Set.of("data", "module", "path", "each", "count", "self", "terraform");
 
@@ -183,20 +184,19 @@ final class OfflinePlan {
 
     private void standIns(ObjectNode into) {
         resources.forEach((type, byName) -> byName.forEach((name, block) -> {
+            JsonNode forEach = forEach(block);
+            if (block.has("for_each") && forEach == null) {
+                return;
+            }
             List<JsonNode> kept = new ArrayList<>();
             for (JsonNode lifecycle : block.path("lifecycle")) {
                 for (JsonNode pre : lifecycle.path("precondition")) {
-                    if (evaluable(pre)) {
+                    if (evaluable(pre, forEach != null)) {
                         kept.add(pre);
                     }
                 }
             }
-            JsonNode count = block.has("count")
-                    ? block.get("count")
-                    : block.has("for_each")
-                            ? JsonNodeFactory.instance.textNode(
-                                    "${length(" + unwrap(block.get("for_each").asText()) + ")}")
-                            : null;
+            JsonNode count = block.get("count");
             if (kept.isEmpty() || (count != null && !evaluable(count))) {
                 return;
             }
@@ -204,8 +204,36 @@ final class OfflinePlan {
             if (count != null) {
                 r.set("count", count);
             }
+            if (forEach != null) {
+                r.set("for_each", forEach);
+            }
             r.putObject("lifecycle").putArray("precondition").addAll(kept);
         }));
+    }
+
+    /**
+     * What a stand-in iterates for a block with for_each: the for_each itself when it depends on variables only,
+     * else its keys when they are those of a literal map in a local (the values may not be evaluable; a stand-in
+     * only needs each.key); null when neither (the block gets no stand-in).
+     */
+    private JsonNode forEach(JsonNode block) {
+        JsonNode forEach = block.get("for_each");
+        if (forEach == null) {
+            return null;
+        }
+        if (evaluable(forEach)) {
+            return forEach;
+        }
+        Matcher local = WHOLE_LOCAL.matcher(forEach.asText(""));
+        JsonNode map = local.matches() ? tf.local(local.group(1)).orElse(null) : null;
+        if (map == null || !map.isObject()) {
+            return null;
+        }
+        StringBuilder keys = new StringBuilder("${toset([");
+        map.fieldNames()
+                .forEachRemaining(
+                        k -> keys.append(JsonNodeFactory.instance.textNode(k)).append(", "));
+        return JsonNodeFactory.instance.textNode(keys.append("])}").toString());
     }
 
     /** Locals that reference only variables and other such locals (a fixpoint). */
@@ -225,12 +253,20 @@ final class OfflinePlan {
 
     /** Whether every reference in an expression is to a variable or to an evaluable local. */
     boolean evaluable(JsonNode node) {
+        return evaluable(node, false);
+    }
+
+    /** The same, also allowing {@code each.key} (in a stand-in that has the block's keys). */
+    private boolean evaluable(JsonNode node, boolean eachKey) {
         if (node.isTextual()) {
             Matcher m = REFERENCE.matcher(node.asText());
             while (m.find()) {
                 String root = m.group(1);
                 if (root.equals("local") && !evaluableLocals.contains(m.group(2))) {
                     return false;
+                }
+                if (eachKey && root.equals("each") && m.group(2).equals("key")) {
+                    continue;
                 }
                 if (OTHER_ROOTS.contains(root) || resources.containsKey(root)) {
                     return false;
@@ -239,15 +275,11 @@ final class OfflinePlan {
             return true;
         }
         for (JsonNode child : node) {
-            if (!evaluable(child)) {
+            if (!evaluable(child, eachKey)) {
                 return false;
             }
         }
         return true;
-    }
-
-    private static String unwrap(String expr) {
-        return expr.startsWith("${") && expr.endsWith("}") ? expr.substring(2, expr.length() - 1) : expr;
     }
 
     /** A terraform command's exit code, its stdout, and stdout and stderr together. */

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
  * infra/terraform with the real AWS provider, still offline: {@code terraform validate} of the module and both
  * examples (every argument against the provider's schema), and {@code terraform test} of
  * {@code src/test/terraform/*.tftest.hcl}, which plan and apply the module against a mocked provider (no AWS account)
- * and check the rendered executor task and network. Terraform cannot download providers on the development machine,
+ * and check the rendered executor task and network; and a plan against the state of a deployment of the previous
+ * layout ({@link PreviousLayout}). Terraform cannot download providers on the development machine,
  * so this needs hashicorp/aws in a local mirror (the directory layout of {@code terraform providers mirror}):
  * {@code PUNCTUAL_TF_PROVIDER_MIRROR}, else {@code /opt/tf-plugins}; skipped without one.
  */
@@ -54,6 +55,12 @@ class ProviderMockTest {
                 module, "test", "-no-color", "-var", "api_zip=" + zip, "-var", "sweeper_zip=" + zip);
         assertThat(test.exit()).as("terraform test:\n%s", test.output()).isZero();
         assertThat(test.stdout()).contains("passed, 0 failed");
+    }
+
+    @Test
+    void aDeploymentOfThePreviousLayoutUpgradesWithoutDestroyingOrReplacingAnything() throws Exception {
+        Path module = copyModule();
+        assertThat(PreviousLayout.plan(module, mirror().orElseThrow())).isEmpty();
     }
 
     /** A copy of infra/terraform (its .tf files and examples, no local state or provider installs). */

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A Terraform module's files as HashiCorp's own parser reads them (through {@code @cdktf/hcl2json}): blocks are
@@ -22,6 +24,8 @@ final class Terraform {
     static final Path MODULE = PROJECT.resolve("infra/terraform");
     private static final Path HCL_TOOL = PROJECT.resolve("infra-tests/hcl");
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** A resource address: type, name, and an index ([0]) or a key (["k"]). */
+    static final Pattern ADDRESS = Pattern.compile("(\\w+)\\.(\\w+)(?:\\[(?:\"([^\"]*)\"|(\\d+))])?");
 
     private final Map<String, JsonNode> files;
 
@@ -74,6 +78,83 @@ final class Terraform {
         return Optional.ofNullable(resources(type).get(name));
     }
 
+    /**
+     * One instance of a resource or data block: with for_each, one per key it can give (see {@link Instances}), the
+     * block read as for that key; otherwise the block itself, key null (with count, it stands for every index).
+     */
+    record Instance(String type, String name, String key, JsonNode block) {
+        String address() {
+            return type + "." + name + (key == null ? "" : "[\"" + key + "\"]");
+        }
+    }
+
+    /** Every instance of every {@code resource "<type>"} block. */
+    List<Instance> instances(String type) {
+        return instances(type, resources(type));
+    }
+
+    /** Every instance of every {@code data "<type>"} block. */
+    List<Instance> dataInstances(String type) {
+        return instances(type, data(type));
+    }
+
+    /**
+     * The instance of a resource at an address, if declared: {@code type.name} (no count, no for_each),
+     * {@code type.name[0]} (count; any index) or {@code type.name["key"]} (a key its for_each can give).
+     */
+    Optional<Instance> instanceAt(String address) {
+        return at(address, this::instances);
+    }
+
+    /** The same for a data block ({@code type.name…}, without {@code data.}). */
+    Optional<Instance> dataInstanceAt(String address) {
+        return at(address, this::dataInstances);
+    }
+
+    private static Optional<Instance> at(String address, java.util.function.Function<String, List<Instance>> ofType) {
+        Matcher m = ADDRESS.matcher(address);
+        if (!m.matches()) {
+            return Optional.empty();
+        }
+        String key = m.group(3);
+        boolean indexed = m.group(4) != null;
+        return ofType.apply(m.group(1)).stream()
+                .filter(i -> i.name().equals(m.group(2)))
+                .filter(i -> key != null
+                        ? key.equals(i.key())
+                        : i.key() == null && indexed == i.block().has("count"))
+                .findFirst();
+    }
+
+    private List<Instance> instances(String type, Map<String, JsonNode> blocks) {
+        Instances each = new Instances(name -> local(name).orElse(null));
+        List<Instance> out = new ArrayList<>();
+        blocks.forEach((name, block) -> {
+            if (!block.has("for_each")) {
+                out.add(new Instance(type, name, null, block));
+                return;
+            }
+            each.entries(block.get("for_each"))
+                    .forEach((key, value) ->
+                            out.add(new Instance(type, name, key, Instances.resolve(block, key, value))));
+        });
+        return out;
+    }
+
+    /** A {@code moved} block: its two addresses, as written. */
+    record Moved(String from, String to) {}
+
+    List<Moved> moved() {
+        List<Moved> out = new ArrayList<>();
+        for (JsonNode f : files.values()) {
+            f.path("moved")
+                    .forEach(m -> out.add(new Moved(
+                            Instances.unwrap(m.path("from").asText()),
+                            Instances.unwrap(m.path("to").asText()))));
+        }
+        return out;
+    }
+
     private Map<String, JsonNode> blocks(String kind, String type) {
         Map<String, JsonNode> out = new LinkedHashMap<>();
         for (JsonNode f : files.values()) {
@@ -87,20 +168,24 @@ final class Terraform {
 
     /** Every module call, by name. */
     Map<String, JsonNode> modules() {
-        Map<String, JsonNode> out = new LinkedHashMap<>();
-        for (JsonNode f : files.values()) {
-            f.path("module")
-                    .fields()
-                    .forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
-        }
-        return out;
+        return named("module");
     }
 
     /** Every variable block, by name. */
     Map<String, JsonNode> variables() {
+        return named("variable");
+    }
+
+    /** Every output block, by name. */
+    Map<String, JsonNode> outputs() {
+        return named("output");
+    }
+
+    /** Every block of a kind that has one label ({@code variable "<name>"}), by name. */
+    private Map<String, JsonNode> named(String kind) {
         Map<String, JsonNode> out = new LinkedHashMap<>();
         for (JsonNode f : files.values()) {
-            f.path("variable")
+            f.path(kind)
                     .fields()
                     .forEachRemaining(e -> out.put(e.getKey(), e.getValue().get(0)));
         }

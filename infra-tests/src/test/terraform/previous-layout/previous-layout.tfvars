@@ -1,0 +1,9 @@
+auth                         = "iam"
+create_api_function_url      = true
+kms_key_arn                  = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+executor_image               = "123456789012.dkr.ecr.us-east-1.amazonaws.com/punctual-executor:1"
+vpc_id                       = "vpc-1"
+private_subnet_ids           = ["subnet-1", "subnet-2"]
+vpc_endpoint_route_table_ids = ["rtb-1"]
+api_zip                      = "function.zip"
+sweeper_zip                  = "function.zip"

@@ -1,0 +1,97 @@
+# Each Lambda, role and role policy used to have a block of its own. These blocks let a deployment made then keep
+# them: Terraform moves them in its state instead of destroying and recreating them (a state without the old
+# address skips the block). Removing a block would break the upgrade of a deployment that has not applied it yet.
+
+# Lambdas (lambda.tf)
+
+moved {
+  from = aws_cloudwatch_log_group.api
+  to   = aws_cloudwatch_log_group.lambda["api"]
+}
+
+moved {
+  from = aws_cloudwatch_log_group.sweeper
+  to   = aws_cloudwatch_log_group.lambda["sweeper"]
+}
+
+moved {
+  from = aws_lambda_function.api
+  to   = aws_lambda_function.this["api"]
+}
+
+moved {
+  from = aws_lambda_function.sweeper
+  to   = aws_lambda_function.this["sweeper"]
+}
+
+moved {
+  from = aws_lambda_alias.api
+  to   = aws_lambda_alias.live["api"]
+}
+
+moved {
+  from = aws_lambda_alias.sweeper
+  to   = aws_lambda_alias.live["sweeper"]
+}
+
+# Roles and their policies (iam.tf)
+
+moved {
+  from = aws_iam_role.api
+  to   = aws_iam_role.this["api"]
+}
+
+moved {
+  from = aws_iam_role.sweeper
+  to   = aws_iam_role.this["sweeper"]
+}
+
+moved {
+  from = aws_iam_role.executor_task
+  to   = aws_iam_role.this["executor-task"]
+}
+
+moved {
+  from = aws_iam_role.executor_execution[0]
+  to   = aws_iam_role.this["executor-execution"]
+}
+
+moved {
+  from = aws_iam_role_policy.api
+  to   = aws_iam_role_policy.this["api"]
+}
+
+moved {
+  from = aws_iam_role_policy.sweeper
+  to   = aws_iam_role_policy.this["sweeper"]
+}
+
+moved {
+  from = aws_iam_role_policy.executor
+  to   = aws_iam_role_policy.this["executor-task"]
+}
+
+moved {
+  from = aws_iam_role_policy.executor_execution[0]
+  to   = aws_iam_role_policy.this["executor-execution"]
+}
+
+moved {
+  from = aws_iam_role_policy.api_logs
+  to   = aws_iam_role_policy.lambda_logs["api"]
+}
+
+moved {
+  from = aws_iam_role_policy.sweeper_logs
+  to   = aws_iam_role_policy.lambda_logs["sweeper"]
+}
+
+moved {
+  from = aws_iam_role_policy.api_kms[0]
+  to   = aws_iam_role_policy.artifacts_kms["api"]
+}
+
+moved {
+  from = aws_iam_role_policy.executor_kms[0]
+  to   = aws_iam_role_policy.artifacts_kms["executor-task"]
+}
