@@ -89,8 +89,11 @@ public final class RunRepository {
         item.put(MAX_ATTEMPTS, n(run.maxAttempts()));
         item.put(CREATED_AT, instant(run.createdAt()));
         item.put(UPDATED_AT, instant(run.createdAt()));
-        item.put(Resources.DUE_SHARD, s(buckets.partitionFor(run.dueSince(), run.jobId(), run.runId())));
-        item.put(Resources.DUE_SORT, s(TimeBuckets.sortKey(run.dueSince(), run.jobId(), run.runId())));
+        Instant attention = Transition.SCHEDULE
+                .attention(run, run.createdAt(), false, settings)
+                .orElseThrow();
+        item.put(Resources.DUE_SHARD, s(buckets.partitionFor(attention, run.jobId(), run.runId())));
+        item.put(Resources.DUE_SORT, s(TimeBuckets.sortKey(attention, run.jobId(), run.runId())));
         return TransactWriteItem.builder()
                 .put(p -> p.tableName(table.name())
                         .item(item)
@@ -165,7 +168,8 @@ public final class RunRepository {
      * plus the requeue timeout: only a lost message leaves it QUEUED until then.
      */
     public TransactWriteItem markQueued(String jobId, String runId, Instant now) {
-        Instant attention = now.plus(settings.lookahead()).plus(settings.requeueAfter());
+        Instant attention =
+                Transition.MARK_QUEUED.attention(null, now, false, settings).orElseThrow();
         return TransactWriteItem.builder()
                 .update(u -> u.tableName(table.name())
                         .key(key(jobId, runId))
@@ -457,10 +461,12 @@ public final class RunRepository {
             set.append(", #x = :x");
             names.put("#x", Resources.EXPIRES_AT);
             values.put(":x", n(expiresAt.getEpochSecond()));
-            if (neverMarked) {
+            Optional<Instant> kept = (to == RunState.DEAD ? Transition.DIE : Transition.SUCCEED)
+                    .attention(null, now, neverMarked, settings);
+            if (kept.isPresent()) {
                 set.append(", #ds = :ds, #dk = :dk");
-                values.put(":ds", s(buckets.partitionFor(now, jobId, runId)));
-                values.put(":dk", s(TimeBuckets.sortKey(now, jobId, runId)));
+                values.put(":ds", s(buckets.partitionFor(kept.get(), jobId, runId)));
+                values.put(":dk", s(TimeBuckets.sortKey(kept.get(), jobId, runId)));
             } else {
                 remove.add("#ds");
                 remove.add("#dk");
@@ -475,7 +481,8 @@ public final class RunRepository {
         } else {
             // FAILED: its message returns within the retry backoff (at most the cap); if it never does, the
             // sweeper sends the run again this long after.
-            Instant attention = now.plus(settings.retryCap()).plus(settings.requeueAfter());
+            Instant attention =
+                    Transition.FAIL.attention(null, now, false, settings).orElseThrow();
             set.append(", #ds = :ds, #dk = :dk");
             values.put(":ds", s(buckets.partitionFor(attention, jobId, runId)));
             values.put(":dk", s(TimeBuckets.sortKey(attention, jobId, runId)));
@@ -827,7 +834,8 @@ public final class RunRepository {
      * claim continues it, so it stays a fencing token. Loses if the run is not DEAD at that attempt any more.
      */
     public boolean redrive(String jobId, String runId, int seenAttempt, int maxAttempts, Instant now) {
-        Instant attention = now.plus(settings.lookahead()).plus(settings.requeueAfter());
+        Instant attention =
+                Transition.REDRIVE.attention(null, now, false, settings).orElseThrow();
         Map<String, String> names = new HashMap<>(Map.of(
                 "#st",
                 STATE,
