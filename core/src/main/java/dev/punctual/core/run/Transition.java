@@ -11,11 +11,12 @@ import static dev.punctual.core.run.RunState.SUCCEEDED;
 
 import dev.punctual.core.config.Settings;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * Every way a run's item changes, as a closed set: the states each may start from, the state it ends in, what fences
@@ -47,6 +48,11 @@ public enum Transition {
     FAIL(Set.of(RUNNING), false, false, FAILED, Fence.OWN_ATTEMPT, Index.AFTER_RETRY),
     /** The executor stopped the binary on shutdown: FAILED, with the attempt given back. */
     RELEASE(Set.of(RUNNING), false, false, FAILED, Fence.OWN_ATTEMPT, Index.AFTER_RETRY),
+    /**
+     * Its executor stopped between the claim and the binary's start (lease expired, never launched): FAILED, the
+     * attempt given back.
+     */
+    GIVE_BACK(Set.of(), false, true, FAILED, Fence.SEEN_ATTEMPT, Index.AFTER_RETRY),
     /** The binary failed with no attempt left, or with an exit code the job calls non-retryable. */
     DIE(Set.of(RUNNING), false, false, DEAD, Fence.OWN_ATTEMPT, Index.REMOVED),
     /** Its job was deleted or paused, in the same transaction. */
@@ -191,20 +197,18 @@ public enum Transition {
         StringBuilder b = new StringBuilder("| Transition | From | To | Fence | Due-index entry | TTL |\n");
         b.append("|---|---|---|---|---|---|\n");
         for (Transition t : values()) {
-            String from = Arrays.stream(RunState.values())
-                    .filter(t.from::contains)
-                    .map(Enum::name)
-                    .collect(Collectors.joining(", "));
+            List<String> from = new ArrayList<>();
             if (t.orAbsent) {
-                from = from.isEmpty() ? "(none)" : "(none), " + from;
+                from.add("(none)");
             }
+            Arrays.stream(RunState.values()).filter(t.from::contains).forEach(st -> from.add(st.name()));
             if (t.orExpiredLease) {
-                from += ", RUNNING (lease expired)";
+                from.add(t == GIVE_BACK ? "RUNNING (lease expired, never launched)" : "RUNNING (lease expired)");
             }
             b.append("| `")
                     .append(t.name())
                     .append("` | ")
-                    .append(from)
+                    .append(String.join(", ", from))
                     .append(" | ")
                     .append(t.to().map(Enum::name).orElse("(same)"))
                     .append(" | ")

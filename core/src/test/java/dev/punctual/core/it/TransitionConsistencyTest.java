@@ -96,6 +96,8 @@ class TransitionConsistencyTest {
             case RELEASE ->
                 p.runs.finish(
                         jobId, id, 1, EXECUTOR, RunState.FAILED, null, "released", null, now, exp, OWNER, false, true);
+            // Placed runs were never launched.
+            case GIVE_BACK -> exists && p.runs.giveBack(run, now);
             case DIE -> p.runs.finish(jobId, id, 1, EXECUTOR, RunState.DEAD, 1, "dead", null, now, exp);
             case CANCEL_SCHEDULED -> tx(p.runs.cancelScheduled(jobId, id, now));
             case CANCEL_UNSTARTED -> p.runs.cancelUnstarted(jobId, id, "job deleted", now, exp);

@@ -28,6 +28,7 @@ class TransitionTest {
             Map.entry(Transition.SUCCEED, "RUNNING RUNNING*"),
             Map.entry(Transition.FAIL, "RUNNING RUNNING*"),
             Map.entry(Transition.RELEASE, "RUNNING RUNNING*"),
+            Map.entry(Transition.GIVE_BACK, "RUNNING*"),
             Map.entry(Transition.DIE, "RUNNING RUNNING*"),
             Map.entry(Transition.CANCEL_SCHEDULED, "SCHEDULED"),
             Map.entry(Transition.CANCEL_UNSTARTED, "SCHEDULED QUEUED FAILED RUNNING*"),
@@ -122,6 +123,7 @@ class TransitionTest {
                 null,
                 NOW,
                 NOW,
+                null,
                 null);
         assertThat(Transition.LOOK_AFTER_LEASE.attention(leased, NOW, false, SETTINGS))
                 .contains(NOW.plusSeconds(30).plus(requeue));
