@@ -27,7 +27,7 @@ abstract class FaultScenarios {
     static final int RUNS = Integer.getInteger("faults.runs", 85);
     static final Duration SOAK = Duration.parse(System.getProperty("faults.soak", "PT0S"));
     /** Test methods sharing the soak time. */
-    static final int SCENARIOS = 17;
+    static final int SCENARIOS = 19;
 
     static final Duration DRAIN = Duration.ofSeconds(120);
 

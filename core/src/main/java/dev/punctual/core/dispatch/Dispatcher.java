@@ -14,6 +14,7 @@ import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
 import java.lang.System.Logger.Level;
@@ -213,7 +214,8 @@ public final class Dispatcher {
                 }
             }
             Instant now = clock.instant();
-            Instant again = now.plus(settings.lookahead()).plus(settings.requeueAfter());
+            Instant again =
+                    Transition.RESEND.attention(run, now, false, settings).orElseThrow();
             switch (run.state()) {
                 case SUCCEEDED, DEAD, CANCELLED, SKIPPED -> runs.unindex(run.jobId(), run.runId());
                 case QUEUED, FAILED -> resend(run, again, report);
@@ -226,7 +228,9 @@ public final class Dispatcher {
                                 run.runId(),
                                 RunState.RUNNING,
                                 run.attempt(),
-                                run.leaseExpiry().plus(settings.requeueAfter()));
+                                Transition.LOOK_AFTER_LEASE
+                                        .attention(run, now, false, settings)
+                                        .orElseThrow());
                     }
                 }
                 default -> {}

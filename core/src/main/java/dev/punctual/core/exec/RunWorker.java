@@ -268,6 +268,15 @@ public final class RunWorker {
                     && seen.leaseExpiry() != null
                     && seen.leaseExpiry().isAfter(now);
             if (!leasedNow && seen.attempt() >= seen.maxAttempts()) {
+                if (seen.state() == RunState.RUNNING && seen.launchedAt() == null && runs.giveBack(seen, now)) {
+                    // The last attempt's executor stopped before it started the binary: that attempt did not run,
+                    // and is given back. Claim again.
+                    LOG.log(
+                            Level.INFO,
+                            "run " + seen.jobId() + "/" + seen.runId() + ": attempt " + seen.attempt()
+                                    + " never started its binary; given back");
+                    return null;
+                }
                 return exhausted(message, seen, now);
             }
             Instant due = seen.scheduledAt();
@@ -446,7 +455,7 @@ public final class RunWorker {
                         Integer.MAX_VALUE,
                         () -> {
                             renewedAt[0] = clock.instant();
-                            return runs.heartbeat(
+                            return runs.launch(
                                     run.jobId(),
                                     run.runId(),
                                     attempt,

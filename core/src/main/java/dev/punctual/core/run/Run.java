@@ -7,7 +7,8 @@ import java.time.Instant;
  * and the job's next occurrence is computed from it); {@code scheduledAt} is when it is due, the occurrence plus
  * the job's jitter. {@code queuedAt}: when the dispatcher marked it QUEUED (null: it never did, e.g. an executor
  * claimed it straight from SCHEDULED). {@code attempt} is also the fencing token: every write by an executor is conditional on
- * the attempt it was granted, so a stale executor can never overwrite a newer attempt.
+ * the attempt it was granted, so a stale executor can never overwrite a newer attempt. {@code launchedAt}: when
+ * the current attempt's executor was about to start the binary (null: it never got that far).
  */
 public record Run(
         String jobId,
@@ -26,7 +27,8 @@ public record Run(
         String logKey,
         Instant createdAt,
         Instant occurrence,
-        Instant queuedAt) {
+        Instant queuedAt,
+        Instant launchedAt) {
 
     public Run {
         occurrence = occurrence == null ? scheduledAt : occurrence;
@@ -57,6 +59,7 @@ public record Run(
                 null,
                 now,
                 occurrence,
+                null,
                 null);
     }
 

@@ -55,6 +55,7 @@ public final class RunRepository {
     private static final String UPDATED_AT = "updatedAt";
     private static final String QUEUED_AT = "queuedAt";
     private static final String OCCURRENCE = "occurrence";
+    private static final String LAUNCHED_AT = "launchedAt";
 
     private final DynamoDbClient dynamo;
     private final TableSpec table;
@@ -89,8 +90,11 @@ public final class RunRepository {
         item.put(MAX_ATTEMPTS, n(run.maxAttempts()));
         item.put(CREATED_AT, instant(run.createdAt()));
         item.put(UPDATED_AT, instant(run.createdAt()));
-        item.put(Resources.DUE_SHARD, s(buckets.partitionFor(run.dueSince(), run.jobId(), run.runId())));
-        item.put(Resources.DUE_SORT, s(TimeBuckets.sortKey(run.dueSince(), run.jobId(), run.runId())));
+        Instant attention = Transition.SCHEDULE
+                .attention(run, run.createdAt(), false, settings)
+                .orElseThrow();
+        item.put(Resources.DUE_SHARD, s(buckets.partitionFor(attention, run.jobId(), run.runId())));
+        item.put(Resources.DUE_SORT, s(TimeBuckets.sortKey(attention, run.jobId(), run.runId())));
         return TransactWriteItem.builder()
                 .put(p -> p.tableName(table.name())
                         .item(item)
@@ -165,7 +169,8 @@ public final class RunRepository {
      * plus the requeue timeout: only a lost message leaves it QUEUED until then.
      */
     public TransactWriteItem markQueued(String jobId, String runId, Instant now) {
-        Instant attention = now.plus(settings.lookahead()).plus(settings.requeueAfter());
+        Instant attention =
+                Transition.MARK_QUEUED.attention(null, now, false, settings).orElseThrow();
         return TransactWriteItem.builder()
                 .update(u -> u.tableName(table.name())
                         .key(key(jobId, runId))
@@ -302,6 +307,7 @@ public final class RunRepository {
         names.put("#err", ERROR);
         // A new attempt has no log yet: the previous attempt's must not pass for this one's if its upload fails.
         names.put("#lk", LOG_KEY);
+        names.put("#la", LAUNCHED_AT);
         names.put("#ma", MAX_ATTEMPTS);
         Map<String, AttributeValue> values = new HashMap<>();
         values.put(":running", s(RunState.RUNNING.name()));
@@ -319,7 +325,7 @@ public final class RunRepository {
                         .key(key(jobId, runId))
                         .updateExpression(
                                 "SET #st = :running, #a = #a + :one, #lo = :me, #le = :exp, #sa = :now, #u = :now"
-                                        + " REMOVE #ec, #fa, #err, #lk")
+                                        + " REMOVE #ec, #fa, #err, #lk, #la")
                         // maxAttempts bounds the attempts that start: an attempt whose executor died without an outcome
                         // counted too, and with none left the executor ends the run instead (RunWorker.lostClaim).
                         .conditionExpression("attribute_exists(#r) AND #due <= :dueBound"
@@ -343,6 +349,67 @@ public final class RunRepository {
                 Map.of(":exp", n(leaseExpiry.toEpochMilli()), ":now", instant(now)),
                 attempt,
                 executorId);
+    }
+
+    /**
+     * {@link #heartbeat}, right before the binary starts: it also marks the attempt launched. An attempt whose
+     * executor died before this point never ran its binary, and is given back ({@link #giveBack}).
+     */
+    public boolean launch(
+            String jobId, String runId, int attempt, String executorId, Instant leaseExpiry, Instant now) {
+        return update(
+                jobId,
+                runId,
+                "SET #le = :exp, #u = :now, #la = :now",
+                Map.of("#le", LEASE_EXPIRY, "#u", UPDATED_AT, "#la", LAUNCHED_AT),
+                Map.of(":exp", n(leaseExpiry.toEpochMilli()), ":now", instant(now)),
+                attempt,
+                executorId);
+    }
+
+    /**
+     * An attempt whose executor died or froze between its claim and the binary's start (its lease expired, and it
+     * was never launched) did not run: FAILED with the attempt given back, so the next claim may take another
+     * one. Without it, such an attempt that was the last ended the run DEAD without its binary having run its
+     * attempts (found by the fault suite: kill -9 right after a claim). Loses if the run moved on since {@code seen}.
+     */
+    public boolean giveBack(Run seen, Instant now) {
+        Instant attention =
+                Transition.GIVE_BACK.attention(null, now, false, settings).orElseThrow();
+        try {
+            dynamo.updateItem(u -> u.tableName(table.name())
+                    .key(key(seen.jobId(), seen.runId()))
+                    .updateExpression(
+                            "SET #st = :failed, #ma = #ma + :one, #u = :now, #err = :why, #ds = :ds, #dk = :dk"
+                                    + " REMOVE #le")
+                    .conditionExpression(
+                            "#st = :running AND #a = :attempt AND #le < :nowMs AND attribute_not_exists(#la)")
+                    .expressionAttributeNames(Map.of(
+                            "#st", STATE,
+                            "#ma", MAX_ATTEMPTS,
+                            "#u", UPDATED_AT,
+                            "#err", ERROR,
+                            "#ds", Resources.DUE_SHARD,
+                            "#dk", Resources.DUE_SORT,
+                            "#le", LEASE_EXPIRY,
+                            "#a", ATTEMPT,
+                            "#la", LAUNCHED_AT))
+                    .expressionAttributeValues(Map.of(
+                            ":failed", s(RunState.FAILED.name()),
+                            ":running", s(RunState.RUNNING.name()),
+                            ":one", n(1),
+                            ":now", instant(now),
+                            ":why",
+                                    s("attempt " + seen.attempt() + " never started its binary: its executor "
+                                            + seen.leaseOwner() + " stopped first; given back"),
+                            ":ds", s(buckets.partitionFor(attention, seen.jobId(), seen.runId())),
+                            ":dk", s(TimeBuckets.sortKey(attention, seen.jobId(), seen.runId())),
+                            ":attempt", n(seen.attempt()),
+                            ":nowMs", n(now.toEpochMilli()))));
+            return true;
+        } catch (ConditionalCheckFailedException moved) {
+            return false;
+        }
     }
 
     /**
@@ -457,10 +524,12 @@ public final class RunRepository {
             set.append(", #x = :x");
             names.put("#x", Resources.EXPIRES_AT);
             values.put(":x", n(expiresAt.getEpochSecond()));
-            if (neverMarked) {
+            Optional<Instant> kept = (to == RunState.DEAD ? Transition.DIE : Transition.SUCCEED)
+                    .attention(null, now, neverMarked, settings);
+            if (kept.isPresent()) {
                 set.append(", #ds = :ds, #dk = :dk");
-                values.put(":ds", s(buckets.partitionFor(now, jobId, runId)));
-                values.put(":dk", s(TimeBuckets.sortKey(now, jobId, runId)));
+                values.put(":ds", s(buckets.partitionFor(kept.get(), jobId, runId)));
+                values.put(":dk", s(TimeBuckets.sortKey(kept.get(), jobId, runId)));
             } else {
                 remove.add("#ds");
                 remove.add("#dk");
@@ -475,7 +544,8 @@ public final class RunRepository {
         } else {
             // FAILED: its message returns within the retry backoff (at most the cap); if it never does, the
             // sweeper sends the run again this long after.
-            Instant attention = now.plus(settings.retryCap()).plus(settings.requeueAfter());
+            Instant attention =
+                    Transition.FAIL.attention(null, now, false, settings).orElseThrow();
             set.append(", #ds = :ds, #dk = :dk");
             values.put(":ds", s(buckets.partitionFor(attention, jobId, runId)));
             values.put(":dk", s(TimeBuckets.sortKey(attention, jobId, runId)));
@@ -827,7 +897,8 @@ public final class RunRepository {
      * claim continues it, so it stays a fencing token. Loses if the run is not DEAD at that attempt any more.
      */
     public boolean redrive(String jobId, String runId, int seenAttempt, int maxAttempts, Instant now) {
-        Instant attention = now.plus(settings.lookahead()).plus(settings.requeueAfter());
+        Instant attention =
+                Transition.REDRIVE.attention(null, now, false, settings).orElseThrow();
         Map<String, String> names = new HashMap<>(Map.of(
                 "#st",
                 STATE,
@@ -947,6 +1018,7 @@ public final class RunRepository {
                 Items.str(item, LOG_KEY),
                 Items.instant(item, CREATED_AT),
                 Items.instant(item, OCCURRENCE),
-                Items.instant(item, QUEUED_AT));
+                Items.instant(item, QUEUED_AT),
+                Items.instant(item, LAUNCHED_AT));
     }
 }

@@ -101,6 +101,9 @@ class RecoveryTest {
                                 p.runs.claim(job.id(), job.pendingRunId(), "dead-executor", t.plusSeconds(60), t)))
                         .won())
                 .isTrue();
+        // It got as far as starting the binary (an attempt that never launched is given back: UnlaunchedAttemptTest).
+        assertThat(p.runs.launch(job.id(), job.pendingRunId(), 1, "dead-executor", t.plusSeconds(60), t))
+                .isTrue();
     }
 
     /** What a fresh executor makes of the one message in the queue. */

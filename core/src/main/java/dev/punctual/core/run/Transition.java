@@ -1,0 +1,224 @@
+package dev.punctual.core.run;
+
+import static dev.punctual.core.run.RunState.CANCELLED;
+import static dev.punctual.core.run.RunState.DEAD;
+import static dev.punctual.core.run.RunState.FAILED;
+import static dev.punctual.core.run.RunState.QUEUED;
+import static dev.punctual.core.run.RunState.RUNNING;
+import static dev.punctual.core.run.RunState.SCHEDULED;
+import static dev.punctual.core.run.RunState.SKIPPED;
+import static dev.punctual.core.run.RunState.SUCCEEDED;
+
+import dev.punctual.core.config.Settings;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Every way a run's item changes, as a closed set: the states each may start from, the state it ends in, what fences
+ * it, where it leaves the run's due-index entry and whether it starts the TTL. {@link RunRepository} turns each into
+ * one conditional write; ARCHITECTURE's transition table is this table ({@link #markdown}, checked by a test).
+ *
+ * <p>Every transition is a conditional write, so two writers racing on one run cannot both win: the loser sees what
+ * the winner left and decides again from there.
+ */
+public enum Transition {
+    /** A new occurrence; its item must not exist (two writers of one occurrence collide on its run id). */
+    SCHEDULE(Set.of(), true, false, SCHEDULED, Fence.NONE, Index.AT_DUE),
+    /** Resume schedules the pending run a pause cancelled again, over its CANCELLED item. */
+    SCHEDULE_OVER_CANCELLED(Set.of(CANCELLED), true, false, SCHEDULED, Fence.NONE, Index.AT_DUE),
+    /** An update moves the waiting run to its new due time. */
+    RESCHEDULE(Set.of(SCHEDULED), false, false, SCHEDULED, Fence.NONE, Index.AT_DUE),
+    /** The dispatcher sent its message. */
+    MARK_QUEUED(Set.of(SCHEDULED), false, false, QUEUED, Fence.NONE, Index.AFTER_LOOKAHEAD),
+    /**
+     * An executor takes the run: attempt + 1 is its fencing token. Also from RUNNING once the lease has expired
+     * (its executor died), and only when due and with attempts left.
+     */
+    CLAIM(Set.of(SCHEDULED, QUEUED, FAILED), false, true, RUNNING, Fence.DUE_AND_ATTEMPTS_LEFT, Index.UNCHANGED),
+    /** The executor holding the attempt extends its lease. */
+    HEARTBEAT(Set.of(RUNNING), false, false, RUNNING, Fence.OWN_ATTEMPT, Index.UNCHANGED),
+    /** The binary exited 0. */
+    SUCCEED(Set.of(RUNNING), false, false, SUCCEEDED, Fence.OWN_ATTEMPT, Index.REMOVED),
+    /** The binary failed with attempts left: its message returns after the backoff. */
+    FAIL(Set.of(RUNNING), false, false, FAILED, Fence.OWN_ATTEMPT, Index.AFTER_RETRY),
+    /** The executor stopped the binary on shutdown: FAILED, with the attempt given back. */
+    RELEASE(Set.of(RUNNING), false, false, FAILED, Fence.OWN_ATTEMPT, Index.AFTER_RETRY),
+    /**
+     * Its executor stopped between the claim and the binary's start (lease expired, never launched): FAILED, the
+     * attempt given back.
+     */
+    GIVE_BACK(Set.of(), false, true, FAILED, Fence.SEEN_ATTEMPT, Index.AFTER_RETRY),
+    /** The binary failed with no attempt left, or with an exit code the job calls non-retryable. */
+    DIE(Set.of(RUNNING), false, false, DEAD, Fence.OWN_ATTEMPT, Index.REMOVED),
+    /** Its job was deleted or paused, in the same transaction. */
+    CANCEL_SCHEDULED(Set.of(SCHEDULED), false, false, CANCELLED, Fence.NONE, Index.REMOVED),
+    /** Its job was deleted or paused while the run waited in the queue (or its executor died). */
+    CANCEL_UNSTARTED(Set.of(SCHEDULED, QUEUED, FAILED), false, true, CANCELLED, Fence.NONE, Index.REMOVED),
+    /** Another run of its job is running and the job says {@code overlap: forbid}. */
+    SKIP_OVERLAPPING(Set.of(SCHEDULED, QUEUED, FAILED), false, false, SKIPPED, Fence.NONE, Index.REMOVED),
+    /** Found late, and the job's {@code catchUp} leaves it out. */
+    SKIP_MISSED(Set.of(SCHEDULED), false, false, SKIPPED, Fence.NONE, Index.REMOVED),
+    /**
+     * No attempt left after its executor vanished, older than {@code maxRunAge}, or its message dead-lettered by
+     * SQS: DEAD, into the dead-letter listing.
+     */
+    DEAD_LETTER(Set.of(QUEUED, FAILED), false, true, DEAD, Fence.SEEN_ATTEMPT, Index.REMOVED),
+    /** A DEAD run retried by its owner: queued again with more attempts, the attempt number kept. */
+    REDRIVE(Set.of(DEAD), false, false, QUEUED, Fence.SEEN_ATTEMPT, Index.AFTER_LOOKAHEAD),
+    /** A stuck run (its message lost, or its executor dead) was sent again by the sweeper. */
+    RESEND(Set.of(QUEUED, FAILED), false, true, null, Fence.SEEN_STATE_AND_ATTEMPT, Index.AFTER_LOOKAHEAD),
+    /** A run under a live lease the sweeper came across: looked at again after the lease. */
+    LOOK_AFTER_LEASE(Set.of(RUNNING), false, false, null, Fence.SEEN_STATE_AND_ATTEMPT, Index.AFTER_LEASE),
+    /** A finished run's index entry is dropped once the sweeper has done what it was left for. */
+    UNINDEX(Set.of(SUCCEEDED, DEAD, CANCELLED, SKIPPED), false, false, null, Fence.NONE, Index.REMOVED);
+
+    /** What else a transition's write is conditional on, beyond the run's state. */
+    public enum Fence {
+        NONE,
+        /** The attempt the caller read (the run has not moved on since). */
+        SEEN_ATTEMPT,
+        /** The state and attempt the caller read. */
+        SEEN_STATE_AND_ATTEMPT,
+        /** The attempt this executor was granted, and its lease: a stale executor's write loses. */
+        OWN_ATTEMPT,
+        /** Due (give or take {@link RunRepository#CLAIM_TOLERANCE}) and an attempt left. */
+        DUE_AND_ATTEMPTS_LEFT
+    }
+
+    /** Where the run's due-index entry is after the transition: when it next needs the sweeper. */
+    public enum Index {
+        /** Its due time, or now if it is created already due (catch-up, backfill). */
+        AT_DUE,
+        /** Now + lookahead + {@code requeue-after}: its message should long have been received by then. */
+        AFTER_LOOKAHEAD,
+        /** Now + the retry backoff's cap + {@code requeue-after}: its retry message should have come back. */
+        AFTER_RETRY,
+        /** Its lease's expiry + {@code requeue-after}. */
+        AFTER_LEASE,
+        /** Where it was. */
+        UNCHANGED,
+        /**
+         * Out of the index; but a run claimed straight from SCHEDULED (never marked QUEUED) keeps an entry at now,
+         * so the sweeper writes its job's next occurrence if the dispatcher that sent it crashed before its mark.
+         */
+        REMOVED
+    }
+
+    private final Set<RunState> from;
+    private final boolean orAbsent;
+    private final boolean orExpiredLease;
+    private final RunState to;
+    private final Fence fence;
+    private final Index index;
+
+    Transition(Set<RunState> from, boolean orAbsent, boolean orExpiredLease, RunState to, Fence fence, Index index) {
+        this.from = from.isEmpty() ? EnumSet.noneOf(RunState.class) : EnumSet.copyOf(from);
+        this.orAbsent = orAbsent;
+        this.orExpiredLease = orExpiredLease;
+        this.to = to;
+        this.fence = fence;
+        this.index = index;
+    }
+
+    /** The states it may start from (RUNNING only under a live lease's owner, see {@link #fromExpiredLease}). */
+    public Set<RunState> from() {
+        return from;
+    }
+
+    /** Whether it also creates the item where none exists. */
+    public boolean fromAbsent() {
+        return orAbsent;
+    }
+
+    /** Whether it also starts from RUNNING when the lease has expired (the executor died or froze). */
+    public boolean fromExpiredLease() {
+        return orExpiredLease;
+    }
+
+    /** The state it ends in; empty: the state stays (only the index entry moves). */
+    public Optional<RunState> to() {
+        return Optional.ofNullable(to);
+    }
+
+    public Fence fence() {
+        return fence;
+    }
+
+    public Index index() {
+        return index;
+    }
+
+    /**
+     * Whether the run's item gets its TTL: it ends in a terminal state. Except {@link #CANCEL_SCHEDULED}, whose write
+     * (in the transaction that deletes or pauses the job) sets none today: written down here as it is, found while
+     * writing this table, and left for its own change (a resumed job schedules over the cancelled item anyway).
+     */
+    public boolean startsTtl() {
+        return to != null && to.terminal() && this != CANCEL_SCHEDULED;
+    }
+
+    /**
+     * Whether a run in {@code state} (null: no item) may take this transition, its lease live or not; the fence
+     * is checked besides.
+     */
+    public boolean allows(RunState state, boolean leaseLive) {
+        if (state == null) {
+            return orAbsent;
+        }
+        if (state == RUNNING && !leaseLive && orExpiredLease) {
+            return true;
+        }
+        return from.contains(state);
+    }
+
+    /**
+     * When the run next needs the sweeper after this transition: the one rule every write of the due index follows.
+     * Empty: it leaves the index. {@code neverMarked}: a run claimed straight from SCHEDULED that now finishes.
+     * {@code run} is read only by {@link Index#AT_DUE} and {@link Index#AFTER_LEASE}; the others take null.
+     */
+    public Optional<Instant> attention(Run run, Instant now, boolean neverMarked, Settings s) {
+        return switch (index) {
+            case AT_DUE -> Optional.of(run.dueSince());
+            case AFTER_LOOKAHEAD -> Optional.of(now.plus(s.lookahead()).plus(s.requeueAfter()));
+            case AFTER_RETRY -> Optional.of(now.plus(s.retryCap()).plus(s.requeueAfter()));
+            case AFTER_LEASE -> Optional.of(run.leaseExpiry().plus(s.requeueAfter()));
+            case UNCHANGED -> throw new IllegalStateException(this + " leaves the index entry where it is");
+            case REMOVED -> neverMarked && this != UNINDEX ? Optional.of(now) : Optional.empty();
+        };
+    }
+
+    /** The transition table as ARCHITECTURE shows it. */
+    public static String markdown() {
+        StringBuilder b = new StringBuilder("| Transition | From | To | Fence | Due-index entry | TTL |\n");
+        b.append("|---|---|---|---|---|---|\n");
+        for (Transition t : values()) {
+            List<String> from = new ArrayList<>();
+            if (t.orAbsent) {
+                from.add("(none)");
+            }
+            Arrays.stream(RunState.values()).filter(t.from::contains).forEach(st -> from.add(st.name()));
+            if (t.orExpiredLease) {
+                from.add(t == GIVE_BACK ? "RUNNING (lease expired, never launched)" : "RUNNING (lease expired)");
+            }
+            b.append("| `")
+                    .append(t.name())
+                    .append("` | ")
+                    .append(String.join(", ", from))
+                    .append(" | ")
+                    .append(t.to().map(Enum::name).orElse("(same)"))
+                    .append(" | ")
+                    .append(t.fence.name())
+                    .append(" | ")
+                    .append(t.index.name())
+                    .append(" | ")
+                    .append(t.startsTtl() ? "yes" : "")
+                    .append(" |\n");
+        }
+        return b.toString();
+    }
+}
