@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -134,12 +135,16 @@ class ExecutorFreezeTest extends FaultScenarios {
                 int n = Math.max(24, RUNS / 4);
                 Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, n, 6.0, 8.0, Stage::now));
                 Exec victim = s.live().get(0);
+                // Frozen while a binary it holds has just started: that one cannot end before the lease does.
                 await().atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(20))
-                        .until(() -> busyRunning(s, victim));
+                        .until(() -> busyRunning(s, victim)
+                                && !startedWithin(s, s.heldBy(victim.id), wallNs(), FRESH.dividedBy(2))
+                                        .isEmpty());
                 List<Run> held = s.heldBy(victim.id);
                 victim.stop();
                 long stoppedAt = System.nanoTime();
+                long stoppedWallNs = wallNs();
                 // Frozen until every run it held has been taken over by another executor's next attempt.
                 await().atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(100))
@@ -148,22 +153,50 @@ class ExecutorFreezeTest extends FaultScenarios {
                 victim.cont();
                 submit.join();
                 Checker.Result r = s.drainAndCheck(DRAIN.plusSeconds(30));
-                long killed = held.stream()
+                List<Run> killedRuns = held.stream()
                         .filter(h -> r.attempts().getOrDefault(h.jobId() + "/" + h.runId(), List.of()).stream()
                                 .anyMatch(a -> a.attempt == h.attempt() && a.endNs == null))
-                        .count();
+                        .toList();
+                long killed = killedRuns.size();
+                List<Run> fresh = startedWithin(s, held, stoppedWallNs, FRESH);
                 s.notes.add(victim.id + " frozen " + String.format(Locale.ROOT, "%.1f", frozen)
                         + " s holding " + held.size() + " runs whose binaries sleep 6-8 s (lease "
                         + FaultSettings.LEASE.toSeconds() + " s); " + killed + " of their binaries killed by the "
                         + "supervisor before the next attempt started");
-                // A binary within 3 s of its end when the executor froze may finish first; the others must have
-                // been killed, or they would have overlapped the next attempts (which the invariants rule out).
-                assertThat(killed)
-                        .as("the frozen executor's long binaries were killed")
-                        .isPositive();
+                // A binary near its end when the executor froze may finish before the supervisor's deadline (a
+                // heartbeat just before the freeze moved it on). One started within FRESH of the freeze cannot:
+                // it sleeps at least 6 s, and the lease ends at most 4 s after the freeze.
+                assertThat(fresh).as("binaries started just before the freeze").isNotEmpty();
+                assertThat(killedRuns)
+                        .as("the frozen executor's binaries that would have outlived its lease were killed")
+                        .containsAll(fresh);
                 return s.check();
             }
         });
+    }
+
+    /** How recently before a freeze a 6–8 s binary must have started to be sure to outlive a 4 s lease. */
+    static final Duration FRESH = Duration.ofMillis(1500);
+
+    /** Now in epoch nanoseconds: the witness's binaries stamp their start with {@code date +%s%N}. */
+    static long wallNs() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    /**
+     * The runs of {@code held} whose attempt's binary started less than {@code within} before {@code atNs} (epoch
+     * nanoseconds).
+     */
+    static List<Run> startedWithin(Stage s, List<Run> held, long atNs, Duration within) {
+        List<Witness.Attempt> as = s.witness.attempts();
+        return held.stream()
+                .filter(h -> as.stream()
+                        .anyMatch(a -> a.jobId.equals(h.jobId())
+                                && a.runId.equals(h.runId())
+                                && a.attempt == h.attempt()
+                                && atNs - a.startNs < within.toNanos()))
+                .toList();
     }
 
     /** Every slot of the executor holds a RUNNING run whose current attempt's binary has started. */
