@@ -7,7 +7,7 @@ import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.run.Run;
-import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.RunItems;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.ScheduleSpec;
@@ -347,7 +347,7 @@ final class Stage implements AutoCloseable {
             var r = dynamo.scan(b -> b.tableName(settings.prefix() + "-runs")
                     .consistentRead(true)
                     .exclusiveStartKey(from));
-            r.items().forEach(i -> out.add(RunRepository.fromItem(i)));
+            r.items().forEach(i -> out.add(RunItems.fromItem(i)));
             start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
         } while (start != null);
         return out;

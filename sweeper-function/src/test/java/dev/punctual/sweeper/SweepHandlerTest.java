@@ -7,9 +7,11 @@ import static org.hamcrest.Matchers.equalTo;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
@@ -61,7 +63,9 @@ class SweepHandlerTest {
                 .nextRunAt(first)
                 .build();
         assertThat(punctual.tx
-                        .write(List.of(punctual.jobs.insert(job), punctual.runs.insertScheduled(run)))
+                        .write(List.of(
+                                punctual.jobs.insert(job),
+                                punctual.runs.write(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
                         .won())
                 .isTrue();
 

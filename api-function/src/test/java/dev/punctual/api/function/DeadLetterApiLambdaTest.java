@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 
 import dev.punctual.core.Punctual;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -147,21 +149,20 @@ class DeadLetterApiLambdaTest {
         assertThat(punctual.tx
                         .write(List.of(
                                 punctual.jobs.conditionRunnable(jobId),
-                                punctual.runs.claim(jobId, runId, "ex-test", now.plus(Duration.ofMinutes(1)), now)))
+                                punctual.runs.write(Change.of(Transition.CLAIM, jobId, runId, now)
+                                        .withLease("ex-test", now.plus(Duration.ofMinutes(1))))))
                         .won())
                 .isTrue();
-        assertThat(punctual.runs.finish(
-                        jobId,
-                        runId,
-                        1,
-                        "ex-test",
-                        RunState.DEAD,
-                        3,
-                        "exited with code 3",
-                        null,
-                        Instant.now(),
-                        now.plus(Duration.ofDays(1)),
-                        Gateway.owner(Gateway.DEFAULT_USER)))
+        assertThat(punctual.runs
+                        .apply(Change.of(
+                                        Transition.DIE,
+                                        punctual.runs.get(jobId, runId).orElseThrow(),
+                                        Instant.now())
+                                .withAttempt(1)
+                                .withExecutor("ex-test")
+                                .withExitCode(3)
+                                .withError("exited with code 3"))
+                        .won())
                 .isTrue();
         return new String[] {jobId, runId};
     }

@@ -8,7 +8,9 @@ import static org.hamcrest.Matchers.equalTo;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.binary.ArtifactStore;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -109,26 +111,25 @@ class IsolationLambdaTest {
         assertThat(punctual.tx
                         .write(List.of(
                                 punctual.jobs.conditionRunnable(deadJobId),
-                                punctual.runs.claim(
-                                        deadJobId, deadRunId, "ex-iso", now.plus(Duration.ofMinutes(1)), now)))
+                                punctual.runs.write(Change.of(Transition.CLAIM, deadJobId, deadRunId, now)
+                                        .withLease("ex-iso", now.plus(Duration.ofMinutes(1))))))
                         .won())
                 .isTrue();
         String logKey = ArtifactStore.logKey(deadJobId, deadRunId, 1);
         Path log = Files.createTempFile("iso", ".log");
         Files.writeString(log, "alice's secret output\n");
         punctual.store.putLog(logKey, log);
-        assertThat(punctual.runs.finish(
-                        deadJobId,
-                        deadRunId,
-                        1,
-                        "ex-iso",
-                        RunState.DEAD,
-                        3,
-                        "exited with code 3",
-                        logKey,
-                        now.plusSeconds(1),
-                        now.plus(Duration.ofDays(1)),
-                        Gateway.owner(ALICE)))
+        assertThat(punctual.runs
+                        .apply(Change.of(
+                                        Transition.DIE,
+                                        punctual.runs.get(deadJobId, deadRunId).orElseThrow(),
+                                        now.plusSeconds(1))
+                                .withAttempt(1)
+                                .withExecutor("ex-iso")
+                                .withExitCode(3)
+                                .withError("exited with code 3")
+                                .withLogKey(logKey))
+                        .won())
                 .isTrue();
         ready = true;
     }

@@ -1,6 +1,5 @@
 package dev.punctual.core.dispatch;
 
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
@@ -10,6 +9,7 @@ import dev.punctual.core.plan.Occurrences;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
@@ -48,7 +48,6 @@ public final class Dispatcher {
     private final RunQueue queue;
     private final Transactions tx;
     private final Schedules schedules;
-    private final Settings settings;
     private final Clock clock;
     private final RunPlanner planner;
 
@@ -58,7 +57,6 @@ public final class Dispatcher {
             RunQueue queue,
             Transactions tx,
             Schedules schedules,
-            Settings settings,
             Clock clock,
             RunPlanner planner) {
         this.planner = planner;
@@ -67,7 +65,6 @@ public final class Dispatcher {
         this.queue = queue;
         this.tx = tx;
         this.schedules = schedules;
-        this.settings = settings;
         this.clock = clock;
     }
 
@@ -149,7 +146,7 @@ public final class Dispatcher {
     /** Marks the sent run QUEUED and writes the job's next occurrence; returns that occurrence if this call made it. */
     private Optional<Run> markAndMaterialize(Run run, DispatchReport report) {
         Instant now = clock.instant();
-        TransactWriteItem mark = runs.markQueued(run.jobId(), run.runId(), now);
+        TransactWriteItem mark = runs.write(Change.of(Transition.MARK_QUEUED, run.jobId(), run.runId(), now));
         Optional<Succession> succession = succession(run, now);
         if (succession.isEmpty()) {
             // A one-off run (or its job is gone or already moved on): just mark it.
@@ -214,23 +211,15 @@ public final class Dispatcher {
                 }
             }
             Instant now = clock.instant();
-            Instant again =
-                    Transition.RESEND.attention(run, now, false, settings).orElseThrow();
             switch (run.state()) {
-                case SUCCEEDED, DEAD, CANCELLED, SKIPPED -> runs.unindex(run.jobId(), run.runId());
-                case QUEUED, FAILED -> resend(run, again, report);
+                case SUCCEEDED, DEAD, CANCELLED, SKIPPED ->
+                    runs.apply(Change.of(Transition.UNINDEX, run.jobId(), run.runId(), now));
+                case QUEUED, FAILED -> resend(run, now, report);
                 case RUNNING -> {
                     if (run.leaseExpiry() == null || run.leaseExpiry().isBefore(now)) {
-                        resend(run, again, report);
+                        resend(run, now, report);
                     } else {
-                        runs.reindex(
-                                run.jobId(),
-                                run.runId(),
-                                RunState.RUNNING,
-                                run.attempt(),
-                                Transition.LOOK_AFTER_LEASE
-                                        .attention(run, now, false, settings)
-                                        .orElseThrow());
+                        runs.apply(Change.of(Transition.LOOK_AFTER_LEASE, run, now));
                     }
                 }
                 default -> {}
@@ -243,7 +232,7 @@ public final class Dispatcher {
         }
     }
 
-    private void resend(Run run, Instant again, DispatchReport report) {
+    private void resend(Run run, Instant now, DispatchReport report) {
         Set<Integer> sent =
                 queue.sendBatch(List.of(new RunMessage(run.jobId(), run.runId(), run.scheduledAt())), clock.instant());
         if (sent.isEmpty()) {
@@ -255,7 +244,7 @@ public final class Dispatcher {
                 "re-sent stuck run " + run.jobId() + "/" + run.runId() + " (" + run.state() + ", attempt "
                         + run.attempt() + ")");
         report.resent++;
-        runs.reindex(run.jobId(), run.runId(), run.state(), run.attempt(), again);
+        runs.apply(Change.of(Transition.RESEND, run, now));
     }
 
     private Optional<Run> materialize(Succession s, DispatchReport report) {
@@ -319,7 +308,7 @@ public final class Dispatcher {
                 next.map(Run::runId).orElse(null),
                 next.map(Run::scheduledAt).orElse(null),
                 now));
-        next.ifPresent(n -> items.add(runs.insertScheduledOverCancelled(n)));
+        next.ifPresent(n -> items.add(runs.write(Change.of(Transition.SCHEDULE_OVER_CANCELLED, n, now))));
         return items;
     }
 
@@ -374,7 +363,8 @@ public final class Dispatcher {
                             ? ""
                             : " (" + missed.count() + " within maxAge, " + kept.size() + " kept)");
             List<TransactWriteItem> items = new ArrayList<>(advance(job, run, next, now));
-            items.add(runs.skipScheduled(job.id(), run.runId(), why, now, now.plus(settings.retention())));
+            items.add(runs.write(Change.of(Transition.SKIP_MISSED, job.id(), run.runId(), now)
+                    .withError(why)));
             if (!tx.writeRetryingConflicts(items).won()) {
                 // The job or run moved on meanwhile (another sweeper, a delete, a pause): nothing to send from here.
                 return Optional.empty();

@@ -8,29 +8,24 @@ import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
-import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunItems;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
-import java.io.IOException;
+import dev.punctual.core.run.Transition;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
@@ -51,25 +46,10 @@ public final class RunWorker {
     private final JobRepository jobs;
     private final Transactions tx;
     private final RunQueue queue;
-    private final ArtifactStore store;
-    private final BinaryCache cache;
-    private final ProcessRunner runner;
-    private final Backoff backoff;
     private final Settings settings;
     private final Clock clock;
     private final String executorId;
-    private final Path workRoot;
-    private final Sandbox sandbox;
-    private final ScheduledExecutorService timer;
-    /**
-     * The runs' watches ({@link RunWatch}) on a thread of their own: a run that fills its directory with a million
-     * files makes its own disk scan slow, and must not delay another run's heartbeat into self-fencing.
-     */
-    private final ScheduledExecutorService watchTimer;
-    /** Kills a run from outside this JVM when its lease was not renewed in time ({@link Supervisor}). */
-    private final Supervisor supervisor;
-
-    private final Map<String, ProcessRunner.Handle> running = new ConcurrentHashMap<>();
+    private final AttemptRunner attempts;
 
     public RunWorker(
             RunRepository runs,
@@ -89,23 +69,11 @@ public final class RunWorker {
         this.jobs = jobs;
         this.tx = tx;
         this.queue = queue;
-        this.store = store;
-        this.cache = cache;
-        this.runner = runner;
-        this.backoff = backoff;
         this.settings = settings;
         this.clock = clock;
         this.executorId = executorId;
-        this.workRoot = workRoot;
-        this.sandbox = Sandbox.create(settings.sandbox());
-        this.timer = timer;
-        try {
-            this.supervisor = new Supervisor(workRoot.resolveSibling("deadlines"));
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-        this.watchTimer = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().daemon().name("run-watch-" + executorId).factory());
+        this.attempts = new AttemptRunner(
+                runs, jobs, queue, store, cache, runner, backoff, settings, clock, executorId, workRoot, timer);
     }
 
     public String executorId() {
@@ -158,7 +126,7 @@ public final class RunWorker {
         }
         // SQS delays have whole-second granularity and were rounded down: wait out the rest, so a run never starts
         // before its due instant. (The message's due time is only a hint: the claim checks the run's own.)
-        waitUntil(m.scheduledAt());
+        WhileHeld.waitUntil(clock, m.scheduledAt());
 
         for (int race = 0; race < CLAIM_RACES; race++) {
             // Read once per try: its firing policy decides the claim, its active run is what the claim expects,
@@ -176,7 +144,8 @@ public final class RunWorker {
             if (claim.won()) {
                 // Read back through a passing store outage: the claim is ours until its lease ends, and giving up
                 // here would leave an attempt spent that never started its binary.
-                Run run = whileHeld(
+                Run run = WhileHeld.call(
+                                clock,
                                 new AtomicReference<>(now.plus(settings.lease())),
                                 "reading back the claimed run " + m.jobId() + "/" + m.runId(),
                                 Integer.MAX_VALUE,
@@ -195,7 +164,7 @@ public final class RunWorker {
                     System.out.println(FiringMetrics.latenessLine(
                             settings.prefix(), Duration.between(run.scheduledAt(), now), now));
                 }
-                return execute(message, run, job.orElseThrow());
+                return attempts.run(message, run, job.orElseThrow());
             }
             Outcome lost = lostClaim(message, m, claim, c, policy, now);
             if (lost != null) {
@@ -212,7 +181,8 @@ public final class RunWorker {
      * this run: two runs of one job claimed at once expect the same active run, so at most one wins.
      */
     private Claim claim(RunMessage m, FiringPolicy policy, String active, Instant now) {
-        TransactWriteItem grant = runs.claim(m.jobId(), m.runId(), executorId, now.plus(settings.lease()), now);
+        TransactWriteItem grant = runs.write(Change.of(Transition.CLAIM, m.jobId(), m.runId(), now)
+                .withLease(executorId, now.plus(settings.lease())));
         if (policy.overlap() == Overlap.ALLOW) {
             return new Claim(List.of(jobs.conditionRunnable(m.jobId()), grant), -1, null);
         }
@@ -244,7 +214,8 @@ public final class RunWorker {
         }
         String why = "not started within maxRunAge " + policy.maxRunAge() + " of becoming due at "
                 + run.get().dueSince();
-        if (!runs.markDeadLettered(run.get(), why, now, now.plus(settings.retention()))) {
+        if (!runs.apply(Change.of(Transition.DEAD_LETTER, run.get(), now).withError(why))
+                .won()) {
             // Running under a live lease, or it moved on meanwhile: not ours to end.
             return false;
         }
@@ -258,17 +229,22 @@ public final class RunWorker {
             Message message, RunMessage m, Transactions.Outcome claim, Claim c, FiringPolicy policy, Instant now) {
         if (claim.failed(c.runIndex())) {
             Map<String, AttributeValue> old = claim.oldItem(c.runIndex());
-            if (old == null || RunState.valueOf(Items.str(old, "state")).terminal()) {
+            Run seen = RunItems.fromItem(old);
+            if (seen == null || seen.state().terminal()) {
                 // Finished (or never existed): this is a duplicate delivery.
                 queue.delete(message.receiptHandle());
                 return Outcome.ALREADY_DONE;
             }
-            Run seen = RunRepository.fromItem(old);
             boolean leasedNow = seen.state() == RunState.RUNNING
                     && seen.leaseExpiry() != null
                     && seen.leaseExpiry().isAfter(now);
             if (!leasedNow && seen.attempt() >= seen.maxAttempts()) {
-                if (seen.state() == RunState.RUNNING && seen.launchedAt() == null && runs.giveBack(seen, now)) {
+                if (seen.state() == RunState.RUNNING
+                        && seen.launchedAt() == null
+                        && runs.apply(Change.of(Transition.GIVE_BACK, seen, now)
+                                        .withError("attempt " + seen.attempt() + " never started its binary: its "
+                                                + "executor " + seen.leaseOwner() + " stopped first; given back"))
+                                .won()) {
                     // The last attempt's executor stopped before it started the binary: that attempt did not run,
                     // and is given back. Claim again.
                     LOG.log(
@@ -307,7 +283,8 @@ public final class RunWorker {
             }
             // The job was deleted or paused while this run waited in the queue: it must not start.
             String reason = "PAUSED".equals(state) ? "job paused" : "job deleted";
-            runs.cancelUnstarted(m.jobId(), m.runId(), reason, now, now.plus(settings.retention()));
+            runs.apply(Change.of(Transition.CANCEL_UNSTARTED, m.jobId(), m.runId(), now)
+                    .withError(reason));
             queue.delete(message.receiptHandle());
             return Outcome.CANCELLED;
         }
@@ -327,7 +304,8 @@ public final class RunWorker {
                         + "executor " + seen.leaseOwner() + " stopped: crashed, froze or lost its lease), and no "
                         + "attempt is left"
                 : "no attempt is left (" + seen.attempt() + " of " + seen.maxAttempts() + " used)";
-        if (!runs.markDeadLettered(seen, why, now, now.plus(settings.retention()))) {
+        if (!runs.apply(Change.of(Transition.DEAD_LETTER, seen, now).withError(why))
+                .won()) {
             return Outcome.CONFLICT;
         }
         LOG.log(Level.INFO, "run " + seen.jobId() + "/" + seen.runId() + " is DEAD: " + why);
@@ -350,13 +328,9 @@ public final class RunWorker {
             queue.delete(message.receiptHandle());
             return Outcome.WAITING;
         }
-        if (runs.endUnstarted(
-                m.jobId(),
-                m.runId(),
-                RunState.SKIPPED,
-                "run " + active + " of this job was still running (overlap: forbid)",
-                now,
-                now.plus(settings.retention()))) {
+        if (runs.apply(Change.of(Transition.SKIP_OVERLAPPING, m.jobId(), m.runId(), now)
+                        .withError("run " + active + " of this job was still running (overlap: forbid)"))
+                .won()) {
             queue.delete(message.receiptHandle());
             return Outcome.SKIPPED;
         }
@@ -374,381 +348,17 @@ public final class RunWorker {
         queue.changeVisibility(message.receiptHandle(), (int) seconds);
     }
 
-    /** Sleeps until {@code due} by this executor's clock (rounded up to the next millisecond); at once if past. */
-    private void waitUntil(Instant due) throws InterruptedException {
-        Duration rest = Duration.between(clock.instant(), due);
-        if (rest.toNanos() > 0) {
-            Thread.sleep((rest.toNanos() + 999_999) / 1_000_000);
-        }
-    }
-
-    private Outcome execute(Message message, Run run, Job job) throws InterruptedException {
-        int attempt = run.attempt();
-        String logKey = ArtifactStore.logKey(run.jobId(), run.runId(), attempt);
-        Path workDir = null;
-        Path logFile = null;
-        ProcessRunner.Handle handle = null;
-        Sandbox.Lease lease = null;
-        ScheduledFuture<?> beat = null;
-        // Until when this executor's attempt surely holds the run: its lease as last renewed. The result is
-        // retried until then; after it, another executor may have taken the run over.
-        AtomicReference<Instant> held = new AtomicReference<>(run.leaseExpiry());
-        ScheduledFuture<?> watching = null;
-        String supervised = null;
-        // What the job asked for, within this executor's maxima (the API checked against its own, which an
-        // operator may have set higher than this executor's).
-        RunLimits limits = job.limits().within(settings.limits());
-        Integer exitCode = null;
-        String error;
-        String killed = null;
-        boolean retryable = true;
-        List<String> refused = new ArrayList<>(LaunchCheck.problems(job));
-        // Secret values are read only here, by key, at the last moment: they are in no index and no job read.
-        Map<String, String> secrets = job.secretNames().isEmpty() ? Map.of() : jobs.secrets(job.id());
-        refused.addAll(LaunchCheck.variables("secrets", secrets));
-        if (!refused.isEmpty()) {
-            // The job as stored is not one the API would have accepted: it was changed behind the API's back.
-            // Retrying cannot help, so the run is DEAD at once, with what was refused.
-            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " " + REFUSED + refused);
-            String shown = String.join("; ", refused.subList(0, Math.min(5, refused.size())))
-                    + (refused.size() > 5 ? "; and " + (refused.size() - 5) + " more" : "");
-            return whileHeld(
-                    held,
-                    "recording the refusal of " + run.jobId() + "/" + run.runId(),
-                    Integer.MAX_VALUE,
-                    () -> settle(message, run, null, REFUSED + shown, null, false, false));
-        }
-        // The claim may win up to CLAIM_TOLERANCE before the run's due time (it checks whole seconds, and the
-        // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
-        waitUntil(run.scheduledAt());
-        try {
-            Path binary = cache.fetch(job.owner(), job.binarySha256());
-            if (sandbox.active()) {
-                lease = sandbox.open(binary, job.binarySha256());
-                workDir = lease.dir();
-                binary = lease.binary();
-            } else {
-                workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
-            }
-            // The log is the executor's, out of the binary's reach when it runs as its own user.
-            logFile = Files.createDirectories(workRoot).resolve(workDir.getFileName() + ".log");
-            Map<String, String> env = new LinkedHashMap<>(job.env());
-            env.putAll(secrets);
-            env.put("SCHEDULER_JOB_ID", run.jobId());
-            env.put("SCHEDULER_RUN_ID", run.runId());
-            env.put("SCHEDULER_ATTEMPT", Integer.toString(attempt));
-            env.put("SCHEDULER_SCHEDULED_AT", run.scheduledAt().toString());
-            // The same for every attempt of this occurrence: a binary can make its side effects idempotent on it.
-            env.put("SCHEDULER_IDEMPOTENCY_KEY", run.jobId() + "@" + run.occurrence());
-            // The last moment to find out that this executor was frozen past its lease since the claim (the binary
-            // download can take a while too): renewing it now, conditionally on our attempt, proves the run is
-            // still ours, and starts the binary under a full lease.
-            // A store error here is tried again while the lease lasts: counted as a failed start, it would spend
-            // an attempt whose binary never ran (found by the fault suite: an always-failing job ended DEAD at an
-            // attempt that never started, its pre-start renewal caught in an outage).
-            Instant[] renewedAt = new Instant[1];
-            boolean ours;
-            try {
-                ours = whileHeld(
-                        held,
-                        "renewing the lease of " + run.jobId() + "/" + run.runId() + " before its start",
-                        Integer.MAX_VALUE,
-                        () -> {
-                            renewedAt[0] = clock.instant();
-                            return runs.launch(
-                                    run.jobId(),
-                                    run.runId(),
-                                    attempt,
-                                    executorId,
-                                    renewedAt[0].plus(settings.lease()),
-                                    renewedAt[0]);
-                        });
-            } catch (RuntimeException e) {
-                // The lease ran out while the store was unreachable: we cannot tell whether the run is still ours.
-                ours = false;
-            }
-            if (!ours) {
-                killed = FENCED;
-                throw new FencedBeforeStart();
-            }
-            held.set(renewedAt[0].plus(settings.lease()));
-            handle = runner.start(
-                    binary,
-                    job.args(),
-                    env,
-                    workDir,
-                    logFile,
-                    new ProcessRunner.Confinement(
-                            lease == null ? null : lease.uid(), limits, sandbox.privateNetwork()));
-            running.put(run.jobId() + "/" + run.runId(), handle);
-            String name = run.jobId() + "." + run.runId() + "." + attempt;
-            supervised = name;
-            Integer uid = lease == null ? null : lease.uid();
-            long group = handle.pid();
-            try {
-                supervisor.arm(name, group, uid, supervisorDeadline(held.get()));
-            } catch (IOException e) {
-                // The binary runs already: it must be awaited whatever happens here. Self-fencing still holds it.
-                LOG.log(Level.WARNING, "run " + name + " has no supervisor", e);
-            }
-            beat = startHeartbeat(message, run, handle, held, expiry -> {
-                try {
-                    supervisor.extend(name, group, uid, supervisorDeadline(expiry));
-                } catch (IOException e) {
-                    LOG.log(Level.WARNING, "cannot move the supervisor's deadline of " + name, e);
-                }
-            });
-            Sandbox.Lease box = lease;
-            Path dir = workDir;
-            RunWatch watch =
-                    new RunWatch(limits, box == null ? () -> Sandbox.sizeOf(dir) : () -> sandbox.diskUsed(box), handle);
-            watching = watchTimer.scheduleAtFixedRate(
-                    watch::check, RunWatch.PERIOD.toMillis(), RunWatch.PERIOD.toMillis(), TimeUnit.MILLISECONDS);
-            ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));
-            exitCode = result.exitCode();
-            killed = result.killedBecause();
-            if (supervisor.disarm(name) && exitCode == 128 + 9) {
-                // This JVM was frozen or starved past the deadline: the supervisor killed the binary before the
-                // lease could pass on. The attempt is not ours to record. (A binary that had exited by itself
-                // before that is recorded as usual: the write is fenced on our attempt, so it only wins if no
-                // other executor has taken the run over. Found by the chaos run: two runs that had exited 0
-                // while their executor was frozen were run again for nothing.)
-                killed = SELF_FENCED;
-            }
-            error = killed != null ? killed : exitCode == 0 ? null : "exited with code " + exitCode;
-            String limit = killed == null && exitCode != 0 ? RunWatch.explainExit(exitCode, limits) : null;
-            if (limit != null) {
-                error += ": " + limit;
-            }
-            if (killed == null && job.nonRetryableExitCodes().contains(exitCode)) {
-                // The job says retrying cannot help with this exit code: dead at once, attempts left or not.
-                retryable = false;
-                error += " (non-retryable)";
-            }
-        } catch (FencedBeforeStart e) {
-            error = FENCED;
-        } catch (IOException | RuntimeException e) {
-            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " could not start", e);
-            error = "could not start: " + e.getMessage();
-        } finally {
-            if (supervised != null) {
-                supervisor.disarm(supervised);
-            }
-            if (watching != null) {
-                watching.cancel(false);
-            }
-            running.remove(run.jobId() + "/" + run.runId());
-            if (lease != null) {
-                sandbox.close(lease);
-            }
-        }
-        // The heartbeat goes on until the outcome is recorded: while the log is uploaded and the result written
-        // (retried through a passing outage), the run stays ours.
-        try {
-            String storedLog = uploadLog(logKey, logFile, held);
-            deleteQuietly(workDir, logFile);
-            if (FENCED.equals(killed) || SELF_FENCED.equals(killed)) {
-                // Not ours to record any more (or we cannot tell): the lease expires, and the message or the
-                // sweeper brings the run back as a new attempt.
-                return Outcome.FENCED;
-            }
-            Integer code = exitCode;
-            String err = error;
-            boolean again = retryable;
-            boolean released = SHUTDOWN.equals(killed);
-            return whileHeld(
-                    held,
-                    "recording the outcome of " + run.jobId() + "/" + run.runId(),
-                    Integer.MAX_VALUE,
-                    () -> settle(message, run, code, err, storedLog, released, again));
-        } finally {
-            if (beat != null) {
-                beat.cancel(false);
-            }
-        }
-    }
-
-    /** The first wait before a write is tried again, and the longest. */
-    static final Duration RETRY_FIRST = Duration.ofMillis(100);
-
-    static final Duration RETRY_MOST = Duration.ofSeconds(5);
-
-    /**
-     * {@code call}, tried again with backoff (at most {@code maxTries} times) while it fails and this executor's
-     * lease ({@code held}, which the heartbeat extends) lasts past the next try; the last failure is thrown. A binary
-     * that exited is run again only if its outcome could not be recorded before the lease could pass to another
-     * executor: a store outage shorter than that costs nothing.
-     */
-    private <T> T whileHeld(
-            AtomicReference<Instant> held, String what, int maxTries, java.util.function.Supplier<T> call)
-            throws InterruptedException {
-        Duration wait = RETRY_FIRST;
-        for (int tries = 1; ; tries++) {
-            try {
-                return call.get();
-            } catch (RuntimeException e) {
-                // The last try must be over before the lease is: leave it RETRY_FIRST of room.
-                long left = Duration.between(clock.instant(), held.get())
-                        .minus(RETRY_FIRST)
-                        .toMillis();
-                if (left <= 0 || tries >= maxTries) {
-                    LOG.log(Level.WARNING, what + " failed " + tries + " times; giving up", e);
-                    throw e;
-                }
-                long sleep = Math.min(wait.toMillis(), left);
-                LOG.log(Level.WARNING, what + " failed (try " + tries + "), trying again in " + sleep + " ms: " + e);
-                Thread.sleep(sleep);
-                wait = wait.multipliedBy(2).compareTo(RETRY_MOST) > 0 ? RETRY_MOST : wait.multipliedBy(2);
-            }
-        }
-    }
-
-    private Outcome settle(
-            Message message,
-            Run run,
-            Integer exitCode,
-            String error,
-            String logKey,
-            boolean released,
-            boolean retryable) {
-        Instant now = clock.instant();
-        Instant expires = now.plus(settings.retention());
-        int attempt = run.attempt();
-        if (error == null) {
-            if (!runs.finish(
-                    run.jobId(),
-                    run.runId(),
-                    attempt,
-                    executorId,
-                    RunState.SUCCEEDED,
-                    exitCode,
-                    null,
-                    logKey,
-                    now,
-                    expires,
-                    null,
-                    run.queuedAt() == null)) {
-                return Outcome.FENCED;
-            }
-            queue.delete(message.receiptHandle());
-            return Outcome.SUCCEEDED;
-        }
-        boolean dead = !released && (!retryable || attempt >= run.maxAttempts());
-        RunState to = dead ? RunState.DEAD : RunState.FAILED;
-        if (!runs.finish(
-                run.jobId(),
-                run.runId(),
-                attempt,
-                executorId,
-                to,
-                exitCode,
-                error,
-                logKey,
-                now,
-                expires,
-                run.owner(),
-                run.queuedAt() == null,
-                released)) {
-            return Outcome.FENCED;
-        }
-        if (dead) {
-            queue.delete(message.receiptHandle());
-            return Outcome.DEAD;
-        }
-        int delay = released ? 0 : (int) Math.max(1, backoff.after(attempt).toSeconds());
-        queue.changeVisibility(message.receiptHandle(), delay);
-        return released ? Outcome.RELEASED : Outcome.FAILED;
-    }
-
-    /**
-     * Extends the DynamoDB lease and the message's invisibility together. A lost heartbeat (another executor took
-     * the run after our lease expired) kills our process: the newer attempt owns the run now.
-     */
-    /** The wall-clock instant (ms) at which the supervisor kills a run whose lease ends at {@code leaseEnd}. */
-    private long supervisorDeadline(Instant leaseEnd) {
-        // The lease is in this executor's clock; the supervisor reads the wall clock.
-        Duration left = Duration.between(clock.instant(), leaseEnd).minus(Supervisor.margin(settings.lease()));
-        return System.currentTimeMillis() + left.toMillis();
-    }
-
     /** Stops the supervisor and the watches (the executor is stopping; no run is left to watch). */
     public void close() {
-        supervisor.close();
-        watchTimer.shutdownNow();
-    }
-
-    private ScheduledFuture<?> startHeartbeat(
-            Message message,
-            Run run,
-            ProcessRunner.Handle handle,
-            AtomicReference<Instant> held,
-            java.util.function.Consumer<Instant> renewed) {
-        long period = settings.heartbeat().toMillis();
-        return timer.scheduleAtFixedRate(
-                () -> {
-                    Instant now = clock.instant();
-                    try {
-                        Instant expiry = now.plus(settings.lease());
-                        if (!runs.heartbeat(run.jobId(), run.runId(), run.attempt(), executorId, expiry, now)) {
-                            handle.kill(FENCED);
-                            return;
-                        }
-                        held.set(expiry);
-                        renewed.accept(expiry);
-                        queue.changeVisibility(
-                                message.receiptHandle(), (int) settings.lease().toSeconds());
-                    } catch (RuntimeException e) {
-                        LOG.log(Level.WARNING, "heartbeat of " + run.jobId() + "/" + run.runId() + " failed", e);
-                        // Self-fencing: if the next beat would come after our lease ends, another executor may take the
-                        // run over any moment; two attempts must never run at once, so ours stops now.
-                        if (!now.plus(settings.heartbeat()).isBefore(held.get())) {
-                            handle.kill(SELF_FENCED);
-                        }
-                    }
-                },
-                period,
-                period,
-                TimeUnit.MILLISECONDS);
-    }
-
-    /** The run's lease passed to another executor before its binary started: it must not start here. */
-    private static final class FencedBeforeStart extends RuntimeException {
-        FencedBeforeStart() {
-            super(FENCED, null, false, false);
-        }
+        attempts.close();
     }
 
     /** Kills every running binary, e.g. when the shutdown grace period is over; their runs are released. */
     public void killAll(String reason) {
-        running.values().forEach(h -> Thread.ofVirtual().start(() -> h.kill(reason)));
+        attempts.killAll(reason);
     }
 
     public int runningCount() {
-        return running.size();
-    }
-
-    /** How many times a log upload is tried: it must not hold up the outcome, which matters more. */
-    static final int LOG_TRIES = 3;
-
-    private String uploadLog(String key, Path logFile, AtomicReference<Instant> held) throws InterruptedException {
-        if (logFile == null || !Files.exists(logFile)) {
-            return null;
-        }
-        try {
-            return whileHeld(held, "uploading log " + key, LOG_TRIES, () -> {
-                store.putLog(key, logFile);
-                return key;
-            });
-        } catch (RuntimeException e) {
-            // Recorded without its log rather than not at all.
-            return null;
-        }
-    }
-
-    private static void deleteQuietly(Path dir, Path file) {
-        if (file != null) {
-            Sandbox.deleteTree(file);
-        }
-        Sandbox.deleteTree(dir);
+        return attempts.runningCount();
     }
 }

@@ -33,15 +33,27 @@ public enum Transition {
     SCHEDULE_OVER_CANCELLED(Set.of(CANCELLED), true, false, SCHEDULED, Fence.NONE, Index.AT_DUE),
     /** An update moves the waiting run to its new due time. */
     RESCHEDULE(Set.of(SCHEDULED), false, false, SCHEDULED, Fence.NONE, Index.AT_DUE),
-    /** The dispatcher sent its message. */
+    /**
+     * The dispatcher sent its message. Loses if someone else queued, claimed or cancelled it. The index entry moves to
+     * when the message must have delivered the run (it is delayed by at most the lookahead), plus the requeue
+     * timeout: only a lost message leaves it QUEUED until then.
+     */
     MARK_QUEUED(Set.of(SCHEDULED), false, false, QUEUED, Fence.NONE, Index.AFTER_LOOKAHEAD),
     /**
      * An executor takes the run: attempt + 1 is its fencing token. Also from RUNNING once the lease has expired
-     * (its executor died), and only when due and with attempts left.
+     * (its executor died), and only when due ({@link RunRepository#dueForClaim}) and with attempts left: a message
+     * that arrives early, whether a clock is off, the run was moved later after its message was sent, or the message
+     * is forged, cannot start it before its time, however the executors interleave. Combined by the caller with the
+     * job's check; on loss the item as it was comes back in the cancellation reasons.
      */
     CLAIM(Set.of(SCHEDULED, QUEUED, FAILED), false, true, RUNNING, Fence.DUE_AND_ATTEMPTS_LEFT, Index.UNCHANGED),
     /** The executor holding the attempt extends its lease. */
     HEARTBEAT(Set.of(RUNNING), false, false, RUNNING, Fence.OWN_ATTEMPT, Index.UNCHANGED),
+    /**
+     * {@link #HEARTBEAT} right before the binary starts, which also marks the attempt launched: an attempt whose
+     * executor stopped before this point never ran its binary, and is given back ({@link #GIVE_BACK}).
+     */
+    LAUNCH(Set.of(RUNNING), false, false, RUNNING, Fence.OWN_ATTEMPT, Index.UNCHANGED),
     /** The binary exited 0. */
     SUCCEED(Set.of(RUNNING), false, false, SUCCEEDED, Fence.OWN_ATTEMPT, Index.REMOVED),
     /** The binary failed with attempts left: its message returns after the backoff. */
@@ -49,15 +61,21 @@ public enum Transition {
     /** The executor stopped the binary on shutdown: FAILED, with the attempt given back. */
     RELEASE(Set.of(RUNNING), false, false, FAILED, Fence.OWN_ATTEMPT, Index.AFTER_RETRY),
     /**
-     * Its executor stopped between the claim and the binary's start (lease expired, never launched): FAILED, the
-     * attempt given back.
+     * Its executor stopped between the claim and the binary's start (lease expired, never {@link #LAUNCH}ed): that
+     * attempt did not run, so it is FAILED with the attempt given back, and the next claim may take another one.
+     * Without it, such an attempt that was the last ended the run DEAD without its binary having run its attempts
+     * (found by the fault suite: kill -9 right after a claim).
      */
     GIVE_BACK(Set.of(), false, true, FAILED, Fence.SEEN_ATTEMPT, Index.AFTER_RETRY),
     /** The binary failed with no attempt left, or with an exit code the job calls non-retryable. */
     DIE(Set.of(RUNNING), false, false, DEAD, Fence.OWN_ATTEMPT, Index.REMOVED),
     /** Its job was deleted or paused, in the same transaction. */
     CANCEL_SCHEDULED(Set.of(SCHEDULED), false, false, CANCELLED, Fence.NONE, Index.REMOVED),
-    /** Its job was deleted or paused while the run waited in the queue (or its executor died). */
+    /**
+     * Its job was deleted or paused while the run waited in the queue, or while its last attempt's executor was
+     * gone (RUNNING under an expired lease). Without the second case such a run stayed RUNNING for ever: the claim
+     * that would have taken it over checks the job first, and found it deleted (found by the chaos run of issue 15).
+     */
     CANCEL_UNSTARTED(Set.of(SCHEDULED, QUEUED, FAILED), false, true, CANCELLED, Fence.NONE, Index.REMOVED),
     /** Another run of its job is running and the job says {@code overlap: forbid}. */
     SKIP_OVERLAPPING(Set.of(SCHEDULED, QUEUED, FAILED), false, false, SKIPPED, Fence.NONE, Index.REMOVED),
@@ -68,7 +86,11 @@ public enum Transition {
      * SQS: DEAD, into the dead-letter listing.
      */
     DEAD_LETTER(Set.of(QUEUED, FAILED), false, true, DEAD, Fence.SEEN_ATTEMPT, Index.REMOVED),
-    /** A DEAD run retried by its owner: queued again with more attempts, the attempt number kept. */
+    /**
+     * A DEAD run retried by its owner: queued again with more attempts, out of the dead-letter index, without its
+     * TTL, and in the due index as {@link #MARK_QUEUED} puts it, so a lost message is sent again. The attempt number
+     * is kept: the next claim continues it, so it stays a fencing token.
+     */
     REDRIVE(Set.of(DEAD), false, false, QUEUED, Fence.SEEN_ATTEMPT, Index.AFTER_LOOKAHEAD),
     /** A stuck run (its message lost, or its executor dead) was sent again by the sweeper. */
     RESEND(Set.of(QUEUED, FAILED), false, true, null, Fence.SEEN_STATE_AND_ATTEMPT, Index.AFTER_LOOKAHEAD),
@@ -176,19 +198,28 @@ public enum Transition {
         return from.contains(state);
     }
 
+    /** Whether the write ends the attempt's lease: it leaves RUNNING. */
+    public boolean endsLease() {
+        return (from.contains(RUNNING) || orExpiredLease) && to != null && to != RUNNING;
+    }
+
     /**
      * When the run next needs the sweeper after this transition: the one rule every write of the due index follows.
-     * Empty: it leaves the index. {@code neverMarked}: a run claimed straight from SCHEDULED that now finishes.
-     * {@code run} is read only by {@link Index#AT_DUE} and {@link Index#AFTER_LEASE}; the others take null.
+     * Empty: it leaves the index. {@code run} is the run as the caller knows it (read by {@link Index#AT_DUE},
+     * {@link Index#AFTER_LEASE}, and by an executor's outcome; the other rules take null). A run its executor
+     * finishes that was claimed straight from SCHEDULED (never marked QUEUED, so no dispatcher wrote its job's next
+     * occurrence, and if the dispatcher that sent it crashed none will) keeps an entry at now: the next sweep writes
+     * the successor, then unindexes it.
      */
-    public Optional<Instant> attention(Run run, Instant now, boolean neverMarked, Settings s) {
+    public Optional<Instant> attention(Run run, Instant now, Settings s) {
+        boolean neverMarked = fence == Fence.OWN_ATTEMPT && run != null && run.queuedAt() == null;
         return switch (index) {
             case AT_DUE -> Optional.of(run.dueSince());
             case AFTER_LOOKAHEAD -> Optional.of(now.plus(s.lookahead()).plus(s.requeueAfter()));
             case AFTER_RETRY -> Optional.of(now.plus(s.retryCap()).plus(s.requeueAfter()));
             case AFTER_LEASE -> Optional.of(run.leaseExpiry().plus(s.requeueAfter()));
             case UNCHANGED -> throw new IllegalStateException(this + " leaves the index entry where it is");
-            case REMOVED -> neverMarked && this != UNINDEX ? Optional.of(now) : Optional.empty();
+            case REMOVED -> neverMarked ? Optional.of(now) : Optional.empty();
         };
     }
 

@@ -10,9 +10,11 @@ import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -89,8 +91,10 @@ public final class DeadLetterService {
             throw notDead(run.state());
         }
         Instant now = clock.instant();
-        if (!runs.redrive(jobId, runId, run.attempt(), run.attempt() + job.maxAttempts(), now)) {
-            throw notDead(runs.get(jobId, runId).map(Run::state).orElse(null));
+        RunRepository.Result redrive =
+                runs.apply(Change.of(Transition.REDRIVE, run, now).withMaxAttempts(run.attempt() + job.maxAttempts()));
+        if (!redrive.won()) {
+            throw notDead(redrive.found() == null ? null : redrive.found().state());
         }
         queue.sendBatch(List.of(new RunMessage(jobId, runId, run.scheduledAt())), now);
         return RunView.of(runs.get(jobId, runId).orElseThrow());

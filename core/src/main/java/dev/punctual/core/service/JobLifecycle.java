@@ -16,10 +16,12 @@ import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.plan.Occurrences;
 import dev.punctual.core.plan.RunPlanner;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.UsageRepository;
@@ -102,7 +104,7 @@ public final class JobLifecycle {
         String runId = RunIds.forOccurrence(now) + "-t"
                 + HexFormat.of().toHexDigits(RANDOM.nextInt()).substring(0, 6);
         Run run = Run.scheduled(jobId, runId, owner, now, job.maxAttempts(), now);
-        if (!tx.write(List.of(jobs.conditionRunnable(jobId), runs.insertScheduled(run)))
+        if (!tx.write(List.of(jobs.conditionRunnable(jobId), runs.write(Change.of(Transition.SCHEDULE, run, now))))
                 .won()) {
             // Paused or deleted meanwhile.
             refuseUnlessRunnable(find(owner, jobId), "trigger");
@@ -138,7 +140,8 @@ public final class JobLifecycle {
                     && runs.get(jobId, job.pendingRunId())
                             .filter(r -> r.state() == RunState.SCHEDULED)
                             .isPresent()) {
-                items.add(runs.cancelScheduled(jobId, job.pendingRunId(), now, "job paused"));
+                items.add(runs.write(Change.of(Transition.CANCEL_SCHEDULED, jobId, job.pendingRunId(), now)
+                        .withError("job paused")));
             }
             if (tx.write(items).won()) {
                 return JobView.of(find(owner, jobId));
@@ -204,11 +207,12 @@ public final class JobLifecycle {
                 pending.map(Run::runId).orElse(null),
                 pending.map(Run::scheduledAt).orElse(null),
                 now));
-        pending.ifPresent(r -> first.add(runs.insertScheduledOverCancelled(r)));
+        pending.ifPresent(r -> first.add(runs.write(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now))));
         List<TransactWriteItem> rest = new ArrayList<>();
         // The most recent catch-up runs go into the first transaction; older ones past its limit into later ones.
         for (Run r : catchUpRuns.reversed()) {
-            (first.size() < MAX_TRANSACTION_ITEMS ? first : rest).add(runs.insertScheduledOverCancelled(r));
+            (first.size() < MAX_TRANSACTION_ITEMS ? first : rest)
+                    .add(runs.write(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now)));
         }
         if (!tx.write(first).won()) {
             Job now2 = find(owner, jobId);
@@ -306,7 +310,7 @@ public final class JobLifecycle {
             List<Run> chunk = created.subList(i, Math.min(created.size(), i + MAX_TRANSACTION_ITEMS - 1));
             List<TransactWriteItem> items = new ArrayList<>();
             items.add(jobs.conditionRunnable(jobId));
-            chunk.forEach(r -> items.add(runs.insertScheduled(r)));
+            chunk.forEach(r -> items.add(runs.write(Change.of(Transition.SCHEDULE, r, now))));
             Transactions.Outcome o = tx.write(items);
             if (o.won()) {
                 written.addAll(chunk);
@@ -316,7 +320,7 @@ public final class JobLifecycle {
                 refuseUnlessRunnable(find(owner, jobId), "backfill");
             }
             for (Run r : chunk) {
-                if (tx.write(List.of(jobs.conditionRunnable(jobId), runs.insertScheduled(r)))
+                if (tx.write(List.of(jobs.conditionRunnable(jobId), runs.write(Change.of(Transition.SCHEDULE, r, now))))
                         .won()) {
                     written.add(r);
                 }

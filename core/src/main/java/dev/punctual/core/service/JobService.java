@@ -21,10 +21,12 @@ import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.plan.Occurrences;
 import dev.punctual.core.plan.RunPlanner;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.SchedulePeak;
@@ -102,8 +104,10 @@ public final class JobService {
         if (d.peak() > q.runsPerMinute()) {
             throw rateQuota(d.peak(), 0, q);
         }
-        List<TransactWriteItem> items =
-                new ArrayList<>(List.of(jobs.insert(job), runs.insertScheduled(run), usage.addJob(owner, d.peak(), q)));
+        List<TransactWriteItem> items = new ArrayList<>(List.of(
+                jobs.insert(job),
+                runs.write(Change.of(Transition.SCHEDULE, run, now)),
+                usage.addJob(owner, d.peak(), q)));
         if (d.secrets() != null && !d.secrets().isEmpty()) {
             items.add(jobs.putSecrets(jobId, d.secrets()));
         }
@@ -170,8 +174,8 @@ public final class JobService {
                     String id = next.runId();
                     items.add(
                             oldPending.filter(r -> r.runId().equals(id)).isPresent()
-                                    ? runs.reschedule(next)
-                                    : runs.insertScheduledOverCancelled(next));
+                                    ? runs.write(Change.of(Transition.RESCHEDULE, next, now))
+                                    : runs.write(Change.of(Transition.SCHEDULE_OVER_CANCELLED, next, now)));
                 } else {
                     state = JobState.COMPLETED;
                 }
@@ -181,8 +185,8 @@ public final class JobService {
                     && oldPending.get().runId().equals(next.runId());
             if (!replaced
                     && oldPending.filter(r -> r.state() == RunState.SCHEDULED).isPresent()) {
-                items.add(runs.cancelScheduled(
-                        jobId, old.pendingRunId(), now, "replaced by version " + (old.version() + 1) + " of the job"));
+                items.add(runs.write(Change.of(Transition.CANCEL_SCHEDULED, jobId, old.pendingRunId(), now)
+                        .withError("replaced by version " + (old.version() + 1) + " of the job")));
             }
             Job job = d.job(
                     jobId,
@@ -517,7 +521,8 @@ public final class JobService {
                     && runs.get(jobId, job.pendingRunId())
                             .filter(r -> r.state() == RunState.SCHEDULED)
                             .isPresent()) {
-                items.add(runs.cancelScheduled(jobId, job.pendingRunId(), now));
+                items.add(runs.write(Change.of(Transition.CANCEL_SCHEDULED, jobId, job.pendingRunId(), now)
+                        .withError("job deleted")));
             }
             if (tx.write(items).won()) {
                 return;

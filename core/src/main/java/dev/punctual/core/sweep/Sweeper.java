@@ -5,9 +5,11 @@ import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.time.TimeBuckets;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -201,19 +203,15 @@ public final class Sweeper {
                     continue;
                 }
                 Instant now = clock.instant();
-                if (runs.markDeadLettered(
-                        run.get(),
-                        "message dead-lettered after " + Resources.MAX_RECEIVE_COUNT + " receives",
-                        now,
-                        now.plus(settings.retention()))) {
+                RunRepository.Result dead = runs.apply(Change.of(Transition.DEAD_LETTER, run.get(), now)
+                        .withError("message dead-lettered after " + Resources.MAX_RECEIVE_COUNT + " receives"));
+                if (dead.won()) {
                     marked++;
                     LOG.log(
                             Level.WARNING,
                             "run " + m.jobId() + "/" + m.runId() + " is DEAD: its message was" + " dead-lettered");
                     deadLetters.delete(message.receiptHandle());
-                } else if (runs.get(m.jobId(), m.runId())
-                        .map(r -> r.state().terminal())
-                        .orElse(true)) {
+                } else if (dead.found() == null || dead.found().state().terminal()) {
                     deadLetters.delete(message.receiptHandle());
                 }
             }

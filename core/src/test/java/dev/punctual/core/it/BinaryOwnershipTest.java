@@ -11,9 +11,11 @@ import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.BinaryView;
 import dev.punctual.core.service.Ids;
@@ -135,7 +137,8 @@ class BinaryOwnershipTest {
                 .pendingRunId(run.runId())
                 .nextRunAt(now)
                 .build();
-        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run)))
+        assertThat(p.tx.write(List.of(
+                                p.jobs.insert(job), p.runs.write(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
                         .won())
                 .isTrue();
         assertThat(p.queue.sendBatch(List.of(new RunMessage(jobId, run.runId(), now)), now))

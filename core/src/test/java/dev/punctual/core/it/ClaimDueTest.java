@@ -10,8 +10,10 @@ import dev.punctual.core.exec.RunWorker;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.testing.TestStack;
@@ -47,8 +49,9 @@ class ClaimDueTest {
     }
 
     private static Transactions.Outcome claim(Punctual p, String jobId, String runId, String executor, Instant t) {
-        return p.tx.write(
-                List.of(p.jobs.conditionRunnable(jobId), p.runs.claim(jobId, runId, executor, t.plus(LEASE), t)));
+        return p.tx.write(List.of(
+                p.jobs.conditionRunnable(jobId),
+                p.runs.write(Change.of(Transition.CLAIM, jobId, runId, t).withLease(executor, t.plus(LEASE)))));
     }
 
     @Test

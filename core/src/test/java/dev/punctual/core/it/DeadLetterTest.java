@@ -16,8 +16,10 @@ import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
@@ -61,7 +63,8 @@ class DeadLetterTest {
     private boolean claim(Job job, String executor, Instant t) {
         return p.tx.write(List.of(
                         p.jobs.conditionRunnable(job.id()),
-                        p.runs.claim(job.id(), job.pendingRunId(), executor, t.plus(LEASE), t)))
+                        p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), t)
+                                .withLease(executor, t.plus(LEASE)))))
                 .won();
     }
 
@@ -72,39 +75,37 @@ class DeadLetterTest {
         p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
         Job job = Fixture.insertJob(p, Fixture.once(now), now, now, 1);
         String runId = job.pendingRunId();
+        // Sent and marked, as the dispatcher does (a run claimed straight from SCHEDULED keeps an index entry).
+        assertThat(p.tx.write(List.of(p.runs.write(Change.of(Transition.MARK_QUEUED, job.id(), runId, now))))
+                        .won())
+                .isTrue();
         assertThat(claim(job, "ex-a", now)).isTrue();
 
         // A lost finish (wrong attempt) writes nothing, so the run is not listed.
-        assertThat(p.runs.finish(
-                        job.id(),
-                        runId,
-                        2,
-                        "ex-a",
-                        RunState.DEAD,
-                        3,
-                        "exited with code 3",
-                        null,
-                        now,
-                        now.plus(Duration.ofDays(1)),
-                        OWNER))
+        assertThat(p.runs.apply(Change.of(
+                                        Transition.DIE,
+                                        p.runs.get(job.id(), runId).orElseThrow(),
+                                        now)
+                                .withAttempt(2)
+                                .withExecutor("ex-a")
+                                .withExitCode(3)
+                                .withError("exited with code 3"))
+                        .won())
                 .isFalse();
         assertThat(Fixture.rawRun(p, job.id(), runId))
                 .doesNotContainKeys(Resources.OWNER_STATE, Resources.FINISHED_SORT);
         assertThat(p.runs.listDead(OWNER, 10, null).items()).isEmpty();
 
         Instant dead = now.plusSeconds(5);
-        assertThat(p.runs.finish(
-                        job.id(),
-                        runId,
-                        1,
-                        "ex-a",
-                        RunState.DEAD,
-                        3,
-                        "exited with code 3",
-                        null,
-                        dead,
-                        dead.plus(Duration.ofDays(1)),
-                        OWNER))
+        assertThat(p.runs.apply(Change.of(
+                                        Transition.DIE,
+                                        p.runs.get(job.id(), runId).orElseThrow(),
+                                        dead)
+                                .withAttempt(1)
+                                .withExecutor("ex-a")
+                                .withExitCode(3)
+                                .withError("exited with code 3"))
+                        .won())
                 .isTrue();
         Map<String, AttributeValue> raw = Fixture.rawRun(p, job.id(), runId);
         assertThat(Items.str(raw, Resources.OWNER_STATE)).isEqualTo(OWNER + "#DEAD");
@@ -117,9 +118,17 @@ class DeadLetterTest {
 
         // A redrive at a stale attempt loses; at the attempt seen it wins.
         Instant later = dead.plusSeconds(60);
-        assertThat(p.runs.redrive(job.id(), runId, 0, 4, later)).isFalse();
+        assertThat(p.runs.apply(Change.of(Transition.REDRIVE, job.id(), runId, later)
+                                .withAttempt(0)
+                                .withMaxAttempts(4))
+                        .won())
+                .isFalse();
         assertThat(Fixture.run(p, job.id(), runId).state()).isEqualTo(RunState.DEAD);
-        assertThat(p.runs.redrive(job.id(), runId, 1, 4, later)).isTrue();
+        assertThat(p.runs.apply(Change.of(Transition.REDRIVE, job.id(), runId, later)
+                                .withAttempt(1)
+                                .withMaxAttempts(4))
+                        .won())
+                .isTrue();
         Run r = Fixture.run(p, job.id(), runId);
         assertThat(r.state()).isEqualTo(RunState.QUEUED);
         assertThat(r.attempt()).isEqualTo(1);
@@ -130,7 +139,11 @@ class DeadLetterTest {
         assertThat(Items.str(raw, Resources.DUE_SORT)).isEqualTo(TimeBuckets.sortKey(attention, job.id(), runId));
         assertThat(p.runs.listDead(OWNER, 10, null).items()).isEmpty();
         // Not DEAD any more: a second redrive loses.
-        assertThat(p.runs.redrive(job.id(), runId, 1, 4, later)).isFalse();
+        assertThat(p.runs.apply(Change.of(Transition.REDRIVE, job.id(), runId, later)
+                                .withAttempt(1)
+                                .withMaxAttempts(4))
+                        .won())
+                .isFalse();
         // The next claim continues the attempt count: the fencing token only grows.
         assertThat(claim(job, "ex-b", later)).isTrue();
         assertThat(Fixture.run(p, job.id(), runId).attempt()).isEqualTo(2);
@@ -146,18 +159,16 @@ class DeadLetterTest {
             Job job = Fixture.insertJob(p, Fixture.once(now), now, now, 1);
             assertThat(claim(job, "ex-a", now)).isTrue();
             Instant t = now.plusSeconds(10 + i);
-            assertThat(p.runs.finish(
-                            job.id(),
-                            job.pendingRunId(),
-                            1,
-                            "ex-a",
-                            RunState.DEAD,
-                            1,
-                            "x",
-                            null,
-                            t,
-                            t.plus(Duration.ofDays(1)),
-                            OWNER))
+            assertThat(p.runs.apply(Change.of(
+                                            Transition.DIE,
+                                            p.runs.get(job.id(), job.pendingRunId())
+                                                    .orElseThrow(),
+                                            t)
+                                    .withAttempt(1)
+                                    .withExecutor("ex-a")
+                                    .withExitCode(1)
+                                    .withError("x"))
+                            .won())
                     .isTrue();
             expected.add(0, job.pendingRunId());
         }
@@ -208,23 +219,18 @@ class DeadLetterTest {
         Instant due = now; // due: claimable at once
         // A QUEUED run waiting for the message that died: marked DEAD.
         Job queued = Fixture.insertJob(p, Fixture.once(due), due, now, 3);
-        assertThat(p.tx.write(List.of(p.runs.markQueued(queued.id(), queued.pendingRunId(), now)))
+        assertThat(p.tx.write(List.of(p.runs.write(
+                                Change.of(Transition.MARK_QUEUED, queued.id(), queued.pendingRunId(), now))))
                         .won())
                 .isTrue();
         // A finished run: only the message goes.
         Job done = Fixture.insertJob(p, Fixture.once(due), due, now, 3);
         assertThat(claim(done, "ex-a", now)).isTrue();
-        assertThat(p.runs.finish(
-                        done.id(),
-                        done.pendingRunId(),
-                        1,
-                        "ex-a",
-                        RunState.SUCCEEDED,
-                        0,
-                        null,
-                        null,
-                        now,
-                        now.plus(Duration.ofDays(1))))
+        assertThat(p.runs.apply(Change.of(Transition.SUCCEED, done.id(), done.pendingRunId(), now)
+                                .withAttempt(1)
+                                .withExecutor("ex-a")
+                                .withExitCode(0))
+                        .won())
                 .isTrue();
         // A run held under a live lease: left alone, and its message stays for a later sweep.
         Job running = Fixture.insertJob(p, Fixture.once(due), due, now, 3);

@@ -13,8 +13,10 @@ import dev.punctual.core.exec.ProcessRunner;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
@@ -296,7 +298,8 @@ class ExecutorTest {
         Instant now = Instant.now();
         Transactions.Outcome ghost = p.tx.write(List.of(
                 p.jobs.conditionRunnable(job.id()),
-                p.runs.claim(job.id(), queued.runId(), "ghost", now.plusSeconds(2), now)));
+                p.runs.write(Change.of(Transition.CLAIM, job.id(), queued.runId(), now)
+                        .withLease("ghost", now.plusSeconds(2)))));
         assertThat(ghost.won()).isTrue();
 
         executor("ex-1");
@@ -307,10 +310,20 @@ class ExecutorTest {
         assertThat(r.leaseOwner()).isEqualTo("ex-1");
         assertThat(lines(witness)).containsExactly("2");
         Instant later = Instant.now();
-        assertThat(p.runs.heartbeat(job.id(), r.runId(), 1, "ghost", later.plusSeconds(3), later))
+        assertThat(p.runs.apply(Change.of(Transition.HEARTBEAT, job.id(), r.runId(), later)
+                                .withAttempt(1)
+                                .withLease("ghost", later.plusSeconds(3)))
+                        .won())
                 .isFalse();
-        assertThat(p.runs.finish(
-                        job.id(), r.runId(), 1, "ghost", RunState.DEAD, 1, "late", null, later, later.plusSeconds(60)))
+        assertThat(p.runs.apply(Change.of(
+                                        Transition.DIE,
+                                        p.runs.get(job.id(), r.runId()).orElseThrow(),
+                                        later)
+                                .withAttempt(1)
+                                .withExecutor("ghost")
+                                .withExitCode(1)
+                                .withError("late"))
+                        .won())
                 .isFalse();
         assertThat(onlyRun(job).state()).isEqualTo(RunState.SUCCEEDED);
     }

@@ -9,9 +9,11 @@ import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.BinaryRequest;
 import dev.punctual.core.service.BinaryView;
@@ -221,7 +223,8 @@ final class Fixture {
                 .pendingRunId(run.runId())
                 .nextRunAt(firstAt)
                 .build();
-        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run)))
+        assertThat(p.tx.write(List.of(
+                                p.jobs.insert(job), p.runs.write(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
                         .won())
                 .isTrue();
         return job;
@@ -256,7 +259,8 @@ final class Fixture {
                 .nextRunAt(firstAt)
                 .firing(firing)
                 .build();
-        assertThat(p.tx.write(List.of(p.jobs.insert(job), p.runs.insertScheduled(run)))
+        assertThat(p.tx.write(List.of(
+                                p.jobs.insert(job), p.runs.write(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
                         .won())
                 .isTrue();
         return job;

@@ -9,9 +9,11 @@ import dev.punctual.core.exec.RunWorker;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.sweep.Sweeper;
@@ -79,13 +81,17 @@ class RecoveryTest {
         Instant later = clock.instant();
         assertThat(p.tx.write(List.of(
                                 p.jobs.conditionRunnable(job.id()),
-                                p.runs.claim(job.id(), job.pendingRunId(), "rescuer", later.plusSeconds(60), later)))
+                                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), later)
+                                        .withLease("rescuer", later.plusSeconds(60)))))
                         .won())
                 .isTrue();
         Run run = Fixture.run(p, job.id(), job.pendingRunId());
         assertThat(run.attempt()).isEqualTo(2);
         assertThat(run.leaseOwner()).isEqualTo("rescuer");
-        assertThat(p.runs.heartbeat(job.id(), run.runId(), 1, "dead-executor", later.plusSeconds(60), later))
+        assertThat(p.runs.apply(Change.of(Transition.HEARTBEAT, job.id(), run.runId(), later)
+                                .withAttempt(1)
+                                .withLease("dead-executor", later.plusSeconds(60)))
+                        .won())
                 .as("the dead executor's attempt is fenced off")
                 .isFalse();
     }
@@ -98,11 +104,15 @@ class RecoveryTest {
         Instant t = clock.instant();
         assertThat(p.tx.write(List.of(
                                 p.jobs.conditionRunnable(job.id()),
-                                p.runs.claim(job.id(), job.pendingRunId(), "dead-executor", t.plusSeconds(60), t)))
+                                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), t)
+                                        .withLease("dead-executor", t.plusSeconds(60)))))
                         .won())
                 .isTrue();
         // It got as far as starting the binary (an attempt that never launched is given back: UnlaunchedAttemptTest).
-        assertThat(p.runs.launch(job.id(), job.pendingRunId(), 1, "dead-executor", t.plusSeconds(60), t))
+        assertThat(p.runs.apply(Change.of(Transition.LAUNCH, job.id(), job.pendingRunId(), t)
+                                .withAttempt(1)
+                                .withLease("dead-executor", t.plusSeconds(60)))
+                        .won())
                 .isTrue();
     }
 
@@ -130,7 +140,8 @@ class RecoveryTest {
         Instant later = clock.instant();
         assertThat(p.tx.write(List.of(
                                 p.jobs.conditionRunnable(job.id()),
-                                p.runs.claim(job.id(), job.pendingRunId(), "rescuer", later.plusSeconds(60), later)))
+                                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), later)
+                                        .withLease("rescuer", later.plusSeconds(60)))))
                         .won())
                 .as("no claim past maxAttempts")
                 .isFalse();
@@ -173,7 +184,8 @@ class RecoveryTest {
         // Claimed (and, we pretend, heartbeating) just before the requeue time came.
         assertThat(p.tx.write(List.of(
                                 p.jobs.conditionRunnable(job.id()),
-                                p.runs.claim(job.id(), job.pendingRunId(), "alive", t.plusSeconds(60), t)))
+                                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), t)
+                                        .withLease("alive", t.plusSeconds(60)))))
                         .won())
                 .isTrue();
 
@@ -193,18 +205,13 @@ class RecoveryTest {
         Instant t = clock.instant();
         p.tx.write(List.of(
                 p.jobs.conditionRunnable(job.id()),
-                p.runs.claim(job.id(), job.pendingRunId(), "ex", t.plusSeconds(60), t)));
-        assertThat(p.runs.finish(
-                        job.id(),
-                        job.pendingRunId(),
-                        1,
-                        "ex",
-                        RunState.SUCCEEDED,
-                        0,
-                        null,
-                        null,
-                        t,
-                        t.plus(Duration.ofDays(1))))
+                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), t)
+                        .withLease("ex", t.plusSeconds(60)))));
+        assertThat(p.runs.apply(Change.of(Transition.SUCCEED, job.id(), job.pendingRunId(), t)
+                                .withAttempt(1)
+                                .withExecutor("ex")
+                                .withExitCode(0))
+                        .won())
                 .isTrue();
         assertThat(Fixture.rawRun(p, job.id(), job.pendingRunId()))
                 .doesNotContainKeys(Resources.DUE_SHARD, Resources.DUE_SORT);

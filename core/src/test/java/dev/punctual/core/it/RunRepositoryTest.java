@@ -7,9 +7,11 @@ import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
 import dev.punctual.core.time.TimeBuckets;
@@ -47,7 +49,8 @@ class RunRepositoryTest {
         Instant t = clock.instant();
         return p.tx.write(List.of(
                 p.jobs.conditionRunnable(job.id()),
-                p.runs.claim(job.id(), job.pendingRunId(), executor, t.plus(LEASE), t)));
+                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), t)
+                        .withLease(executor, t.plus(LEASE)))));
     }
 
     private Run run(Job job) {
@@ -55,7 +58,8 @@ class RunRepositoryTest {
     }
 
     private boolean markQueued(Job job) {
-        return p.tx.write(List.of(p.runs.markQueued(job.id(), job.pendingRunId(), clock.instant())))
+        return p.tx.write(List.of(
+                        p.runs.write(Change.of(Transition.MARK_QUEUED, job.id(), job.pendingRunId(), clock.instant()))))
                 .won();
     }
 
@@ -70,7 +74,8 @@ class RunRepositoryTest {
                 .isEqualTo(p.buckets.partitionFor(r.scheduledAt(), job.id(), r.runId()));
 
         Run again = Run.scheduled(job.id(), r.runId(), Fixture.OWNER, r.scheduledAt(), 5, now.plusSeconds(1));
-        Transactions.Outcome outcome = p.tx.write(List.of(p.runs.insertScheduled(again)));
+        Transactions.Outcome outcome =
+                p.tx.write(List.of(p.runs.write(Change.of(Transition.SCHEDULE, again, again.createdAt()))));
 
         assertThat(outcome.won()).isFalse();
         assertThat(outcome.failed(0)).isTrue();
@@ -140,17 +145,12 @@ class RunRepositoryTest {
     void claimWinsFromFailedWithTheNextAttemptAndClearsTheLastOutcome() {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
-        assertThat(p.runs.finish(
-                        job.id(),
-                        job.pendingRunId(),
-                        1,
-                        "ex-a",
-                        RunState.FAILED,
-                        3,
-                        "exited with code 3",
-                        null,
-                        clock.instant(),
-                        null))
+        assertThat(p.runs.apply(Change.of(Transition.FAIL, job.id(), job.pendingRunId(), clock.instant())
+                                .withAttempt(1)
+                                .withExecutor("ex-a")
+                                .withExitCode(3)
+                                .withError("exited with code 3"))
+                        .won())
                 .isTrue();
         assertThat(run(job).state()).isEqualTo(RunState.FAILED);
         clock.advance(Duration.ofSeconds(5));
@@ -219,17 +219,11 @@ class RunRepositoryTest {
     void claimLosesOnTerminalRunsAndOnRunsThatDoNotExist() {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
-        assertThat(p.runs.finish(
-                        job.id(),
-                        job.pendingRunId(),
-                        1,
-                        "ex-a",
-                        RunState.SUCCEEDED,
-                        0,
-                        null,
-                        null,
-                        now,
-                        now.plus(Duration.ofDays(7))))
+        assertThat(p.runs.apply(Change.of(Transition.SUCCEED, job.id(), job.pendingRunId(), now)
+                                .withAttempt(1)
+                                .withExecutor("ex-a")
+                                .withExitCode(0))
+                        .won())
                 .isTrue();
 
         Transactions.Outcome done = claim(job, "ex-b");
@@ -238,7 +232,8 @@ class RunRepositoryTest {
 
         Transactions.Outcome missing = p.tx.write(List.of(
                 p.jobs.conditionRunnable(job.id()),
-                p.runs.claim(job.id(), RunIds.forOccurrence(now.plusSeconds(999)), "ex-b", now.plus(LEASE), now)));
+                p.runs.write(Change.of(Transition.CLAIM, job.id(), RunIds.forOccurrence(now.plusSeconds(999)), now)
+                        .withLease("ex-b", now.plus(LEASE)))));
         assertThat(missing.won()).isFalse();
         assertThat(missing.failed(1)).isTrue();
         assertThat(missing.oldItem(1)).as("no item to return").isNull();
@@ -254,15 +249,24 @@ class RunRepositoryTest {
         assertThat(claim(job, "ex-b").won()).isTrue();
         Instant later = clock.instant().plusSeconds(10);
 
-        assertThat(p.runs.heartbeat(job.id(), runId, 1, "ex-a", later.plus(LEASE), later))
+        assertThat(p.runs.apply(Change.of(Transition.HEARTBEAT, job.id(), runId, later)
+                                .withAttempt(1)
+                                .withLease("ex-a", later.plus(LEASE)))
+                        .won())
                 .as("stale attempt")
                 .isFalse();
-        assertThat(p.runs.heartbeat(job.id(), runId, 2, "ex-a", later.plus(LEASE), later))
+        assertThat(p.runs.apply(Change.of(Transition.HEARTBEAT, job.id(), runId, later)
+                                .withAttempt(2)
+                                .withLease("ex-a", later.plus(LEASE)))
+                        .won())
                 .as("other executor")
                 .isFalse();
         assertThat(run(job).leaseExpiry()).isEqualTo(clock.instant().plus(LEASE));
 
-        assertThat(p.runs.heartbeat(job.id(), runId, 2, "ex-b", later.plus(LEASE), later))
+        assertThat(p.runs.apply(Change.of(Transition.HEARTBEAT, job.id(), runId, later)
+                                .withAttempt(2)
+                                .withLease("ex-b", later.plus(LEASE)))
+                        .won())
                 .isTrue();
         assertThat(run(job).leaseExpiry()).isEqualTo(later.plus(LEASE));
     }
@@ -277,15 +281,28 @@ class RunRepositoryTest {
         Instant t = clock.instant();
         Instant expires = t.plus(Duration.ofDays(7));
 
-        assertThat(p.runs.finish(job.id(), runId, 1, "ex-a", RunState.SUCCEEDED, 0, null, null, t, expires))
+        assertThat(p.runs.apply(Change.of(Transition.SUCCEED, job.id(), runId, t)
+                                .withAttempt(1)
+                                .withExecutor("ex-a")
+                                .withExitCode(0))
+                        .won())
                 .as("stale attempt")
                 .isFalse();
-        assertThat(p.runs.finish(job.id(), runId, 2, "ex-a", RunState.SUCCEEDED, 0, null, null, t, expires))
+        assertThat(p.runs.apply(Change.of(Transition.SUCCEED, job.id(), runId, t)
+                                .withAttempt(2)
+                                .withExecutor("ex-a")
+                                .withExitCode(0))
+                        .won())
                 .as("other executor")
                 .isFalse();
         assertThat(run(job).state()).isEqualTo(RunState.RUNNING);
 
-        assertThat(p.runs.finish(job.id(), runId, 2, "ex-b", RunState.SUCCEEDED, 0, null, "logs/x", t, expires))
+        assertThat(p.runs.apply(Change.of(Transition.SUCCEED, job.id(), runId, t)
+                                .withAttempt(2)
+                                .withExecutor("ex-b")
+                                .withExitCode(0)
+                                .withLogKey("logs/x"))
+                        .won())
                 .isTrue();
         Run r = run(job);
         assertThat(r.state()).isEqualTo(RunState.SUCCEEDED);
@@ -297,7 +314,15 @@ class RunRepositoryTest {
         assertThat(Items.longValue(raw, Resources.EXPIRES_AT)).isEqualTo(expires.getEpochSecond());
 
         // Once finished, even the holder cannot write again.
-        assertThat(p.runs.finish(job.id(), runId, 2, "ex-b", RunState.DEAD, 1, "x", null, t, expires))
+        assertThat(p.runs.apply(Change.of(
+                                        Transition.DIE,
+                                        p.runs.get(job.id(), runId).orElseThrow(),
+                                        t)
+                                .withAttempt(2)
+                                .withExecutor("ex-b")
+                                .withExitCode(1)
+                                .withError("x"))
+                        .won())
                 .isFalse();
     }
 
@@ -306,17 +331,12 @@ class RunRepositoryTest {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
 
-        assertThat(p.runs.finish(
-                        job.id(),
-                        job.pendingRunId(),
-                        1,
-                        "ex-a",
-                        RunState.FAILED,
-                        3,
-                        "exited with code 3",
-                        null,
-                        now,
-                        null))
+        assertThat(p.runs.apply(Change.of(Transition.FAIL, job.id(), job.pendingRunId(), now)
+                                .withAttempt(1)
+                                .withExecutor("ex-a")
+                                .withExitCode(3)
+                                .withError("exited with code 3"))
+                        .won())
                 .isTrue();
 
         Map<String, AttributeValue> raw = Fixture.rawRun(p, job.id(), job.pendingRunId());
@@ -328,17 +348,15 @@ class RunRepositoryTest {
         clock.advance(Duration.ofSeconds(1));
         assertThat(claim(job, "ex-a").won()).isTrue();
         Instant expires = clock.instant().plus(Duration.ofDays(7));
-        assertThat(p.runs.finish(
-                        job.id(),
-                        job.pendingRunId(),
-                        2,
-                        "ex-a",
-                        RunState.DEAD,
-                        3,
-                        "exited with code 3",
-                        null,
-                        clock.instant(),
-                        expires))
+        assertThat(p.runs.apply(Change.of(
+                                        Transition.DIE,
+                                        p.runs.get(job.id(), job.pendingRunId()).orElseThrow(),
+                                        clock.instant())
+                                .withAttempt(2)
+                                .withExecutor("ex-a")
+                                .withExitCode(3)
+                                .withError("exited with code 3"))
+                        .won())
                 .isTrue();
         assertThat(Items.longValue(Fixture.rawRun(p, job.id(), job.pendingRunId()), Resources.EXPIRES_AT))
                 .isEqualTo(expires.getEpochSecond());
@@ -347,7 +365,9 @@ class RunRepositoryTest {
     @Test
     void cancelScheduledWinsOnlyFromScheduled() {
         Job scheduled = job();
-        assertThat(p.tx.write(List.of(p.runs.cancelScheduled(scheduled.id(), scheduled.pendingRunId(), now)))
+        assertThat(p.tx.write(List.of(p.runs.write(
+                                Change.of(Transition.CANCEL_SCHEDULED, scheduled.id(), scheduled.pendingRunId(), now)
+                                        .withError("job deleted"))))
                         .won())
                 .isTrue();
         assertThat(run(scheduled).state()).isEqualTo(RunState.CANCELLED);
@@ -357,7 +377,9 @@ class RunRepositoryTest {
 
         Job queued = job();
         assertThat(markQueued(queued)).isTrue();
-        assertThat(p.tx.write(List.of(p.runs.cancelScheduled(queued.id(), queued.pendingRunId(), now)))
+        assertThat(p.tx.write(List.of(p.runs.write(
+                                Change.of(Transition.CANCEL_SCHEDULED, queued.id(), queued.pendingRunId(), now)
+                                        .withError("job deleted"))))
                         .won())
                 .isFalse();
         assertThat(run(queued).state()).isEqualTo(RunState.QUEUED);
@@ -369,7 +391,9 @@ class RunRepositoryTest {
         assertThat(markQueued(job)).isTrue();
         Instant expires = now.plus(Duration.ofDays(7));
 
-        assertThat(p.runs.cancelUnstarted(job.id(), job.pendingRunId(), "job deleted", now, expires))
+        assertThat(p.runs.apply(Change.of(Transition.CANCEL_UNSTARTED, job.id(), job.pendingRunId(), now)
+                                .withError("job deleted"))
+                        .won())
                 .isTrue();
 
         assertThat(run(job).state()).isEqualTo(RunState.CANCELLED);
@@ -382,8 +406,9 @@ class RunRepositoryTest {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
 
-        assertThat(p.runs.cancelUnstarted(
-                        job.id(), job.pendingRunId(), "job deleted", now, now.plus(Duration.ofDays(7))))
+        assertThat(p.runs.apply(Change.of(Transition.CANCEL_UNSTARTED, job.id(), job.pendingRunId(), now)
+                                .withError("job deleted"))
+                        .won())
                 .isFalse();
         assertThat(run(job).state()).isEqualTo(RunState.RUNNING);
     }

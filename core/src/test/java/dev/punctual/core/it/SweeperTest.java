@@ -12,9 +12,11 @@ import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
@@ -331,7 +333,7 @@ class SweeperTest {
 
         RunQueue broken = new RunQueue(
                 Fixture.sqs(), p.resources.runQueue(), TestStack.aws().sqsEndpoint() + "/000000000000/nope");
-        Dispatcher failing = new Dispatcher(p.runs, p.jobs, broken, p.tx, p.schedules, p.settings, clock, p.planner);
+        Dispatcher failing = new Dispatcher(p.runs, p.jobs, broken, p.tx, p.schedules, clock, p.planner);
         Sweeper badSweeper = new Sweeper(p.runs, p.watermarks, failing, p.buckets, settings, clock);
 
         Sweeper.SweepReport bad = badSweeper.sweep();
@@ -414,7 +416,8 @@ class SweeperTest {
         clock.set(first);
         assertThat(p.tx.write(List.of(
                                 p.jobs.conditionRunnable(job.id()),
-                                p.runs.claim(job.id(), job.pendingRunId(), "ex-1", first.plusSeconds(60), first)))
+                                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), first)
+                                        .withLease("ex-1", first.plusSeconds(60)))))
                         .won())
                 .isTrue();
 

@@ -3,13 +3,14 @@ package dev.punctual.core.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.punctual.core.Punctual;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
+import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -19,7 +20,6 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * The repository's conditional writes agree with the transition table: for every transition and every starting
@@ -57,7 +57,9 @@ class TransitionConsistencyTest {
         if (point.equals("-")) {
             return run;
         }
-        assertThat(p.tx.write(List.of(p.runs.insertScheduled(run))).won()).isTrue();
+        assertThat(p.tx.write(List.of(p.runs.write(Change.of(Transition.SCHEDULE, run, now))))
+                        .won())
+                .isTrue();
         RunState state = point.equals("RUNNING*") ? RunState.RUNNING : RunState.valueOf(point);
         int attempt = state == RunState.SCHEDULED ? 0 : 1;
         long lease = (point.equals("RUNNING*") ? now.minusSeconds(60) : now.plusSeconds(60)).toEpochMilli();
@@ -75,40 +77,42 @@ class TransitionConsistencyTest {
         return p.runs.get(jobId, run.runId()).orElseThrow();
     }
 
-    private boolean tx(TransactWriteItem item) {
-        return p.tx.write(List.of(item)).won();
-    }
-
     /** Takes {@code t} through the repository, as its callers do; whether the write won. */
     private boolean take(Transition t, Run run, boolean exists) {
         String id = run.runId();
-        Instant exp = now.plus(Duration.ofDays(7));
-        return switch (t) {
-            case SCHEDULE -> tx(p.runs.insertScheduled(run));
-            case SCHEDULE_OVER_CANCELLED -> tx(p.runs.insertScheduledOverCancelled(run));
+        Change c = switch (t) {
+            case SCHEDULE, SCHEDULE_OVER_CANCELLED -> Change.of(t, run, now);
             case RESCHEDULE ->
-                tx(p.runs.reschedule(Run.scheduled(jobId, id, OWNER, run.occurrence(), now.plusSeconds(5), 3, now)));
-            case MARK_QUEUED -> tx(p.runs.markQueued(jobId, id, now));
-            case CLAIM -> tx(p.runs.claim(jobId, id, "ex-2", now.plusSeconds(60), now));
-            case HEARTBEAT -> p.runs.heartbeat(jobId, id, 1, EXECUTOR, now.plusSeconds(60), now);
-            case SUCCEED -> p.runs.finish(jobId, id, 1, EXECUTOR, RunState.SUCCEEDED, 0, null, null, now, exp);
-            case FAIL -> p.runs.finish(jobId, id, 1, EXECUTOR, RunState.FAILED, 1, "failed", null, now, exp);
-            case RELEASE ->
-                p.runs.finish(
-                        jobId, id, 1, EXECUTOR, RunState.FAILED, null, "released", null, now, exp, OWNER, false, true);
-            // Placed runs were never launched.
-            case GIVE_BACK -> exists && p.runs.giveBack(run, now);
-            case DIE -> p.runs.finish(jobId, id, 1, EXECUTOR, RunState.DEAD, 1, "dead", null, now, exp);
-            case CANCEL_SCHEDULED -> tx(p.runs.cancelScheduled(jobId, id, now));
-            case CANCEL_UNSTARTED -> p.runs.cancelUnstarted(jobId, id, "job deleted", now, exp);
-            case SKIP_OVERLAPPING -> p.runs.endUnstarted(jobId, id, RunState.SKIPPED, "overlap", now, exp);
-            case SKIP_MISSED -> tx(p.runs.skipScheduled(jobId, id, "missed", now, exp));
-            // Both read the run first: with no item there is nothing to take.
-            case DEAD_LETTER -> exists && p.runs.markDeadLettered(run, "dead-lettered", now, exp);
-            case REDRIVE -> exists && p.runs.redrive(jobId, id, run.attempt(), 5, now);
-            case UNINDEX -> p.runs.unindex(jobId, id);
+                Change.of(t, Run.scheduled(jobId, id, OWNER, run.occurrence(), now.plusSeconds(5), 3, now), now);
+            case CLAIM -> Change.of(t, jobId, id, now).withLease("ex-2", now.plusSeconds(60));
+            // The executor's own attempt (placed runs were never launched).
+            case HEARTBEAT, LAUNCH, SUCCEED, FAIL, RELEASE, DIE ->
+                Change.of(t, run, now)
+                        .withAttempt(1)
+                        .withExecutor(EXECUTOR)
+                        .withLease(EXECUTOR, now.plusSeconds(60))
+                        .withError("outcome");
+            case REDRIVE -> Change.of(t, run, now).withMaxAttempts(5);
+            case GIVE_BACK, DEAD_LETTER -> Change.of(t, run, now).withError("why");
+            case MARK_QUEUED, UNINDEX -> Change.of(t, jobId, id, now);
+            case CANCEL_SCHEDULED, CANCEL_UNSTARTED, SKIP_OVERLAPPING, SKIP_MISSED ->
+                Change.of(t, jobId, id, now).withError("why");
             case RESEND, LOOK_AFTER_LEASE -> throw new IllegalArgumentException(t + " is not state-gated");
         };
+        if (t.fromAbsent()) {
+            return p.tx.write(List.of(p.runs.write(c))).won();
+        }
+        // Those that fence on the run as read have nothing to take where there is no item.
+        if (!exists && t.fence() == Transition.Fence.SEEN_ATTEMPT) {
+            return false;
+        }
+        RunRepository.Result r = p.runs.apply(c);
+        if (!r.won() && exists) {
+            // A lost write reports the run as it found it.
+            assertThat(r.found()).as(t + " lost: what it found").isNotNull();
+            assertThat(r.found().runId()).isEqualTo(id);
+        }
+        return r.won();
     }
 
     @Test

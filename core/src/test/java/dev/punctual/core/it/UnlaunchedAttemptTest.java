@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.ExecutorPool;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.testing.TestStack;
@@ -55,7 +57,8 @@ class UnlaunchedAttemptTest {
         Instant now = Instant.now();
         assertThat(p.tx.write(List.of(
                                 p.jobs.conditionRunnable(job.id()),
-                                p.runs.claim(job.id(), runId, "ghost", now.plusSeconds(2), now)))
+                                p.runs.write(Change.of(Transition.CLAIM, job.id(), runId, now)
+                                        .withLease("ghost", now.plusSeconds(2)))))
                         .won())
                 .isTrue();
 

@@ -25,6 +25,7 @@ class TransitionTest {
             Map.entry(Transition.MARK_QUEUED, "SCHEDULED"),
             Map.entry(Transition.CLAIM, "SCHEDULED QUEUED FAILED RUNNING*"),
             Map.entry(Transition.HEARTBEAT, "RUNNING RUNNING*"),
+            Map.entry(Transition.LAUNCH, "RUNNING RUNNING*"),
             Map.entry(Transition.SUCCEED, "RUNNING RUNNING*"),
             Map.entry(Transition.FAIL, "RUNNING RUNNING*"),
             Map.entry(Transition.RELEASE, "RUNNING RUNNING*"),
@@ -95,16 +96,16 @@ class TransitionTest {
     @Test
     void whenARunNextNeedsTheSweeper() {
         Run due = Run.scheduled("job_a", "r", "o", NOW.plusSeconds(90), 3, NOW);
-        assertThat(Transition.SCHEDULE.attention(due, NOW, false, SETTINGS)).contains(NOW.plusSeconds(90));
+        assertThat(Transition.SCHEDULE.attention(due, NOW, SETTINGS)).contains(NOW.plusSeconds(90));
         // Created already due (a catch-up, a backfill): indexed at its creation, not in a bucket left behind.
         Run late = Run.scheduled("job_a", "r", "o", NOW.minusSeconds(600), 3, NOW);
-        assertThat(Transition.SCHEDULE.attention(late, NOW, false, SETTINGS)).contains(NOW);
+        assertThat(Transition.SCHEDULE.attention(late, NOW, SETTINGS)).contains(NOW);
         Duration requeue = SETTINGS.requeueAfter();
-        assertThat(Transition.MARK_QUEUED.attention(null, NOW, false, SETTINGS))
+        assertThat(Transition.MARK_QUEUED.attention(null, NOW, SETTINGS))
                 .contains(NOW.plus(SETTINGS.lookahead()).plus(requeue));
-        assertThat(Transition.RESEND.attention(null, NOW, false, SETTINGS))
+        assertThat(Transition.RESEND.attention(null, NOW, SETTINGS))
                 .contains(NOW.plus(SETTINGS.lookahead()).plus(requeue));
-        assertThat(Transition.FAIL.attention(null, NOW, false, SETTINGS))
+        assertThat(Transition.FAIL.attention(null, NOW, SETTINGS))
                 .contains(NOW.plus(SETTINGS.retryCap()).plus(requeue));
         Run leased = new Run(
                 "job_a",
@@ -125,13 +126,38 @@ class TransitionTest {
                 NOW,
                 null,
                 null);
-        assertThat(Transition.LOOK_AFTER_LEASE.attention(leased, NOW, false, SETTINGS))
+        assertThat(Transition.LOOK_AFTER_LEASE.attention(leased, NOW, SETTINGS))
                 .contains(NOW.plusSeconds(30).plus(requeue));
-        assertThat(Transition.SUCCEED.attention(null, NOW, false, SETTINGS)).isEmpty();
-        assertThat(Transition.SUCCEED.attention(null, NOW, true, SETTINGS))
-                .as("claimed straight from SCHEDULED: kept at now for the next occurrence")
+        // leased was claimed straight from SCHEDULED (never marked QUEUED, no queuedAt).
+        Run marked = new Run(
+                "job_a",
+                "r",
+                "o",
+                NOW,
+                RunState.RUNNING,
+                1,
+                3,
+                "ex",
+                NOW.plusSeconds(30),
+                null,
+                NOW,
+                null,
+                null,
+                null,
+                NOW,
+                NOW,
+                NOW,
+                null);
+        assertThat(Transition.SUCCEED.attention(marked, NOW, SETTINGS)).isEmpty();
+        assertThat(Transition.DIE.attention(marked, NOW, SETTINGS)).isEmpty();
+        assertThat(Transition.SUCCEED.attention(leased, NOW, SETTINGS))
+                .as("its executor finishes a run claimed straight from SCHEDULED: kept at now for the next occurrence")
                 .contains(NOW);
-        assertThat(Transition.UNINDEX.attention(null, NOW, true, SETTINGS)).isEmpty();
+        assertThat(Transition.DIE.attention(leased, NOW, SETTINGS)).contains(NOW);
+        assertThat(Transition.UNINDEX.attention(leased, NOW, SETTINGS)).isEmpty();
+        assertThat(Transition.DEAD_LETTER.attention(leased, NOW, SETTINGS))
+                .as("only an executor's own outcome keeps the entry")
+                .isEmpty();
     }
 
     @Test

@@ -1,0 +1,412 @@
+package dev.punctual.core.exec;
+
+import dev.punctual.core.binary.ArtifactStore;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.exec.RunWorker.Outcome;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.limits.RunLimits;
+import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.run.Change;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.Transition;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import software.amazon.awssdk.services.sqs.model.Message;
+
+/**
+ * One claimed attempt, from the claim to its recorded outcome: the binary is fetched and verified, started (in its
+ * sandbox, under a lease renewed right before the start), watched, heartbeated and supervised, and its outcome and
+ * log recorded while the lease lasts. Every write is fenced on the attempt the claim granted.
+ */
+final class AttemptRunner {
+    private static final System.Logger LOG = System.getLogger(AttemptRunner.class.getName());
+
+    private final RunRepository runs;
+    private final JobRepository jobs;
+    private final RunQueue queue;
+    private final ArtifactStore store;
+    private final BinaryCache cache;
+    private final ProcessRunner runner;
+    private final Backoff backoff;
+    private final Settings settings;
+    private final Clock clock;
+    private final String executorId;
+    private final Path workRoot;
+    private final Sandbox sandbox;
+    private final ScheduledExecutorService timer;
+    /**
+     * The runs' watches ({@link RunWatch}) on a thread of their own: a run that fills its directory with a million
+     * files makes its own disk scan slow, and must not delay another run's heartbeat into self-fencing.
+     */
+    private final ScheduledExecutorService watchTimer;
+    /** Kills a run from outside this JVM when its lease was not renewed in time ({@link Supervisor}). */
+    private final Supervisor supervisor;
+
+    private final Map<String, ProcessRunner.Handle> running = new ConcurrentHashMap<>();
+
+    AttemptRunner(
+            RunRepository runs,
+            JobRepository jobs,
+            RunQueue queue,
+            ArtifactStore store,
+            BinaryCache cache,
+            ProcessRunner runner,
+            Backoff backoff,
+            Settings settings,
+            Clock clock,
+            String executorId,
+            Path workRoot,
+            ScheduledExecutorService timer) {
+        this.runs = runs;
+        this.jobs = jobs;
+        this.queue = queue;
+        this.store = store;
+        this.cache = cache;
+        this.runner = runner;
+        this.backoff = backoff;
+        this.settings = settings;
+        this.clock = clock;
+        this.executorId = executorId;
+        this.workRoot = workRoot;
+        this.sandbox = Sandbox.create(settings.sandbox());
+        this.timer = timer;
+        try {
+            this.supervisor = new Supervisor(workRoot.resolveSibling("deadlines"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        this.watchTimer = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().daemon().name("run-watch-" + executorId).factory());
+    }
+
+    /** Runs the claimed attempt's binary and records its outcome (or leaves it, fenced, to the next attempt). */
+    Outcome run(Message message, Run run, Job job) throws InterruptedException {
+        int attempt = run.attempt();
+        String logKey = ArtifactStore.logKey(run.jobId(), run.runId(), attempt);
+        Path workDir = null;
+        Path logFile = null;
+        ProcessRunner.Handle handle = null;
+        Sandbox.Lease lease = null;
+        ScheduledFuture<?> beat = null;
+        // Until when this executor's attempt surely holds the run: its lease as last renewed. The result is
+        // retried until then; after it, another executor may have taken the run over.
+        AtomicReference<Instant> held = new AtomicReference<>(run.leaseExpiry());
+        ScheduledFuture<?> watching = null;
+        String supervised = null;
+        // What the job asked for, within this executor's maxima (the API checked against its own, which an
+        // operator may have set higher than this executor's).
+        RunLimits limits = job.limits().within(settings.limits());
+        Integer exitCode = null;
+        String error;
+        String killed = null;
+        boolean retryable = true;
+        List<String> refused = new ArrayList<>(LaunchCheck.problems(job));
+        // Secret values are read only here, by key, at the last moment: they are in no index and no job read.
+        Map<String, String> secrets = job.secretNames().isEmpty() ? Map.of() : jobs.secrets(job.id());
+        refused.addAll(LaunchCheck.variables("secrets", secrets));
+        if (!refused.isEmpty()) {
+            // The job as stored is not one the API would have accepted: it was changed behind the API's back.
+            // Retrying cannot help, so the run is DEAD at once, with what was refused.
+            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " " + RunWorker.REFUSED + refused);
+            String shown = String.join("; ", refused.subList(0, Math.min(5, refused.size())))
+                    + (refused.size() > 5 ? "; and " + (refused.size() - 5) + " more" : "");
+            return WhileHeld.call(
+                    clock,
+                    held,
+                    "recording the refusal of " + run.jobId() + "/" + run.runId(),
+                    Integer.MAX_VALUE,
+                    () -> settle(message, run, null, RunWorker.REFUSED + shown, null, false, false));
+        }
+        // The claim may win up to CLAIM_TOLERANCE before the run's due time (it checks whole seconds, and the
+        // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
+        WhileHeld.waitUntil(clock, run.scheduledAt());
+        try {
+            Path binary = cache.fetch(job.owner(), job.binarySha256());
+            if (sandbox.active()) {
+                lease = sandbox.open(binary, job.binarySha256());
+                workDir = lease.dir();
+                binary = lease.binary();
+            } else {
+                workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
+            }
+            // The log is the executor's, out of the binary's reach when it runs as its own user.
+            logFile = Files.createDirectories(workRoot).resolve(workDir.getFileName() + ".log");
+            Map<String, String> env = new LinkedHashMap<>(job.env());
+            env.putAll(secrets);
+            env.put("SCHEDULER_JOB_ID", run.jobId());
+            env.put("SCHEDULER_RUN_ID", run.runId());
+            env.put("SCHEDULER_ATTEMPT", Integer.toString(attempt));
+            env.put("SCHEDULER_SCHEDULED_AT", run.scheduledAt().toString());
+            // The same for every attempt of this occurrence: a binary can make its side effects idempotent on it.
+            env.put("SCHEDULER_IDEMPOTENCY_KEY", run.jobId() + "@" + run.occurrence());
+            // The last moment to find out that this executor was frozen past its lease since the claim (the binary
+            // download can take a while too): renewing it now, conditionally on our attempt, proves the run is
+            // still ours, and starts the binary under a full lease.
+            // A store error here is tried again while the lease lasts: counted as a failed start, it would spend
+            // an attempt whose binary never ran (found by the fault suite: an always-failing job ended DEAD at an
+            // attempt that never started, its pre-start renewal caught in an outage).
+            Instant[] renewedAt = new Instant[1];
+            boolean ours;
+            try {
+                ours = WhileHeld.call(
+                        clock,
+                        held,
+                        "renewing the lease of " + run.jobId() + "/" + run.runId() + " before its start",
+                        Integer.MAX_VALUE,
+                        () -> {
+                            renewedAt[0] = clock.instant();
+                            return runs.apply(Change.of(Transition.LAUNCH, run, renewedAt[0])
+                                            .withLease(executorId, renewedAt[0].plus(settings.lease())))
+                                    .won();
+                        });
+            } catch (RuntimeException e) {
+                // The lease ran out while the store was unreachable: we cannot tell whether the run is still ours.
+                ours = false;
+            }
+            if (!ours) {
+                killed = RunWorker.FENCED;
+                throw new FencedBeforeStart();
+            }
+            held.set(renewedAt[0].plus(settings.lease()));
+            handle = runner.start(
+                    binary,
+                    job.args(),
+                    env,
+                    workDir,
+                    logFile,
+                    new ProcessRunner.Confinement(
+                            lease == null ? null : lease.uid(), limits, sandbox.privateNetwork()));
+            running.put(run.jobId() + "/" + run.runId(), handle);
+            String name = run.jobId() + "." + run.runId() + "." + attempt;
+            supervised = name;
+            Integer uid = lease == null ? null : lease.uid();
+            long group = handle.pid();
+            try {
+                supervisor.arm(name, group, uid, supervisorDeadline(held.get()));
+            } catch (IOException e) {
+                // The binary runs already: it must be awaited whatever happens here. Self-fencing still holds it.
+                LOG.log(Level.WARNING, "run " + name + " has no supervisor", e);
+            }
+            beat = startHeartbeat(message, run, handle, held, expiry -> {
+                try {
+                    supervisor.extend(name, group, uid, supervisorDeadline(expiry));
+                } catch (IOException e) {
+                    LOG.log(Level.WARNING, "cannot move the supervisor's deadline of " + name, e);
+                }
+            });
+            Sandbox.Lease box = lease;
+            Path dir = workDir;
+            RunWatch watch =
+                    new RunWatch(limits, box == null ? () -> Sandbox.sizeOf(dir) : () -> sandbox.diskUsed(box), handle);
+            watching = watchTimer.scheduleAtFixedRate(
+                    watch::check, RunWatch.PERIOD.toMillis(), RunWatch.PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+            ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));
+            exitCode = result.exitCode();
+            killed = result.killedBecause();
+            if (supervisor.disarm(name) && exitCode == 128 + 9) {
+                // This JVM was frozen or starved past the deadline: the supervisor killed the binary before the
+                // lease could pass on. The attempt is not ours to record. (A binary that had exited by itself
+                // before that is recorded as usual: the write is fenced on our attempt, so it only wins if no
+                // other executor has taken the run over. Found by the chaos run: two runs that had exited 0
+                // while their executor was frozen were run again for nothing.)
+                killed = RunWorker.SELF_FENCED;
+            }
+            error = killed != null ? killed : exitCode == 0 ? null : "exited with code " + exitCode;
+            String limit = killed == null && exitCode != 0 ? RunWatch.explainExit(exitCode, limits) : null;
+            if (limit != null) {
+                error += ": " + limit;
+            }
+            if (killed == null && job.nonRetryableExitCodes().contains(exitCode)) {
+                // The job says retrying cannot help with this exit code: dead at once, attempts left or not.
+                retryable = false;
+                error += " (non-retryable)";
+            }
+        } catch (FencedBeforeStart e) {
+            error = RunWorker.FENCED;
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " could not start", e);
+            error = "could not start: " + e.getMessage();
+        } finally {
+            if (supervised != null) {
+                supervisor.disarm(supervised);
+            }
+            if (watching != null) {
+                watching.cancel(false);
+            }
+            running.remove(run.jobId() + "/" + run.runId());
+            if (lease != null) {
+                sandbox.close(lease);
+            }
+        }
+        // The heartbeat goes on until the outcome is recorded: while the log is uploaded and the result written
+        // (retried through a passing outage), the run stays ours.
+        try {
+            String storedLog = uploadLog(logKey, logFile, held);
+            deleteQuietly(workDir, logFile);
+            if (RunWorker.FENCED.equals(killed) || RunWorker.SELF_FENCED.equals(killed)) {
+                // Not ours to record any more (or we cannot tell): the lease expires, and the message or the
+                // sweeper brings the run back as a new attempt.
+                return Outcome.FENCED;
+            }
+            Integer code = exitCode;
+            String err = error;
+            boolean again = retryable;
+            boolean released = RunWorker.SHUTDOWN.equals(killed);
+            return WhileHeld.call(
+                    clock,
+                    held,
+                    "recording the outcome of " + run.jobId() + "/" + run.runId(),
+                    Integer.MAX_VALUE,
+                    () -> settle(message, run, code, err, storedLog, released, again));
+        } finally {
+            if (beat != null) {
+                beat.cancel(false);
+            }
+        }
+    }
+
+    private Outcome settle(
+            Message message,
+            Run run,
+            Integer exitCode,
+            String error,
+            String logKey,
+            boolean released,
+            boolean retryable) {
+        int attempt = run.attempt();
+        boolean dead = error != null && !released && (!retryable || attempt >= run.maxAttempts());
+        Transition outcome = error == null
+                ? Transition.SUCCEED
+                : released ? Transition.RELEASE : dead ? Transition.DIE : Transition.FAIL;
+        Change change = Change.of(outcome, run, clock.instant())
+                .withExecutor(executorId)
+                .withExitCode(exitCode)
+                .withError(error)
+                .withLogKey(logKey);
+        if (!runs.apply(change).won()) {
+            return Outcome.FENCED;
+        }
+        if (outcome == Transition.SUCCEED) {
+            queue.delete(message.receiptHandle());
+            return Outcome.SUCCEEDED;
+        }
+        if (dead) {
+            queue.delete(message.receiptHandle());
+            return Outcome.DEAD;
+        }
+        int delay = released ? 0 : (int) Math.max(1, backoff.after(attempt).toSeconds());
+        queue.changeVisibility(message.receiptHandle(), delay);
+        return released ? Outcome.RELEASED : Outcome.FAILED;
+    }
+
+    /** The wall-clock instant (ms) at which the supervisor kills a run whose lease ends at {@code leaseEnd}. */
+    private long supervisorDeadline(Instant leaseEnd) {
+        // The lease is in this executor's clock; the supervisor reads the wall clock.
+        Duration left = Duration.between(clock.instant(), leaseEnd).minus(Supervisor.margin(settings.lease()));
+        return System.currentTimeMillis() + left.toMillis();
+    }
+
+    /** Stops the supervisor and the watches (the executor is stopping; no run is left to watch). */
+    void close() {
+        supervisor.close();
+        watchTimer.shutdownNow();
+    }
+
+    /**
+     * Extends the DynamoDB lease and the message's invisibility together. A lost heartbeat (another executor took
+     * the run after our lease expired) kills our process: the newer attempt owns the run now.
+     */
+    private ScheduledFuture<?> startHeartbeat(
+            Message message,
+            Run run,
+            ProcessRunner.Handle handle,
+            AtomicReference<Instant> held,
+            java.util.function.Consumer<Instant> renewed) {
+        long period = settings.heartbeat().toMillis();
+        return timer.scheduleAtFixedRate(
+                () -> {
+                    Instant now = clock.instant();
+                    try {
+                        Instant expiry = now.plus(settings.lease());
+                        if (!runs.apply(Change.of(Transition.HEARTBEAT, run, now)
+                                        .withLease(executorId, expiry))
+                                .won()) {
+                            handle.kill(RunWorker.FENCED);
+                            return;
+                        }
+                        held.set(expiry);
+                        renewed.accept(expiry);
+                        queue.changeVisibility(
+                                message.receiptHandle(), (int) settings.lease().toSeconds());
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, "heartbeat of " + run.jobId() + "/" + run.runId() + " failed", e);
+                        // Self-fencing: if the next beat would come after our lease ends, another executor may take the
+                        // run over any moment; two attempts must never run at once, so ours stops now.
+                        if (!now.plus(settings.heartbeat()).isBefore(held.get())) {
+                            handle.kill(RunWorker.SELF_FENCED);
+                        }
+                    }
+                },
+                period,
+                period,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** The run's lease passed to another executor before its binary started: it must not start here. */
+    private static final class FencedBeforeStart extends RuntimeException {
+        FencedBeforeStart() {
+            super(RunWorker.FENCED, null, false, false);
+        }
+    }
+
+    /** Kills every running binary, e.g. when the shutdown grace period is over; their runs are released. */
+    void killAll(String reason) {
+        running.values().forEach(h -> Thread.ofVirtual().start(() -> h.kill(reason)));
+    }
+
+    int runningCount() {
+        return running.size();
+    }
+
+    /** How many times a log upload is tried: it must not hold up the outcome, which matters more. */
+    static final int LOG_TRIES = 3;
+
+    private String uploadLog(String key, Path logFile, AtomicReference<Instant> held) throws InterruptedException {
+        if (logFile == null || !Files.exists(logFile)) {
+            return null;
+        }
+        try {
+            return WhileHeld.call(clock, held, "uploading log " + key, LOG_TRIES, () -> {
+                store.putLog(key, logFile);
+                return key;
+            });
+        } catch (RuntimeException e) {
+            // Recorded without its log rather than not at all.
+            return null;
+        }
+    }
+
+    private static void deleteQuietly(Path dir, Path file) {
+        if (file != null) {
+            Sandbox.deleteTree(file);
+        }
+        Sandbox.deleteTree(dir);
+    }
+}

@@ -1,0 +1,85 @@
+package dev.punctual.core.run;
+
+import static dev.punctual.core.infra.Items.instant;
+import static dev.punctual.core.infra.Items.n;
+import static dev.punctual.core.infra.Items.s;
+
+import dev.punctual.core.infra.Items;
+import dev.punctual.core.infra.Resources;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/** A run's item in the runs table: its attribute names, its key, and the mapping both ways. */
+public final class RunItems {
+    static final String OWNER = Resources.OWNER;
+    static final String SCHEDULED_AT = "scheduledAt";
+    static final String STATE = "state";
+    static final String ATTEMPT = "attempt";
+    static final String MAX_ATTEMPTS = "maxAttempts";
+    static final String LEASE_OWNER = "leaseOwner";
+    static final String LEASE_EXPIRY = "leaseExpiry";
+    static final String EXIT_CODE = "exitCode";
+    static final String STARTED_AT = "startedAt";
+    static final String FINISHED_AT = "finishedAt";
+    static final String ERROR = "error";
+    static final String LOG_KEY = "logKey";
+    static final String CREATED_AT = "createdAt";
+    static final String UPDATED_AT = "updatedAt";
+    static final String QUEUED_AT = "queuedAt";
+    static final String OCCURRENCE = "occurrence";
+    /** When the current attempt's executor was about to start the binary (absent: it never got that far). */
+    static final String LAUNCHED_AT = "launchedAt";
+
+    private RunItems() {}
+
+    static Map<String, AttributeValue> key(String jobId, String runId) {
+        return Map.of(Resources.JOB_ID, s(jobId), Resources.RUN_ID, s(runId));
+    }
+
+    /** A new SCHEDULED run's item, without its due-index entry. */
+    static Map<String, AttributeValue> scheduled(Run run) {
+        Map<String, AttributeValue> item = new LinkedHashMap<>();
+        item.put(Resources.JOB_ID, s(run.jobId()));
+        item.put(Resources.RUN_ID, s(run.runId()));
+        item.put(OWNER, s(run.owner()));
+        item.put(SCHEDULED_AT, instant(run.scheduledAt()));
+        if (!run.occurrence().equals(run.scheduledAt())) {
+            item.put(OCCURRENCE, instant(run.occurrence()));
+        }
+        item.put(STATE, s(RunState.SCHEDULED.name()));
+        item.put(ATTEMPT, n(0));
+        item.put(MAX_ATTEMPTS, n(run.maxAttempts()));
+        item.put(CREATED_AT, instant(run.createdAt()));
+        item.put(UPDATED_AT, instant(run.createdAt()));
+        return item;
+    }
+
+    /** The run an item holds; null for no item (a lost write that found none). */
+    public static Run fromItem(Map<String, AttributeValue> item) {
+        if (item == null || item.isEmpty()) {
+            return null;
+        }
+        Long lease = Items.longValue(item, LEASE_EXPIRY);
+        return new Run(
+                Items.str(item, Resources.JOB_ID),
+                Items.str(item, Resources.RUN_ID),
+                Items.str(item, OWNER),
+                Items.instant(item, SCHEDULED_AT),
+                RunState.valueOf(Items.str(item, STATE)),
+                Items.integer(item, ATTEMPT),
+                Items.integer(item, MAX_ATTEMPTS),
+                Items.str(item, LEASE_OWNER),
+                lease == null ? null : Instant.ofEpochMilli(lease),
+                Items.integer(item, EXIT_CODE),
+                Items.instant(item, STARTED_AT),
+                Items.instant(item, FINISHED_AT),
+                Items.str(item, ERROR),
+                Items.str(item, LOG_KEY),
+                Items.instant(item, CREATED_AT),
+                Items.instant(item, OCCURRENCE),
+                Items.instant(item, QUEUED_AT),
+                Items.instant(item, LAUNCHED_AT));
+    }
+}

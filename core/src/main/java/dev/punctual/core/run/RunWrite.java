@@ -1,0 +1,161 @@
+package dev.punctual.core.run;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.regex.Pattern;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.Put;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.Update;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+/**
+ * The pieces of one conditional write of a run's item, put together clause by clause: every attribute is named
+ * {@code #<attribute>} and every value {@code :v<n>}, so clauses added independently never collide. Only
+ * {@link RunRepository} builds them.
+ */
+final class RunWrite {
+    private final String table;
+    private final Map<String, AttributeValue> key;
+    private final Map<String, String> names = new HashMap<>();
+    private final Map<String, AttributeValue> values = new HashMap<>();
+    private final List<String> set = new ArrayList<>();
+    private final List<String> remove = new ArrayList<>();
+    private final List<String> conditions = new ArrayList<>();
+    /** The plain assignments, which a put writes into its item. */
+    private final Map<String, AttributeValue> assigned = new LinkedHashMap<>();
+
+    RunWrite(String table, Map<String, AttributeValue> key) {
+        this.table = table;
+        this.key = key;
+    }
+
+    /** The placeholder of {@code attribute}. */
+    String name(String attribute) {
+        String alias = "#" + attribute;
+        names.put(alias, attribute);
+        return alias;
+    }
+
+    /** A placeholder holding {@code value}. */
+    String value(AttributeValue value) {
+        String alias = ":v" + values.size();
+        values.put(alias, value);
+        return alias;
+    }
+
+    RunWrite set(String attribute, AttributeValue value) {
+        set.add(name(attribute) + " = " + value(value));
+        assigned.put(attribute, value);
+        return this;
+    }
+
+    /** Sets the attribute, or removes it when {@code value} is null. */
+    RunWrite setOrRemove(String attribute, AttributeValue value) {
+        return value == null ? remove(attribute) : set(attribute, value);
+    }
+
+    /** {@code attribute = attribute + n}. */
+    RunWrite add(String attribute, long n) {
+        String a = name(attribute);
+        set.add(a + " = " + a + " + " + value(AttributeValue.fromN(Long.toString(n))));
+        return this;
+    }
+
+    RunWrite remove(String... attributes) {
+        for (String attribute : attributes) {
+            remove.add(name(attribute));
+        }
+        return this;
+    }
+
+    /** One more clause the write is conditional on (ANDed with the others); written with {@link #name}/{@link #value}. */
+    RunWrite require(String condition) {
+        conditions.add(condition);
+        return this;
+    }
+
+    String condition() {
+        StringJoiner all = new StringJoiner(" AND ");
+        // Only a disjunction needs its parentheses among the others: DynamoDB refuses redundant ones.
+        conditions.forEach(c -> all.add(conditions.size() > 1 && c.contains(" OR ") ? "(" + c + ")" : c));
+        return all.toString();
+    }
+
+    String update() {
+        String out = set.isEmpty() ? "" : "SET " + String.join(", ", set);
+        if (!remove.isEmpty()) {
+            out += (out.isEmpty() ? "" : " ") + "REMOVE " + String.join(", ", remove);
+        }
+        return out;
+    }
+
+    UpdateItemRequest updateRequest() {
+        return UpdateItemRequest.builder()
+                .tableName(table)
+                .key(key)
+                .updateExpression(update())
+                .conditionExpression(condition())
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(nullIfEmpty(values))
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build();
+    }
+
+    /** The update as one item of a transaction; a lost condition brings the item as it was. */
+    TransactWriteItem updateItem() {
+        return TransactWriteItem.builder()
+                .update(Update.builder()
+                        .tableName(table)
+                        .key(key)
+                        .updateExpression(update())
+                        .conditionExpression(condition())
+                        .expressionAttributeNames(names)
+                        .expressionAttributeValues(nullIfEmpty(values))
+                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                        .build())
+                .build();
+    }
+
+    /** {@code item} written whole, with the plain assignments added, under this write's condition. */
+    TransactWriteItem putItem(Map<String, AttributeValue> item) {
+        if (!remove.isEmpty() || set.size() != assigned.size()) {
+            throw new IllegalStateException("a put writes its item whole: " + update());
+        }
+        Map<String, AttributeValue> whole = new LinkedHashMap<>(key);
+        whole.putAll(item);
+        whole.putAll(assigned);
+        return TransactWriteItem.builder()
+                .put(Put.builder()
+                        .tableName(table)
+                        .item(whole)
+                        .conditionExpression(condition())
+                        // DynamoDB refuses placeholders an expression does not use: only the condition's.
+                        .expressionAttributeNames(usedIn(condition(), names))
+                        .expressionAttributeValues(nullIfEmpty(usedIn(condition(), values)))
+                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                        .build())
+                .build();
+    }
+
+    private static <V> Map<String, V> usedIn(String expression, Map<String, V> placeholders) {
+        Map<String, V> used = new HashMap<>();
+        placeholders.forEach((alias, v) -> {
+            if (Pattern.compile(Pattern.quote(alias) + "(?![A-Za-z0-9_])")
+                    .matcher(expression)
+                    .find()) {
+                used.put(alias, v);
+            }
+        });
+        return used;
+    }
+
+    private static <V> Map<String, V> nullIfEmpty(Map<String, V> m) {
+        return m.isEmpty() ? null : m;
+    }
+}
