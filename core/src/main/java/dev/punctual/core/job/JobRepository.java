@@ -3,22 +3,30 @@ package dev.punctual.core.job;
 import static dev.punctual.core.infra.Items.instant;
 import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
+import static dev.punctual.core.job.JobItems.ACTIVE_RUN;
+import static dev.punctual.core.job.JobItems.ARGS;
+import static dev.punctual.core.job.JobItems.BINARY_SHA;
+import static dev.punctual.core.job.JobItems.ENV;
+import static dev.punctual.core.job.JobItems.FIRING;
+import static dev.punctual.core.job.JobItems.LIMITS;
+import static dev.punctual.core.job.JobItems.MAX_ATTEMPTS;
+import static dev.punctual.core.job.JobItems.NAME;
+import static dev.punctual.core.job.JobItems.NEXT_RUN_AT;
+import static dev.punctual.core.job.JobItems.NO_RETRY_CODES;
+import static dev.punctual.core.job.JobItems.PAUSED_AT;
+import static dev.punctual.core.job.JobItems.PENDING;
+import static dev.punctual.core.job.JobItems.SCHEDULE;
+import static dev.punctual.core.job.JobItems.SECRET_NAMES;
+import static dev.punctual.core.job.JobItems.STATE;
+import static dev.punctual.core.job.JobItems.TIMEOUT;
+import static dev.punctual.core.job.JobItems.UPDATED_AT;
+import static dev.punctual.core.job.JobItems.VERSION;
 
-import dev.punctual.core.firing.CatchUp;
-import dev.punctual.core.firing.FiringPolicy;
-import dev.punctual.core.firing.Jitter;
-import dev.punctual.core.firing.Overlap;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
-import dev.punctual.core.limits.RunLimits;
-import dev.punctual.core.schedule.DateSpec;
-import dev.punctual.core.schedule.ScheduleSpec;
-import dev.punctual.core.time.Instants;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,25 +41,6 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
  * runs table are returned as {@link TransactWriteItem}s for the caller to combine.
  */
 public final class JobRepository {
-    private static final String NAME = "name";
-    private static final String BINARY_SHA = "binarySha256";
-    private static final String ARGS = "args";
-    private static final String ENV = "env";
-    private static final String SCHEDULE = "schedule";
-    private static final String TIMEOUT = "timeoutSeconds";
-    private static final String MAX_ATTEMPTS = "maxAttempts";
-    private static final String NO_RETRY_CODES = "nonRetryableExitCodes";
-    private static final String STATE = "state";
-    private static final String VERSION = "version";
-    private static final String CREATED_AT = "createdAt";
-    private static final String UPDATED_AT = "updatedAt";
-    private static final String PENDING = "pendingRunId";
-    private static final String NEXT_RUN_AT = "nextRunAt";
-    private static final String PAUSED_AT = "pausedAt";
-    private static final String FIRING = "firing";
-    private static final String ACTIVE_RUN = "activeRunId";
-    private static final String SECRET_NAMES = "secretNames";
-    private static final String LIMITS = "limits";
     /** The attribute of a job's secrets item ({@code jobId = <job>#secrets}) that holds the values. */
     private static final String SECRET_VALUES = "values";
 
@@ -69,35 +58,7 @@ public final class JobRepository {
 
     /** Creates the job; fails the transaction if the id is taken. */
     public TransactWriteItem insert(Job job) {
-        Map<String, AttributeValue> item = new LinkedHashMap<>();
-        item.put(Resources.JOB_ID, s(job.id()));
-        item.put(Resources.OWNER, s(job.owner()));
-        item.put(Resources.OWNER_SORT, s(Instants.fixed(job.createdAt()) + "#" + job.id()));
-        item.put(NAME, s(job.name()));
-        item.put(Resources.BINARY_ID, s(job.binaryId()));
-        item.put(BINARY_SHA, s(job.binarySha256()));
-        item.put(ARGS, Items.strings(job.args()));
-        item.put(ENV, Items.stringMap(job.env()));
-        item.put(SCHEDULE, scheduleValue(job.schedule()));
-        item.put(TIMEOUT, n(job.timeoutSeconds()));
-        item.put(MAX_ATTEMPTS, n(job.maxAttempts()));
-        if (!job.nonRetryableExitCodes().isEmpty()) {
-            item.put(
-                    NO_RETRY_CODES,
-                    AttributeValue.fromL(
-                            job.nonRetryableExitCodes().stream().map(c -> n(c)).toList()));
-        }
-        item.put(FIRING, firingValue(job.firing()));
-        item.put(SECRET_NAMES, Items.strings(job.secretNames()));
-        item.put(LIMITS, limitsValue(job.limits()));
-        item.put(STATE, s(job.state().name()));
-        item.put(VERSION, n(job.version()));
-        item.put(CREATED_AT, instant(job.createdAt()));
-        item.put(UPDATED_AT, instant(job.updatedAt()));
-        if (job.pendingRunId() != null) {
-            item.put(PENDING, s(job.pendingRunId()));
-            item.put(NEXT_RUN_AT, instant(job.nextRunAt()));
-        }
+        Map<String, AttributeValue> item = JobItems.toItem(job);
         return TransactWriteItem.builder()
                 .put(p -> p.tableName(table.name())
                         .item(item)
@@ -109,7 +70,7 @@ public final class JobRepository {
     public Optional<Job> get(String jobId) {
         var item = dynamo.getItem(b -> b.tableName(table.name()).key(key(jobId)).consistentRead(true))
                 .item();
-        return item == null || item.isEmpty() ? Optional.empty() : Optional.of(fromItem(item));
+        return item == null || item.isEmpty() ? Optional.empty() : Optional.of(JobItems.fromItem(item));
     }
 
     /** One page of an owner's jobs, oldest first. */
@@ -122,7 +83,7 @@ public final class JobRepository {
                 .limit(limit)
                 .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
         return new PageOfJobs(
-                r.items().stream().map(JobRepository::fromItem).toList(),
+                r.items().stream().map(JobItems::fromItem).toList(),
                 r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
     }
 
@@ -339,18 +300,17 @@ public final class JobRepository {
                 ":env",
                 Items.stringMap(job.env()),
                 ":sch",
-                scheduleValue(job.schedule()),
+                JobItems.scheduleValue(job.schedule()),
                 ":to",
                 n(job.timeoutSeconds()),
                 ":ma",
                 n(job.maxAttempts()),
                 ":nr",
-                AttributeValue.fromL(
-                        job.nonRetryableExitCodes().stream().map(c -> n(c)).toList()),
+                JobItems.exitCodesValue(job.nonRetryableExitCodes()),
                 ":f",
-                firingValue(job.firing())));
+                JobItems.firingValue(job.firing())));
         values.put(":sn", Items.strings(job.secretNames()));
-        values.put(":lim", limitsValue(job.limits()));
+        values.put(":lim", JobItems.limitsValue(job.limits()));
         values.putAll(Map.of(
                 ":st",
                 s(job.state().name()),
@@ -432,155 +392,6 @@ public final class JobRepository {
 
     private static Map<String, AttributeValue> key(String jobId) {
         return Map.of(Resources.JOB_ID, s(jobId));
-    }
-
-    private static AttributeValue firingValue(FiringPolicy f) {
-        Map<String, AttributeValue> m = new LinkedHashMap<>();
-        if (f.jitter() != null) {
-            m.put("jitterMode", s(f.jitter().mode().name()));
-            m.put("jitterMax", s(f.jitter().max().toString()));
-        }
-        m.put("catchUp", s(f.catchUp().mode().name()));
-        m.put("catchUpMaxAge", s(f.catchUp().maxAge().toString()));
-        m.put("catchUpMaxRuns", n(f.catchUp().maxRuns()));
-        m.put("overlap", s(f.overlap().name()));
-        m.put("maxRunAge", s(f.maxRunAge().toString()));
-        return AttributeValue.fromM(m);
-    }
-
-    /** Jobs written before firing policies existed have none stored: they get the defaults. */
-    private static FiringPolicy firing(AttributeValue value) {
-        if (value == null || !value.hasM()) {
-            return FiringPolicy.DEFAULT;
-        }
-        Map<String, AttributeValue> m = value.m();
-        String jitterMode = Items.str(m, "jitterMode");
-        Jitter jitter = jitterMode == null
-                ? null
-                : new Jitter(Jitter.Mode.valueOf(jitterMode), Duration.parse(Items.str(m, "jitterMax")));
-        CatchUp catchUp = new CatchUp(
-                CatchUp.Mode.valueOf(Items.str(m, "catchUp")),
-                Duration.parse(Items.str(m, "catchUpMaxAge")),
-                Items.integer(m, "catchUpMaxRuns"));
-        return new FiringPolicy(
-                jitter, catchUp, Overlap.valueOf(Items.str(m, "overlap")), Duration.parse(Items.str(m, "maxRunAge")));
-    }
-
-    /**
-     * The schedule as a map of strings, readable in the table; a dates entry is a string when it is an instant and
-     * a {@code {local, zone}} map when it is a wall-clock time, as in the JSON.
-     */
-    private static AttributeValue scheduleValue(ScheduleSpec spec) {
-        Map<String, AttributeValue> m = new LinkedHashMap<>();
-        m.put("type", s(spec.type()));
-        putIfSet(m, "at", spec.at());
-        putIfSet(m, "every", spec.every());
-        putIfSet(m, "start", spec.start());
-        putIfSet(m, "end", spec.end());
-        putIfSet(m, "expression", spec.expression());
-        putIfSet(m, "timezone", spec.timezone());
-        putIfSet(m, "dstGap", spec.dstGap());
-        putIfSet(m, "dstOverlap", spec.dstOverlap());
-        if (spec.dates() != null) {
-            m.put(
-                    "dates",
-                    AttributeValue.fromL(
-                            spec.dates().stream().map(JobRepository::dateValue).toList()));
-        }
-        return AttributeValue.fromM(m);
-    }
-
-    private static AttributeValue dateValue(DateSpec d) {
-        if (d.instant() != null) {
-            return s(d.instant());
-        }
-        Map<String, AttributeValue> m = new LinkedHashMap<>();
-        putIfSet(m, "local", d.local());
-        putIfSet(m, "zone", d.zone());
-        return AttributeValue.fromM(m);
-    }
-
-    private static void putIfSet(Map<String, AttributeValue> m, String name, String value) {
-        if (value != null) {
-            m.put(name, s(value));
-        }
-    }
-
-    private static ScheduleSpec scheduleSpec(AttributeValue value) {
-        Map<String, AttributeValue> m = value == null || !value.hasM() ? Map.of() : value.m();
-        AttributeValue dates = m.get("dates");
-        return new ScheduleSpec(
-                Items.str(m, "type"),
-                Items.str(m, "at"),
-                Items.str(m, "every"),
-                Items.str(m, "start"),
-                Items.str(m, "end"),
-                Items.str(m, "expression"),
-                Items.str(m, "timezone"),
-                Items.str(m, "dstGap"),
-                Items.str(m, "dstOverlap"),
-                dates == null || !dates.hasL()
-                        ? null
-                        : dates.l().stream().map(JobRepository::dateSpec).toList());
-    }
-
-    private static DateSpec dateSpec(AttributeValue v) {
-        return v.s() != null ? DateSpec.of(v.s()) : DateSpec.local(Items.str(v.m(), "local"), Items.str(v.m(), "zone"));
-    }
-
-    static Job fromItem(Map<String, AttributeValue> item) {
-        return new Job(
-                Items.str(item, Resources.JOB_ID),
-                Items.str(item, Resources.OWNER),
-                Items.str(item, NAME),
-                Items.str(item, Resources.BINARY_ID),
-                Items.str(item, BINARY_SHA),
-                Items.strings(item, ARGS),
-                Items.stringMap(item, ENV),
-                scheduleSpec(item.get(SCHEDULE)),
-                Items.integer(item, TIMEOUT),
-                Items.integer(item, MAX_ATTEMPTS),
-                JobState.valueOf(Items.str(item, STATE)),
-                Items.longValue(item, VERSION),
-                Items.instant(item, CREATED_AT),
-                Items.instant(item, UPDATED_AT),
-                Items.str(item, PENDING),
-                Items.instant(item, NEXT_RUN_AT),
-                Items.instant(item, PAUSED_AT),
-                item.containsKey(NO_RETRY_CODES)
-                        ? item.get(NO_RETRY_CODES).l().stream()
-                                .map(v -> Integer.valueOf(v.n()))
-                                .toList()
-                        : List.of(),
-                firing(item.get(FIRING)),
-                Items.str(item, ACTIVE_RUN),
-                item.containsKey(SECRET_NAMES) ? Items.strings(item, SECRET_NAMES) : List.of(),
-                limits(item.get(LIMITS)));
-    }
-
-    /** The limits the job named, by their JSON names; a job stored before limits existed named none. */
-    private static AttributeValue limitsValue(RunLimits l) {
-        Map<String, AttributeValue> m = new HashMap<>();
-        RunLimits.FIELDS.forEach((name, f) -> {
-            Integer v = f.apply(l);
-            if (v != null) {
-                m.put(name, n(v));
-            }
-        });
-        return AttributeValue.fromM(m);
-    }
-
-    private static RunLimits limits(AttributeValue value) {
-        Map<String, AttributeValue> m = value == null || !value.hasM() ? Map.of() : value.m();
-        java.util.function.Function<String, Integer> get =
-                k -> m.containsKey(k) ? Integer.valueOf(m.get(k).n()) : null;
-        return new RunLimits(
-                get.apply("processes"),
-                get.apply("memoryMb"),
-                get.apply("openFiles"),
-                get.apply("fileSizeMb"),
-                get.apply("cpuSeconds"),
-                get.apply("diskMb"));
     }
 
     /*

@@ -1,7 +1,6 @@
 package dev.punctual.core.service;
 
 import dev.punctual.core.binary.ArtifactStore;
-import dev.punctual.core.binary.Binary;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.FieldError;
@@ -9,16 +8,12 @@ import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.QuotaExceededException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
-import dev.punctual.core.firing.FiringPolicies;
-import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
-import dev.punctual.core.job.CommandLine;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.limits.Quotas;
-import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.plan.Occurrences;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.run.Change;
@@ -37,7 +32,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -48,12 +42,11 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 public final class JobService {
     private static final System.Logger LOG = System.getLogger(JobService.class.getName());
     public static final int MAX_PAGE = 100;
-    public static final int MAX_EXIT_CODES = 32;
     private static final int RETRIES = 10;
 
     private final JobRepository jobs;
     private final RunRepository runs;
-    private final BinaryService binaries;
+    private final JobValidator validator;
     private final ArtifactStore store;
     private final Transactions tx;
     private final Dispatcher dispatcher;
@@ -79,7 +72,7 @@ public final class JobService {
         this.usage = usage;
         this.jobs = jobs;
         this.runs = runs;
-        this.binaries = binaries;
+        this.validator = new JobValidator(binaries, schedules, settings);
         this.store = store;
         this.tx = tx;
         this.dispatcher = dispatcher;
@@ -95,7 +88,7 @@ public final class JobService {
      */
     public JobView create(String owner, JobRequest req) {
         Instant now = clock.instant();
-        Definition d = validate(owner, req, now);
+        JobValidator.Definition d = validator.validate(owner, req, now);
         String jobId = Ids.next("job");
         Job draft = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, null, null, List.of());
         Run run = planner.plan(draft, d.first(), now);
@@ -139,7 +132,7 @@ public final class JobService {
      * or running finish under the definition their executor read when it claimed them.
      */
     public JobView update(String owner, String jobId, String ifMatch, JobRequest req) {
-        OptionalLong wanted = parseIfMatch(ifMatch);
+        OptionalLong wanted = JobValidator.parseIfMatch(ifMatch);
         Instant now = clock.instant();
         Job old = find(owner, jobId);
         if (old.state() == JobState.DELETED) {
@@ -147,10 +140,10 @@ public final class JobService {
         }
         long expected = wanted.orElse(old.version());
         if (old.version() != expected) {
-            throw stale("job " + jobId + " is at version " + old.version() + ", not " + expected
+            throw JobValidator.stale("job " + jobId + " is at version " + old.version() + ", not " + expected
                     + ": read it again and re-apply your change");
         }
-        Definition d = validate(owner, req, now);
+        JobValidator.Definition d = validator.validate(owner, req, now);
         for (int i = 0; i < RETRIES; i++) {
             JobState state = old.state() == JobState.PAUSED ? JobState.PAUSED : JobState.ACTIVE;
             // Only for planning runs: the id, owner, attempts and jitter.
@@ -226,47 +219,12 @@ public final class JobService {
                 // "If-Match: *" asks for whichever version is current: apply the change to the new one.
                 expected = old.version();
             } else if (old.version() != expected) {
-                throw stale("job " + jobId + " changed to version " + old.version()
+                throw JobValidator.stale("job " + jobId + " changed to version " + old.version()
                         + " meanwhile: read it again and re-apply your change");
             }
             // Same version, but a sweep moved the pending run on meanwhile: plan again against the new one.
         }
         throw new IllegalStateException("job " + jobId + " kept changing during update; try again");
-    }
-
-    /**
-     * The version in an {@code If-Match} header: {@code "3"}, {@code 3} or {@code W/"3"}; empty for {@code *}, which
-     * matches whatever version the job is at (but not a job that does not exist).
-     */
-    static OptionalLong parseIfMatch(String ifMatch) {
-        if (ifMatch == null || ifMatch.isBlank()) {
-            throw new ValidationException(
-                    Rejection.PRECONDITION_REQUIRED,
-                    List.of(new FieldError(
-                            "If-Match", "is required: send the job's ETag (its version) from GET /v1/jobs/{id}")));
-        }
-        String v = ifMatch.trim();
-        if (v.equals("*")) {
-            return OptionalLong.empty();
-        }
-        if (v.startsWith("W/")) {
-            v = v.substring(2);
-        }
-        if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
-            v = v.substring(1, v.length() - 1);
-        }
-        try {
-            return OptionalLong.of(Long.parseLong(v));
-        } catch (NumberFormatException e) {
-            throw new ValidationException(
-                    Rejection.MALFORMED,
-                    List.of(new FieldError("If-Match", "must be the job's ETag, e.g. \"3\", or *")));
-        }
-    }
-
-    /** The version named by {@code If-Match} is not the job's: HTTP's 412, nothing changed. */
-    private static ValidationException stale(String message) {
-        return new ValidationException(Rejection.PRECONDITION_FAILED, List.of(new FieldError("If-Match", message)));
     }
 
     private void dispatchIfDueSoon(Run run, Instant now) {
@@ -284,151 +242,6 @@ public final class JobService {
         }
     }
 
-    /** A validated job request. */
-    private record Definition(
-            String name,
-            Binary binary,
-            List<String> args,
-            Map<String, String> env,
-            Schedule schedule,
-            int timeout,
-            int maxAttempts,
-            List<Integer> noRetry,
-            FiringPolicy firing,
-            Instant first,
-            Map<String, String> secrets,
-            int peak,
-            RunLimits limits) {
-        /** {@code secretNames}: of the new secrets, or (a PUT that leaves them out) of the job's current ones. */
-        Job job(
-                String id,
-                String owner,
-                JobState state,
-                long version,
-                Instant createdAt,
-                Instant updatedAt,
-                String pendingRunId,
-                Instant nextRunAt,
-                List<String> secretNames) {
-            return Job.builder()
-                    .id(id)
-                    .owner(owner)
-                    .name(name)
-                    .binaryId(binary.id())
-                    .binarySha256(binary.sha256())
-                    .args(args)
-                    .env(env)
-                    .schedule(schedule.spec())
-                    .timeoutSeconds(timeout)
-                    .maxAttempts(maxAttempts)
-                    .state(state)
-                    .version(version)
-                    .createdAt(createdAt)
-                    .updatedAt(updatedAt)
-                    .pendingRunId(pendingRunId)
-                    .nextRunAt(nextRunAt)
-                    .nonRetryableExitCodes(noRetry)
-                    .firing(firing)
-                    .secretNames(
-                            secrets == null
-                                    ? secretNames
-                                    : secrets.keySet().stream().sorted().toList())
-                    .limits(limits)
-                    .build();
-        }
-    }
-
-    /** Every check of a job request; one 422 naming each bad field, and nothing written. */
-    private Definition validate(String owner, JobRequest req, Instant now) {
-        if (req == null) {
-            throw ValidationException.of("body", "is required");
-        }
-        List<FieldError> errors = new ArrayList<>();
-        validateName(req.name(), errors);
-        List<String> args = req.args() == null ? List.of() : req.args();
-        Map<String, String> env = req.env() == null ? Map.of() : req.env();
-        int before = errors.size();
-        validateArgs(args, errors);
-        validateVariables("env", env, CommandLine.MAX_ENV, errors);
-        Map<String, String> secrets = req.secrets();
-        if (secrets != null) {
-            validateVariables("secrets", secrets, CommandLine.MAX_SECRETS, errors);
-            secrets.keySet().stream()
-                    .filter(env::containsKey)
-                    .sorted()
-                    .forEach(name -> errors.add(
-                            new FieldError("secrets." + name, "is also in env: a variable is either plain or secret")));
-        }
-        if (errors.size() == before) {
-            checkArgsEnvBudget(args, env);
-            if (secrets != null) {
-                checkSecretsBudget(secrets);
-            }
-        }
-        int timeout = range(
-                errors,
-                "timeoutSeconds",
-                req.timeoutSeconds(),
-                settings.defaultTimeoutSeconds(),
-                1,
-                settings.maxTimeoutSeconds());
-        int maxAttempts = range(
-                errors,
-                "maxAttempts",
-                req.maxAttempts(),
-                settings.defaultMaxAttempts(),
-                1,
-                settings.maxAttemptsLimit());
-        List<Integer> noRetry = exitCodes(req.nonRetryableExitCodes(), errors);
-        FiringPolicy firing = FiringPolicies.parse(req.jitter(), req.catchUp(), req.overlap(), req.maxRunAge(), errors);
-        RunLimits limits = req.limits() == null ? RunLimits.NONE : req.limits();
-        limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
-        Schedule schedule = null;
-        try {
-            schedule = schedules.parse(req.schedule(), now, "schedule");
-        } catch (ValidationException e) {
-            errors.addAll(e.errors());
-        }
-        Binary binary = null;
-        if (req.binaryId() == null) {
-            errors.add(new FieldError("binaryId", "is required"));
-        } else if (!Ids.looksLike("bin", req.binaryId())) {
-            errors.add(new FieldError("binaryId", "no binary with this id"));
-        } else {
-            try {
-                binary = binaries.find(owner, req.binaryId());
-                if (!binaries.uploaded(binary)) {
-                    errors.add(new FieldError(
-                            "binaryId",
-                            "binary " + binary.id() + " is not uploaded yet: PUT it to its uploadUrl first"));
-                }
-            } catch (NotFoundException e) {
-                errors.add(new FieldError("binaryId", "no binary with this id"));
-            }
-        }
-        Optional<Instant> first = schedule == null ? Optional.empty() : schedule.first(now);
-        if (schedule != null && first.isEmpty()) {
-            errors.add(new FieldError("schedule", "has no occurrence from now on"));
-        }
-        if (!errors.isEmpty()) {
-            throw new ValidationException(Rejection.INVALID, errors);
-        }
-        return new Definition(
-                req.name(),
-                binary,
-                args,
-                env,
-                schedule,
-                timeout,
-                maxAttempts,
-                noRetry,
-                firing,
-                first.get(),
-                secrets == null ? null : Map.copyOf(secrets),
-                SchedulePeak.of(schedule.spec(), schedules),
-                limits);
-    }
-
     /**
      * The next occurrences of a schedule that is not a job yet, validated exactly as {@link #create} validates it,
      * from {@code from} (default now).
@@ -439,7 +252,8 @@ public final class JobService {
         }
         Instant now = clock.instant();
         List<FieldError> errors = new ArrayList<>();
-        int count = range(errors, "count", req.count(), SchedulePreview.DEFAULT_COUNT, 1, SchedulePreview.MAX_COUNT);
+        int count = JobValidator.range(
+                errors, "count", req.count(), SchedulePreview.DEFAULT_COUNT, 1, SchedulePreview.MAX_COUNT);
         Instant from = now;
         if (req.from() != null) {
             from = Instants.parseOrNull(req.from());
@@ -575,72 +389,6 @@ public final class JobService {
         return limit;
     }
 
-    private static void validateName(String name, List<FieldError> errors) {
-        if (name == null || name.isBlank()) {
-            errors.add(new FieldError("name", "is required"));
-        } else if (name.length() > 128) {
-            errors.add(new FieldError("name", "must be at most 128 characters"));
-        } else if (name.chars().anyMatch(Character::isISOControl)) {
-            errors.add(new FieldError("name", "must not contain control characters"));
-        }
-    }
-
-    private static void validateArgs(List<String> args, List<FieldError> errors) {
-        if (args.size() > CommandLine.MAX_ARGS) {
-            errors.add(new FieldError("args", "must have at most " + CommandLine.MAX_ARGS + " items"));
-            return;
-        }
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            if (a == null) {
-                errors.add(new FieldError("args[" + i + "]", "must be a string"));
-            } else if (a.length() > CommandLine.MAX_VALUE_LENGTH || a.indexOf('\0') >= 0) {
-                errors.add(new FieldError(
-                        "args[" + i + "]",
-                        "must be at most " + CommandLine.MAX_VALUE_LENGTH + " characters and contain no NUL"));
-            }
-        }
-    }
-
-    /**
-     * Args and env each within their limits can still be too large together to store: a 413 naming the non-empty
-     * ones, before anything else is checked or written.
-     */
-    static void checkArgsEnvBudget(List<String> args, Map<String, String> env) {
-        long bytes = 0;
-        for (String a : args) {
-            bytes += utf8Length(a);
-        }
-        bytes += utf8Length(env);
-        if (bytes <= CommandLine.MAX_ARGS_ENV_BYTES) {
-            return;
-        }
-        String message = "args and env take " + bytes + " bytes together (UTF-8); at most "
-                + CommandLine.MAX_ARGS_ENV_BYTES + " are stored";
-        List<FieldError> errors = new ArrayList<>();
-        if (!args.isEmpty()) {
-            errors.add(new FieldError("args", message));
-        }
-        if (!env.isEmpty()) {
-            errors.add(new FieldError("env", message));
-        }
-        throw new ValidationException(Rejection.TOO_LARGE, errors);
-    }
-
-    /** The most UTF-8 bytes a job's secrets take (names and values): their item stays far below 400 KB. */
-    public static final int MAX_SECRETS_BYTES = 256 * 1024;
-
-    static void checkSecretsBudget(Map<String, String> secrets) {
-        long bytes = utf8Length(secrets);
-        if (bytes > MAX_SECRETS_BYTES) {
-            throw new ValidationException(
-                    Rejection.TOO_LARGE,
-                    List.of(new FieldError(
-                            "secrets",
-                            "take " + bytes + " bytes (UTF-8); at most " + MAX_SECRETS_BYTES + " are stored")));
-        }
-    }
-
     /** Seconds a client over its job quota is told to wait: only a deletion frees a slot, so this is a pace. */
     static final long JOB_QUOTA_RETRY_AFTER = 60;
 
@@ -651,75 +399,5 @@ public final class JobService {
                         + " starts per minute to the tenant's " + current + "; its quota is " + q.runsPerMinute()
                         + " (the sum of every job's busiest minute)",
                 JOB_QUOTA_RETRY_AFTER);
-    }
-
-    private static long utf8Length(String s) {
-        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-    }
-
-    /** Every name and value of a set of variables, in UTF-8 bytes. */
-    private static long utf8Length(Map<String, String> vars) {
-        long bytes = 0;
-        for (Map.Entry<String, String> e : vars.entrySet()) {
-            bytes += utf8Length(e.getKey()) + utf8Length(e.getValue());
-        }
-        return bytes;
-    }
-
-    /** {@code env} or {@code secrets}: the same rules for every variable the binary gets. */
-    private static void validateVariables(String what, Map<String, String> vars, int max, List<FieldError> errors) {
-        if (vars.size() > max) {
-            errors.add(new FieldError(what, "must have at most " + max + " entries"));
-            return;
-        }
-        vars.forEach((name, value) -> {
-            String field = what + "." + name;
-            String upper = name.toUpperCase(Locale.ROOT);
-            if (!CommandLine.ENV_NAME.matcher(name).matches()) {
-                errors.add(new FieldError(field, "is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)"));
-            } else if (CommandLine.RESERVED_ENV_PREFIXES.stream().anyMatch(upper::startsWith)) {
-                errors.add(new FieldError(
-                        field,
-                        "is reserved: names starting with " + String.join(", ", CommandLine.RESERVED_ENV_PREFIXES)
-                                + " cannot be set by a job"));
-            } else if (value == null) {
-                errors.add(new FieldError(field, "must be a string"));
-            } else if (value.length() > CommandLine.MAX_VALUE_LENGTH || value.indexOf('\0') >= 0) {
-                errors.add(new FieldError(
-                        field, "must be at most " + CommandLine.MAX_VALUE_LENGTH + " characters and contain no NUL"));
-            }
-        });
-    }
-
-    /** Exit codes 1–255 (0 is success), at most {@value #MAX_EXIT_CODES}, no duplicates. */
-    private static List<Integer> exitCodes(List<Integer> codes, List<FieldError> errors) {
-        if (codes == null) {
-            return List.of();
-        }
-        if (codes.size() > MAX_EXIT_CODES) {
-            errors.add(new FieldError("nonRetryableExitCodes", "must have at most " + MAX_EXIT_CODES + " items"));
-            return List.of();
-        }
-        java.util.Set<Integer> seen = new java.util.HashSet<>();
-        for (int i = 0; i < codes.size(); i++) {
-            Integer c = codes.get(i);
-            String field = "nonRetryableExitCodes[" + i + "]";
-            if (c == null || c < 1 || c > 255) {
-                errors.add(new FieldError(field, "must be an exit code between 1 and 255"));
-            } else if (!seen.add(c)) {
-                errors.add(new FieldError(field, "is listed twice"));
-            }
-        }
-        return codes;
-    }
-
-    private static int range(List<FieldError> errors, String field, Integer value, int dflt, int min, int max) {
-        if (value == null) {
-            return dflt;
-        }
-        if (value < min || value > max) {
-            errors.add(new FieldError(field, "must be between " + min + " and " + max));
-        }
-        return value;
     }
 }

@@ -20,7 +20,7 @@ class JobRequestLimitsTest {
     @Test
     void argsAndEnvUpToTheBudgetPass() {
         // 64 args of 4096 bytes: exactly the budget.
-        assertThatCode(() -> JobService.checkArgsEnvBudget(Collections.nCopies(64, "a".repeat(4096)), Map.of()))
+        assertThatCode(() -> JobValidator.checkArgsEnvBudget(Collections.nCopies(64, "a".repeat(4096)), Map.of()))
                 .doesNotThrowAnyException();
     }
 
@@ -28,7 +28,7 @@ class JobRequestLimitsTest {
     void theBudgetCountsUtf8BytesOfArgsEnvNamesAndValues() {
         ValidationException e = catchThrowableOfType(
                 ValidationException.class,
-                () -> JobService.checkArgsEnvBudget(
+                () -> JobValidator.checkArgsEnvBudget(
                         Collections.nCopies(63, "a".repeat(4096)), Map.of("A", "é".repeat(2048))));
         assertThat(e).isNotNull();
         assertThat(e.kind()).isEqualTo(Rejection.TOO_LARGE);
@@ -40,16 +40,16 @@ class JobRequestLimitsTest {
     void onlyTheNonEmptyOneIsNamed() {
         ValidationException e = catchThrowableOfType(
                 ValidationException.class,
-                () -> JobService.checkArgsEnvBudget(
+                () -> JobValidator.checkArgsEnvBudget(
                         List.of(), Map.of("A", "v".repeat(CommandLine.MAX_ARGS_ENV_BYTES))));
         assertThat(e.errors()).extracting(FieldError::field).containsExactly("env");
     }
 
     @Test
     void ifMatchStarMatchesAnyVersion() {
-        assertThat(JobService.parseIfMatch("*")).isEqualTo(OptionalLong.empty());
-        assertThat(JobService.parseIfMatch(" W/\"3\" ")).isEqualTo(OptionalLong.of(3));
-        ValidationException e = catchThrowableOfType(ValidationException.class, () -> JobService.parseIfMatch("**"));
+        assertThat(JobValidator.parseIfMatch("*")).isEqualTo(OptionalLong.empty());
+        assertThat(JobValidator.parseIfMatch(" W/\"3\" ")).isEqualTo(OptionalLong.of(3));
+        ValidationException e = catchThrowableOfType(ValidationException.class, () -> JobValidator.parseIfMatch("**"));
         assertThat(e.kind()).isEqualTo(Rejection.MALFORMED);
     }
 }

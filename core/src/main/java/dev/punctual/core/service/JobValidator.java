@@ -1,0 +1,358 @@
+package dev.punctual.core.service;
+
+import dev.punctual.core.binary.Binary;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.NotFoundException;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
+import dev.punctual.core.firing.FiringPolicies;
+import dev.punctual.core.firing.FiringPolicy;
+import dev.punctual.core.job.CommandLine;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobState;
+import dev.punctual.core.limits.RunLimits;
+import dev.punctual.core.schedule.Schedule;
+import dev.punctual.core.schedule.Schedules;
+import dev.punctual.core.tenant.SchedulePeak;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The checks of what a client sends to the jobs API, made before anything is written: a job request
+ * ({@link #validate}, the same for a create and a replace), its size budgets, and the {@code If-Match} header.
+ */
+final class JobValidator {
+    static final int MAX_EXIT_CODES = 32;
+
+    private final BinaryService binaries;
+    private final Schedules schedules;
+    private final Settings settings;
+
+    JobValidator(BinaryService binaries, Schedules schedules, Settings settings) {
+        this.binaries = binaries;
+        this.schedules = schedules;
+        this.settings = settings;
+    }
+
+    /** A validated job request. */
+    record Definition(
+            String name,
+            Binary binary,
+            List<String> args,
+            Map<String, String> env,
+            Schedule schedule,
+            int timeout,
+            int maxAttempts,
+            List<Integer> noRetry,
+            FiringPolicy firing,
+            Instant first,
+            Map<String, String> secrets,
+            int peak,
+            RunLimits limits) {
+        /** {@code secretNames}: of the new secrets, or (a PUT that leaves them out) of the job's current ones. */
+        Job job(
+                String id,
+                String owner,
+                JobState state,
+                long version,
+                Instant createdAt,
+                Instant updatedAt,
+                String pendingRunId,
+                Instant nextRunAt,
+                List<String> secretNames) {
+            return Job.builder()
+                    .id(id)
+                    .owner(owner)
+                    .name(name)
+                    .binaryId(binary.id())
+                    .binarySha256(binary.sha256())
+                    .args(args)
+                    .env(env)
+                    .schedule(schedule.spec())
+                    .timeoutSeconds(timeout)
+                    .maxAttempts(maxAttempts)
+                    .state(state)
+                    .version(version)
+                    .createdAt(createdAt)
+                    .updatedAt(updatedAt)
+                    .pendingRunId(pendingRunId)
+                    .nextRunAt(nextRunAt)
+                    .nonRetryableExitCodes(noRetry)
+                    .firing(firing)
+                    .secretNames(
+                            secrets == null
+                                    ? secretNames
+                                    : secrets.keySet().stream().sorted().toList())
+                    .limits(limits)
+                    .build();
+        }
+    }
+
+    /** Every check of a job request; one 422 naming each bad field, and nothing written. */
+    Definition validate(String owner, JobRequest req, Instant now) {
+        if (req == null) {
+            throw ValidationException.of("body", "is required");
+        }
+        List<FieldError> errors = new ArrayList<>();
+        validateName(req.name(), errors);
+        List<String> args = req.args() == null ? List.of() : req.args();
+        Map<String, String> env = req.env() == null ? Map.of() : req.env();
+        int before = errors.size();
+        validateArgs(args, errors);
+        validateVariables("env", env, CommandLine.MAX_ENV, errors);
+        Map<String, String> secrets = req.secrets();
+        if (secrets != null) {
+            validateVariables("secrets", secrets, CommandLine.MAX_SECRETS, errors);
+            secrets.keySet().stream()
+                    .filter(env::containsKey)
+                    .sorted()
+                    .forEach(name -> errors.add(
+                            new FieldError("secrets." + name, "is also in env: a variable is either plain or secret")));
+        }
+        if (errors.size() == before) {
+            checkArgsEnvBudget(args, env);
+            if (secrets != null) {
+                checkSecretsBudget(secrets);
+            }
+        }
+        int timeout = range(
+                errors,
+                "timeoutSeconds",
+                req.timeoutSeconds(),
+                settings.defaultTimeoutSeconds(),
+                1,
+                settings.maxTimeoutSeconds());
+        int maxAttempts = range(
+                errors,
+                "maxAttempts",
+                req.maxAttempts(),
+                settings.defaultMaxAttempts(),
+                1,
+                settings.maxAttemptsLimit());
+        List<Integer> noRetry = exitCodes(req.nonRetryableExitCodes(), errors);
+        FiringPolicy firing = FiringPolicies.parse(req.jitter(), req.catchUp(), req.overlap(), req.maxRunAge(), errors);
+        RunLimits limits = req.limits() == null ? RunLimits.NONE : req.limits();
+        limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
+        Schedule schedule = null;
+        try {
+            schedule = schedules.parse(req.schedule(), now, "schedule");
+        } catch (ValidationException e) {
+            errors.addAll(e.errors());
+        }
+        Binary binary = null;
+        if (req.binaryId() == null) {
+            errors.add(new FieldError("binaryId", "is required"));
+        } else if (!Ids.looksLike("bin", req.binaryId())) {
+            errors.add(new FieldError("binaryId", "no binary with this id"));
+        } else {
+            try {
+                binary = binaries.find(owner, req.binaryId());
+                if (!binaries.uploaded(binary)) {
+                    errors.add(new FieldError(
+                            "binaryId",
+                            "binary " + binary.id() + " is not uploaded yet: PUT it to its uploadUrl first"));
+                }
+            } catch (NotFoundException e) {
+                errors.add(new FieldError("binaryId", "no binary with this id"));
+            }
+        }
+        Optional<Instant> first = schedule == null ? Optional.empty() : schedule.first(now);
+        if (schedule != null && first.isEmpty()) {
+            errors.add(new FieldError("schedule", "has no occurrence from now on"));
+        }
+        if (!errors.isEmpty()) {
+            throw new ValidationException(Rejection.INVALID, errors);
+        }
+        return new Definition(
+                req.name(),
+                binary,
+                args,
+                env,
+                schedule,
+                timeout,
+                maxAttempts,
+                noRetry,
+                firing,
+                first.get(),
+                secrets == null ? null : Map.copyOf(secrets),
+                SchedulePeak.of(schedule.spec(), schedules),
+                limits);
+    }
+
+    /**
+     * The version in an {@code If-Match} header: {@code "3"}, {@code 3} or {@code W/"3"}; empty for {@code *}, which
+     * matches whatever version the job is at (but not a job that does not exist).
+     */
+    static OptionalLong parseIfMatch(String ifMatch) {
+        if (ifMatch == null || ifMatch.isBlank()) {
+            throw new ValidationException(
+                    Rejection.PRECONDITION_REQUIRED,
+                    List.of(new FieldError(
+                            "If-Match", "is required: send the job's ETag (its version) from GET /v1/jobs/{id}")));
+        }
+        String v = ifMatch.trim();
+        if (v.equals("*")) {
+            return OptionalLong.empty();
+        }
+        if (v.startsWith("W/")) {
+            v = v.substring(2);
+        }
+        if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
+            v = v.substring(1, v.length() - 1);
+        }
+        try {
+            return OptionalLong.of(Long.parseLong(v));
+        } catch (NumberFormatException e) {
+            throw new ValidationException(
+                    Rejection.MALFORMED,
+                    List.of(new FieldError("If-Match", "must be the job's ETag, e.g. \"3\", or *")));
+        }
+    }
+
+    /** The version named by {@code If-Match} is not the job's: HTTP's 412, nothing changed. */
+    static ValidationException stale(String message) {
+        return new ValidationException(Rejection.PRECONDITION_FAILED, List.of(new FieldError("If-Match", message)));
+    }
+
+    private static void validateName(String name, List<FieldError> errors) {
+        if (name == null || name.isBlank()) {
+            errors.add(new FieldError("name", "is required"));
+        } else if (name.length() > 128) {
+            errors.add(new FieldError("name", "must be at most 128 characters"));
+        } else if (name.chars().anyMatch(Character::isISOControl)) {
+            errors.add(new FieldError("name", "must not contain control characters"));
+        }
+    }
+
+    private static void validateArgs(List<String> args, List<FieldError> errors) {
+        if (args.size() > CommandLine.MAX_ARGS) {
+            errors.add(new FieldError("args", "must have at most " + CommandLine.MAX_ARGS + " items"));
+            return;
+        }
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a == null) {
+                errors.add(new FieldError("args[" + i + "]", "must be a string"));
+            } else if (a.length() > CommandLine.MAX_VALUE_LENGTH || a.indexOf('\0') >= 0) {
+                errors.add(new FieldError(
+                        "args[" + i + "]",
+                        "must be at most " + CommandLine.MAX_VALUE_LENGTH + " characters and contain no NUL"));
+            }
+        }
+    }
+
+    /**
+     * Args and env each within their limits can still be too large together to store: a 413 naming the non-empty
+     * ones, before anything else is checked or written.
+     */
+    static void checkArgsEnvBudget(List<String> args, Map<String, String> env) {
+        long bytes = 0;
+        for (String a : args) {
+            bytes += utf8Length(a);
+        }
+        bytes += utf8Length(env);
+        if (bytes <= CommandLine.MAX_ARGS_ENV_BYTES) {
+            return;
+        }
+        String message = "args and env take " + bytes + " bytes together (UTF-8); at most "
+                + CommandLine.MAX_ARGS_ENV_BYTES + " are stored";
+        List<FieldError> errors = new ArrayList<>();
+        if (!args.isEmpty()) {
+            errors.add(new FieldError("args", message));
+        }
+        if (!env.isEmpty()) {
+            errors.add(new FieldError("env", message));
+        }
+        throw new ValidationException(Rejection.TOO_LARGE, errors);
+    }
+
+    /** The most UTF-8 bytes a job's secrets take (names and values): their item stays far below 400 KB. */
+    static final int MAX_SECRETS_BYTES = 256 * 1024;
+
+    static void checkSecretsBudget(Map<String, String> secrets) {
+        long bytes = utf8Length(secrets);
+        if (bytes > MAX_SECRETS_BYTES) {
+            throw new ValidationException(
+                    Rejection.TOO_LARGE,
+                    List.of(new FieldError(
+                            "secrets",
+                            "take " + bytes + " bytes (UTF-8); at most " + MAX_SECRETS_BYTES + " are stored")));
+        }
+    }
+
+    private static long utf8Length(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    }
+
+    /** Every name and value of a set of variables, in UTF-8 bytes. */
+    private static long utf8Length(Map<String, String> vars) {
+        long bytes = 0;
+        for (Map.Entry<String, String> e : vars.entrySet()) {
+            bytes += utf8Length(e.getKey()) + utf8Length(e.getValue());
+        }
+        return bytes;
+    }
+
+    /** {@code env} or {@code secrets}: the same rules for every variable the binary gets. */
+    private static void validateVariables(String what, Map<String, String> vars, int max, List<FieldError> errors) {
+        if (vars.size() > max) {
+            errors.add(new FieldError(what, "must have at most " + max + " entries"));
+            return;
+        }
+        vars.forEach((name, value) -> {
+            String field = what + "." + name;
+            String upper = name.toUpperCase(Locale.ROOT);
+            if (!CommandLine.ENV_NAME.matcher(name).matches()) {
+                errors.add(new FieldError(field, "is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)"));
+            } else if (CommandLine.RESERVED_ENV_PREFIXES.stream().anyMatch(upper::startsWith)) {
+                errors.add(new FieldError(
+                        field,
+                        "is reserved: names starting with " + String.join(", ", CommandLine.RESERVED_ENV_PREFIXES)
+                                + " cannot be set by a job"));
+            } else if (value == null) {
+                errors.add(new FieldError(field, "must be a string"));
+            } else if (value.length() > CommandLine.MAX_VALUE_LENGTH || value.indexOf('\0') >= 0) {
+                errors.add(new FieldError(
+                        field, "must be at most " + CommandLine.MAX_VALUE_LENGTH + " characters and contain no NUL"));
+            }
+        });
+    }
+
+    /** Exit codes 1–255 (0 is success), at most {@value #MAX_EXIT_CODES}, no duplicates. */
+    private static List<Integer> exitCodes(List<Integer> codes, List<FieldError> errors) {
+        if (codes == null) {
+            return List.of();
+        }
+        if (codes.size() > MAX_EXIT_CODES) {
+            errors.add(new FieldError("nonRetryableExitCodes", "must have at most " + MAX_EXIT_CODES + " items"));
+            return List.of();
+        }
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (int i = 0; i < codes.size(); i++) {
+            Integer c = codes.get(i);
+            String field = "nonRetryableExitCodes[" + i + "]";
+            if (c == null || c < 1 || c > 255) {
+                errors.add(new FieldError(field, "must be an exit code between 1 and 255"));
+            } else if (!seen.add(c)) {
+                errors.add(new FieldError(field, "is listed twice"));
+            }
+        }
+        return codes;
+    }
+
+    static int range(List<FieldError> errors, String field, Integer value, int dflt, int min, int max) {
+        if (value == null) {
+            return dflt;
+        }
+        if (value < min || value > max) {
+            errors.add(new FieldError(field, "must be between " + min + " and " + max));
+        }
+        return value;
+    }
+}
