@@ -4,10 +4,10 @@ import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.Overlap;
-import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.job.JobState;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Change;
@@ -276,13 +276,13 @@ public final class RunWorker {
             return Outcome.LEASED_ELSEWHERE;
         }
         if (claim.failed(0)) {
-            Map<String, AttributeValue> job = claim.oldItem(0);
-            String state = job == null ? null : Items.str(job, "state");
-            if ("ACTIVE".equals(state) || "COMPLETED".equals(state)) {
+            Optional<JobState> state = JobRepository.stateOf(claim.oldItem(0));
+            if (state.filter(st -> st == JobState.ACTIVE || st == JobState.COMPLETED)
+                    .isPresent()) {
                 return null;
             }
             // The job was deleted or paused while this run waited in the queue: it must not start.
-            String reason = "PAUSED".equals(state) ? "job paused" : "job deleted";
+            String reason = state.filter(st -> st == JobState.PAUSED).isPresent() ? "job paused" : "job deleted";
             runs.apply(Change.of(Transition.CANCEL_UNSTARTED, m.jobId(), m.runId(), now)
                     .withError(reason));
             queue.delete(message.receiptHandle());

@@ -390,6 +390,11 @@ public final class JobRepository {
                 .build();
     }
 
+    /** The state of a job's item as a lost {@link #conditionRunnable} brought it back; empty: no job. */
+    public static Optional<JobState> stateOf(Map<String, AttributeValue> item) {
+        return Optional.ofNullable(item == null ? null : Items.str(item, STATE)).map(JobState::valueOf);
+    }
+
     private static Map<String, AttributeValue> key(String jobId) {
         return Map.of(Resources.JOB_ID, s(jobId));
     }
