@@ -79,14 +79,19 @@ final class InjectedFaults {
         return List.copyOf(s3);
     }
 
-    /** The write that records a run's outcome ({@code RunRepository.finish}): it sets finishedAt, fenced on me. */
+    /**
+     * The write that records a run's outcome (SUCCEED, FAIL, RELEASE, DIE): it sets finishedAt, fenced on the
+     * executor's lease. Told by the attributes it names (the table's schema), not by its expressions' wording.
+     */
     static boolean isResult(UpdateItemRequest u) {
         Map<String, String> names =
                 u.expressionAttributeNames() == null ? new HashMap<>() : u.expressionAttributeNames();
-        return names.containsValue("finishedAt")
-                && names.containsValue("leaseOwner")
-                && u.conditionExpression() != null
-                && u.conditionExpression().contains(":me");
+        return names.containsValue("finishedAt") && names.containsValue("leaseOwner") && !isClaim(names);
+    }
+
+    /** The claim: the only write that sets startedAt. */
+    static boolean isClaim(Map<String, String> names) {
+        return names != null && names.containsValue("startedAt");
     }
 
     static void announce(PrintStream out, String fault) {
@@ -230,7 +235,7 @@ final class InjectedFaults {
             }
             Update claim = tw.transactItems().stream()
                     .map(TransactWriteItem::update)
-                    .filter(u -> u != null && u.updateExpression().contains("#a = #a + :one"))
+                    .filter(u -> u != null && isClaim(u.expressionAttributeNames()))
                     .findFirst()
                     .orElse(null);
             if (claim != null && claims.incrementAndGet() == nth) {
