@@ -32,6 +32,8 @@ final class CodeActions {
             // A tenant's usage item lives in the jobs table (tenant#<owner>).
             "dev/punctual/core/tenant/UsageRepository", "table:jobs",
             "dev/punctual/core/run/RunRepository", "table:runs",
+            // Builds the runs table's transaction items (put and update) for RunRepository.
+            "dev/punctual/core/run/RunWrite", "table:runs",
             "dev/punctual/core/binary/BinaryRepository", "table:binaries",
             "dev/punctual/core/sweep/WatermarkRepository", "table:sweeps",
             "dev/punctual/core/queue/RunQueue", "queue:runs",

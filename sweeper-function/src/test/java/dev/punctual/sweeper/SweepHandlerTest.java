@@ -65,7 +65,7 @@ class SweepHandlerTest {
         assertThat(punctual.tx
                         .write(List.of(
                                 punctual.jobs.insert(job),
-                                punctual.runs.write(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
+                                punctual.runs.create(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
                         .won())
                 .isTrue();
 

@@ -308,7 +308,7 @@ public final class Dispatcher {
                 next.map(Run::runId).orElse(null),
                 next.map(Run::scheduledAt).orElse(null),
                 now));
-        next.ifPresent(n -> items.add(runs.write(Change.of(Transition.SCHEDULE_OVER_CANCELLED, n, now))));
+        next.ifPresent(n -> items.add(runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, n, now))));
         return items;
     }
 

@@ -89,10 +89,24 @@ public final class RunRepository {
         }
     }
 
-    /** {@code change} as one item of a transaction (with the job's write it belongs with). */
+    /**
+     * {@code change} as one item of a transaction (with the job's write it belongs with). A transition that creates
+     * the run goes through {@link #create}: kept apart, so code that only moves runs on (the executor) never reaches
+     * a put, and its IAM role needs none (infra-tests derive the roles' actions from the compiled code).
+     */
     public TransactWriteItem write(Change change) {
-        RunWrite w = compose(change);
-        return change.transition().fromAbsent() ? w.putItem(RunItems.scheduled(change.seen())) : w.updateItem();
+        if (change.transition().fromAbsent()) {
+            throw new IllegalArgumentException(change.transition() + " creates the run: use create");
+        }
+        return compose(change).updateItem();
+    }
+
+    /** A new run (SCHEDULE, SCHEDULE_OVER_CANCELLED) as one item of a transaction: a put under the row's condition. */
+    public TransactWriteItem create(Change change) {
+        if (!change.transition().fromAbsent()) {
+            throw new IllegalArgumentException(change.transition() + " does not create a run: use write");
+        }
+        return compose(change).putItem(RunItems.scheduled(change.seen()));
     }
 
     /** The one conditional write a change is: the transition's row, then what it writes besides. */

@@ -104,7 +104,7 @@ public final class JobLifecycle {
         String runId = RunIds.forOccurrence(now) + "-t"
                 + HexFormat.of().toHexDigits(RANDOM.nextInt()).substring(0, 6);
         Run run = Run.scheduled(jobId, runId, owner, now, job.maxAttempts(), now);
-        if (!tx.write(List.of(jobs.conditionRunnable(jobId), runs.write(Change.of(Transition.SCHEDULE, run, now))))
+        if (!tx.write(List.of(jobs.conditionRunnable(jobId), runs.create(Change.of(Transition.SCHEDULE, run, now))))
                 .won()) {
             // Paused or deleted meanwhile.
             refuseUnlessRunnable(find(owner, jobId), "trigger");
@@ -207,12 +207,12 @@ public final class JobLifecycle {
                 pending.map(Run::runId).orElse(null),
                 pending.map(Run::scheduledAt).orElse(null),
                 now));
-        pending.ifPresent(r -> first.add(runs.write(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now))));
+        pending.ifPresent(r -> first.add(runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now))));
         List<TransactWriteItem> rest = new ArrayList<>();
         // The most recent catch-up runs go into the first transaction; older ones past its limit into later ones.
         for (Run r : catchUpRuns.reversed()) {
             (first.size() < MAX_TRANSACTION_ITEMS ? first : rest)
-                    .add(runs.write(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now)));
+                    .add(runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now)));
         }
         if (!tx.write(first).won()) {
             Job now2 = find(owner, jobId);
@@ -310,7 +310,7 @@ public final class JobLifecycle {
             List<Run> chunk = created.subList(i, Math.min(created.size(), i + MAX_TRANSACTION_ITEMS - 1));
             List<TransactWriteItem> items = new ArrayList<>();
             items.add(jobs.conditionRunnable(jobId));
-            chunk.forEach(r -> items.add(runs.write(Change.of(Transition.SCHEDULE, r, now))));
+            chunk.forEach(r -> items.add(runs.create(Change.of(Transition.SCHEDULE, r, now))));
             Transactions.Outcome o = tx.write(items);
             if (o.won()) {
                 written.addAll(chunk);
@@ -320,7 +320,8 @@ public final class JobLifecycle {
                 refuseUnlessRunnable(find(owner, jobId), "backfill");
             }
             for (Run r : chunk) {
-                if (tx.write(List.of(jobs.conditionRunnable(jobId), runs.write(Change.of(Transition.SCHEDULE, r, now))))
+                if (tx.write(List.of(
+                                jobs.conditionRunnable(jobId), runs.create(Change.of(Transition.SCHEDULE, r, now))))
                         .won()) {
                     written.add(r);
                 }

@@ -99,7 +99,7 @@ public final class JobService {
         }
         List<TransactWriteItem> items = new ArrayList<>(List.of(
                 jobs.insert(job),
-                runs.write(Change.of(Transition.SCHEDULE, run, now)),
+                runs.create(Change.of(Transition.SCHEDULE, run, now)),
                 usage.addJob(owner, d.peak(), q)));
         if (d.secrets() != null && !d.secrets().isEmpty()) {
             items.add(jobs.putSecrets(jobId, d.secrets()));
@@ -168,7 +168,7 @@ public final class JobService {
                     items.add(
                             oldPending.filter(r -> r.runId().equals(id)).isPresent()
                                     ? runs.write(Change.of(Transition.RESCHEDULE, next, now))
-                                    : runs.write(Change.of(Transition.SCHEDULE_OVER_CANCELLED, next, now)));
+                                    : runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, next, now)));
                 } else {
                     state = JobState.COMPLETED;
                 }

@@ -138,7 +138,8 @@ class BinaryOwnershipTest {
                 .nextRunAt(now)
                 .build();
         assertThat(p.tx.write(List.of(
-                                p.jobs.insert(job), p.runs.write(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
+                                p.jobs.insert(job),
+                                p.runs.create(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
                         .won())
                 .isTrue();
         assertThat(p.queue.sendBatch(List.of(new RunMessage(jobId, run.runId(), now)), now))

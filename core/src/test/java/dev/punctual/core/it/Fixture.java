@@ -224,7 +224,8 @@ final class Fixture {
                 .nextRunAt(firstAt)
                 .build();
         assertThat(p.tx.write(List.of(
-                                p.jobs.insert(job), p.runs.write(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
+                                p.jobs.insert(job),
+                                p.runs.create(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
                         .won())
                 .isTrue();
         return job;
@@ -260,7 +261,8 @@ final class Fixture {
                 .firing(firing)
                 .build();
         assertThat(p.tx.write(List.of(
-                                p.jobs.insert(job), p.runs.write(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
+                                p.jobs.insert(job),
+                                p.runs.create(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
                         .won())
                 .isTrue();
         return job;

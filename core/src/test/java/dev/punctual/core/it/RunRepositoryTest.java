@@ -75,7 +75,7 @@ class RunRepositoryTest {
 
         Run again = Run.scheduled(job.id(), r.runId(), Fixture.OWNER, r.scheduledAt(), 5, now.plusSeconds(1));
         Transactions.Outcome outcome =
-                p.tx.write(List.of(p.runs.write(Change.of(Transition.SCHEDULE, again, again.createdAt()))));
+                p.tx.write(List.of(p.runs.create(Change.of(Transition.SCHEDULE, again, again.createdAt()))));
 
         assertThat(outcome.won()).isFalse();
         assertThat(outcome.failed(0)).isTrue();

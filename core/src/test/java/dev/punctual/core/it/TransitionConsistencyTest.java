@@ -57,7 +57,7 @@ class TransitionConsistencyTest {
         if (point.equals("-")) {
             return run;
         }
-        assertThat(p.tx.write(List.of(p.runs.write(Change.of(Transition.SCHEDULE, run, now))))
+        assertThat(p.tx.write(List.of(p.runs.create(Change.of(Transition.SCHEDULE, run, now))))
                         .won())
                 .isTrue();
         RunState state = point.equals("RUNNING*") ? RunState.RUNNING : RunState.valueOf(point);
@@ -100,7 +100,7 @@ class TransitionConsistencyTest {
             case RESEND, LOOK_AFTER_LEASE -> throw new IllegalArgumentException(t + " is not state-gated");
         };
         if (t.fromAbsent()) {
-            return p.tx.write(List.of(p.runs.write(c))).won();
+            return p.tx.write(List.of(p.runs.create(c))).won();
         }
         // Those that fence on the run as read have nothing to take where there is no item.
         if (!exists && t.fence() == Transition.Fence.SEEN_ATTEMPT) {
