@@ -13,8 +13,12 @@ class DatesScheduleTest {
     private final Schedules schedules = new Schedules(Duration.ofSeconds(5));
 
     private DatesSchedule parse(List<DateSpec> dates, String gap, String overlap) {
-        return (DatesSchedule) schedules.parse(
-                new ScheduleSpec("dates", null, null, null, null, null, null, gap, overlap, dates), NOW, "schedule");
+        return (DatesSchedule) schedules.parse(spec(dates, gap, overlap), NOW, "schedule");
+    }
+
+    /** A dates spec as written, field by field. */
+    private static ScheduleSpec spec(List<DateSpec> dates, String gap, String overlap) {
+        return new ScheduleSpec("dates", null, null, null, null, null, null, gap, overlap, dates);
     }
 
     private static Instant at(String text) {
@@ -84,19 +88,12 @@ class DatesScheduleTest {
                 null,
                 null);
         assertThat(s.spec())
-                .isEqualTo(new ScheduleSpec(
-                        "dates",
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        "shift",
-                        "once",
+                .isEqualTo(spec(
                         List.of(
                                 DateSpec.of("2030-06-01T07:00:00Z"),
-                                DateSpec.local("2030-10-27T02:30:00", "Europe/Berlin"))));
+                                DateSpec.local("2030-10-27T02:30:00", "Europe/Berlin")),
+                        "shift",
+                        "once"));
         assertThat(parse(List.of(DateSpec.of("2030-06-01T07:00:00Z")), null, null)
                         .spec())
                 .isEqualTo(ScheduleSpec.dates(List.of(DateSpec.of("2030-06-01T07:00:00Z")), null));

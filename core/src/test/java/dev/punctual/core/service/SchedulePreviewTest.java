@@ -11,6 +11,7 @@ import dev.punctual.core.schedule.DateSpec;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.time.SettableClock;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -21,18 +22,12 @@ class SchedulePreviewTest {
     private static final Instant NOW = Instant.parse("2030-03-08T12:00:00Z");
     private final Settings settings = Settings.builder().build();
     // Preview needs no storage: only the schedules and the clock.
-    private final JobService service = new JobService(
-            null,
-            null,
-            null,
-            null,
-            null,
-            null,
-            new Schedules(Duration.ofSeconds(5)),
-            settings,
-            new SettableClock(NOW),
-            null,
-            null);
+    private final JobService service =
+            previewOnly(new Schedules(Duration.ofSeconds(5)), settings, new SettableClock(NOW));
+
+    private static JobService previewOnly(Schedules schedules, Settings settings, Clock clock) {
+        return new JobService(null, null, null, null, null, null, schedules, settings, clock, null, null);
+    }
 
     private static ScheduleSpec cron(String expression, String zone) {
         return new ScheduleSpec("cron", null, null, null, null, expression, zone, null, null, null);
