@@ -93,6 +93,29 @@ class TransitionTest {
         }
     }
 
+    /** A RUNNING run leased to "ex" until 30s from now, claimed now; {@code queuedAt} null if never marked QUEUED. */
+    private static Run running(Instant queuedAt) {
+        return new Run(
+                "job_a",
+                "r",
+                "o",
+                NOW,
+                RunState.RUNNING,
+                1,
+                3,
+                "ex",
+                NOW.plusSeconds(30),
+                null,
+                NOW,
+                null,
+                null,
+                null,
+                NOW,
+                NOW,
+                queuedAt,
+                null);
+    }
+
     @Test
     void whenARunNextNeedsTheSweeper() {
         Run due = Run.scheduled("job_a", "r", "o", NOW.plusSeconds(90), 3, NOW);
@@ -107,47 +130,11 @@ class TransitionTest {
                 .contains(NOW.plus(SETTINGS.lookahead()).plus(requeue));
         assertThat(Transition.FAIL.attention(null, NOW, SETTINGS))
                 .contains(NOW.plus(SETTINGS.retryCap()).plus(requeue));
-        Run leased = new Run(
-                "job_a",
-                "r",
-                "o",
-                NOW,
-                RunState.RUNNING,
-                1,
-                3,
-                "ex",
-                NOW.plusSeconds(30),
-                null,
-                NOW,
-                null,
-                null,
-                null,
-                NOW,
-                NOW,
-                null,
-                null);
+        Run leased = running(null);
         assertThat(Transition.LOOK_AFTER_LEASE.attention(leased, NOW, SETTINGS))
                 .contains(NOW.plusSeconds(30).plus(requeue));
         // leased was claimed straight from SCHEDULED (never marked QUEUED, no queuedAt).
-        Run marked = new Run(
-                "job_a",
-                "r",
-                "o",
-                NOW,
-                RunState.RUNNING,
-                1,
-                3,
-                "ex",
-                NOW.plusSeconds(30),
-                null,
-                NOW,
-                null,
-                null,
-                null,
-                NOW,
-                NOW,
-                NOW,
-                null);
+        Run marked = running(NOW);
         assertThat(Transition.SUCCEED.attention(marked, NOW, SETTINGS)).isEmpty();
         assertThat(Transition.DIE.attention(marked, NOW, SETTINGS)).isEmpty();
         assertThat(Transition.SUCCEED.attention(leased, NOW, SETTINGS))
