@@ -61,11 +61,7 @@ class DeadLetterTest {
 
     /** A claim at {@code t}; it wins only once the run is due (the jobs here are due when written). */
     private boolean claim(Job job, String executor, Instant t) {
-        return p.tx.write(List.of(
-                        p.jobs.conditionRunnable(job.id()),
-                        p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), t)
-                                .withLease(executor, t.plus(LEASE)))))
-                .won();
+        return Fixture.claim(p, job, executor, t, LEASE).won();
     }
 
     @Test

@@ -6,8 +6,10 @@ import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.infra.Resources;
+import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
@@ -18,6 +20,7 @@ import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.BinaryRequest;
 import dev.punctual.core.service.BinaryView;
 import dev.punctual.core.service.Ids;
+import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.testing.TestStack;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -201,34 +204,25 @@ final class Fixture {
         return new ScheduleSpec("once", at.toString(), null, null, null);
     }
 
+    /**
+     * A request for one attempt with the default firing policy and no args; {@code env}, {@code timeout},
+     * {@code secrets} and {@code limits} may each be null (the defaults).
+     */
+    static JobRequest request(
+            String name,
+            String binary,
+            Map<String, String> env,
+            ScheduleSpec at,
+            Integer timeout,
+            Map<String, String> secrets,
+            RunLimits limits) {
+        return new JobRequest(name, binary, null, env, at, timeout, 1, null, null, null, null, null, secrets, limits);
+    }
+
     /** An ACTIVE job whose pending (SCHEDULED) run is due at {@code firstAt}, written in one transaction. */
     static Job insertJob(Punctual p, ScheduleSpec spec, Instant firstAt, Instant now, int maxAttempts) {
-        String jobId = Ids.next("job");
-        Run run = Run.scheduled(jobId, RunIds.forOccurrence(firstAt), OWNER, firstAt, maxAttempts, now);
-        Job job = Job.builder()
-                .id(jobId)
-                .owner(OWNER)
-                .name("job")
-                .binaryId("bin_x")
-                .binarySha256(FAKE_SHA)
-                .args(List.of())
-                .env(Map.of())
-                .schedule(spec)
-                .timeoutSeconds(60)
-                .maxAttempts(maxAttempts)
-                .state(JobState.ACTIVE)
-                .version(1)
-                .createdAt(now)
-                .updatedAt(now)
-                .pendingRunId(run.runId())
-                .nextRunAt(firstAt)
-                .build();
-        assertThat(p.tx.write(List.of(
-                                p.jobs.insert(job),
-                                p.runs.create(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
-                        .won())
-                .isTrue();
-        return job;
+        // A null firing policy is the job's default one.
+        return insertJob(p, spec, firstAt, now, maxAttempts, null);
     }
 
     /** {@link #insertJob} with a firing policy; the pending run is the occurrence {@code firstAt}, unjittered. */
@@ -266,6 +260,19 @@ final class Fixture {
                         .won())
                 .isTrue();
         return job;
+    }
+
+    /** What an executor writes to claim the job's pending run at {@code at}, leased for {@code lease}. */
+    static Transactions.Outcome claim(Punctual p, Job job, String executor, Instant at, Duration lease) {
+        return p.tx.write(List.of(
+                p.jobs.conditionRunnable(job.id()),
+                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), at)
+                        .withLease(executor, at.plus(lease)))));
+    }
+
+    /** {@link #claim(Punctual, Job, String, Instant, Duration)} with a 60 s lease; whether it won. */
+    static boolean claim(Punctual p, Job job, String executor, Instant at) {
+        return claim(p, job, executor, at, Duration.ofSeconds(60)).won();
     }
 
     static Job insertOnceJob(Punctual p, Instant at, Instant now) {

@@ -79,12 +79,7 @@ class RecoveryTest {
         assertThat(Fixture.receiveVisible(p)).extracting(RunMessage::runId).containsExactly(job.pendingRunId());
 
         Instant later = clock.instant();
-        assertThat(p.tx.write(List.of(
-                                p.jobs.conditionRunnable(job.id()),
-                                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), later)
-                                        .withLease("rescuer", later.plusSeconds(60)))))
-                        .won())
-                .isTrue();
+        assertThat(Fixture.claim(p, job, "rescuer", later)).isTrue();
         Run run = Fixture.run(p, job.id(), job.pendingRunId());
         assertThat(run.attempt()).isEqualTo(2);
         assertThat(run.leaseOwner()).isEqualTo("rescuer");
@@ -102,12 +97,7 @@ class RecoveryTest {
         loseEveryMessage();
         clock.advance(Duration.ofSeconds(2));
         Instant t = clock.instant();
-        assertThat(p.tx.write(List.of(
-                                p.jobs.conditionRunnable(job.id()),
-                                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), t)
-                                        .withLease("dead-executor", t.plusSeconds(60)))))
-                        .won())
-                .isTrue();
+        assertThat(Fixture.claim(p, job, "dead-executor", t)).isTrue();
         // It got as far as starting the binary (an attempt that never launched is given back: UnlaunchedAttemptTest).
         assertThat(p.runs.apply(Change.of(Transition.LAUNCH, job.id(), job.pendingRunId(), t)
                                 .withAttempt(1)
@@ -138,11 +128,7 @@ class RecoveryTest {
 
         // The message the sweeper sent brings it to an executor, which must not start attempt 2 of 1.
         Instant later = clock.instant();
-        assertThat(p.tx.write(List.of(
-                                p.jobs.conditionRunnable(job.id()),
-                                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), later)
-                                        .withLease("rescuer", later.plusSeconds(60)))))
-                        .won())
+        assertThat(Fixture.claim(p, job, "rescuer", later))
                 .as("no claim past maxAttempts")
                 .isFalse();
         assertThat(handleTheOneMessage(work)).isEqualTo(RunWorker.Outcome.DEAD);
@@ -182,12 +168,7 @@ class RecoveryTest {
         clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
         Instant t = clock.instant();
         // Claimed (and, we pretend, heartbeating) just before the requeue time came.
-        assertThat(p.tx.write(List.of(
-                                p.jobs.conditionRunnable(job.id()),
-                                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), t)
-                                        .withLease("alive", t.plusSeconds(60)))))
-                        .won())
-                .isTrue();
+        assertThat(Fixture.claim(p, job, "alive", t)).isTrue();
 
         assertThat(sweep().resent()).isZero();
         assertThat(Fixture.queueCounts(p).visible()).isZero();
@@ -203,10 +184,7 @@ class RecoveryTest {
         p.sweeper.sweep();
         clock.advance(Duration.ofSeconds(2));
         Instant t = clock.instant();
-        p.tx.write(List.of(
-                p.jobs.conditionRunnable(job.id()),
-                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), t)
-                        .withLease("ex", t.plusSeconds(60)))));
+        Fixture.claim(p, job, "ex", t);
         assertThat(p.runs.apply(Change.of(Transition.SUCCEED, job.id(), job.pendingRunId(), t)
                                 .withAttempt(1)
                                 .withExecutor("ex")

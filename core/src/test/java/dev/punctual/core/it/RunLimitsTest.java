@@ -12,7 +12,6 @@ import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.ScheduleSpec;
-import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.testing.TestStack;
 import java.io.IOException;
@@ -76,22 +75,7 @@ class RunLimitsTest {
     private Ended run(byte[] binary, RunLimits limits, int timeoutSeconds) {
         String binaryId = Fixture.uploadBinary(p, OWNER, binary);
         JobView job = p.jobService.create(
-                OWNER,
-                new JobRequest(
-                        "hostile",
-                        binaryId,
-                        null,
-                        null,
-                        NOW,
-                        timeoutSeconds,
-                        1,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        limits));
+                OWNER, Fixture.request("hostile", binaryId, null, NOW, timeoutSeconds, null, limits));
         Run run = await().atMost(Duration.ofSeconds(60))
                 .until(() -> Fixture.runsOf(p, job.id()).get(0), r -> r.state().terminal());
         return new Ended(run, p.jobService.log(OWNER, job.id(), run.runId()));

@@ -47,10 +47,7 @@ class RunRepositoryTest {
 
     private Transactions.Outcome claim(Job job, String executor) {
         Instant t = clock.instant();
-        return p.tx.write(List.of(
-                p.jobs.conditionRunnable(job.id()),
-                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), t)
-                        .withLease(executor, t.plus(LEASE)))));
+        return Fixture.claim(p, job, executor, t, LEASE);
     }
 
     private Run run(Job job) {

@@ -52,20 +52,7 @@ class SecretsTest {
     }
 
     private static JobRequest request(String binaryId, ScheduleSpec schedule, Map<String, String> secrets) {
-        return new JobRequest(
-                "with secrets",
-                binaryId,
-                null,
-                Map.of("PLAIN", "visible"),
-                schedule,
-                null,
-                1,
-                null,
-                null,
-                null,
-                null,
-                null,
-                secrets);
+        return Fixture.request("with secrets", binaryId, Map.of("PLAIN", "visible"), schedule, null, secrets, null);
     }
 
     @Test

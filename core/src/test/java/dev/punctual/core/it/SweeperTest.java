@@ -12,11 +12,9 @@ import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
-import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.run.Transition;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
@@ -414,12 +412,7 @@ class SweeperTest {
         Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofMinutes(10), first), first, now, 3);
         // An executor claims only once the message is visible: at (or after) the due instant.
         clock.set(first);
-        assertThat(p.tx.write(List.of(
-                                p.jobs.conditionRunnable(job.id()),
-                                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), first)
-                                        .withLease("ex-1", first.plusSeconds(60)))))
-                        .won())
-                .isTrue();
+        assertThat(Fixture.claim(p, job, "ex-1", first)).isTrue();
 
         Sweeper.SweepReport report = p.sweeper.sweep();
 
