@@ -27,11 +27,8 @@ class DriftDetectionTest {
     @Test
     void aDroppedPermissionIsReported() throws Exception {
         Contract c = mutated(s -> s.replaceFirst("\"sqs:ChangeMessageVisibility\",?", ""));
-        Set<CodeActions.Permission> needed = new CodeActions()
-                .derive(
-                        Components.ALL.get(2).entryClasses(),
-                        Components.ALL.get(2).entryMethods());
-        assertThat(c.permissions("executor", needed)).anyMatch(d -> d.contains("lacks sqs:ChangeMessageVisibility"));
+        assertThat(c.permissions("executor", executorNeeds()))
+                .anyMatch(d -> d.contains("lacks sqs:ChangeMessageVisibility"));
     }
 
     @Test
@@ -40,11 +37,7 @@ class DriftDetectionTest {
         Contract c = mutated(s -> s.replaceFirst(
                 "\"sqs:ReceiveMessage\", \"sqs:DeleteMessage\", \"sqs:Change",
                 "\"sqs:ReceiveMessage\", \"sqs:PurgeQueue\", \"sqs:DeleteMessage\", \"sqs:Change"));
-        Set<CodeActions.Permission> needed = new CodeActions()
-                .derive(
-                        Components.ALL.get(2).entryClasses(),
-                        Components.ALL.get(2).entryMethods());
-        assertThat(c.permissions("executor", needed)).anyMatch(d -> d.contains("sqs:PurgeQueue"));
+        assertThat(c.permissions("executor", executorNeeds())).anyMatch(d -> d.contains("sqs:PurgeQueue"));
     }
 
     @Test
@@ -343,6 +336,14 @@ class DriftDetectionTest {
         assertThat(WiringContract.documented("copy", t))
                 .contains("copy variable api_reserved_concurrency has no description")
                 .contains("copy output sweeper_function_name has no description");
+    }
+
+    /** What the executor's code is derived to need. */
+    private static Set<CodeActions.Permission> executorNeeds() throws Exception {
+        return new CodeActions()
+                .derive(
+                        Components.ALL.get(2).entryClasses(),
+                        Components.ALL.get(2).entryMethods());
     }
 
     private HardeningContract mutatedHardening(UnaryOperator<String> edit) throws Exception {

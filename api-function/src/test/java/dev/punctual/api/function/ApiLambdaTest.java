@@ -3,7 +3,12 @@ package dev.punctual.api.function;
 import static dev.punctual.api.function.ApiBinaries.put;
 import static dev.punctual.api.function.ApiBinaries.register;
 import static dev.punctual.api.function.ApiBinaries.uploaded;
+import static dev.punctual.api.function.Problems.NOW;
+import static dev.punctual.api.function.Problems.assertProblem;
 import static dev.punctual.api.function.Problems.countJobs;
+import static dev.punctual.api.function.Problems.jobBody;
+import static dev.punctual.api.function.Problems.later;
+import static dev.punctual.api.function.Problems.postJson;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
@@ -17,7 +22,6 @@ import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
 import java.util.List;
@@ -51,10 +55,7 @@ class ApiLambdaTest {
     @Test
     void createsGetsListsAndDeletesAJob() throws Exception {
         String binaryId = uploaded("job.sh");
-        String at = Instant.now()
-                .plus(1, ChronoUnit.HOURS)
-                .truncatedTo(ChronoUnit.SECONDS)
-                .toString();
+        String at = later(1, ChronoUnit.HOURS);
         Response created = given().contentType(ContentType.JSON)
                 .body(Map.of(
                         "name",
@@ -142,123 +143,28 @@ class ApiLambdaTest {
     void rejectsBadInputWithProblemJsonNamingTheFieldAndWritesNothing() throws Exception {
         String binaryId = uploaded("bad.sh");
         int before = countJobs();
-        assertProblem(
-                Map.of(
-                        "name",
-                        "x",
-                        "binaryId",
-                        binaryId,
-                        "schedule",
-                        Map.of("type", "now"),
-                        "maxAttempts",
-                        3,
-                        "colour",
-                        "blue"),
-                400,
-                "colour");
-        assertProblem(
-                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now", "evry", "PT5S")),
-                400,
-                "schedule.evry");
-        assertProblem(
-                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"), "timeoutSeconds", "soon"),
-                400,
-                "timeoutSeconds");
-        assertProblem(
-                Map.of(
-                        "name",
-                        "x",
-                        "binaryId",
-                        binaryId,
-                        "schedule",
-                        Map.of("type", "now"),
-                        "env",
-                        Map.of("LD_PRELOAD", "/tmp/x.so")),
-                422,
-                "env.LD_PRELOAD");
-        assertProblem(
-                Map.of(
-                        "name",
-                        "x",
-                        "binaryId",
-                        binaryId,
-                        "schedule",
-                        Map.of("type", "now"),
-                        "env",
-                        Map.of("AWS_SECRET_ACCESS_KEY", "x")),
+        refused(jobBody("x", binaryId, NOW, "maxAttempts", 3, "colour", "blue"), 400, "colour");
+        refused(jobBody("x", binaryId, Map.of("type", "now", "evry", "PT5S")), 400, "schedule.evry");
+        refused(jobBody("x", binaryId, NOW, "timeoutSeconds", "soon"), 400, "timeoutSeconds");
+        refused(jobBody("x", binaryId, NOW, "env", Map.of("LD_PRELOAD", "/tmp/x.so")), 422, "env.LD_PRELOAD");
+        refused(
+                jobBody("x", binaryId, NOW, "env", Map.of("AWS_SECRET_ACCESS_KEY", "x")),
                 422,
                 "env.AWS_SECRET_ACCESS_KEY");
-        assertProblem(
-                Map.of(
-                        "name",
-                        "x",
-                        "binaryId",
-                        binaryId,
-                        "schedule",
-                        Map.of("type", "now"),
-                        "env",
-                        Map.of("SCHEDULER_RUN_ID", "x")),
-                422,
-                "env.SCHEDULER_RUN_ID");
-        assertProblem(
-                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "interval", "every", "PT1S")),
-                422,
-                "schedule.every");
-        assertProblem(
-                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "weekly")), 422, "schedule.type");
-        assertProblem(
-                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"), "maxAttempts", 0),
-                422,
-                "maxAttempts");
-        assertProblem(
-                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now"), "timeoutSeconds", 999999),
-                422,
-                "timeoutSeconds");
-        assertProblem(
-                Map.of("name", "x", "binaryId", "bin_doesnotexist", "schedule", Map.of("type", "now")),
-                422,
-                "binaryId");
-        assertProblem(
-                Map.of(
-                        "name",
-                        "x",
-                        "binaryId",
-                        binaryId,
-                        "schedule",
-                        Map.of("type", "now"),
-                        "nonRetryableExitCodes",
-                        List.of(64, 0)),
-                422,
-                "nonRetryableExitCodes[1]");
-        assertProblem(
-                Map.of(
-                        "name",
-                        "x",
-                        "binaryId",
-                        binaryId,
-                        "schedule",
-                        Map.of("type", "now"),
-                        "nonRetryableExitCodes",
-                        List.of(64, 64)),
-                422,
-                "nonRetryableExitCodes[1]");
-        assertProblem(
-                Map.of(
-                        "name",
-                        "x",
-                        "binaryId",
-                        binaryId,
-                        "schedule",
-                        Map.of("type", "now"),
-                        "nonRetryableExitCodes",
-                        List.of("sixty-four")),
+        refused(jobBody("x", binaryId, NOW, "env", Map.of("SCHEDULER_RUN_ID", "x")), 422, "env.SCHEDULER_RUN_ID");
+        refused(jobBody("x", binaryId, Map.of("type", "interval", "every", "PT1S")), 422, "schedule.every");
+        refused(jobBody("x", binaryId, Map.of("type", "weekly")), 422, "schedule.type");
+        refused(jobBody("x", binaryId, NOW, "maxAttempts", 0), 422, "maxAttempts");
+        refused(jobBody("x", binaryId, NOW, "timeoutSeconds", 999999), 422, "timeoutSeconds");
+        refused(jobBody("x", "bin_doesnotexist", NOW), 422, "binaryId");
+        refused(jobBody("x", binaryId, NOW, "nonRetryableExitCodes", List.of(64, 0)), 422, "nonRetryableExitCodes[1]");
+        refused(jobBody("x", binaryId, NOW, "nonRetryableExitCodes", List.of(64, 64)), 422, "nonRetryableExitCodes[1]");
+        refused(
+                jobBody("x", binaryId, NOW, "nonRetryableExitCodes", List.of("sixty-four")),
                 400,
                 "nonRetryableExitCodes[0]");
         JsonPath notUploaded = register("later.sh", "#!/bin/sh\n".getBytes(StandardCharsets.UTF_8));
-        assertProblem(
-                Map.of("name", "x", "binaryId", notUploaded.getString("id"), "schedule", Map.of("type", "now")),
-                422,
-                "binaryId");
+        refused(jobBody("x", notUploaded.getString("id"), NOW), 422, "binaryId");
         given().contentType(ContentType.JSON)
                 .body("{\"name\": ")
                 .post("/v1/jobs")
@@ -285,9 +191,7 @@ class ApiLambdaTest {
         int before = countJobs();
         FaultInjection.throttleTransactions = true;
         try {
-            given().contentType(ContentType.JSON)
-                    .body(Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "now")))
-                    .post("/v1/jobs")
+            postJson("/v1/jobs", jobBody("x", binaryId, NOW))
                     .then()
                     .statusCode(503)
                     .header("Retry-After", "2")
@@ -316,22 +220,13 @@ class ApiLambdaTest {
                 .body("errors.field", hasItem("size"));
     }
 
-    private static void assertProblem(Map<String, Object> body, int status, String field) {
-        given().contentType(ContentType.JSON)
-                .body(body)
-                .post("/v1/jobs")
-                .then()
-                .statusCode(status)
-                .contentType("application/problem+json")
-                .body("status", equalTo(status))
-                .body("field", equalTo(field));
+    /** A job {@code body} refused with {@code status}, naming {@code field}. */
+    private static void refused(Map<String, Object> body, int status, String field) {
+        assertProblem(postJson("/v1/jobs", body), status).body("field", equalTo(field));
     }
 
     private static Map<String, Object> intervalJob(String name, String binaryId) {
-        String start = Instant.now()
-                .plus(1, ChronoUnit.DAYS)
-                .truncatedTo(ChronoUnit.SECONDS)
-                .toString();
+        String start = later(1, ChronoUnit.DAYS);
         return Map.of(
                 "name",
                 name,

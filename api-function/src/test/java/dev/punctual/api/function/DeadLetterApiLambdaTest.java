@@ -1,21 +1,22 @@
 package dev.punctual.api.function;
 
 import static dev.punctual.api.function.ApiBinaries.uploaded;
+import static dev.punctual.api.function.DeadRuns.claimAndDie;
+import static dev.punctual.api.function.DeadRuns.firstRunId;
+import static dev.punctual.api.function.Problems.createJob;
+import static dev.punctual.api.function.Problems.jobBody;
+import static dev.punctual.api.function.Problems.later;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 
 import dev.punctual.core.Punctual;
-import dev.punctual.core.run.Change;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.run.Transition;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -121,49 +122,11 @@ class DeadLetterApiLambdaTest {
 
     /** A job (once, in an hour; maxAttempts 2) whose run is claimed and finished DEAD: {jobId, runId}. */
     private String[] deadRun(String name) throws Exception {
-        String at = Instant.now()
-                .plus(1, ChronoUnit.HOURS)
-                .truncatedTo(ChronoUnit.SECONDS)
-                .toString();
-        String jobId = given().contentType(ContentType.JSON)
-                .body(Map.of(
-                        "name",
-                        name,
-                        "binaryId",
-                        uploaded(name),
-                        "schedule",
-                        Map.of("type", "once", "at", at),
-                        "maxAttempts",
-                        2))
-                .post("/v1/jobs")
-                .then()
-                .statusCode(201)
-                .extract()
-                .path("id");
-        String runId = given().get("/v1/jobs/" + jobId + "/runs")
-                .then()
-                .statusCode(200)
-                .extract()
-                .path("items[0].runId");
-        Instant now = Instant.parse(at); // claimed at its due time: a claim wins only once the run is due
-        assertThat(punctual.tx
-                        .write(List.of(
-                                punctual.jobs.conditionRunnable(jobId),
-                                punctual.runs.write(Change.of(Transition.CLAIM, jobId, runId, now)
-                                        .withLease("ex-test", now.plus(Duration.ofMinutes(1))))))
-                        .won())
-                .isTrue();
-        assertThat(punctual.runs
-                        .apply(Change.of(
-                                        Transition.DIE,
-                                        punctual.runs.get(jobId, runId).orElseThrow(),
-                                        Instant.now())
-                                .withAttempt(1)
-                                .withExecutor("ex-test")
-                                .withExitCode(3)
-                                .withError("exited with code 3"))
-                        .won())
-                .isTrue();
+        String at = later(1, ChronoUnit.HOURS);
+        String jobId = createJob(jobBody(name, uploaded(name), Map.of("type", "once", "at", at), "maxAttempts", 2));
+        String runId = firstRunId(jobId);
+        // claimed at its due time: a claim wins only once the run is due
+        claimAndDie(punctual, jobId, runId, Instant.parse(at), "ex-test", Instant.now(), c -> c);
         return new String[] {jobId, runId};
     }
 }

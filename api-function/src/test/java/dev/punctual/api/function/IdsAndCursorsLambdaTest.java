@@ -4,6 +4,7 @@ import static dev.punctual.api.function.ApiBinaries.uploaded;
 import static dev.punctual.api.function.Problems.assertProblem;
 import static dev.punctual.api.function.Problems.createJob;
 import static dev.punctual.api.function.Problems.hourlyJob;
+import static dev.punctual.api.function.Problems.postJson;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -142,7 +143,7 @@ class IdsAndCursorsLambdaTest {
     @Test
     void aJobNamingABinaryIdLongerThanAKeyIsUnprocessable() throws Exception {
         Map<String, Object> body = hourlyJob("ids-binary", LONG);
-        assertProblem(given().contentType(ContentType.JSON).body(body).post("/v1/jobs"), 422, "binaryId");
+        assertProblem(postJson("/v1/jobs", body), 422, "binaryId");
     }
 
     /**

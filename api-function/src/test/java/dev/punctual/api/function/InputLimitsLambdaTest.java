@@ -5,14 +5,13 @@ import static dev.punctual.api.function.Problems.assertProblem;
 import static dev.punctual.api.function.Problems.countJobs;
 import static dev.punctual.api.function.Problems.createJob;
 import static dev.punctual.api.function.Problems.hourlyJob;
-import static io.restassured.RestAssured.given;
+import static dev.punctual.api.function.Problems.postJson;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -45,7 +44,7 @@ class InputLimitsLambdaTest {
     }
 
     private static Response create(Map<String, Object> body) {
-        return given().contentType(ContentType.JSON).body(body).post("/v1/jobs");
+        return postJson("/v1/jobs", body);
     }
 
     private static Map<String, Object> with(String field, Object value) throws Exception {
@@ -114,12 +113,7 @@ class InputLimitsLambdaTest {
     @MethodSource("farInstants")
     void anInstantPastYear9999IsUnprocessable(Map<String, Object> schedule, String field) throws Exception {
         assertProblem(create(with("schedule", schedule)), 422, field);
-        assertProblem(
-                given().contentType(ContentType.JSON)
-                        .body(Map.of("schedule", schedule))
-                        .post("/v1/schedules/preview"),
-                422,
-                field);
+        assertProblem(postJson("/v1/schedules/preview", Map.of("schedule", schedule)), 422, field);
     }
 
     @ParameterizedTest
@@ -132,19 +126,9 @@ class InputLimitsLambdaTest {
             })
     void aPreviewFromOutsideTheSupportedYearsIsUnprocessable(String from) {
         Map<String, Object> interval = Map.of("type", "interval", "every", "PT1H", "start", "2030-01-01T00:00:00Z");
-        assertProblem(
-                given().contentType(ContentType.JSON)
-                        .body(Map.of("schedule", interval, "from", from))
-                        .post("/v1/schedules/preview"),
-                422,
-                "from");
+        assertProblem(postJson("/v1/schedules/preview", Map.of("schedule", interval, "from", from)), 422, "from");
         Map<String, Object> cron = Map.of("type", "cron", "expression", "0 0 1 1 *");
-        assertProblem(
-                given().contentType(ContentType.JSON)
-                        .body(Map.of("schedule", cron, "from", from))
-                        .post("/v1/schedules/preview"),
-                422,
-                "from");
+        assertProblem(postJson("/v1/schedules/preview", Map.of("schedule", cron, "from", from)), 422, "from");
     }
 
     @ParameterizedTest
@@ -154,8 +138,7 @@ class InputLimitsLambdaTest {
         String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         Map<String, Object> body = new HashMap<>(Map.of("from", now, "to", now));
         body.put(bound, "-999999999-01-01T00:00:00Z");
-        assertProblem(
-                given().contentType(ContentType.JSON).body(body).post("/v1/jobs/" + id + "/backfill"), 422, bound);
+        assertProblem(postJson("/v1/jobs/" + id + "/backfill", body), 422, bound);
     }
 
     @Test

@@ -1,6 +1,11 @@
 package dev.punctual.api.function;
 
 import static dev.punctual.api.function.ApiBinaries.uploaded;
+import static dev.punctual.api.function.DeadRuns.claimAndDie;
+import static dev.punctual.api.function.DeadRuns.firstRunId;
+import static dev.punctual.api.function.Problems.createJob;
+import static dev.punctual.api.function.Problems.jobBody;
+import static dev.punctual.api.function.Problems.later;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
@@ -8,9 +13,7 @@ import static org.hamcrest.Matchers.equalTo;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.binary.ArtifactStore;
-import dev.punctual.core.run.Change;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.run.Transition;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -20,7 +23,6 @@ import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -68,69 +70,24 @@ class IsolationLambdaTest {
                 .extract()
                 .path("id");
         String uploadedId = uploaded(ALICE, "alice-bin");
-        String start = Instant.now()
-                .plus(1, ChronoUnit.DAYS)
-                .truncatedTo(ChronoUnit.SECONDS)
-                .toString();
-        jobId = as(ALICE)
-                .contentType(ContentType.JSON)
-                .body(Map.of(
-                        "name",
+        jobId = createJob(
+                as(ALICE),
+                jobBody(
                         "alice-job",
-                        "binaryId",
                         uploadedId,
+                        Map.of("type", "interval", "every", "PT1H", "start", later(1, ChronoUnit.DAYS)),
                         "env",
-                        Map.of("DB_HOST", "alice.internal"),
-                        "schedule",
-                        Map.of("type", "interval", "every", "PT1H", "start", start)))
-                .post("/v1/jobs")
-                .then()
-                .statusCode(201)
-                .extract()
-                .path("id");
+                        Map.of("DB_HOST", "alice.internal")));
 
-        String at = Instant.now()
-                .plus(1, ChronoUnit.HOURS)
-                .truncatedTo(ChronoUnit.SECONDS)
-                .toString();
-        deadJobId = as(ALICE)
-                .contentType(ContentType.JSON)
-                .body(Map.of(
-                        "name", "alice-dead", "binaryId", uploadedId, "schedule", Map.of("type", "once", "at", at)))
-                .post("/v1/jobs")
-                .then()
-                .statusCode(201)
-                .extract()
-                .path("id");
-        deadRunId = as(ALICE)
-                .get("/v1/jobs/" + deadJobId + "/runs")
-                .then()
-                .extract()
-                .path("items[0].runId");
-        Instant now = Instant.parse(at); // the claim refuses a run before it is due
-        assertThat(punctual.tx
-                        .write(List.of(
-                                punctual.jobs.conditionRunnable(deadJobId),
-                                punctual.runs.write(Change.of(Transition.CLAIM, deadJobId, deadRunId, now)
-                                        .withLease("ex-iso", now.plus(Duration.ofMinutes(1))))))
-                        .won())
-                .isTrue();
+        String at = later(1, ChronoUnit.HOURS);
+        deadJobId = createJob(as(ALICE), jobBody("alice-dead", uploadedId, Map.of("type", "once", "at", at)));
+        deadRunId = firstRunId(as(ALICE), deadJobId);
         String logKey = ArtifactStore.logKey(deadJobId, deadRunId, 1);
         Path log = Files.createTempFile("iso", ".log");
         Files.writeString(log, "alice's secret output\n");
         punctual.store.putLog(logKey, log);
-        assertThat(punctual.runs
-                        .apply(Change.of(
-                                        Transition.DIE,
-                                        punctual.runs.get(deadJobId, deadRunId).orElseThrow(),
-                                        now.plusSeconds(1))
-                                .withAttempt(1)
-                                .withExecutor("ex-iso")
-                                .withExitCode(3)
-                                .withError("exited with code 3")
-                                .withLogKey(logKey))
-                        .won())
-                .isTrue();
+        Instant now = Instant.parse(at); // the claim refuses a run before it is due
+        claimAndDie(punctual, deadJobId, deadRunId, now, "ex-iso", now.plusSeconds(1), c -> c.withLogKey(logKey));
         ready = true;
     }
 

@@ -1,6 +1,9 @@
 package dev.punctual.api.function;
 
 import static dev.punctual.api.function.ApiBinaries.uploaded;
+import static dev.punctual.api.function.Problems.jobBody;
+import static dev.punctual.api.function.Problems.later;
+import static dev.punctual.api.function.Problems.postJson;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.matchesPattern;
@@ -11,7 +14,6 @@ import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
-import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -22,10 +24,7 @@ import org.junit.jupiter.api.Test;
 class LifecycleApiLambdaTest {
     @Test
     void triggerPauseAndResumeAnswerWithTheRunOrTheJob() throws Exception {
-        String start = Instant.now()
-                .plus(1, ChronoUnit.DAYS)
-                .truncatedTo(ChronoUnit.SECONDS)
-                .toString();
+        String start = later(1, ChronoUnit.DAYS);
         String id = createJob(start);
 
         given().post("/v1/jobs/" + id + "/trigger")
@@ -59,25 +58,19 @@ class LifecycleApiLambdaTest {
                 .body("items.find { it.scheduledAt == '" + start + "' }.state", equalTo("CANCELLED"));
         conflict(given().post("/v1/jobs/" + id + "/trigger"));
 
-        given().contentType(ContentType.JSON)
-                .body(Map.of("catchUp", "sometimes"))
-                .post("/v1/jobs/" + id + "/resume")
+        postJson("/v1/jobs/" + id + "/resume", Map.of("catchUp", "sometimes"))
                 .then()
                 .statusCode(422)
                 .contentType("application/problem+json")
                 .body("field", equalTo("catchUp"));
-        given().contentType(ContentType.JSON)
-                .body(Map.of("catchup", "all"))
-                .post("/v1/jobs/" + id + "/resume")
+        postJson("/v1/jobs/" + id + "/resume", Map.of("catchup", "all"))
                 .then()
                 .statusCode(400)
                 .contentType("application/problem+json")
                 .body("field", equalTo("catchup"));
         given().get("/v1/jobs/" + id).then().body("state", equalTo("PAUSED"));
 
-        given().contentType(ContentType.JSON)
-                .body(Map.of("catchUp", "latest"))
-                .post("/v1/jobs/" + id + "/resume")
+        postJson("/v1/jobs/" + id + "/resume", Map.of("catchUp", "latest"))
                 .then()
                 .statusCode(200)
                 .body("state", equalTo("ACTIVE"))
@@ -100,17 +93,12 @@ class LifecycleApiLambdaTest {
 
     @Test
     void aDeletedOrUnknownJobCannotBeTriggeredPausedOrResumed() throws Exception {
-        String id = createJob(Instant.now()
-                .plus(1, ChronoUnit.DAYS)
-                .truncatedTo(ChronoUnit.SECONDS)
-                .toString());
+        String id = createJob(later(1, ChronoUnit.DAYS));
         given().delete("/v1/jobs/" + id).then().statusCode(204);
 
         conflict(given().post("/v1/jobs/" + id + "/trigger"));
         conflict(given().post("/v1/jobs/" + id + "/pause"));
-        conflict(given().contentType(ContentType.JSON)
-                .body(Map.of("catchUp", "all"))
-                .post("/v1/jobs/" + id + "/resume"));
+        conflict(postJson("/v1/jobs/" + id + "/resume", Map.of("catchUp", "all")));
         given().get("/v1/jobs/" + id + "/runs").then().body("items.size()", equalTo(1));
 
         for (String op : new String[] {"trigger", "pause", "resume"}) {
@@ -132,18 +120,9 @@ class LifecycleApiLambdaTest {
     }
 
     private static String createJob(String start) throws Exception {
-        return given().contentType(ContentType.JSON)
-                .body(Map.of(
-                        "name",
-                        "paused-and-resumed",
-                        "binaryId",
-                        uploaded("lifecycle.sh"),
-                        "schedule",
-                        Map.of("type", "interval", "every", "PT1H", "start", start)))
-                .post("/v1/jobs")
-                .then()
-                .statusCode(201)
-                .extract()
-                .path("id");
+        return Problems.createJob(jobBody(
+                "paused-and-resumed",
+                uploaded("lifecycle.sh"),
+                Map.of("type", "interval", "every", "PT1H", "start", start)));
     }
 }

@@ -1,6 +1,9 @@
 package dev.punctual.api.function;
 
 import static dev.punctual.api.function.ApiBinaries.uploaded;
+import static dev.punctual.api.function.Problems.jobBody;
+import static dev.punctual.api.function.Problems.later;
+import static dev.punctual.api.function.Problems.postJson;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.contains;
@@ -12,9 +15,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -41,34 +42,20 @@ class QuotaAndSecretsLambdaTest {
     }
 
     private static Map<String, Object> job(String binaryId, Map<String, Object> schedule) {
-        return Map.of(
-                "name",
-                "q",
-                "binaryId",
-                binaryId,
-                "schedule",
-                schedule,
-                "secrets",
-                Map.of("API_TOKEN", "do-not-show-me"));
+        return jobBody("q", binaryId, schedule, "secrets", Map.of("API_TOKEN", "do-not-show-me"));
     }
 
     @Test
     void overAQuotaIs429WithRetryAfterAndNothingIsWritten() throws Exception {
         String binaryId = uploaded("quota.sh");
-        String start = Instant.now()
-                .plus(1, ChronoUnit.DAYS)
-                .truncatedTo(ChronoUnit.SECONDS)
-                .toString();
-        Response created = given().contentType(ContentType.JSON)
-                .body(job(binaryId, Map.of("type", "interval", "every", "PT5S", "start", start)))
-                .post("/v1/jobs");
+        String start = later(1, ChronoUnit.DAYS);
+        Response created =
+                postJson("/v1/jobs", job(binaryId, Map.of("type", "interval", "every", "PT5S", "start", start)));
         created.then().statusCode(201).body("secrets", contains("API_TOKEN"));
         assertThat(created.asString()).doesNotContain("do-not-show-me");
         String id = created.path("id");
 
-        Response tooFast = given().contentType(ContentType.JSON)
-                .body(job(binaryId, Map.of("type", "interval", "every", "PT10S")))
-                .post("/v1/jobs");
+        Response tooFast = postJson("/v1/jobs", job(binaryId, Map.of("type", "interval", "every", "PT10S")));
         tooFast.then()
                 .statusCode(429)
                 .contentType("application/problem+json")
@@ -95,22 +82,9 @@ class QuotaAndSecretsLambdaTest {
     @Test
     void runLimitsAreKeptAndMoreThanTheDeploymentsMaximumIsA422NamingTheField() throws Exception {
         String binaryId = uploaded("limits.sh");
-        String at = Instant.now()
-                .plus(1, ChronoUnit.DAYS)
-                .truncatedTo(ChronoUnit.SECONDS)
-                .toString();
-        Map<String, Object> once = Map.of("type", "once", "at", at);
-        Response tooMuch = given().contentType(ContentType.JSON)
-                .body(Map.of(
-                        "name",
-                        "big",
-                        "binaryId",
-                        binaryId,
-                        "schedule",
-                        once,
-                        "limits",
-                        Map.of("memoryMb", 513, "processes", 0)))
-                .post("/v1/jobs");
+        Map<String, Object> once = Map.of("type", "once", "at", later(1, ChronoUnit.DAYS));
+        Response tooMuch =
+                postJson("/v1/jobs", jobBody("big", binaryId, once, "limits", Map.of("memoryMb", 513, "processes", 0)));
         tooMuch.then()
                 .statusCode(422)
                 .contentType("application/problem+json")
@@ -118,24 +92,13 @@ class QuotaAndSecretsLambdaTest {
                 .body(
                         "errors.find { it.field == 'limits.memoryMb' }.message",
                         org.hamcrest.Matchers.containsString("at most 512"));
-        given().contentType(ContentType.JSON)
-                .body(Map.of("name", "odd", "binaryId", binaryId, "schedule", once, "limits", Map.of("memoryMB", 64)))
-                .post("/v1/jobs")
+        postJson("/v1/jobs", jobBody("odd", binaryId, once, "limits", Map.of("memoryMB", 64)))
                 .then()
                 .statusCode(400)
                 .body(org.hamcrest.Matchers.containsString("memoryMB"));
 
-        Response created = given().contentType(ContentType.JSON)
-                .body(Map.of(
-                        "name",
-                        "small",
-                        "binaryId",
-                        binaryId,
-                        "schedule",
-                        once,
-                        "limits",
-                        Map.of("memoryMb", 256, "cpuSeconds", 30)))
-                .post("/v1/jobs");
+        Response created = postJson(
+                "/v1/jobs", jobBody("small", binaryId, once, "limits", Map.of("memoryMb", 256, "cpuSeconds", 30)));
         created.then()
                 .statusCode(201)
                 .body("limits.memoryMb", equalTo(256))

@@ -5,6 +5,8 @@ import static dev.punctual.api.function.Problems.assertProblem;
 import static dev.punctual.api.function.Problems.countJobs;
 import static dev.punctual.api.function.Problems.createJob;
 import static dev.punctual.api.function.Problems.hourlyJob;
+import static dev.punctual.api.function.Problems.postJson;
+import static dev.punctual.api.function.Problems.putIfMatch;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
@@ -13,7 +15,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.http.ContentType;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -93,39 +94,19 @@ class RequestBodyLambdaTest {
     @ValueSource(strings = {"1.5", "30.0", "\"30\"", "true", "3e1"})
     void timeoutSecondsMustBeAnInteger(String value) throws Exception {
         String body = job("strict").replaceFirst("^\\{", "{\"timeoutSeconds\":" + value + ",");
-        assertProblem(given().contentType(ContentType.JSON).body(body).post("/v1/jobs"), 400, "timeoutSeconds");
+        assertProblem(postJson("/v1/jobs", body), 400, "timeoutSeconds");
     }
 
     @Test
     void scalarsAreNotCoercedToStrings() throws Exception {
+        assertProblem(postJson("/v1/jobs", job("x").replace("\"name\":\"x\"", "\"name\":5")), 400, "name");
+        assertProblem(postJson("/v1/jobs", job("x").replaceFirst("^\\{", "{\"args\":[1],")), 400, "args[0]");
         assertProblem(
-                given().contentType(ContentType.JSON)
-                        .body(job("x").replace("\"name\":\"x\"", "\"name\":5"))
-                        .post("/v1/jobs"),
-                400,
-                "name");
+                postJson("/v1/jobs", job("x").replaceFirst("^\\{", "{\"env\":{\"DEBUG\":true},")), 400, "env.DEBUG");
         assertProblem(
-                given().contentType(ContentType.JSON)
-                        .body(job("x").replaceFirst("^\\{", "{\"args\":[1],"))
-                        .post("/v1/jobs"),
-                400,
-                "args[0]");
+                postJson("/v1/schedules/preview", "{\"schedule\":{\"type\":\"now\"},\"count\":\"5\"}"), 400, "count");
         assertProblem(
-                given().contentType(ContentType.JSON)
-                        .body(job("x").replaceFirst("^\\{", "{\"env\":{\"DEBUG\":true},"))
-                        .post("/v1/jobs"),
-                400,
-                "env.DEBUG");
-        assertProblem(
-                given().contentType(ContentType.JSON)
-                        .body("{\"schedule\":{\"type\":\"now\"},\"count\":\"5\"}")
-                        .post("/v1/schedules/preview"),
-                400,
-                "count");
-        assertProblem(
-                given().contentType(ContentType.JSON)
-                        .body("{\"schedule\":{\"type\":\"dates\",\"dates\":[20300101]}}")
-                        .post("/v1/schedules/preview"),
+                postJson("/v1/schedules/preview", "{\"schedule\":{\"type\":\"dates\",\"dates\":[20300101]}}"),
                 400,
                 "schedule.dates[0]");
     }
@@ -134,7 +115,7 @@ class RequestBodyLambdaTest {
     void duplicateKeysAreRejected() throws Exception {
         int before = countJobs();
         String twice = job("first").replaceFirst("^\\{", "{\"name\":\"second\",");
-        assertProblem(given().contentType(ContentType.JSON).body(twice).post("/v1/jobs"), 400, "name");
+        assertProblem(postJson("/v1/jobs", twice), 400, "name");
         assertThat(countJobs()).isEqualTo(before);
     }
 
@@ -142,16 +123,9 @@ class RequestBodyLambdaTest {
     void resumeReadsItsBodyAsStrictly() throws Exception {
         String id = createJob(hourlyJob("resume-strict", binary()));
         given().post("/v1/jobs/" + id + "/pause").then().statusCode(200);
+        assertProblem(postJson("/v1/jobs/" + id + "/resume", "{\"catchUp\":5}"), 400, "catchUp");
         assertProblem(
-                given().contentType(ContentType.JSON).body("{\"catchUp\":5}").post("/v1/jobs/" + id + "/resume"),
-                400,
-                "catchUp");
-        assertProblem(
-                given().contentType(ContentType.JSON)
-                        .body("{\"catchUp\":\"skip\",\"catchUp\":\"all\"}")
-                        .post("/v1/jobs/" + id + "/resume"),
-                400,
-                "catchUp");
+                postJson("/v1/jobs/" + id + "/resume", "{\"catchUp\":\"skip\",\"catchUp\":\"all\"}"), 400, "catchUp");
         given().get("/v1/jobs/" + id).then().body("state", equalTo("PAUSED"));
     }
 
@@ -159,7 +133,7 @@ class RequestBodyLambdaTest {
     void aBodyOverTheLimitIsTooLarge() throws Exception {
         int before = countJobs();
         String padded = job("huge").replaceFirst("\\}$", " ".repeat(1_100_000) + "}");
-        assertProblem(given().contentType(ContentType.JSON).body(padded).post("/v1/jobs"), 413);
+        assertProblem(postJson("/v1/jobs", padded), 413);
         assertThat(countJobs()).isEqualTo(before);
     }
 
@@ -167,40 +141,12 @@ class RequestBodyLambdaTest {
     void aStaleIfMatchFailsThePreconditionAndAStarMatchesAnyVersion() throws Exception {
         Map<String, Object> body = hourlyJob("if-match", binary());
         String id = createJob(body);
-        assertProblem(
-                given().contentType(ContentType.JSON)
-                        .header("If-Match", "\"7\"")
-                        .body(body)
-                        .put("/v1/jobs/" + id),
-                412,
-                "If-Match");
+        assertProblem(putIfMatch("/v1/jobs/" + id, "\"7\"", body), 412, "If-Match");
         given().get("/v1/jobs/" + id).then().header("ETag", "\"1\"");
-        given().contentType(ContentType.JSON)
-                .header("If-Match", "*")
-                .body(body)
-                .put("/v1/jobs/" + id)
-                .then()
-                .statusCode(200)
-                .header("ETag", "\"2\"");
-        given().contentType(ContentType.JSON)
-                .header("If-Match", "*")
-                .body(body)
-                .put("/v1/jobs/" + id)
-                .then()
-                .statusCode(200)
-                .header("ETag", "\"3\"");
+        putIfMatch("/v1/jobs/" + id, "*", body).then().statusCode(200).header("ETag", "\"2\"");
+        putIfMatch("/v1/jobs/" + id, "*", body).then().statusCode(200).header("ETag", "\"3\"");
         given().delete("/v1/jobs/" + id).then().statusCode(204);
-        assertProblem(
-                given().contentType(ContentType.JSON)
-                        .header("If-Match", "*")
-                        .body(body)
-                        .put("/v1/jobs/" + id),
-                404);
-        assertProblem(
-                given().contentType(ContentType.JSON)
-                        .header("If-Match", "*")
-                        .body(body)
-                        .put("/v1/jobs/job_aaaaaaaaaaaaaaaaaaaa"),
-                404);
+        assertProblem(putIfMatch("/v1/jobs/" + id, "*", body), 404);
+        assertProblem(putIfMatch("/v1/jobs/job_aaaaaaaaaaaaaaaaaaaa", "*", body), 404);
     }
 }

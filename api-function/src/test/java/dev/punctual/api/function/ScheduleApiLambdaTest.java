@@ -1,6 +1,8 @@
 package dev.punctual.api.function;
 
 import static dev.punctual.api.function.ApiBinaries.uploaded;
+import static dev.punctual.api.function.Problems.jobBody;
+import static dev.punctual.api.function.Problems.postJson;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
@@ -11,6 +13,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -80,14 +83,8 @@ class ScheduleApiLambdaTest {
     @Test
     void anInvalidScheduleIs422NamingTheField() {
         preview(Map.of("schedule", Map.of("type", "cron", "expression", "61 * * * *")), 422, "schedule.expression");
-        preview(
-                Map.of("schedule", Map.of("type", "cron", "expression", "0 9 * * *", "timezone", "Mars/Base")),
-                422,
-                "schedule.timezone");
-        preview(
-                Map.of("schedule", Map.of("type", "cron", "expression", "0 9 * * *", "dstGap", "later")),
-                422,
-                "schedule.dstGap");
+        preview(Map.of("schedule", daily0900("timezone", "Mars/Base")), 422, "schedule.timezone");
+        preview(Map.of("schedule", daily0900("dstGap", "later")), 422, "schedule.dstGap");
         preview(Map.of("schedule", NEW_YORK_0230, "count", 101), 422, "count");
         preview(
                 Map.of(
@@ -95,10 +92,7 @@ class ScheduleApiLambdaTest {
                         Map.of("type", "dates", "dates", List.of("2030-01-01T00:00:00Z", "2030-01-01T01:00:00+01:00"))),
                 422,
                 "schedule.dates[1]");
-        preview(
-                Map.of("schedule", Map.of("type", "cron", "expression", "0 9 * * *", "tmezone", "UTC")),
-                400,
-                "schedule.tmezone");
+        preview(Map.of("schedule", daily0900("tmezone", "UTC")), 400, "schedule.tmezone");
         preview(Map.of("schedule", NEW_YORK_0230, "cont", 3), 400, "cont");
     }
 
@@ -154,22 +148,16 @@ class ScheduleApiLambdaTest {
     void unknownFieldsInsideASchedulesAre400AndBadKindsAre422WhenCreatingAJob() throws Exception {
         String binaryId = uploaded("bad-cron.sh");
         job(
-                Map.of(
-                        "name",
+                jobBody(
                         "x",
-                        "binaryId",
                         binaryId,
-                        "schedule",
                         Map.of("type", "cron", "expression", "0 9 * * *", "timezone", "UTC", "jitter", "PT5M")),
                 400,
                 "schedule.jitter");
         job(
-                Map.of(
-                        "name",
+                jobBody(
                         "x",
-                        "binaryId",
                         binaryId,
-                        "schedule",
                         Map.of(
                                 "type",
                                 "dates",
@@ -177,42 +165,33 @@ class ScheduleApiLambdaTest {
                                 List.of(Map.of("local", "2030-01-01T09:00:00", "zon", "UTC")))),
                 400,
                 "schedule.dates[0].zon");
-        job(
-                Map.of("name", "x", "binaryId", binaryId, "schedule", Map.of("type", "cron", "expression", "0 9 * *")),
-                422,
-                "schedule.expression");
-        given().contentType(ContentType.JSON)
-                .body(Map.of(
-                        "name",
-                        "x",
-                        "binaryId",
-                        binaryId,
-                        "schedule",
-                        Map.of("type", "cron", "expression", "0 9 * * 8", "timezone", "Nope/Nope")))
-                .post("/v1/jobs")
+        job(jobBody("x", binaryId, Map.of("type", "cron", "expression", "0 9 * *")), 422, "schedule.expression");
+        postJson(
+                        "/v1/jobs",
+                        jobBody(
+                                "x",
+                                binaryId,
+                                Map.of("type", "cron", "expression", "0 9 * * 8", "timezone", "Nope/Nope")))
                 .then()
                 .statusCode(422)
                 .body("errors.field", hasItem("schedule.timezone"))
                 .body("errors.field", hasItem("schedule.expression"));
     }
 
+    /** A cron schedule at 09:00 every day, with one more {@code key} and {@code value}. */
+    private static Map<String, Object> daily0900(String key, Object value) {
+        return Map.of("type", "cron", "expression", "0 9 * * *", key, value);
+    }
+
     private static void preview(Map<String, Object> body, int status, String field) {
-        given().contentType(ContentType.JSON)
-                .body(body)
-                .post("/v1/schedules/preview")
-                .then()
-                .statusCode(status)
-                .contentType("application/problem+json")
-                .body("field", equalTo(field));
+        problemNaming(postJson("/v1/schedules/preview", body), status, field);
     }
 
     private static void job(Map<String, Object> body, int status, String field) {
-        given().contentType(ContentType.JSON)
-                .body(body)
-                .post("/v1/jobs")
-                .then()
-                .statusCode(status)
-                .contentType("application/problem+json")
-                .body("field", equalTo(field));
+        problemNaming(postJson("/v1/jobs", body), status, field);
+    }
+
+    private static void problemNaming(Response r, int status, String field) {
+        r.then().statusCode(status).contentType("application/problem+json").body("field", equalTo(field));
     }
 }

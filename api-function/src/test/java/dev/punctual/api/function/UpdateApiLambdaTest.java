@@ -1,6 +1,8 @@
 package dev.punctual.api.function;
 
 import static dev.punctual.api.function.ApiBinaries.uploaded;
+import static dev.punctual.api.function.Problems.postJson;
+import static dev.punctual.api.function.Problems.putIfMatch;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
@@ -34,9 +36,7 @@ class UpdateApiLambdaTest {
         Instant tomorrow = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
         Map<String, Object> create = body(binaryId, "PT1H", tomorrow.toString());
         create.put("catchUp", "latest");
-        String id = given().contentType(ContentType.JSON)
-                .body(create)
-                .post("/v1/jobs")
+        String id = postJson("/v1/jobs", create)
                 .then()
                 .statusCode(201)
                 .header("ETag", "\"1\"")
@@ -64,30 +64,21 @@ class UpdateApiLambdaTest {
                 .statusCode(428)
                 .contentType("application/problem+json")
                 .body("field", equalTo("If-Match"));
-        given().contentType(ContentType.JSON)
-                .header("If-Match", "\"7\"")
-                .body(update)
-                .put("/v1/jobs/" + id)
+        putIfMatch("/v1/jobs/" + id, "\"7\"", update)
                 .then()
                 .statusCode(412)
                 .contentType("application/problem+json")
                 .body("type", equalTo("urn:punctual:problem:precondition-failed"));
         Map<String, Object> bad = new HashMap<>(update);
         bad.put("jitter", Map.of("mode", "wild", "max", "PT5M"));
-        given().contentType(ContentType.JSON)
-                .header("If-Match", "\"1\"")
-                .body(bad)
-                .put("/v1/jobs/" + id)
+        putIfMatch("/v1/jobs/" + id, "\"1\"", bad)
                 .then()
                 .statusCode(422)
                 .contentType("application/problem+json")
                 .body("field", equalTo("jitter.mode"));
         given().get("/v1/jobs/" + id).then().header("ETag", "\"1\"").body("schedule.every", equalTo("PT1H"));
 
-        given().contentType(ContentType.JSON)
-                .header("If-Match", "\"1\"")
-                .body(update)
-                .put("/v1/jobs/" + id)
+        putIfMatch("/v1/jobs/" + id, "\"1\"", update)
                 .then()
                 .statusCode(200)
                 .header("ETag", "\"2\"")
@@ -108,29 +99,29 @@ class UpdateApiLambdaTest {
     void backfillCreatesPastRunsAndNamesTheBadField() throws Exception {
         String binaryId = uploaded("backfill.sh");
         Instant now = Instant.now().truncatedTo(ChronoUnit.MINUTES);
-        String id = given().contentType(ContentType.JSON)
-                .body(body(binaryId, "PT1H", now.plus(1, ChronoUnit.HOURS).toString()))
-                .post("/v1/jobs")
+        String id = postJson(
+                        "/v1/jobs",
+                        body(binaryId, "PT1H", now.plus(1, ChronoUnit.HOURS).toString()))
                 .then()
                 .statusCode(201)
                 .extract()
                 .path("id");
 
         // The schedule's occurrences are start + k hours, k ≥ 0: none before start, so nothing in the past.
-        given().contentType(ContentType.JSON)
-                .body(Map.of("from", now.minus(3, ChronoUnit.HOURS).toString(), "to", now.toString()))
-                .post("/v1/jobs/" + id + "/backfill")
+        postJson(
+                        "/v1/jobs/" + id + "/backfill",
+                        Map.of("from", now.minus(3, ChronoUnit.HOURS).toString(), "to", now.toString()))
                 .then()
                 .statusCode(202)
                 .body("occurrences", equalTo(0))
                 .body("created", hasSize(0));
-        given().contentType(ContentType.JSON)
-                .body(Map.of(
-                        "from",
-                        now.toString(),
-                        "to",
-                        now.plus(2, ChronoUnit.HOURS).toString()))
-                .post("/v1/jobs/" + id + "/backfill")
+        postJson(
+                        "/v1/jobs/" + id + "/backfill",
+                        Map.of(
+                                "from",
+                                now.toString(),
+                                "to",
+                                now.plus(2, ChronoUnit.HOURS).toString()))
                 .then()
                 .statusCode(422)
                 .contentType("application/problem+json")
