@@ -109,14 +109,7 @@ public final class JobRepository {
             update = "SET #st = :completed, #u = :now REMOVE #p, #n";
             values.put(":completed", s(JobState.COMPLETED.name()));
         }
-        return TransactWriteItem.builder()
-                .update(u -> u.tableName(table.name())
-                        .key(key(jobId))
-                        .updateExpression(update)
-                        .conditionExpression("#p = :cur AND #st = :active")
-                        .expressionAttributeNames(names)
-                        .expressionAttributeValues(values))
-                .build();
+        return conditionalUpdate(jobId, update, "#p = :cur AND #st = :active", names, values);
     }
 
     /**
@@ -140,14 +133,8 @@ public final class JobRepository {
         Map<String, AttributeValue> values = new HashMap<>(
                 Map.of(":deleted", s(JobState.DELETED.name()), ":one", n(1), ":now", instant(now), ":owner", s(owner)));
         String cond = "#o = :owner AND #st <> :deleted AND " + pendingIs(expectedPending, values);
-        return TransactWriteItem.builder()
-                .update(u -> u.tableName(table.name())
-                        .key(key(jobId))
-                        .updateExpression("SET #st = :deleted, #v = #v + :one, #u = :now REMOVE #p, #n")
-                        .conditionExpression(cond)
-                        .expressionAttributeNames(names)
-                        .expressionAttributeValues(values))
-                .build();
+        return conditionalUpdate(
+                jobId, "SET #st = :deleted, #v = #v + :one, #u = :now REMOVE #p, #n", cond, names, values);
     }
 
     /**
@@ -171,14 +158,8 @@ public final class JobRepository {
                 ":owner",
                 s(owner)));
         String cond = "#o = :owner AND #st = :active AND " + pendingIs(expectedPending, values);
-        return TransactWriteItem.builder()
-                .update(u -> u.tableName(table.name())
-                        .key(key(jobId))
-                        .updateExpression("SET #st = :paused, #pa = :now, #v = #v + :one, #u = :now REMOVE #p")
-                        .conditionExpression(cond)
-                        .expressionAttributeNames(names)
-                        .expressionAttributeValues(values))
-                .build();
+        return conditionalUpdate(
+                jobId, "SET #st = :paused, #pa = :now, #v = #v + :one, #u = :now REMOVE #p", cond, names, values);
     }
 
     /**
@@ -223,14 +204,7 @@ public final class JobRepository {
             update = "SET #st = :to, #v = #v + :one, #u = :now REMOVE #pa, #p, #n";
             values.put(":to", s(JobState.COMPLETED.name()));
         }
-        return TransactWriteItem.builder()
-                .update(u -> u.tableName(table.name())
-                        .key(key(jobId))
-                        .updateExpression(update)
-                        .conditionExpression("#o = :owner AND #st = :paused AND #pa = :pausedAt")
-                        .expressionAttributeNames(names)
-                        .expressionAttributeValues(values))
-                .build();
+        return conditionalUpdate(jobId, update, "#o = :owner AND #st = :paused AND #pa = :pausedAt", names, values);
     }
 
     /**
@@ -335,15 +309,7 @@ public final class JobRepository {
             update.append(" REMOVE #p, #n");
         }
         String cond = "#o = :owner AND #v = :expected AND #st <> :deleted AND " + pendingIs(expectedPending, values);
-        return TransactWriteItem.builder()
-                .update(u -> u.tableName(table.name())
-                        .key(key(job.id()))
-                        .updateExpression(update.toString())
-                        .conditionExpression(cond)
-                        .expressionAttributeNames(names)
-                        .expressionAttributeValues(values)
-                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
-                .build();
+        return conditionalUpdate(job.id(), update.toString(), cond, names, values);
     }
 
     /**
@@ -362,15 +328,12 @@ public final class JobRepository {
             seen = "#ar = :seen";
             values.put(":seen", s(seenActive));
         }
-        return TransactWriteItem.builder()
-                .update(u -> u.tableName(table.name())
-                        .key(key(jobId))
-                        .updateExpression("SET #ar = :run")
-                        .conditionExpression("attribute_exists(#id) AND #st IN (:active, :completed) AND " + seen)
-                        .expressionAttributeNames(Map.of("#id", Resources.JOB_ID, "#st", STATE, "#ar", ACTIVE_RUN))
-                        .expressionAttributeValues(values)
-                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
-                .build();
+        return conditionalUpdate(
+                jobId,
+                "SET #ar = :run",
+                "attribute_exists(#id) AND #st IN (:active, :completed) AND " + seen,
+                Map.of("#id", Resources.JOB_ID, "#st", STATE, "#ar", ACTIVE_RUN),
+                values);
     }
 
     /**
@@ -393,6 +356,27 @@ public final class JobRepository {
     /** The state of a job's item as a lost {@link #conditionRunnable} brought it back; empty: no job. */
     public static Optional<JobState> stateOf(Map<String, AttributeValue> item) {
         return Optional.ofNullable(item == null ? null : Items.str(item, STATE)).map(JobState::valueOf);
+    }
+
+    /**
+     * One conditional update of a job's item, for a transaction. On a lost condition the item as it was comes back
+     * ({@link dev.punctual.core.infra.Transactions.Outcome#oldItem}), so a caller can tell why it lost.
+     */
+    private TransactWriteItem conditionalUpdate(
+            String jobId,
+            String update,
+            String condition,
+            Map<String, String> names,
+            Map<String, AttributeValue> values) {
+        return TransactWriteItem.builder()
+                .update(u -> u.tableName(table.name())
+                        .key(key(jobId))
+                        .updateExpression(update)
+                        .conditionExpression(condition)
+                        .expressionAttributeNames(names)
+                        .expressionAttributeValues(values)
+                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
+                .build();
     }
 
     private static Map<String, AttributeValue> key(String jobId) {
