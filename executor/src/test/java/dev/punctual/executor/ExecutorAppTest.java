@@ -48,14 +48,12 @@ class ExecutorAppTest {
 
         JobView job = punctual.jobService.create(
                 "local",
-                new JobRequest(
-                        "app-test",
-                        binary.id(),
-                        List.of(),
-                        Map.of(),
-                        new ScheduleSpec("now", null, null, null, null),
-                        30,
-                        1));
+                JobRequest.builder("app-test", binary.id(), ScheduleSpec.now())
+                        .args(List.of())
+                        .env(Map.of())
+                        .timeoutSeconds(30)
+                        .maxAttempts(1)
+                        .build());
 
         await().atMost(Duration.ofSeconds(30)).until(() -> state(job.id()) == RunState.SUCCEEDED);
         Run run = punctual.runs.listForJob(job.id(), 1, null).items().get(0);

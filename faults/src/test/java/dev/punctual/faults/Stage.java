@@ -175,15 +175,15 @@ final class Stage implements AutoCloseable {
     }
 
     static ScheduleSpec now() {
-        return new ScheduleSpec("now", null, null, null, null);
+        return ScheduleSpec.now();
     }
 
     static ScheduleSpec once(Instant at) {
-        return new ScheduleSpec("once", at.toString(), null, null, null);
+        return ScheduleSpec.once(at.toString());
     }
 
     static ScheduleSpec interval(Duration every, Instant start, Instant end) {
-        return new ScheduleSpec("interval", null, every.toString(), start.toString(), end.toString());
+        return ScheduleSpec.interval(every.toString(), start.toString(), end.toString());
     }
 
     /** The env a WORKER-style binary reads. */
@@ -208,7 +208,13 @@ final class Stage implements AutoCloseable {
             RunState finalState,
             int dictatedStarts) {
         JobView v = p.jobService.create(
-                OWNER, new JobRequest(jobName, binary(script), List.of(), env, schedule, timeoutSeconds, maxAttempts));
+                OWNER,
+                JobRequest.builder(jobName, binary(script), schedule)
+                        .args(List.of())
+                        .env(env)
+                        .timeoutSeconds(timeoutSeconds)
+                        .maxAttempts(maxAttempts)
+                        .build());
         expected.put(
                 v.id(),
                 new Expect(

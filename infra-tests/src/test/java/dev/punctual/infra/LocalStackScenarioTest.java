@@ -93,14 +93,12 @@ class LocalStackScenarioTest {
 
         var job = p.jobService.create(
                 "local",
-                new JobRequest(
-                        "localstack",
-                        b.id(),
-                        List.of(),
-                        Map.of(),
-                        new ScheduleSpec("now", null, null, null, null),
-                        60,
-                        2));
+                JobRequest.builder("localstack", b.id(), ScheduleSpec.now())
+                        .args(List.of())
+                        .env(Map.of())
+                        .timeoutSeconds(60)
+                        .maxAttempts(2)
+                        .build());
         try (ExecutorPool pool = p.startExecutor("ls-1", work, 1)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> {
                 var runs = p.runs.listForJob(job.id(), 1, null).items();

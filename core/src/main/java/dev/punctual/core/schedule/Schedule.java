@@ -43,7 +43,7 @@ public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.I
         }
 
         public ScheduleSpec spec() {
-            return new ScheduleSpec("now", null, null, null, null);
+            return ScheduleSpec.now();
         }
     }
 
@@ -58,7 +58,7 @@ public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.I
         }
 
         public ScheduleSpec spec() {
-            return new ScheduleSpec("once", at.toString(), null, null, null);
+            return ScheduleSpec.once(at.toString());
         }
     }
 
@@ -92,8 +92,7 @@ public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.I
         }
 
         public ScheduleSpec spec() {
-            return new ScheduleSpec(
-                    "interval", null, every.toString(), start.toString(), end == null ? null : end.toString());
+            return ScheduleSpec.interval(every.toString(), start.toString(), end == null ? null : end.toString());
         }
     }
 }

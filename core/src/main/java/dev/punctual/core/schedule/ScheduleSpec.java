@@ -2,6 +2,8 @@ package dev.punctual.core.schedule;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -26,12 +28,22 @@ public record ScheduleSpec(
 
     @JsonCreator
     public ScheduleSpec {
-        dates = dates == null ? null : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(dates));
+        dates = dates == null ? null : Collections.unmodifiableList(new ArrayList<>(dates));
     }
 
-    /** The kinds without time zones (now, once, interval). */
-    public ScheduleSpec(String type, String at, String every, String start, String end) {
-        this(type, at, every, start, end, null, null, null, null, null);
+    /** {@code {"type":"now"}}. */
+    public static ScheduleSpec now() {
+        return new ScheduleSpec("now", null, null, null, null, null, null, null, null, null);
+    }
+
+    /** {@code {"type":"once","at":…}}. */
+    public static ScheduleSpec once(String at) {
+        return new ScheduleSpec("once", at, null, null, null, null, null, null, null, null);
+    }
+
+    /** {@code {"type":"interval","every":…,"start":…,"end":…}}; {@code start} and {@code end} may be null. */
+    public static ScheduleSpec interval(String every, String start, String end) {
+        return new ScheduleSpec("interval", null, every, start, end, null, null, null, null, null);
     }
 
     public static ScheduleSpec cron(String expression, String timezone, String start, String end, DstPolicy policy) {

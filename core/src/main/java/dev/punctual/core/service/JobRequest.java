@@ -31,103 +31,105 @@ public record JobRequest(
         Map<String, String> secrets,
         RunLimits limits) {
 
-    /** Without limits of its own. */
-    public JobRequest(
-            String name,
-            String binaryId,
-            List<String> args,
-            Map<String, String> env,
-            ScheduleSpec schedule,
-            Integer timeoutSeconds,
-            Integer maxAttempts,
-            List<Integer> nonRetryableExitCodes,
-            JitterSpec jitter,
-            CatchUpSpec catchUp,
-            String overlap,
-            String maxRunAge,
-            Map<String, String> secrets) {
-        this(
-                name,
-                binaryId,
-                args,
-                env,
-                schedule,
-                timeoutSeconds,
-                maxAttempts,
-                nonRetryableExitCodes,
-                jitter,
-                catchUp,
-                overlap,
-                maxRunAge,
-                secrets,
-                null);
+    /** A request with what every job needs; the other fields are named on the builder, or left absent. */
+    public static Builder builder(String name, String binaryId, ScheduleSpec schedule) {
+        return new Builder(name, binaryId, schedule);
     }
 
-    /** Without secrets. */
-    public JobRequest(
-            String name,
-            String binaryId,
-            List<String> args,
-            Map<String, String> env,
-            ScheduleSpec schedule,
-            Integer timeoutSeconds,
-            Integer maxAttempts,
-            List<Integer> nonRetryableExitCodes,
-            JitterSpec jitter,
-            CatchUpSpec catchUp,
-            String overlap,
-            String maxRunAge) {
-        this(
-                name,
-                binaryId,
-                args,
-                env,
-                schedule,
-                timeoutSeconds,
-                maxAttempts,
-                nonRetryableExitCodes,
-                jitter,
-                catchUp,
-                overlap,
-                maxRunAge,
-                null);
-    }
+    /** A request built by naming its fields; fields not named stay absent (null), as in a JSON body without them. */
+    public static final class Builder {
+        private final String name;
+        private final String binaryId;
+        private List<String> args;
+        private Map<String, String> env;
+        private final ScheduleSpec schedule;
+        private Integer timeoutSeconds;
+        private Integer maxAttempts;
+        private List<Integer> nonRetryableExitCodes;
+        private JitterSpec jitter;
+        private CatchUpSpec catchUp;
+        private String overlap;
+        private String maxRunAge;
+        private Map<String, String> secrets;
+        private RunLimits limits;
 
-    /** Without non-retryable exit codes: every failure is retried up to {@code maxAttempts}. */
-    public JobRequest(
-            String name,
-            String binaryId,
-            List<String> args,
-            Map<String, String> env,
-            ScheduleSpec schedule,
-            Integer timeoutSeconds,
-            Integer maxAttempts) {
-        this(name, binaryId, args, env, schedule, timeoutSeconds, maxAttempts, null);
-    }
+        private Builder(String name, String binaryId, ScheduleSpec schedule) {
+            this.name = name;
+            this.binaryId = binaryId;
+            this.schedule = schedule;
+        }
 
-    /** With the default firing policy. */
-    public JobRequest(
-            String name,
-            String binaryId,
-            List<String> args,
-            Map<String, String> env,
-            ScheduleSpec schedule,
-            Integer timeoutSeconds,
-            Integer maxAttempts,
-            List<Integer> nonRetryableExitCodes) {
-        this(
-                name,
-                binaryId,
-                args,
-                env,
-                schedule,
-                timeoutSeconds,
-                maxAttempts,
-                nonRetryableExitCodes,
-                null,
-                null,
-                null,
-                null,
-                null);
+        public Builder args(List<String> args) {
+            this.args = args;
+            return this;
+        }
+
+        public Builder env(Map<String, String> env) {
+            this.env = env;
+            return this;
+        }
+
+        public Builder timeoutSeconds(Integer timeoutSeconds) {
+            this.timeoutSeconds = timeoutSeconds;
+            return this;
+        }
+
+        public Builder maxAttempts(Integer maxAttempts) {
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        public Builder nonRetryableExitCodes(List<Integer> nonRetryableExitCodes) {
+            this.nonRetryableExitCodes = nonRetryableExitCodes;
+            return this;
+        }
+
+        public Builder jitter(JitterSpec jitter) {
+            this.jitter = jitter;
+            return this;
+        }
+
+        public Builder catchUp(CatchUpSpec catchUp) {
+            this.catchUp = catchUp;
+            return this;
+        }
+
+        public Builder overlap(String overlap) {
+            this.overlap = overlap;
+            return this;
+        }
+
+        public Builder maxRunAge(String maxRunAge) {
+            this.maxRunAge = maxRunAge;
+            return this;
+        }
+
+        public Builder secrets(Map<String, String> secrets) {
+            this.secrets = secrets;
+            return this;
+        }
+
+        public Builder limits(RunLimits limits) {
+            this.limits = limits;
+            return this;
+        }
+
+        public JobRequest build() {
+            return new JobRequest(
+                    name,
+                    binaryId,
+                    args,
+                    env,
+                    schedule,
+                    timeoutSeconds,
+                    maxAttempts,
+                    nonRetryableExitCodes,
+                    jitter,
+                    catchUp,
+                    overlap,
+                    maxRunAge,
+                    secrets,
+                    limits);
+        }
     }
 }

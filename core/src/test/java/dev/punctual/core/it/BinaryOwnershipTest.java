@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BinaryOwnershipTest {
     private static final String ALICE = "https://issuer.example|alice";
     private static final String BOB = "arn:aws:iam::123456789012:role/bob";
-    private static final ScheduleSpec NOW = new ScheduleSpec("now", null, null, null, null);
+    private static final ScheduleSpec NOW = ScheduleSpec.now();
 
     @TempDir
     Path tmp;
@@ -80,7 +80,11 @@ class BinaryOwnershipTest {
                 .isFalse();
         ValidationException refused = catchThrowableOfType(
                 ValidationException.class,
-                () -> p.jobService.create(BOB, new JobRequest("borrowed", bobs.id(), null, null, NOW, null, 1)));
+                () -> p.jobService.create(
+                        BOB,
+                        JobRequest.builder("borrowed", bobs.id(), NOW)
+                                .maxAttempts(1)
+                                .build()));
         assertThat(refused).isNotNull();
         assertThat(refused.errors()).anySatisfy(e -> {
             assertThat(e.field()).isEqualTo("binaryId");
@@ -102,14 +106,10 @@ class BinaryOwnershipTest {
         pool = p.startExecutor("ex-1", tmp.resolve("ex-1"), 1);
         JobView alices = p.jobService.create(
                 ALICE,
-                new JobRequest(
-                        "alice",
-                        aliceBinary,
-                        null,
-                        Map.of("WITNESS", witness.toString(), "WHO", "alice"),
-                        NOW,
-                        null,
-                        1));
+                JobRequest.builder("alice", aliceBinary, NOW)
+                        .env(Map.of("WITNESS", witness.toString(), "WHO", "alice"))
+                        .maxAttempts(1)
+                        .build());
         await().atMost(Duration.ofSeconds(15)).until(() -> onlyRun(alices.id()).state() == RunState.SUCCEEDED);
         assertThat(Fixture.lines(witness)).containsExactly("alice");
 

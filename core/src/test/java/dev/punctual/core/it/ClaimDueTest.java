@@ -97,14 +97,9 @@ class ClaimDueTest {
                 Fixture.uploadBinary(p, OWNER, Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> " + "\"$WITNESS\""));
         JobView job = p.jobService.create(
                 OWNER,
-                new JobRequest(
-                        "due in an hour",
-                        binaryId,
-                        null,
-                        Map.of("WITNESS", witness.toString()),
-                        Fixture.once(due),
-                        null,
-                        null));
+                JobRequest.builder("due in an hour", binaryId, Fixture.once(due))
+                        .env(Map.of("WITNESS", witness.toString()))
+                        .build());
         String runId = Fixture.runsOf(p, job.id()).get(0).runId();
         assertThat(Fixture.queueCounts(p).total())
                 .as("beyond the lookahead: nothing sent yet")

@@ -63,8 +63,8 @@ class CronAndDatesJobsTest {
                 "twice",
                 null);
 
-        JobView created =
-                p.jobService.create(OWNER, new JobRequest("nightly", binaryId, null, null, input, null, null));
+        JobView created = p.jobService.create(
+                OWNER, JobRequest.builder("nightly", binaryId, input).build());
 
         ScheduleSpec stored = new ScheduleSpec(
                 "cron",
@@ -116,8 +116,8 @@ class CronAndDatesJobsTest {
                 DateSpec.of("2030-04-01T09:00:00Z"));
         ScheduleSpec input = ScheduleSpec.dates(dates, null);
 
-        JobView created =
-                p.jobService.create(OWNER, new JobRequest("some days", binaryId, null, null, input, null, null));
+        JobView created = p.jobService.create(
+                OWNER, JobRequest.builder("some days", binaryId, input).build());
 
         ScheduleSpec stored = ScheduleSpec.dates(dates, dev.punctual.core.schedule.DstPolicy.DEFAULT);
         assertThat(created.schedule()).isEqualTo(stored);

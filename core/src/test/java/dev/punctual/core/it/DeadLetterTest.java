@@ -279,14 +279,10 @@ class DeadLetterTest {
                 Fixture.script("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ -f \"$HEALED\" ] && exit 0\nexit 3"));
         JobView job = p.jobService.create(
                 OWNER,
-                new JobRequest(
-                        "flaky",
-                        binaryId,
-                        null,
-                        Map.of("WITNESS", witness.toString(), "HEALED", healed.toString()),
-                        new ScheduleSpec("now", null, null, null, null),
-                        null,
-                        1));
+                JobRequest.builder("flaky", binaryId, ScheduleSpec.now())
+                        .env(Map.of("WITNESS", witness.toString(), "HEALED", healed.toString()))
+                        .maxAttempts(1)
+                        .build());
 
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> p.deadLetters.list(OWNER, "DEAD", null, null).items().stream()

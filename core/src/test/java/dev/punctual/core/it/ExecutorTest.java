@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * from ElasticMQ, all on real time. Scripts report what they saw by appending to a witness file named in their env.
  */
 class ExecutorTest {
-    private static final ScheduleSpec NOW = new ScheduleSpec("now", null, null, null, null);
+    private static final ScheduleSpec NOW = ScheduleSpec.now();
 
     @TempDir
     Path tmp;
@@ -85,7 +85,13 @@ class ExecutorTest {
             Integer maxAttempts) {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(scriptBody));
         return p.jobService.create(
-                OWNER, new JobRequest("test job", binaryId, args, env, schedule, timeoutSeconds, maxAttempts));
+                OWNER,
+                JobRequest.builder("test job", binaryId, schedule)
+                        .args(args)
+                        .env(env)
+                        .timeoutSeconds(timeoutSeconds)
+                        .maxAttempts(maxAttempts)
+                        .build());
     }
 
     private JobView createNow(String scriptBody, Path witness) {
@@ -167,15 +173,11 @@ class ExecutorTest {
                         "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ \"$SCHEDULER_ATTEMPT\" = 1 ] && exit 2\nexit 64"));
         JobView job = p.jobService.create(
                 OWNER,
-                new JobRequest(
-                        "usage error",
-                        binaryId,
-                        null,
-                        Map.of("WITNESS", witness.toString()),
-                        NOW,
-                        null,
-                        5,
-                        List.of(64, 78)));
+                JobRequest.builder("usage error", binaryId, NOW)
+                        .env(Map.of("WITNESS", witness.toString()))
+                        .maxAttempts(5)
+                        .nonRetryableExitCodes(List.of(64, 78))
+                        .build());
         assertThat(job.nonRetryableExitCodes()).containsExactly(64, 78);
 
         await().atMost(Duration.ofSeconds(30)).until(() -> stateOf(job) == RunState.DEAD);
@@ -336,7 +338,7 @@ class ExecutorTest {
         Instant due = Instant.now().plusSeconds(4);
         JobView job = create(
                 "echo ran >> \"$WITNESS\"",
-                new ScheduleSpec("once", due.toString(), null, null, null),
+                ScheduleSpec.once(due.toString()),
                 Map.of("WITNESS", witness.toString()),
                 null,
                 null,
@@ -364,7 +366,7 @@ class ExecutorTest {
         Path witness = Fixture.witness(tmp);
         JobView job = create(
                 "echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\"",
-                new ScheduleSpec("interval", null, "PT5S", null, null),
+                ScheduleSpec.interval("PT5S", null, null),
                 Map.of("WITNESS", witness.toString()),
                 null,
                 null,
@@ -403,7 +405,7 @@ class ExecutorTest {
         Instant due = Instant.now().plusSeconds(4);
         JobView job = create(
                 "echo ran >> \"$WITNESS\"",
-                new ScheduleSpec("once", due.toString(), null, null, null),
+                ScheduleSpec.once(due.toString()),
                 Map.of("WITNESS", witness.toString()),
                 null,
                 null,
@@ -439,7 +441,10 @@ class ExecutorTest {
 
         JobView job = p.jobService.create(
                 OWNER,
-                new JobRequest("tampered", binary.id(), null, Map.of("WITNESS", witness.toString()), NOW, null, 1));
+                JobRequest.builder("tampered", binary.id(), NOW)
+                        .env(Map.of("WITNESS", witness.toString()))
+                        .maxAttempts(1)
+                        .build());
 
         await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job).terminal());
         Run r = onlyRun(job);

@@ -197,11 +197,11 @@ final class Fixture {
     // ---- jobs and runs written straight through the repositories ----------------------------------------------
 
     static ScheduleSpec interval(Duration every, Instant start) {
-        return new ScheduleSpec("interval", null, every.toString(), start.toString(), null);
+        return ScheduleSpec.interval(every.toString(), start.toString(), null);
     }
 
     static ScheduleSpec once(Instant at) {
-        return new ScheduleSpec("once", at.toString(), null, null, null);
+        return ScheduleSpec.once(at.toString());
     }
 
     /**
@@ -216,7 +216,13 @@ final class Fixture {
             Integer timeout,
             Map<String, String> secrets,
             RunLimits limits) {
-        return new JobRequest(name, binary, null, env, at, timeout, 1, null, null, null, null, null, secrets, limits);
+        return JobRequest.builder(name, binary, at)
+                .env(env)
+                .timeoutSeconds(timeout)
+                .maxAttempts(1)
+                .secrets(secrets)
+                .limits(limits)
+                .build();
     }
 
     /** An ACTIVE job whose pending (SCHEDULED) run is due at {@code firstAt}, written in one transaction. */

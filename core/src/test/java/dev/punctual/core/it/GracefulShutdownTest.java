@@ -42,14 +42,10 @@ class GracefulShutdownTest {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(script));
         return p.jobService.create(
                 OWNER,
-                new JobRequest(
-                        "drain",
-                        binaryId,
-                        null,
-                        Map.of("WITNESS", witness.toString()),
-                        Fixture.once(java.time.Instant.now()),
-                        null,
-                        2));
+                JobRequest.builder("drain", binaryId, Fixture.once(java.time.Instant.now()))
+                        .env(Map.of("WITNESS", witness.toString()))
+                        .maxAttempts(2)
+                        .build());
     }
 
     @Test

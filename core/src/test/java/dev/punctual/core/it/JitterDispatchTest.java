@@ -34,19 +34,12 @@ class JitterDispatchTest {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
         JobView job = p.jobService.create(
                 OWNER,
-                new JobRequest(
-                        "jittered",
-                        binaryId,
-                        null,
-                        null,
-                        Fixture.interval(Duration.ofMinutes(1), t0.plus(Duration.ofMinutes(5))),
-                        null,
-                        null,
-                        null,
-                        new JitterSpec(mode, "PT50S"),
-                        null,
-                        null,
-                        null));
+                JobRequest.builder(
+                                "jittered",
+                                binaryId,
+                                Fixture.interval(Duration.ofMinutes(1), t0.plus(Duration.ofMinutes(5))))
+                        .jitter(new JitterSpec(mode, "PT50S"))
+                        .build());
         for (int m = 1; m <= 25; m++) {
             clock.set(t0.plus(Duration.ofMinutes(m)));
             p.sweeper.sweep();

@@ -47,7 +47,12 @@ class JobServiceTest {
     }
 
     private JobRequest request(String binary, Map<String, String> env, Integer timeout, Integer maxAttempts) {
-        return new JobRequest("a job", binary, List.of("x"), env, tomorrow(), timeout, maxAttempts);
+        return JobRequest.builder("a job", binary, tomorrow())
+                .args(List.of("x"))
+                .env(env)
+                .timeoutSeconds(timeout)
+                .maxAttempts(maxAttempts)
+                .build();
     }
 
     /** Creating {@code req} fails with 422 naming exactly {@code fields}, and nothing was written anywhere. */
@@ -116,14 +121,11 @@ class JobServiceTest {
 
     @Test
     void everyProblemIsReportedAtOnce() {
-        JobRequest req = new JobRequest(
-                " ",
-                null,
-                null,
-                Map.of("LD_LIBRARY_PATH", "/x"),
-                new ScheduleSpec("interval", null, "PT1S", null, null),
-                0,
-                0);
+        JobRequest req = JobRequest.builder(" ", null, ScheduleSpec.interval("PT1S", null, null))
+                .env(Map.of("LD_LIBRARY_PATH", "/x"))
+                .timeoutSeconds(0)
+                .maxAttempts(0)
+                .build();
 
         rejected(req, "name", "binaryId", "env.LD_LIBRARY_PATH", "timeoutSeconds", "maxAttempts", "schedule.every");
     }
@@ -188,14 +190,8 @@ class JobServiceTest {
         // Every 10 s: creation dispatches every occurrence within the two-minute lookahead and leaves one pending.
         JobView job = p.jobService.create(
                 OWNER,
-                new JobRequest(
-                        "every ten",
-                        binaryId,
-                        null,
-                        null,
-                        new ScheduleSpec("interval", null, "PT10S", null, null),
-                        null,
-                        null));
+                JobRequest.builder("every ten", binaryId, ScheduleSpec.interval("PT10S", null, null))
+                        .build());
 
         List<RunView> all = new ArrayList<>();
         String cursor = null;

@@ -31,7 +31,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * at once, saying what was refused.
  */
 class LaunchRefusalTest {
-    private static final ScheduleSpec NOW = new ScheduleSpec("now", null, null, null, null);
+    private static final ScheduleSpec NOW = ScheduleSpec.now();
 
     @TempDir
     Path tmp;
@@ -56,8 +56,10 @@ class LaunchRefusalTest {
                 Clock.systemUTC());
         Path witness = Fixture.witness(tmp);
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo ran >> \"$WITNESS\""));
-        JobRequest valid =
-                new JobRequest("tampered", binaryId, null, Map.of("WITNESS", witness.toString()), NOW, null, 3);
+        JobRequest valid = JobRequest.builder("tampered", binaryId, NOW)
+                .env(Map.of("WITNESS", witness.toString()))
+                .maxAttempts(3)
+                .build();
         JobView preload = p.jobService.create(OWNER, valid);
         JobView manyArgs = p.jobService.create(OWNER, valid);
         JobView untouched = p.jobService.create(OWNER, valid);

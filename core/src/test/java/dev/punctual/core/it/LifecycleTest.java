@@ -72,8 +72,9 @@ class LifecycleTest {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\""));
         return p.jobService.create(
                 OWNER,
-                new JobRequest(
-                        "lifecycle", binaryId, null, Map.of("WITNESS", witness.toString()), schedule, null, null));
+                JobRequest.builder("lifecycle", binaryId, schedule)
+                        .env(Map.of("WITNESS", witness.toString()))
+                        .build());
     }
 
     @Test
@@ -81,7 +82,7 @@ class LifecycleTest {
         Punctual p = realTimeStackWithExecutor();
         Path witness = Fixture.witness(tmp);
         Instant start = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
-        JobView job = createWithWitness(p, new ScheduleSpec("interval", null, "PT1H", start.toString(), null), witness);
+        JobView job = createWithWitness(p, ScheduleSpec.interval("PT1H", start.toString(), null), witness);
         Job before = p.jobs.get(job.id()).orElseThrow();
 
         Instant triggeredAt = Instant.now();
@@ -108,7 +109,7 @@ class LifecycleTest {
         Punctual p = realTimeStackWithExecutor();
         Path witness = Fixture.witness(tmp);
         Instant due = Instant.now().plusSeconds(6).truncatedTo(ChronoUnit.SECONDS);
-        JobView job = createWithWitness(p, new ScheduleSpec("interval", null, "PT1H", due.toString(), null), witness);
+        JobView job = createWithWitness(p, ScheduleSpec.interval("PT1H", due.toString(), null), witness);
         String queued = RunIds.forOccurrence(due);
         String pending = RunIds.forOccurrence(due.plus(Duration.ofHours(1)));
         assertThat(Fixture.run(p, job.id(), queued).state())

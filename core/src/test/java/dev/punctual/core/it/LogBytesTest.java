@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * read as text (each malformed sequence as U+FFFD), never as an error.
  */
 class LogBytesTest {
-    private static final ScheduleSpec NOW = new ScheduleSpec("now", null, null, null, null);
+    private static final ScheduleSpec NOW = ScheduleSpec.now();
     private static final int CAP = 16;
 
     @TempDir
@@ -69,7 +69,12 @@ class LogBytesTest {
 
     private static JobView create(Punctual p, String body) {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(body));
-        return p.jobService.create(OWNER, new JobRequest("bytes", binaryId, null, Map.of(), NOW, null, 1));
+        return p.jobService.create(
+                OWNER,
+                JobRequest.builder("bytes", binaryId, NOW)
+                        .env(Map.of())
+                        .maxAttempts(1)
+                        .build());
     }
 
     private static Run onlyRun(Punctual p, JobView job) {

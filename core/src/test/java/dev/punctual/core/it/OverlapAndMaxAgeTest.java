@@ -84,19 +84,10 @@ class OverlapAndMaxAgeTest {
         Instant later = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
         JobView job = p.jobService.create(
                 OWNER,
-                new JobRequest(
-                        "overlap",
-                        binaryId,
-                        null,
-                        Map.of("WITNESS", witness.toString()),
-                        Fixture.once(later),
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        overlap,
-                        null));
+                JobRequest.builder("overlap", binaryId, Fixture.once(later))
+                        .env(Map.of("WITNESS", witness.toString()))
+                        .overlap(overlap)
+                        .build());
         assertThat(job.overlap()).isEqualTo(overlap);
         RunView a = p.lifecycle.trigger(OWNER, job.id());
         RunView b = p.lifecycle.trigger(OWNER, job.id());

@@ -25,11 +25,13 @@ class QuotaTest {
     private final String tenant = "quota-" + System.nanoTime();
 
     private JobView create(String owner, String binaryId, ScheduleSpec schedule) {
-        return p.jobService.create(owner, new JobRequest("q", binaryId, null, null, schedule, null, 1));
+        return p.jobService.create(
+                owner,
+                JobRequest.builder("q", binaryId, schedule).maxAttempts(1).build());
     }
 
     private static ScheduleSpec every(String duration) {
-        return new ScheduleSpec("interval", null, duration, null, null);
+        return ScheduleSpec.interval(duration, null, null);
     }
 
     @Test
@@ -57,9 +59,17 @@ class QuotaTest {
 
         // Replacing the hourly job by a per-10-seconds one would make 12 + 6 = 18: allowed; by per-5: 24, refused.
         JobView v2 = p.jobService.update(
-                tenant, hourly.id(), "*", new JobRequest("q", bin, null, null, every("PT10S"), null, 1));
+                tenant,
+                hourly.id(),
+                "*",
+                JobRequest.builder("q", bin, every("PT10S")).maxAttempts(1).build());
         assertThatThrownBy(() -> p.jobService.update(
-                        tenant, hourly.id(), "*", new JobRequest("q", bin, null, null, every("PT5S"), null, 1)))
+                        tenant,
+                        hourly.id(),
+                        "*",
+                        JobRequest.builder("q", bin, every("PT5S"))
+                                .maxAttempts(1)
+                                .build()))
                 .isInstanceOf(QuotaExceededException.class);
         assertThat(p.jobService.get(tenant, hourly.id()).version()).isEqualTo(v2.version());
 
@@ -74,8 +84,7 @@ class QuotaTest {
         JobView job = create(
                 tenant,
                 bin,
-                new ScheduleSpec(
-                        "interval", null, "PT1M", now.minus(Duration.ofHours(1)).toString(), null));
+                ScheduleSpec.interval("PT1M", now.minus(Duration.ofHours(1)).toString(), null));
         p.lifecycle.trigger(tenant, job.id());
         p.lifecycle.trigger(tenant, job.id());
         int runs = Fixture.runsOf(p, job.id()).size();

@@ -214,14 +214,8 @@ class RecoveryTest {
         Instant first = t.plusSeconds(5);
         JobView job = real.jobService.create(
                 Fixture.OWNER,
-                new JobRequest(
-                        "crashed-dispatch",
-                        binaryId,
-                        null,
-                        null,
-                        Fixture.interval(Duration.ofHours(1), first),
-                        null,
-                        null));
+                JobRequest.builder("crashed-dispatch", binaryId, Fixture.interval(Duration.ofHours(1), first))
+                        .build());
         String runId = RunIds.forOccurrence(first);
         assertThat(Fixture.run(real, job.id(), runId).state())
                 .as("beyond the 2 s lookahead: not sent at creation")

@@ -81,14 +81,12 @@ class ResultRetryTest {
                 Fixture.uploadBinary(setup, "local", Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\""));
         var job = setup.jobService.create(
                 "local",
-                new JobRequest(
-                        "outage",
-                        bin,
-                        List.of(),
-                        Map.of("WITNESS", witness.toString()),
-                        new ScheduleSpec("now", null, null, null, null),
-                        60,
-                        3));
+                JobRequest.builder("outage", bin, ScheduleSpec.now())
+                        .args(List.of())
+                        .env(Map.of("WITNESS", witness.toString()))
+                        .timeoutSeconds(60)
+                        .maxAttempts(3)
+                        .build());
 
         try (ExecutorPool pool = executorSide.startExecutor("through-outage", dir.resolve("exec"), 1)) {
             Run run = await().atMost(Duration.ofSeconds(30))
@@ -141,14 +139,12 @@ class ResultRetryTest {
         // One attempt only: before the fix, either failure spent it, and the run ended DEAD without ever running.
         var job = setup.jobService.create(
                 "local",
-                new JobRequest(
-                        "pre-start-outage",
-                        bin,
-                        List.of(),
-                        Map.of("WITNESS", witness.toString()),
-                        new ScheduleSpec("now", null, null, null, null),
-                        60,
-                        1));
+                JobRequest.builder("pre-start-outage", bin, ScheduleSpec.now())
+                        .args(List.of())
+                        .env(Map.of("WITNESS", witness.toString()))
+                        .timeoutSeconds(60)
+                        .maxAttempts(1)
+                        .build());
 
         try (ExecutorPool pool = executorSide.startExecutor("through-outage", dir.resolve("exec"), 1)) {
             Run run = await().atMost(Duration.ofSeconds(30))

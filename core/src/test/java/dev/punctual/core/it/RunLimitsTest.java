@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * executor can tell which one it was, and the next run on the same executor is unharmed.
  */
 class RunLimitsTest {
-    private static final ScheduleSpec NOW = new ScheduleSpec("now", null, null, null, null);
+    private static final ScheduleSpec NOW = ScheduleSpec.now();
     private static final int BASE = 212_000;
     /** The executor-wide maxima of these tests: small, so hitting them is quick. */
     private static final RunLimits MAXIMA = new RunLimits(64, 256, 64, 64, 30, 64);

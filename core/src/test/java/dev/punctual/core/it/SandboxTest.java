@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * as an ordinary job on the real executor and must fail. Skipped, saying why, where the tests do not run as root.
  */
 class SandboxTest {
-    private static final ScheduleSpec NOW = new ScheduleSpec("now", null, null, null, null);
+    private static final ScheduleSpec NOW = ScheduleSpec.now();
     private static final int BASE = 210_000;
 
     @TempDir
@@ -69,7 +69,13 @@ class SandboxTest {
     /** Runs {@code script} as a job and returns its log once the run has ended. */
     private String run(String script, Map<String, String> env) {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(script));
-        JobView job = p.jobService.create(OWNER, new JobRequest("hostile", binaryId, null, env, NOW, 20, 1));
+        JobView job = p.jobService.create(
+                OWNER,
+                JobRequest.builder("hostile", binaryId, NOW)
+                        .env(env)
+                        .timeoutSeconds(20)
+                        .maxAttempts(1)
+                        .build());
         Run run = await().atMost(Duration.ofSeconds(40))
                 .until(
                         () -> Fixture.runsOf(p, job.id()).get(0),
@@ -121,8 +127,18 @@ class SandboxTest {
     @Test
     void runsAtTheSameTimeHaveDifferentUsers() {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("sleep 2\necho \"uid=$(id -u)\"\n"));
-        JobView a = p.jobService.create(OWNER, new JobRequest("a", binaryId, null, null, NOW, 20, 1));
-        JobView b = p.jobService.create(OWNER, new JobRequest("b", binaryId, null, null, NOW, 20, 1));
+        JobView a = p.jobService.create(
+                OWNER,
+                JobRequest.builder("a", binaryId, NOW)
+                        .timeoutSeconds(20)
+                        .maxAttempts(1)
+                        .build());
+        JobView b = p.jobService.create(
+                OWNER,
+                JobRequest.builder("b", binaryId, NOW)
+                        .timeoutSeconds(20)
+                        .maxAttempts(1)
+                        .build());
         Run ra = await().atMost(Duration.ofSeconds(40))
                 .until(() -> Fixture.runsOf(p, a.id()).get(0), r -> r.state() == RunState.SUCCEEDED);
         Run rb = await().atMost(Duration.ofSeconds(40))
@@ -144,14 +160,12 @@ class SandboxTest {
                         "echo $$ > \"$SHARED/victim.pid\"\necho \"victim output\"\nsleep 4\necho \"victim done\"\n"));
         JobView victim = p.jobService.create(
                 OWNER,
-                new JobRequest(
-                        "victim",
-                        victimBin,
-                        List.of("s3cr3t-arg"),
-                        Map.of("SHARED", shared.toString(), "VICTIM_SECRET", "hunter2"),
-                        NOW,
-                        20,
-                        1));
+                JobRequest.builder("victim", victimBin, NOW)
+                        .args(List.of("s3cr3t-arg"))
+                        .env(Map.of("SHARED", shared.toString(), "VICTIM_SECRET", "hunter2"))
+                        .timeoutSeconds(20)
+                        .maxAttempts(1)
+                        .build());
         await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(shared.resolve("victim.pid")));
         String log = run(
                 "v=$(cat \"$SHARED/victim.pid\")\n"

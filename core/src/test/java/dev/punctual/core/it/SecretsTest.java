@@ -34,7 +34,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * projects them, a PUT that leaves them out keeps them, and a deleted job keeps no value.
  */
 class SecretsTest {
-    private static final ScheduleSpec NOW = new ScheduleSpec("now", null, null, null, null);
+    private static final ScheduleSpec NOW = ScheduleSpec.now();
     private static final String VALUE = "hunter2-" + System.nanoTime();
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -56,14 +56,12 @@ class SelfFencingTest {
                 Fixture.script("echo \"start $$\" >> \"$WITNESS\"; sleep 60; echo end >> \"$WITNESS\""));
         var job = setup.jobService.create(
                 "local",
-                new JobRequest(
-                        "fenced",
-                        bin,
-                        List.of(),
-                        Map.of("WITNESS", witness.toString()),
-                        new ScheduleSpec("now", null, null, null, null),
-                        300,
-                        3));
+                JobRequest.builder("fenced", bin, ScheduleSpec.now())
+                        .args(List.of())
+                        .env(Map.of("WITNESS", witness.toString()))
+                        .timeoutSeconds(300)
+                        .maxAttempts(3)
+                        .build());
 
         try (ExecutorPool pool = executorSide.startExecutor("cut-off", dir.resolve("exec"), 1)) {
             await().atMost(Duration.ofSeconds(20))

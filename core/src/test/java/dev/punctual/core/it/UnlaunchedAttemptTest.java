@@ -44,14 +44,12 @@ class UnlaunchedAttemptTest {
         // One attempt only.
         var job = p.jobService.create(
                 "local",
-                new JobRequest(
-                        "unlaunched",
-                        bin,
-                        List.of(),
-                        Map.of("WITNESS", witness.toString()),
-                        new ScheduleSpec("now", null, null, null, null),
-                        60,
-                        1));
+                JobRequest.builder("unlaunched", bin, ScheduleSpec.now())
+                        .args(List.of())
+                        .env(Map.of("WITNESS", witness.toString()))
+                        .timeoutSeconds(60)
+                        .maxAttempts(1)
+                        .build());
         String runId = p.runs.listForJob(job.id(), 1, null).items().get(0).runId();
         // A ghost executor claims that attempt and stops before it launches anything: its lease runs out.
         Instant now = Instant.now();

@@ -40,7 +40,7 @@ class UpdateAndBackfillTest {
 
     private record Stack(Punctual p, SettableClock clock, String binaryId) {
         JobRequest request(ScheduleSpec schedule) {
-            return new JobRequest("job", binaryId, null, null, schedule, null, null);
+            return JobRequest.builder("job", binaryId, schedule).build();
         }
 
         List<Run> scheduled(String jobId) {
@@ -94,19 +94,10 @@ class UpdateAndBackfillTest {
         Stack s = stack(now);
         Instant first = now.plus(Duration.ofHours(1));
         JobView v1 = s.p().jobService.create(OWNER, s.request(Fixture.interval(Duration.ofHours(1), first)));
-        JobRequest withJitter = new JobRequest(
-                "job",
-                s.binaryId(),
-                null,
-                null,
-                Fixture.interval(Duration.ofHours(1), first),
-                null,
-                5,
-                null,
-                new JitterSpec("hashed", "PT10M"),
-                null,
-                null,
-                null);
+        JobRequest withJitter = JobRequest.builder("job", s.binaryId(), Fixture.interval(Duration.ofHours(1), first))
+                .maxAttempts(5)
+                .jitter(new JitterSpec("hashed", "PT10M"))
+                .build();
 
         JobView v2 = s.p().jobService.update(OWNER, v1.id(), "W/\"1\"", withJitter);
 
@@ -148,19 +139,10 @@ class UpdateAndBackfillTest {
                                 OWNER,
                                 v1.id(),
                                 "\"2\"",
-                                new JobRequest(
-                                        "job",
-                                        s.binaryId(),
-                                        null,
-                                        null,
-                                        other.schedule(),
-                                        null,
-                                        null,
-                                        null,
-                                        null,
-                                        null,
-                                        "sometimes",
-                                        "PT1S")))
+                                JobRequest.builder("job", s.binaryId(), other.schedule())
+                                        .overlap("sometimes")
+                                        .maxRunAge("PT1S")
+                                        .build()))
                 .isInstanceOfSatisfying(
                         ValidationException.class,
                         e -> assertThat(e.errors())

@@ -56,8 +56,8 @@ class ScheduleSpecJsonTest {
     @Test
     void theKindsFromBeforeReadAsBefore() throws Exception {
         assertThat(JSON.readValue("{\"type\":\"interval\",\"every\":\"PT10S\"}", ScheduleSpec.class))
-                .isEqualTo(new ScheduleSpec("interval", null, "PT10S", null, null));
-        assertThat(JSON.writeValueAsString(new ScheduleSpec("once", "2030-01-01T00:00:00Z", null, null, null)))
+                .isEqualTo(ScheduleSpec.interval("PT10S", null, null));
+        assertThat(JSON.writeValueAsString(ScheduleSpec.once("2030-01-01T00:00:00Z")))
                 .isEqualTo("{\"type\":\"once\",\"at\":\"2030-01-01T00:00:00Z\"}");
     }
 

@@ -17,7 +17,7 @@ class SchedulesParseTest {
 
     @Test
     void nowRunsOnceAtCreation() {
-        Schedule s = parse(new ScheduleSpec("now", null, null, null, null));
+        Schedule s = parse(ScheduleSpec.now());
         assertThat(s).isInstanceOf(Schedule.Now.class);
         assertThat(s.first(NOW)).contains(NOW);
         assertThat(s.next(NOW)).isEmpty();
@@ -25,7 +25,7 @@ class SchedulesParseTest {
 
     @Test
     void onceInTheFutureRunsAtItsTimeOnly() {
-        Schedule s = parse(new ScheduleSpec("once", "2030-01-01T13:00:00+01:00", null, null, null));
+        Schedule s = parse(ScheduleSpec.once("2030-01-01T13:00:00+01:00"));
         assertThat(s).isEqualTo(new Schedule.Once(Instant.parse("2030-01-01T12:00:00Z")));
         Instant before = Instant.parse("2030-01-01T11:00:00Z");
         assertThat(s.first(before)).contains(Instant.parse("2030-01-01T12:00:00Z"));
@@ -34,20 +34,19 @@ class SchedulesParseTest {
 
     @Test
     void onceAMinuteInThePastIsAcceptedAndRunsNow() {
-        Schedule s =
-                parse(new ScheduleSpec("once", NOW.minus(Duration.ofMinutes(1)).toString(), null, null, null));
+        Schedule s = parse(ScheduleSpec.once(NOW.minus(Duration.ofMinutes(1)).toString()));
         assertThat(s.first(NOW)).contains(NOW);
     }
 
     @Test
     void onceTruncatesToMilliseconds() {
-        Schedule s = parse(new ScheduleSpec("once", "2030-01-02T00:00:00.123456Z", null, null, null));
+        Schedule s = parse(ScheduleSpec.once("2030-01-02T00:00:00.123456Z"));
         assertThat(((Schedule.Once) s).at()).isEqualTo(Instant.parse("2030-01-02T00:00:00.123Z"));
     }
 
     @Test
     void intervalWithoutStartStartsAtTheCurrentWholeSecond() {
-        Schedule s = parse(new ScheduleSpec("interval", null, "PT10S", null, null));
+        Schedule s = parse(ScheduleSpec.interval("PT10S", null, null));
         assertThat(s)
                 .isEqualTo(new Schedule.Interval(Duration.ofSeconds(10), Instant.parse("2030-01-01T12:00:00Z"), null));
         // now is 400 ms past the start: the first occurrence is the next boundary.
@@ -56,8 +55,7 @@ class SchedulesParseTest {
 
     @Test
     void intervalWithStartAndEnd() {
-        Schedule s =
-                parse(new ScheduleSpec("interval", null, "PT1M", "2030-01-01T13:00:00Z", "2030-01-01T14:00:00+00:00"));
+        Schedule s = parse(ScheduleSpec.interval("PT1M", "2030-01-01T13:00:00Z", "2030-01-01T14:00:00+00:00"));
         assertThat(s)
                 .isEqualTo(new Schedule.Interval(
                         Duration.ofMinutes(1),
@@ -67,19 +65,19 @@ class SchedulesParseTest {
 
     @Test
     void intervalAtExactlyTheMinimumIsAccepted() {
-        Schedule s = parse(new ScheduleSpec("interval", null, "PT5S", null, null));
+        Schedule s = parse(ScheduleSpec.interval("PT5S", null, null));
         assertThat(((Schedule.Interval) s).every()).isEqualTo(Duration.ofSeconds(5));
     }
 
     @Test
     void specRoundTripsThroughParse() {
         for (ScheduleSpec spec : new ScheduleSpec[] {
-            new ScheduleSpec("now", null, null, null, null),
-            new ScheduleSpec("once", "2030-01-01T12:30:00Z", null, null, null),
-            new ScheduleSpec("once", "2030-01-01T11:58:00+00:00", null, null, null),
-            new ScheduleSpec("interval", null, "PT10S", null, null),
-            new ScheduleSpec("interval", null, "P1D", "2029-12-31T00:00:00Z", "2030-02-01T00:00:00Z"),
-            new ScheduleSpec("interval", null, "PT90S", "2030-01-01T12:00:00.250+02:00", null)
+            ScheduleSpec.now(),
+            ScheduleSpec.once("2030-01-01T12:30:00Z"),
+            ScheduleSpec.once("2030-01-01T11:58:00+00:00"),
+            ScheduleSpec.interval("PT10S", null, null),
+            ScheduleSpec.interval("P1D", "2029-12-31T00:00:00Z", "2030-02-01T00:00:00Z"),
+            ScheduleSpec.interval("PT90S", "2030-01-01T12:00:00.250+02:00", null)
         }) {
             Schedule s = parse(spec);
             ScheduleSpec written = s.spec();

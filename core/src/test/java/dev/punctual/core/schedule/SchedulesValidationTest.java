@@ -26,11 +26,11 @@ class SchedulesValidationTest {
     }
 
     private static ScheduleSpec once(String at) {
-        return new ScheduleSpec("once", at, null, null, null);
+        return ScheduleSpec.once(at);
     }
 
     private static ScheduleSpec every(String every) {
-        return new ScheduleSpec("interval", null, every, null, null);
+        return ScheduleSpec.interval(every, null, null);
     }
 
     @Test
@@ -40,14 +40,18 @@ class SchedulesValidationTest {
 
     @Test
     void missingType() {
-        assertThat(errorFields(new ScheduleSpec(null, null, null, null, null))).containsExactly("schedule.type");
+        assertThat(errorFields(new ScheduleSpec(null, null, null, null, null, null, null, null, null, null)))
+                .containsExactly("schedule.type");
     }
 
     @Test
     void unknownType() {
         ValidationException e = catchThrowableOfType(
                 ValidationException.class,
-                () -> schedules.parse(new ScheduleSpec("weekly", null, null, null, null), NOW, "schedule"));
+                () -> schedules.parse(
+                        new ScheduleSpec("weekly", null, null, null, null, null, null, null, null, null),
+                        NOW,
+                        "schedule"));
         assertThat(e.errors()).singleElement().satisfies(err -> {
             assertThat(err.field()).isEqualTo("schedule.type");
             assertThat(err.message()).contains("weekly");
@@ -82,19 +86,30 @@ class SchedulesValidationTest {
     @Test
     void onceRejectsIntervalFields() {
         assertThat(errorFields(new ScheduleSpec(
-                        "once", "2030-01-01T13:00:00Z", "PT10S", "2030-01-01T13:00:00Z", "2030-01-02T13:00:00Z")))
+                        "once",
+                        "2030-01-01T13:00:00Z",
+                        "PT10S",
+                        "2030-01-01T13:00:00Z",
+                        "2030-01-02T13:00:00Z",
+                        null,
+                        null,
+                        null,
+                        null,
+                        null)))
                 .containsExactlyInAnyOrder("schedule.every", "schedule.start", "schedule.end");
     }
 
     @Test
     void nowRejectsEveryOtherField() {
-        assertThat(errorFields(new ScheduleSpec("now", "2030-01-01T13:00:00Z", "PT10S", null, null)))
+        assertThat(errorFields(new ScheduleSpec(
+                        "now", "2030-01-01T13:00:00Z", "PT10S", null, null, null, null, null, null, null)))
                 .containsExactlyInAnyOrder("schedule.at", "schedule.every");
     }
 
     @Test
     void intervalRejectsAt() {
-        assertThat(errorFields(new ScheduleSpec("interval", "2030-01-01T13:00:00Z", "PT10S", null, null)))
+        assertThat(errorFields(new ScheduleSpec(
+                        "interval", "2030-01-01T13:00:00Z", "PT10S", null, null, null, null, null, null, null)))
                 .containsExactly("schedule.at");
     }
 
@@ -128,30 +143,27 @@ class SchedulesValidationTest {
 
     @Test
     void intervalWithBadStart() {
-        assertThat(errorFields(new ScheduleSpec("interval", null, "PT10S", "soon", null)))
-                .containsExactly("schedule.start");
+        assertThat(errorFields(ScheduleSpec.interval("PT10S", "soon", null))).containsExactly("schedule.start");
     }
 
     @Test
     void intervalEndBeforeOrAtStart() {
-        assertThat(errorFields(
-                        new ScheduleSpec("interval", null, "PT10S", "2030-01-02T00:00:00Z", "2030-01-01T23:00:00Z")))
+        assertThat(errorFields(ScheduleSpec.interval("PT10S", "2030-01-02T00:00:00Z", "2030-01-01T23:00:00Z")))
                 .containsExactly("schedule.end");
-        assertThat(errorFields(
-                        new ScheduleSpec("interval", null, "PT10S", "2030-01-02T00:00:00Z", "2030-01-02T00:00:00Z")))
+        assertThat(errorFields(ScheduleSpec.interval("PT10S", "2030-01-02T00:00:00Z", "2030-01-02T00:00:00Z")))
                 .containsExactly("schedule.end");
     }
 
     @Test
     void intervalEndInThePast() {
-        assertThat(errorFields(
-                        new ScheduleSpec("interval", null, "PT10S", "2029-12-01T00:00:00Z", "2030-01-01T11:00:00Z")))
+        assertThat(errorFields(ScheduleSpec.interval("PT10S", "2029-12-01T00:00:00Z", "2030-01-01T11:00:00Z")))
                 .containsExactly("schedule.end");
     }
 
     @Test
     void reportsEveryBadFieldAtOnce() {
-        assertThat(errorFields(new ScheduleSpec("interval", "2030-01-01T13:00:00Z", "PT1S", "soon", "later")))
+        assertThat(errorFields(new ScheduleSpec(
+                        "interval", "2030-01-01T13:00:00Z", "PT1S", "soon", "later", null, null, null, null, null)))
                 .containsExactlyInAnyOrder("schedule.at", "schedule.every", "schedule.start", "schedule.end");
     }
 

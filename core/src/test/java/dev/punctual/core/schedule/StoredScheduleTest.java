@@ -66,8 +66,8 @@ class StoredScheduleTest {
 
     @Test
     void onceAndIntervalAsBefore() {
-        stored(new ScheduleSpec("once", CREATED.minusSeconds(60).toString(), null, null, null));
-        Schedule interval = stored(new ScheduleSpec("interval", null, "PT10S", null, null));
+        stored(ScheduleSpec.once(CREATED.minusSeconds(60).toString()));
+        Schedule interval = stored(ScheduleSpec.interval("PT10S", null, null));
         assertThat(interval.spec().start()).isEqualTo("2030-01-01T12:00:00Z");
     }
 }

@@ -39,9 +39,9 @@ class SupportedRangeTest {
             })
     void everyInstantFieldIsBoundedToTheSupportedYears(String far) {
         String soon = "2030-06-01T00:00:00Z";
-        assertOutOfRange(new ScheduleSpec("once", far, null, null, null), "schedule.at");
-        assertOutOfRange(new ScheduleSpec("interval", null, "PT1H", far, null), "schedule.start");
-        assertOutOfRange(new ScheduleSpec("interval", null, "PT1H", soon, far), "schedule.end");
+        assertOutOfRange(ScheduleSpec.once(far), "schedule.at");
+        assertOutOfRange(ScheduleSpec.interval("PT1H", far, null), "schedule.start");
+        assertOutOfRange(ScheduleSpec.interval("PT1H", soon, far), "schedule.end");
         assertOutOfRange(ScheduleSpec.cron("0 * * * *", null, far, null, null), "schedule.start");
         assertOutOfRange(ScheduleSpec.cron("0 * * * *", null, null, far, null), "schedule.end");
         assertOutOfRange(ScheduleSpec.dates(List.of(DateSpec.of(soon), DateSpec.of(far)), null), "schedule.dates[1]");
@@ -65,14 +65,11 @@ class SupportedRangeTest {
     @Test
     void theBoundsThemselvesAreAccepted() {
         assertThat(schedules
-                        .parse(new ScheduleSpec("once", "9999-12-31T23:59:59.999Z", null, null, null), NOW, "schedule")
+                        .parse(ScheduleSpec.once("9999-12-31T23:59:59.999Z"), NOW, "schedule")
                         .first(NOW))
                 .contains(Instants.MAX_SUPPORTED);
         assertThat(schedules
-                        .parse(
-                                new ScheduleSpec("interval", null, "PT1H", "1970-01-01T00:00:00Z", null),
-                                NOW,
-                                "schedule")
+                        .parse(ScheduleSpec.interval("PT1H", "1970-01-01T00:00:00Z", null), NOW, "schedule")
                         .first(NOW))
                 .contains(NOW);
     }
@@ -80,8 +77,8 @@ class SupportedRangeTest {
     @Test
     void noScheduleYieldsAnOccurrencePastYear9999() {
         Instant lastMinute = Instant.parse("9999-12-31T23:59:00Z");
-        Schedule interval = schedules.parse(
-                new ScheduleSpec("interval", null, "PT1H", "9999-12-31T22:30:00Z", null), NOW, "schedule");
+        Schedule interval =
+                schedules.parse(ScheduleSpec.interval("PT1H", "9999-12-31T22:30:00Z", null), NOW, "schedule");
         assertThat(interval.next(Instant.parse("9999-12-31T22:30:00Z")))
                 .contains(Instant.parse("9999-12-31T23:30:00Z"));
         assertThat(interval.next(Instant.parse("9999-12-31T23:30:00Z"))).isEmpty();
@@ -115,7 +112,7 @@ class SupportedRangeTest {
 
     @Test
     void aLongUnknownTypeIsNotEchoed() {
-        FieldError e = error(new ScheduleSpec("x".repeat(1000), null, null, null, null));
+        FieldError e = error(new ScheduleSpec("x".repeat(1000), null, null, null, null, null, null, null, null, null));
         assertThat(e.field()).isEqualTo("schedule.type");
         assertThat(e.message()).hasSizeLessThan(100);
     }

@@ -70,7 +70,7 @@ class SchedulePreviewTest {
         assertThat(service.preview(new PreviewRequest(cron("*/5 * * * *", null), null, null))
                         .occurrences())
                 .hasSize(SchedulePreview.DEFAULT_COUNT);
-        ScheduleSpec interval = new ScheduleSpec("interval", null, "PT1H", null, "2030-03-08T15:00:00Z");
+        ScheduleSpec interval = ScheduleSpec.interval("PT1H", null, "2030-03-08T15:00:00Z");
         SchedulePreview p = service.preview(new PreviewRequest(interval, 100, null));
         assertThat(p.timezone()).isEqualTo("UTC");
         assertThat(p.occurrences())

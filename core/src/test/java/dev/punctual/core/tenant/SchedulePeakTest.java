@@ -20,7 +20,7 @@ class SchedulePeakTest {
 
     @Test
     void aSingleRunIsOne() {
-        assertThat(peak(new ScheduleSpec("now", null, null, null, null))).isEqualTo(1);
+        assertThat(peak(ScheduleSpec.now())).isEqualTo(1);
     }
 
     @Test
@@ -51,7 +51,7 @@ class SchedulePeakTest {
     }
 
     private static ScheduleSpec spec(String type, String every) {
-        return new ScheduleSpec(type, null, every, null, null);
+        return new ScheduleSpec(type, null, every, null, null, null, null, null, null, null);
     }
 
     private static ScheduleSpec cron(String expression) {
