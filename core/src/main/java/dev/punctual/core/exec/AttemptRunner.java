@@ -35,7 +35,7 @@ import software.amazon.awssdk.services.sqs.model.Message;
  * sandbox, under a lease renewed right before the start), watched, heartbeated and supervised, and its outcome and
  * log recorded while the lease lasts. Every write is fenced on the attempt the claim granted.
  */
-final class AttemptRunner {
+public final class AttemptRunner {
     private static final System.Logger LOG = System.getLogger(AttemptRunner.class.getName());
 
     private final RunRepository runs;
@@ -61,7 +61,7 @@ final class AttemptRunner {
 
     private final Map<String, ProcessRunner.Handle> running = new ConcurrentHashMap<>();
 
-    AttemptRunner(
+    public AttemptRunner(
             RunRepository runs,
             JobRepository jobs,
             RunQueue queue,
@@ -94,6 +94,10 @@ final class AttemptRunner {
         }
         this.watchTimer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("run-watch-" + executorId).factory());
+    }
+
+    String executorId() {
+        return executorId;
     }
 
     /** Runs the claimed attempt's binary and records its outcome (or leaves it, fenced, to the next attempt). */
@@ -185,24 +189,37 @@ final class AttemptRunner {
                 throw new FencedBeforeStart();
             }
             held.set(renewedAt[0].plus(settings.lease()));
+            String name = run.jobId() + "." + run.runId() + "." + attempt;
+            Integer uid = lease == null ? null : lease.uid();
+            // Armed before the binary starts, by its uid: an executor frozen right after the start (before it
+            // knows the binary's process group) is still covered. (Found by the fault suite: an executor frozen
+            // within milliseconds of starting four binaries had armed none, and all four outlived its lease.)
+            // Without a sandbox there is no uid, and the deadline covers the run only once its group is known.
+            try {
+                supervisor.arm(name, null, uid, supervisorDeadline(held.get()));
+                supervised = name;
+            } catch (IOException e) {
+                // Self-fencing still holds the run; only a frozen JVM escapes it.
+                LOG.log(Level.WARNING, "run " + name + " has no supervisor", e);
+            }
             handle = runner.start(
                     binary,
                     job.args(),
                     env,
                     workDir,
                     logFile,
-                    new ProcessRunner.Confinement(
-                            lease == null ? null : lease.uid(), limits, sandbox.privateNetwork()));
+                    new ProcessRunner.Confinement(uid, limits, sandbox.privateNetwork()));
             running.put(run.jobId() + "/" + run.runId(), handle);
-            String name = run.jobId() + "." + run.runId() + "." + attempt;
-            supervised = name;
-            Integer uid = lease == null ? null : lease.uid();
             long group = handle.pid();
             try {
-                supervisor.arm(name, group, uid, supervisorDeadline(held.get()));
+                if (supervised != null && !supervisor.extend(name, group, uid, supervisorDeadline(held.get()))) {
+                    // The deadline passed before the binary started (this JVM was frozen in between): the lease
+                    // may be another executor's by now, so the binary must not run on.
+                    handle.kill(RunWorker.SELF_FENCED);
+                }
             } catch (IOException e) {
                 // The binary runs already: it must be awaited whatever happens here. Self-fencing still holds it.
-                LOG.log(Level.WARNING, "run " + name + " has no supervisor", e);
+                LOG.log(Level.WARNING, "cannot give the supervisor the process group of " + name, e);
             }
             beat = startHeartbeat(message, run, handle, held, expiry -> {
                 try {

@@ -16,8 +16,9 @@ import java.util.concurrent.CompletionException;
  * while the lease passes to another executor and a second attempt starts beside them.
  *
  * <p>One small shell process per executor reads a deadline per run, {@code <name>.deadline} in a directory of the
- * executor's own ({@code <wall-clock ms> <process group> <uid or ->}); the executor writes it when the binary
- * starts and pushes it forward with every heartbeat that renewed the lease. Once the wall clock passes a deadline,
+ * executor's own ({@code <wall-clock ms> <process group or -> <uid or ->}); the executor writes it just before the
+ * binary starts (by uid: the group is not known yet), adds the group once it is, and pushes it forward with every
+ * heartbeat that renewed the lease. Once the wall clock passes a deadline,
  * the shell kills the run's process group and every process of its uid, and renames the file {@code .killed}, so
  * the executor, when it runs again, records nothing for that attempt (it is not its own any more). The deadline is
  * {@link #margin} before the lease ends: the run is dead before another executor can claim it.
@@ -38,16 +39,19 @@ final class Supervisor implements AutoCloseable {
                 [ -e "$f" ] || continue
                 read -r deadline group uid < "$f" || continue
                 if [ "$now" -gt "$deadline" ]; then
-                  env kill -s KILL -- "-$group" 2>/dev/null
-                  [ "$uid" != "-" ] && pkill -KILL -U "$uid" 2>/dev/null
                   mv -f "$f" "${f%.deadline}.killed"
+                  [ "$group" != "-" ] && env kill -s KILL -- "-$group" 2>/dev/null
+                  [ "$uid" != "-" ] && pkill -KILL -U "$uid" 2>/dev/null
                   echo "supervisor: killed $(basename "$f" .deadline): its lease was not renewed" >&2
                 fi
               done
               sleep 0.2
             done
             """;
-    // (kill through env: dash's builtin kill takes no negative pid, which names a process group.)
+    // (kill through env: dash's builtin kill takes no negative pid, which names a process group.) Marked .killed
+    // before the kill: once the executor's extend finds no deadline, the kill is under way or done, so a binary
+    // it started after the deadline passed is its own to kill; a deadline it moved just before the mark is acted
+    // on anyway, and its binary, started by then, dies by its uid.
 
     private final Path dir;
     private Process shell;
@@ -66,12 +70,17 @@ final class Supervisor implements AutoCloseable {
         return m.compareTo(quarter) > 0 ? quarter : m;
     }
 
-    /** Sets (or moves) the deadline of the run {@code name}, whose binary leads process group {@code group}. */
-    synchronized void arm(String name, long group, Integer uid, long deadlineMillis) throws IOException {
+    /**
+     * Sets (or moves) the deadline of the run {@code name}, whose binary leads process group {@code group} (null:
+     * not started yet) and runs as {@code uid} (null: no sandbox).
+     */
+    synchronized void arm(String name, Long group, Integer uid, long deadlineMillis) throws IOException {
         ensureStarted();
         Path tmp = dir.resolve(name + ".tmp");
         Files.writeString(
-                tmp, deadlineMillis + " " + group + " " + (uid == null ? "-" : uid) + "\n", StandardCharsets.US_ASCII);
+                tmp,
+                deadlineMillis + " " + (group == null ? "-" : group) + " " + (uid == null ? "-" : uid) + "\n",
+                StandardCharsets.US_ASCII);
         Files.move(
                 tmp,
                 dir.resolve(name + ".deadline"),
@@ -79,11 +88,16 @@ final class Supervisor implements AutoCloseable {
                 StandardCopyOption.REPLACE_EXISTING);
     }
 
-    /** Moves an armed deadline; nothing if the run is not armed (over, or killed meanwhile). */
-    synchronized void extend(String name, long group, Integer uid, long deadlineMillis) throws IOException {
-        if (Files.exists(dir.resolve(name + ".deadline"))) {
-            arm(name, group, uid, deadlineMillis);
+    /**
+     * Moves an armed deadline. False, and nothing changes, if the run is not armed: over, or killed meanwhile (its
+     * deadline passed).
+     */
+    synchronized boolean extend(String name, long group, Integer uid, long deadlineMillis) throws IOException {
+        if (!Files.exists(dir.resolve(name + ".deadline"))) {
+            return false;
         }
+        arm(name, group, uid, deadlineMillis);
+        return true;
     }
 
     /** The run is over: no deadline any more. True if the supervisor killed it first. */

@@ -1,6 +1,7 @@
 package dev.punctual.core.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -62,6 +63,26 @@ class SupervisorTest extends ScriptTestBase {
             assertThat(r.exitCode()).isZero();
             assertThat(s.disarm("run-b")).isFalse();
             assertThat(scripts.log()).contains("finished");
+        }
+    }
+
+    @Test
+    void aRunArmedBeforeItsBinaryStartsIsKilledByItsUidAndCannotBeMovedAfterwards() throws Exception {
+        assumeTrue(Sandbox.isRoot(), "runs the binary under a uid of its own, which needs root");
+        String uid = "64123";
+        try (Supervisor s = new Supervisor(temp.resolve("deadlines"))) {
+            // As the executor does: armed by uid before the start, since the process group is not known yet.
+            s.arm("run-c", null, Integer.valueOf(uid), System.currentTimeMillis() + 500);
+            Process p = new ProcessBuilder("setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "sleep", "60")
+                    .start();
+            assertThat(p.waitFor(10, TimeUnit.SECONDS))
+                    .as("killed by its uid, its group unknown to the supervisor")
+                    .isTrue();
+            assertThat(p.exitValue()).isEqualTo(128 + 9);
+            assertThat(s.extend("run-c", p.pid(), Integer.valueOf(uid), System.currentTimeMillis() + 60_000))
+                    .as("a deadline that passed is not moved: the executor kills a binary it started too late")
+                    .isFalse();
+            assertThat(s.disarm("run-c")).isTrue();
         }
     }
 
