@@ -147,7 +147,7 @@ public class HttpEdge {
 
     /** The (decoded) name of the first parameter whose name or value has a stray {@code %}; "query" if unnamed. */
     static String badlyEncodedParameter(String query) {
-        for (String pair : query.split("&")) {
+        for (String pair : query.split("&", -1)) {
             int eq = pair.indexOf('=');
             String name = eq < 0 ? pair : pair.substring(0, eq);
             String value = eq < 0 ? "" : pair.substring(eq + 1);

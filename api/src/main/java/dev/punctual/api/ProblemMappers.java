@@ -1,6 +1,5 @@
 package dev.punctual.api;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.exc.StreamReadException;
@@ -98,10 +97,10 @@ public class ProblemMappers {
                         ? "has the wrong type"
                         : "is not valid JSON";
         if (e instanceof StreamReadException r
-                && r.getProcessor() instanceof JsonParser p
+                && r.getProcessor() != null
                 && String.valueOf(r.getOriginalMessage()).startsWith("Duplicate field")) {
             // Strict duplicate detection fails in the parser, which knows where it was.
-            field = path(p.getParsingContext());
+            field = path(r.getProcessor().getParsingContext());
             message = "appears more than once";
         }
         return problem(
@@ -143,7 +142,7 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response aws(SdkException e) {
         boolean retryable = e.retryable()
-                || e instanceof AwsServiceException s && (s.isThrottlingException() || s.statusCode() >= 500);
+                || (e instanceof AwsServiceException s && (s.isThrottlingException() || s.statusCode() >= 500));
         if (!retryable) {
             return unexpected(e);
         }

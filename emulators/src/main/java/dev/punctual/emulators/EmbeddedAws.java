@@ -211,7 +211,7 @@ public final class EmbeddedAws implements AutoCloseable {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByAddress(LOOPBACK, new byte[] {127, 0, 0, 1}))) {
             return s.getLocalPort();
         }
     }

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
@@ -25,6 +26,8 @@ public class LocalApp implements QuarkusApplication {
     static final String READY = "Punctual local is ready:";
 
     static final int LONG_POLL_SECONDS = 20;
+    /** How long a stopping runner waits for a sweep under way before it interrupts it. */
+    static final int SWEEP_STOP_SECONDS = 10;
 
     @Inject
     Punctual punctual;
@@ -37,9 +40,9 @@ public class LocalApp implements QuarkusApplication {
         LocalMain.LocalOptions o = LocalMain.options;
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("sweeper").factory());
-        if (o.sweepPeriod() != null) {
-            timer.scheduleAtFixedRate(this::sweep, 0, o.sweepPeriod().toMillis(), TimeUnit.MILLISECONDS);
-        }
+        ScheduledFuture<?> sweeping = o.sweepPeriod() == null
+                ? null
+                : timer.scheduleAtFixedRate(this::sweep, 0, o.sweepPeriod().toMillis(), TimeUnit.MILLISECONDS);
         Path work =
                 o.dataDir() != null ? o.dataDir().resolve("executor") : Files.createTempDirectory("punctual-local-");
         List<ExecutorPool> pools = new ArrayList<>();
@@ -61,7 +64,14 @@ public class LocalApp implements QuarkusApplication {
                 + " | runs " + isolation);
         System.out.flush();
         Quarkus.waitForExit();
-        timer.shutdownNow();
+        // No new sweep from here; one under way finishes (or gives up) before the pools close.
+        if (sweeping != null) {
+            sweeping.cancel(false);
+        }
+        timer.shutdown();
+        if (!timer.awaitTermination(SWEEP_STOP_SECONDS, TimeUnit.SECONDS)) {
+            timer.shutdownNow();
+        }
         pools.forEach(ExecutorPool::close);
         return 0;
     }

@@ -26,6 +26,8 @@ public final class Owners {
     private Owners() {}
 
     /**
+     * The owner named by a verified token's claims.
+     *
      * @param tenantClaim the claim naming the tenant, or empty for the subject
      * @throws UnauthenticatedException when a claim the rule needs is missing or unusable
      */
@@ -46,6 +48,8 @@ public final class Owners {
     }
 
     /**
+     * The owner of a request signed by an IAM principal.
+     *
      * @param byAccount one tenant per AWS account instead of per principal
      * @throws UnauthenticatedException when the request was not signed by an IAM principal
      */

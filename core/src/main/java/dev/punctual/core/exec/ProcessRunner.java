@@ -299,12 +299,15 @@ public final class ProcessRunner {
             try (InputStream in = process.getInputStream();
                     OutputStream out = Files.newOutputStream(logFile)) {
                 int n;
+                // Only this thread writes the count; others read the volatile copy, published after each chunk.
+                long total = 0;
                 while ((n = in.read(buf)) >= 0) {
-                    long room = logCapBytes - written;
+                    long room = logCapBytes - total;
                     if (room > 0) {
                         int take = (int) Math.min(room, n);
                         out.write(buf, 0, take);
-                        written += take;
+                        total += take;
+                        written = total;
                     }
                     if (n > room && !truncated) {
                         truncated = true;

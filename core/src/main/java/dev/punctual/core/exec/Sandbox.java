@@ -109,7 +109,7 @@ public final class Sandbox {
         try {
             for (String line : Files.readAllLines(PROC.resolve("self/status"))) {
                 if (line.startsWith("Uid:")) {
-                    return line.split("\\s+")[2].equals("0");
+                    return line.split("\\s+", -1)[2].equals("0");
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -191,7 +191,7 @@ public final class Sandbox {
                         if (line.startsWith("State:")) {
                             zombie = line.contains("Z");
                         } else if (line.startsWith("Uid:")) {
-                            String[] f = line.split("\\s+");
+                            String[] f = line.split("\\s+", -1);
                             match = f[1].equals(u) || f[2].equals(u) || f[3].equals(u);
                         }
                     }

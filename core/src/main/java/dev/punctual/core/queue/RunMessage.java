@@ -22,7 +22,11 @@ public record RunMessage(String jobId, String runId, Instant scheduledAt) {
         return n.toString();
     }
 
-    /** @throws IllegalArgumentException for a body that is not a run message (it is poison: dead-letter it) */
+    /**
+     * The run message in a queue message's body.
+     *
+     * @throws IllegalArgumentException for a body that is not a run message (it is poison: dead-letter it)
+     */
     public static RunMessage decode(String body) {
         try {
             JsonNode n = JSON.readTree(body);

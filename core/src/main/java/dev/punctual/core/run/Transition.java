@@ -13,6 +13,7 @@ import dev.punctual.core.config.Settings;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -131,7 +132,11 @@ public enum Transition {
         REMOVED
     }
 
+    // An unmodifiable view of a set no one else holds, so the enum stays immutable, although Set is not a type
+    // Error Prone knows to be immutable.
+    @SuppressWarnings("ImmutableEnumChecker")
     private final Set<RunState> from;
+
     private final boolean orAbsent;
     private final boolean orExpiredLease;
     private final RunState to;
@@ -139,7 +144,7 @@ public enum Transition {
     private final Index index;
 
     Transition(Set<RunState> from, boolean orAbsent, boolean orExpiredLease, RunState to, Fence fence, Index index) {
-        this.from = from.isEmpty() ? EnumSet.noneOf(RunState.class) : EnumSet.copyOf(from);
+        this.from = Collections.unmodifiableSet(from.isEmpty() ? EnumSet.noneOf(RunState.class) : EnumSet.copyOf(from));
         this.orAbsent = orAbsent;
         this.orExpiredLease = orExpiredLease;
         this.to = to;

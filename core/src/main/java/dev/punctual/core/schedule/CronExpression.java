@@ -31,7 +31,11 @@ public final class CronExpression {
         this.secondValues = secondValues;
     }
 
-    /** @throws IllegalArgumentException with a message fit for a user when {@code text} is not in the dialect */
+    /**
+     * Parses {@code text} in the dialect above.
+     *
+     * @throws IllegalArgumentException with a message fit for a user when {@code text} is not in the dialect
+     */
     public static CronExpression parse(String text) {
         String[] f = text.trim().split("\\s+");
         if (f.length != 5 && f.length != 6) {

@@ -43,7 +43,7 @@ public record DatesSchedule(List<Occurrence> occurrences, List<DateSpec> entries
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             Instant at = occurrences.get(mid).at();
-            if (at.isAfter(t) || inclusive && at.equals(t)) {
+            if (at.isAfter(t) || (inclusive && at.equals(t))) {
                 hi = mid;
             } else {
                 lo = mid + 1;

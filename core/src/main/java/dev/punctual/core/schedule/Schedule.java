@@ -34,14 +34,17 @@ public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.I
     }
 
     record Now() implements Schedule {
+        @Override
         public Optional<Instant> first(Instant now) {
             return Optional.of(now);
         }
 
+        @Override
         public Optional<Instant> next(Instant previous) {
             return Optional.empty();
         }
 
+        @Override
         public ScheduleSpec spec() {
             return ScheduleSpec.now();
         }
@@ -49,14 +52,17 @@ public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.I
 
     /** Runs once at {@code at}; if that is already past when the job is created, it runs at once. */
     record Once(Instant at) implements Schedule {
+        @Override
         public Optional<Instant> first(Instant now) {
             return Optional.of(at.isBefore(now) ? now : at);
         }
 
+        @Override
         public Optional<Instant> next(Instant previous) {
             return Optional.empty();
         }
 
+        @Override
         public ScheduleSpec spec() {
             return ScheduleSpec.once(at.toString());
         }
@@ -64,6 +70,7 @@ public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.I
 
     /** Occurrences at {@code start + k·every}, k ≥ 0, up to and including {@code end} when set. */
     record Interval(Duration every, Instant start, Instant end) implements Schedule {
+        @Override
         public Optional<Instant> first(Instant now) {
             if (!now.isAfter(start)) {
                 return bounded(start);
@@ -76,6 +83,7 @@ public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.I
             return bounded(start.plusMillis(k * step));
         }
 
+        @Override
         public Optional<Instant> next(Instant previous) {
             if (previous.isBefore(start)) {
                 return bounded(start);
@@ -86,11 +94,12 @@ public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.I
         }
 
         private Optional<Instant> bounded(Instant t) {
-            return end != null && t.isAfter(end) || t.isAfter(Instants.MAX_SUPPORTED)
+            return (end != null && t.isAfter(end)) || t.isAfter(Instants.MAX_SUPPORTED)
                     ? Optional.empty()
                     : Optional.of(t);
         }
 
+        @Override
         public ScheduleSpec spec() {
             return ScheduleSpec.interval(every.toString(), start.toString(), end == null ? null : end.toString());
         }

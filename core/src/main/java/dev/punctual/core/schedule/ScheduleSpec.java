@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * A schedule as users write it and as it is stored: {@code {"type":"now"}}, {@code {"type":"once","at":…}},
  * {@code {"type":"interval","every":"PT10S","start":…,"end":…}},
- * {@code {"type":"cron","expression":"*&#47;5 * * * *","timezone":"Europe/London","start":…,"end":…,
+ * {@code {"type":"cron","expression":"0 9 * * 1-5","timezone":"Europe/London","start":…,"end":…,
  * "dstGap":"shift","dstOverlap":"once"}}, {@code {"type":"dates","dates":[…],"dstGap":…,"dstOverlap":…}}.
  * {@link Schedules#parse} validates it; a parsed schedule's {@link Schedule#spec()} has its defaults filled in.
  */

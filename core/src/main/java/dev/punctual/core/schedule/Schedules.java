@@ -35,6 +35,8 @@ public final class Schedules {
     }
 
     /**
+     * Validates a schedule as written and parses it; its problems are thrown together, each naming its field.
+     *
      * @param now   the creation time: defaults an interval's start, and bounds how far in the past "once" may be
      * @param field the JSON path of the schedule, used in error field names
      */
