@@ -4,6 +4,7 @@ import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.binary.BinaryRepository;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.exec.AttemptRunner;
 import dev.punctual.core.exec.Backoff;
 import dev.punctual.core.exec.BinaryCache;
 import dev.punctual.core.exec.ExecutorPool;
@@ -13,10 +14,13 @@ import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.plan.RunPlanner;
+import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.service.BinaryService;
+import dev.punctual.core.service.DeadLetterService;
+import dev.punctual.core.service.JobContext;
 import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
 import dev.punctual.core.sweep.Sweeper;
@@ -61,7 +65,7 @@ public final class Punctual {
     public final Sweeper sweeper;
     public final BinaryService binaries;
     public final JobService jobService;
-    public final dev.punctual.core.service.DeadLetterService deadLetters;
+    public final DeadLetterService deadLetters;
     public final JobLifecycle lifecycle;
 
     public Punctual(
@@ -88,18 +92,12 @@ public final class Punctual {
         this.planner = new RunPlanner(new SecureRandom());
         this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, clock, planner);
         this.sweeper = new Sweeper(
-                runs,
-                watermarks,
-                dispatcher,
-                buckets,
-                settings,
-                clock,
-                new dev.punctual.core.queue.DeadLetterQueue(sqs, resources.runQueue()));
+                runs, watermarks, dispatcher, buckets, settings, clock, new DeadLetterQueue(sqs, resources.runQueue()));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
-        this.jobService =
-                new JobService(jobs, runs, binaries, store, tx, dispatcher, schedules, settings, clock, planner, usage);
-        this.deadLetters = new dev.punctual.core.service.DeadLetterService(jobs, runs, queue, clock);
-        this.lifecycle = new JobLifecycle(jobs, runs, tx, dispatcher, schedules, settings, clock, planner, usage);
+        JobContext jobContext = new JobContext(jobs, runs, tx, dispatcher, schedules, planner, usage, settings, clock);
+        this.jobService = new JobService(jobContext, binaries, store);
+        this.deadLetters = new DeadLetterService(jobs, runs, queue, clock);
+        this.lifecycle = new JobLifecycle(jobContext);
     }
 
     /** A worker that handles one message at a time; an executor process has one, shared by its pool threads. */
@@ -109,10 +107,9 @@ public final class Punctual {
             // users (the sandbox) must not read or change them.
             Files.createDirectories(workRoot);
             Files.setPosixFilePermissions(workRoot, PosixFilePermissions.fromString("rwx------"));
-            return new RunWorker(
+            AttemptRunner attempts = new AttemptRunner(
                     runs,
                     jobs,
-                    tx,
                     queue,
                     store,
                     new BinaryCache(store, workRoot.resolve("cache")),
@@ -123,6 +120,7 @@ public final class Punctual {
                     executorId,
                     workRoot.resolve("runs"),
                     timer);
+            return new RunWorker(runs, jobs, tx, queue, settings, clock, attempts);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

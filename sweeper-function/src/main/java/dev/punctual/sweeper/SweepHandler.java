@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.sweep.Sweeper;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import java.util.Map;
@@ -11,25 +12,26 @@ import org.jboss.logging.Logger;
 
 /**
  * Fired by EventBridge every minute. The event's content does not matter (a sweep always works from the persisted
- * watermark), so it is taken as a plain map: duplicate, late or missed invocations are all safe.
+ * watermark), so it is taken as a plain map: duplicate, late or missed invocations are all safe. The sweep's report is
+ * the Lambda's result (instants as ISO-8601 strings), registered for reflection so that a native build can write it.
  */
 @Named("sweep")
-public class SweepHandler implements RequestHandler<Map<String, Object>, SweepResult> {
+@RegisterForReflection(targets = Sweeper.SweepReport.class)
+public class SweepHandler implements RequestHandler<Map<String, Object>, Sweeper.SweepReport> {
     private static final Logger LOG = Logger.getLogger(SweepHandler.class);
 
     @Inject
     Punctual punctual;
 
     @Override
-    public SweepResult handleRequest(Map<String, Object> event, Context context) {
+    public Sweeper.SweepReport handleRequest(Map<String, Object> event, Context context) {
         Sweeper.SweepReport r = punctual.sweeper.sweep();
-        SweepResult result = SweepResult.of(r);
-        LOG.infof("sweep %s", result);
+        LOG.infof("sweep %s", r);
         if (r.failed() > 0) {
             // Reported as success: the failed runs stay SCHEDULED and the next sweep retries them; a Lambda retry
             // would only repeat the same work sooner.
             LOG.warnf("%d runs could not be queued this sweep", r.failed());
         }
-        return result;
+        return r;
     }
 }

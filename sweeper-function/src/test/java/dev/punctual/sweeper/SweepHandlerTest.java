@@ -3,6 +3,7 @@ package dev.punctual.sweeper;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.matchesPattern;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.job.Job;
@@ -103,6 +104,8 @@ class SweepHandlerTest {
                 .then()
                 .statusCode(200)
                 .body("failed", equalTo(0))
+                // The report's instants reach the Lambda's caller (and its log) as ISO-8601 strings.
+                .body("horizon", matchesPattern("\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z"))
                 .extract()
                 .path("sent");
     }

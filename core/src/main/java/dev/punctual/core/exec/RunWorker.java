@@ -1,6 +1,5 @@
 package dev.punctual.core.exec;
 
-import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.Overlap;
@@ -17,7 +16,6 @@ import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
 import java.lang.System.Logger.Level;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
@@ -51,29 +48,23 @@ public final class RunWorker {
     private final String executorId;
     private final AttemptRunner attempts;
 
+    /** {@code attempts} runs what this worker claims, on the same executor ({@link AttemptRunner#executorId}). */
     public RunWorker(
             RunRepository runs,
             JobRepository jobs,
             Transactions tx,
             RunQueue queue,
-            ArtifactStore store,
-            BinaryCache cache,
-            ProcessRunner runner,
-            Backoff backoff,
             Settings settings,
             Clock clock,
-            String executorId,
-            Path workRoot,
-            ScheduledExecutorService timer) {
+            AttemptRunner attempts) {
         this.runs = runs;
         this.jobs = jobs;
         this.tx = tx;
         this.queue = queue;
         this.settings = settings;
         this.clock = clock;
-        this.executorId = executorId;
-        this.attempts = new AttemptRunner(
-                runs, jobs, queue, store, cache, runner, backoff, settings, clock, executorId, workRoot, timer);
+        this.executorId = attempts.executorId();
+        this.attempts = attempts;
     }
 
     public String executorId() {

@@ -28,8 +28,11 @@ import dev.punctual.core.infra.TableSpec;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.MatchResult;
+import java.util.regex.Pattern;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
@@ -96,20 +99,11 @@ public final class JobRepository {
      */
     public TransactWriteItem advancePending(
             String jobId, String currentRunId, String nextRunId, Instant nextRunAt, Instant now) {
-        Map<String, String> names =
-                new HashMap<>(Map.of("#p", PENDING, "#st", STATE, "#u", UPDATED_AT, "#n", NEXT_RUN_AT));
-        Map<String, AttributeValue> values = new HashMap<>(
-                Map.of(":cur", s(currentRunId), ":active", s(JobState.ACTIVE.name()), ":now", instant(now)));
-        String update;
-        if (nextRunId != null) {
-            update = "SET #p = :next, #n = :nextAt, #u = :now";
-            values.put(":next", s(nextRunId));
-            values.put(":nextAt", instant(nextRunAt));
-        } else {
-            update = "SET #st = :completed, #u = :now REMOVE #p, #n";
-            values.put(":completed", s(JobState.COMPLETED.name()));
-        }
-        return conditionalUpdate(jobId, update, "#p = :cur AND #st = :active", names, values);
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":cur", s(currentRunId), ":now", instant(now)));
+        String update = nextRunId != null
+                ? "SET " + pendingTo(nextRunId, nextRunAt, values) + ", #u = :now"
+                : "SET #st = :completed, #u = :now REMOVE #p, #n";
+        return conditionalUpdate(jobId, update, "#p = :cur AND #st = :active", values);
     }
 
     /**
@@ -117,24 +111,9 @@ public final class JobRepository {
      * cancel of that run written in the same transaction is the right one.
      */
     public TransactWriteItem markDeleted(String jobId, String owner, String expectedPending, Instant now) {
-        Map<String, String> names = new HashMap<>(Map.of(
-                "#st",
-                STATE,
-                "#v",
-                VERSION,
-                "#u",
-                UPDATED_AT,
-                "#p",
-                PENDING,
-                "#n",
-                NEXT_RUN_AT,
-                "#o",
-                Resources.OWNER));
-        Map<String, AttributeValue> values = new HashMap<>(
-                Map.of(":deleted", s(JobState.DELETED.name()), ":one", n(1), ":now", instant(now), ":owner", s(owner)));
+        Map<String, AttributeValue> values = ownerAt(owner, now);
         String cond = "#o = :owner AND #st <> :deleted AND " + pendingIs(expectedPending, values);
-        return conditionalUpdate(
-                jobId, "SET #st = :deleted, #v = #v + :one, #u = :now REMOVE #p, #n", cond, names, values);
+        return conditionalUpdate(jobId, "SET #st = :deleted, " + BUMP + " REMOVE #p, #n", cond, values);
     }
 
     /**
@@ -144,22 +123,9 @@ public final class JobRepository {
      * lagging sweep may have left before {@code pausedAt}) so resume counts from that one if it is earlier.
      */
     public TransactWriteItem markPaused(String jobId, String owner, String expectedPending, Instant now) {
-        Map<String, String> names = new HashMap<>(Map.of(
-                "#st", STATE, "#v", VERSION, "#u", UPDATED_AT, "#p", PENDING, "#o", Resources.OWNER, "#pa", PAUSED_AT));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(
-                ":paused",
-                s(JobState.PAUSED.name()),
-                ":active",
-                s(JobState.ACTIVE.name()),
-                ":one",
-                n(1),
-                ":now",
-                instant(now),
-                ":owner",
-                s(owner)));
+        Map<String, AttributeValue> values = ownerAt(owner, now);
         String cond = "#o = :owner AND #st = :active AND " + pendingIs(expectedPending, values);
-        return conditionalUpdate(
-                jobId, "SET #st = :paused, #pa = :now, #v = #v + :one, #u = :now REMOVE #p", cond, names, values);
+        return conditionalUpdate(jobId, "SET #st = :paused, #pa = :now, " + BUMP + " REMOVE #p", cond, values);
     }
 
     /**
@@ -168,43 +134,12 @@ public final class JobRepository {
      */
     public TransactWriteItem markResumed(
             String jobId, String owner, Instant pausedAt, String nextRunId, Instant nextRunAt, Instant now) {
-        Map<String, String> names = new HashMap<>(Map.of(
-                "#st",
-                STATE,
-                "#v",
-                VERSION,
-                "#u",
-                UPDATED_AT,
-                "#p",
-                PENDING,
-                "#n",
-                NEXT_RUN_AT,
-                "#o",
-                Resources.OWNER,
-                "#pa",
-                PAUSED_AT));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(
-                ":paused",
-                s(JobState.PAUSED.name()),
-                ":one",
-                n(1),
-                ":now",
-                instant(now),
-                ":owner",
-                s(owner),
-                ":pausedAt",
-                instant(pausedAt)));
-        String update;
-        if (nextRunId != null) {
-            update = "SET #st = :to, #p = :next, #n = :nextAt, #v = #v + :one, #u = :now REMOVE #pa";
-            values.put(":to", s(JobState.ACTIVE.name()));
-            values.put(":next", s(nextRunId));
-            values.put(":nextAt", instant(nextRunAt));
-        } else {
-            update = "SET #st = :to, #v = #v + :one, #u = :now REMOVE #pa, #p, #n";
-            values.put(":to", s(JobState.COMPLETED.name()));
-        }
-        return conditionalUpdate(jobId, update, "#o = :owner AND #st = :paused AND #pa = :pausedAt", names, values);
+        Map<String, AttributeValue> values = ownerAt(owner, now);
+        values.put(":pausedAt", instant(pausedAt));
+        String update = nextRunId != null
+                ? "SET #st = :active, " + pendingTo(nextRunId, nextRunAt, values) + ", " + BUMP + " REMOVE #pa"
+                : "SET #st = :completed, " + BUMP + " REMOVE #pa, #p, #n";
+        return conditionalUpdate(jobId, update, "#o = :owner AND #st = :paused AND #pa = :pausedAt", values);
     }
 
     /**
@@ -219,6 +154,21 @@ public final class JobRepository {
         return "#p = :pending";
     }
 
+    /** The update clause that makes {@code runId}, due at {@code at}, the job's pending run. */
+    private static String pendingTo(String runId, Instant at, Map<String, AttributeValue> values) {
+        values.put(":next", s(runId));
+        values.put(":nextAt", instant(at));
+        return "#p = :next, #n = :nextAt";
+    }
+
+    /** A user's change to the job: a new version, stamped now. */
+    private static final String BUMP = "#v = #v + :one, #u = :now";
+
+    /** The values every change by the job's owner names: the owner, now, and the version step of {@link #BUMP}. */
+    private static Map<String, AttributeValue> ownerAt(String owner, Instant now) {
+        return new HashMap<>(Map.of(":owner", s(owner), ":now", instant(now), ":one", n(1)));
+    }
+
     /**
      * Replaces the job's definition (a {@code PUT}): provided it is still at {@code expectedVersion}, not DELETED,
      * and its pending run is still {@code expectedPending} (null: none), so the pending run replaced in the same
@@ -226,42 +176,6 @@ public final class JobRepository {
      * {@code nextRunAt}; its id, owner and creation time are not written.
      */
     public TransactWriteItem replace(Job job, long expectedVersion, String expectedPending) {
-        Map<String, String> names = new HashMap<>(Map.of(
-                "#name",
-                NAME,
-                "#b",
-                Resources.BINARY_ID,
-                "#sha",
-                BINARY_SHA,
-                "#args",
-                ARGS,
-                "#env",
-                ENV,
-                "#sch",
-                SCHEDULE,
-                "#to",
-                TIMEOUT,
-                "#ma",
-                MAX_ATTEMPTS,
-                "#nr",
-                NO_RETRY_CODES,
-                "#f",
-                FIRING));
-        names.put("#sn", SECRET_NAMES);
-        names.put("#lim", LIMITS);
-        names.putAll(Map.of(
-                "#st",
-                STATE,
-                "#v",
-                VERSION,
-                "#u",
-                UPDATED_AT,
-                "#p",
-                PENDING,
-                "#n",
-                NEXT_RUN_AT,
-                "#o",
-                Resources.OWNER));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(
                 ":name",
                 s(job.name()),
@@ -283,9 +197,11 @@ public final class JobRepository {
                 JobItems.exitCodesValue(job.nonRetryableExitCodes()),
                 ":f",
                 JobItems.firingValue(job.firing())));
-        values.put(":sn", Items.strings(job.secretNames()));
-        values.put(":lim", JobItems.limitsValue(job.limits()));
         values.putAll(Map.of(
+                ":sn",
+                Items.strings(job.secretNames()),
+                ":lim",
+                JobItems.limitsValue(job.limits()),
                 ":st",
                 s(job.state().name()),
                 ":v",
@@ -294,22 +210,15 @@ public final class JobRepository {
                 n(expectedVersion),
                 ":now",
                 instant(job.updatedAt()),
-                ":deleted",
-                s(JobState.DELETED.name()),
                 ":owner",
                 s(job.owner())));
-        StringBuilder update = new StringBuilder("SET #name = :name, #b = :b, #sha = :sha, #args = :args,"
-                + " #env = :env, #sch = :sch, #to = :to, #ma = :ma, #nr = :nr, #f = :f, #sn = :sn, #lim = :lim, #st = :st, #v = :v,"
-                + " #u = :now");
-        if (job.pendingRunId() != null) {
-            update.append(", #p = :next, #n = :nextAt");
-            values.put(":next", s(job.pendingRunId()));
-            values.put(":nextAt", instant(job.nextRunAt()));
-        } else {
-            update.append(" REMOVE #p, #n");
-        }
+        String update = "SET #name = :name, #b = :b, #sha = :sha, #args = :args, #env = :env, #sch = :sch, #to = :to,"
+                + " #ma = :ma, #nr = :nr, #f = :f, #sn = :sn, #lim = :lim, #st = :st, #v = :v, #u = :now"
+                + (job.pendingRunId() != null
+                        ? ", " + pendingTo(job.pendingRunId(), job.nextRunAt(), values)
+                        : " REMOVE #p, #n");
         String cond = "#o = :owner AND #v = :expected AND #st <> :deleted AND " + pendingIs(expectedPending, values);
-        return conditionalUpdate(job.id(), update.toString(), cond, names, values);
+        return conditionalUpdate(job.id(), update, cond, values);
     }
 
     /**
@@ -319,8 +228,7 @@ public final class JobRepository {
      * run, so only one can win. The job as it was comes back on failure.
      */
     public TransactWriteItem takeActiveRun(String jobId, String seenActive, String runId) {
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(
-                ":active", s(JobState.ACTIVE.name()), ":completed", s(JobState.COMPLETED.name()), ":run", s(runId)));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":run", s(runId)));
         String seen;
         if (seenActive == null) {
             seen = "attribute_not_exists(#ar)";
@@ -328,12 +236,7 @@ public final class JobRepository {
             seen = "#ar = :seen";
             values.put(":seen", s(seenActive));
         }
-        return conditionalUpdate(
-                jobId,
-                "SET #ar = :run",
-                "attribute_exists(#id) AND #st IN (:active, :completed) AND " + seen,
-                Map.of("#id", Resources.JOB_ID, "#st", STATE, "#ar", ACTIVE_RUN),
-                values);
+        return conditionalUpdate(jobId, "SET #ar = :run", RUNNABLE + " AND " + seen, values);
     }
 
     /**
@@ -345,38 +248,89 @@ public final class JobRepository {
         return TransactWriteItem.builder()
                 .conditionCheck(c -> c.tableName(table.name())
                         .key(key(jobId))
-                        .conditionExpression("attribute_exists(#id) AND #st IN (:active, :completed)")
-                        .expressionAttributeNames(Map.of("#id", Resources.JOB_ID, "#st", STATE))
-                        .expressionAttributeValues(Map.of(
-                                ":active", s(JobState.ACTIVE.name()), ":completed", s(JobState.COMPLETED.name())))
+                        .conditionExpression(RUNNABLE)
+                        .expressionAttributeNames(namesIn(RUNNABLE))
+                        .expressionAttributeValues(withStates(RUNNABLE, Map.of()))
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
                 .build();
     }
 
-    /** The state of a job's item as a lost {@link #conditionRunnable} brought it back; empty: no job. */
-    public static Optional<JobState> stateOf(Map<String, AttributeValue> item) {
-        return Optional.ofNullable(item == null ? null : Items.str(item, STATE)).map(JobState::valueOf);
-    }
+    private static final String RUNNABLE = "attribute_exists(#id) AND #st IN (:active, :completed)";
 
     /**
-     * One conditional update of a job's item, for a transaction. On a lost condition the item as it was comes back
+     * One conditional update of a job's item, for a transaction. The attribute names and the job-state values
+     * ({@code :active}, {@code :paused}, …) are read off the expressions, so each carries exactly the ones it uses
+     * (DynamoDB refuses unused ones). On a lost condition the item as it was comes back
      * ({@link dev.punctual.core.infra.Transactions.Outcome#oldItem}), so a caller can tell why it lost.
      */
     private TransactWriteItem conditionalUpdate(
-            String jobId,
-            String update,
-            String condition,
-            Map<String, String> names,
-            Map<String, AttributeValue> values) {
+            String jobId, String update, String condition, Map<String, AttributeValue> values) {
+        String both = update + " " + condition;
         return TransactWriteItem.builder()
                 .update(u -> u.tableName(table.name())
                         .key(key(jobId))
                         .updateExpression(update)
                         .conditionExpression(condition)
-                        .expressionAttributeNames(names)
-                        .expressionAttributeValues(values)
+                        .expressionAttributeNames(namesIn(both))
+                        .expressionAttributeValues(withStates(both, values))
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
                 .build();
+    }
+
+    /** The job attribute behind each name placeholder that the expressions of this class use. */
+    private static final Map<String, String> PLACEHOLDERS = Map.ofEntries(
+            Map.entry("#id", Resources.JOB_ID),
+            Map.entry("#o", Resources.OWNER),
+            Map.entry("#b", Resources.BINARY_ID),
+            Map.entry("#st", STATE),
+            Map.entry("#v", VERSION),
+            Map.entry("#u", UPDATED_AT),
+            Map.entry("#p", PENDING),
+            Map.entry("#n", NEXT_RUN_AT),
+            Map.entry("#pa", PAUSED_AT),
+            Map.entry("#ar", ACTIVE_RUN),
+            Map.entry("#name", NAME),
+            Map.entry("#sha", BINARY_SHA),
+            Map.entry("#args", ARGS),
+            Map.entry("#env", ENV),
+            Map.entry("#sch", SCHEDULE),
+            Map.entry("#to", TIMEOUT),
+            Map.entry("#ma", MAX_ATTEMPTS),
+            Map.entry("#nr", NO_RETRY_CODES),
+            Map.entry("#f", FIRING),
+            Map.entry("#sn", SECRET_NAMES),
+            Map.entry("#lim", LIMITS));
+
+    private static final Pattern NAME_PLACEHOLDER = Pattern.compile("#[a-z]+");
+    private static final Pattern STATE_VALUE = Pattern.compile(":(active|completed|paused|deleted)\\b");
+
+    private static Map<String, String> namesIn(String expressions) {
+        Map<String, String> names = new HashMap<>();
+        NAME_PLACEHOLDER.matcher(expressions).results().map(MatchResult::group).forEach(p -> {
+            String attribute = PLACEHOLDERS.get(p);
+            if (attribute == null) {
+                throw new IllegalArgumentException("no job attribute for placeholder " + p);
+            }
+            names.put(p, attribute);
+        });
+        return names;
+    }
+
+    /** {@code values} plus each job state the expressions compare with ({@code :active} is ACTIVE, …). */
+    private static Map<String, AttributeValue> withStates(String expressions, Map<String, AttributeValue> values) {
+        Map<String, AttributeValue> all = new HashMap<>(values);
+        STATE_VALUE
+                .matcher(expressions)
+                .results()
+                .forEach(m -> all.put(
+                        m.group(),
+                        s(JobState.valueOf(m.group(1).toUpperCase(Locale.ROOT)).name())));
+        return all;
+    }
+
+    /** The state of a job's item as a lost {@link #conditionRunnable} brought it back; empty: no job. */
+    public static Optional<JobState> stateOf(Map<String, AttributeValue> item) {
+        return Optional.ofNullable(item == null ? null : Items.str(item, STATE)).map(JobState::valueOf);
     }
 
     private static Map<String, AttributeValue> key(String jobId) {

@@ -29,6 +29,23 @@ public final class Cursors {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** The most items one page of a listing may ask for ({@code limit}); 20 when it asks for none. */
+    public static final int MAX_PAGE = 100;
+
+    private static final int DEFAULT_PAGE = 20;
+
+    /** The page size a listing's {@code limit} asks for, refused (naming {@code limit}) outside 1 to {@link #MAX_PAGE}. */
+    static int pageSize(Integer limit) {
+        if (limit == null) {
+            return DEFAULT_PAGE;
+        }
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new ValidationException(
+                    Rejection.MALFORMED, List.of(new FieldError("limit", "must be between 1 and " + MAX_PAGE)));
+        }
+        return limit;
+    }
+
     private Cursors() {}
 
     public static String encode(Map<String, AttributeValue> key) {

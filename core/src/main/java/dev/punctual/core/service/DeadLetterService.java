@@ -48,7 +48,7 @@ public final class DeadLetterService {
             throw new ValidationException(
                     Rejection.MALFORMED, List.of(new FieldError("state", "only DEAD is supported")));
         }
-        int n = pageSize(limit);
+        int n = Cursors.pageSize(limit);
         var key = Cursors.decode(
                 cursor,
                 Map.<String, Predicate<String>>of(
@@ -104,17 +104,5 @@ public final class DeadLetterService {
         return new ValidationException(
                 Rejection.CONFLICT,
                 List.of(new FieldError("runId", "only a DEAD run can be retried; this one is " + state)));
-    }
-
-    private static int pageSize(Integer limit) {
-        if (limit == null) {
-            return 20;
-        }
-        if (limit < 1 || limit > JobService.MAX_PAGE) {
-            throw new ValidationException(
-                    Rejection.MALFORMED,
-                    List.of(new FieldError("limit", "must be between 1 and " + JobService.MAX_PAGE)));
-        }
-        return limit;
     }
 }

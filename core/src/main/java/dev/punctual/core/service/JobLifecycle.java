@@ -1,10 +1,7 @@
 package dev.punctual.core.service;
 
-import dev.punctual.core.config.Settings;
-import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.ConflictException;
 import dev.punctual.core.error.FieldError;
-import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.QuotaExceededException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
@@ -12,23 +9,16 @@ import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
-import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.plan.Occurrences;
-import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
-import dev.punctual.core.run.RunRepository;
-import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
-import dev.punctual.core.schedule.Schedules;
-import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.Instants;
 import java.lang.System.Logger.Level;
 import java.security.SecureRandom;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -54,35 +44,10 @@ public final class JobLifecycle {
     private static final int RETRIES = 10;
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private final UsageRepository usage;
-    private final JobRepository jobs;
-    private final RunRepository runs;
-    private final Transactions tx;
-    private final Dispatcher dispatcher;
-    private final Schedules schedules;
-    private final Settings settings;
-    private final Clock clock;
-    private final RunPlanner planner;
+    private final JobContext ctx;
 
-    public JobLifecycle(
-            JobRepository jobs,
-            RunRepository runs,
-            Transactions tx,
-            Dispatcher dispatcher,
-            Schedules schedules,
-            Settings settings,
-            Clock clock,
-            RunPlanner planner,
-            UsageRepository usage) {
-        this.planner = planner;
-        this.usage = usage;
-        this.jobs = jobs;
-        this.runs = runs;
-        this.tx = tx;
-        this.dispatcher = dispatcher;
-        this.schedules = schedules;
-        this.settings = settings;
-        this.clock = clock;
+    public JobLifecycle(JobContext ctx) {
+        this.ctx = ctx;
     }
 
     /**
@@ -91,11 +56,11 @@ public final class JobLifecycle {
      * job's pending run, which stays as it was.
      */
     public RunView trigger(String owner, String jobId) {
-        Job job = find(owner, jobId);
+        Job job = ctx.owned(owner, jobId);
         refuseUnlessRunnable(job, "trigger");
-        Instant now = clock.instant();
-        int perMinute = settings.quotas().triggersPerMinute();
-        if (!usage.countTrigger(owner, now, perMinute)) {
+        Instant now = ctx.clock().instant();
+        int perMinute = ctx.settings().quotas().triggersPerMinute();
+        if (!ctx.usage().countTrigger(owner, now, perMinute)) {
             throw new QuotaExceededException(
                     "triggersPerMinute",
                     "this tenant has triggered " + perMinute + " runs this minute, its quota",
@@ -104,18 +69,21 @@ public final class JobLifecycle {
         String runId = RunIds.forOccurrence(now) + "-t"
                 + HexFormat.of().toHexDigits(RANDOM.nextInt()).substring(0, 6);
         Run run = Run.scheduled(jobId, runId, owner, now, job.maxAttempts(), now);
-        if (!tx.write(List.of(jobs.conditionRunnable(jobId), runs.create(Change.of(Transition.SCHEDULE, run, now))))
+        if (!ctx.tx()
+                .write(List.of(
+                        ctx.jobs().conditionRunnable(jobId),
+                        ctx.runs().create(Change.of(Transition.SCHEDULE, run, now))))
                 .won()) {
             // Paused or deleted meanwhile.
-            refuseUnlessRunnable(find(owner, jobId), "trigger");
+            refuseUnlessRunnable(ctx.owned(owner, jobId), "trigger");
             throw new ConflictException("job " + jobId + " changed during trigger; try again");
         }
         try {
-            dispatcher.dispatch(List.of(run), now.plus(settings.lookahead()));
+            ctx.dispatcher().dispatch(List.of(run), now.plus(ctx.settings().lookahead()));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "immediate dispatch of " + jobId + "/" + runId + " failed; the sweeper sends it", e);
         }
-        return RunView.of(runs.get(jobId, runId).orElse(run));
+        return RunView.of(ctx.runs().get(jobId, runId).orElse(run));
     }
 
     /**
@@ -125,7 +93,7 @@ public final class JobLifecycle {
      */
     public JobView pause(String owner, String jobId) {
         for (int i = 0; i < RETRIES; i++) {
-            Job job = find(owner, jobId);
+            Job job = ctx.owned(owner, jobId);
             if (job.state() == JobState.PAUSED) {
                 return JobView.of(job);
             }
@@ -133,18 +101,12 @@ public final class JobLifecycle {
                 throw new ConflictException(
                         "job " + jobId + " is " + job.state() + ": only an ACTIVE job can be paused");
             }
-            Instant now = clock.instant();
+            Instant now = ctx.clock().instant();
             List<TransactWriteItem> items = new ArrayList<>();
-            items.add(jobs.markPaused(jobId, owner, job.pendingRunId(), now));
-            if (job.pendingRunId() != null
-                    && runs.get(jobId, job.pendingRunId())
-                            .filter(r -> r.state() == RunState.SCHEDULED)
-                            .isPresent()) {
-                items.add(runs.write(Change.of(Transition.CANCEL_SCHEDULED, jobId, job.pendingRunId(), now)
-                        .withError("job paused")));
-            }
-            if (tx.write(items).won()) {
-                return JobView.of(find(owner, jobId));
+            items.add(ctx.jobs().markPaused(jobId, owner, job.pendingRunId(), now));
+            ctx.cancelPending(job, now, "job paused").ifPresent(items::add);
+            if (ctx.tx().write(items).won()) {
+                return JobView.of(ctx.owned(owner, jobId));
             }
             // A sweep moved the pending run on meanwhile (or another request changed the job): read again.
         }
@@ -175,14 +137,14 @@ public final class JobLifecycle {
      * Then the runs due are dispatched.
      */
     public JobView resume(String owner, String jobId, ResumeRequest req) {
-        Job job = find(owner, jobId);
+        Job job = ctx.owned(owner, jobId);
         CatchUp policy = catchUp(job, req);
         if (job.state() != JobState.PAUSED) {
             throw new ConflictException("job " + jobId + " is " + job.state() + ": only a PAUSED job can be resumed");
         }
-        Instant now = clock.instant();
+        Instant now = ctx.clock().instant();
         Instant pausedAt = job.pausedAt();
-        Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
+        Schedule schedule = ctx.schedules().parse(job.schedule(), job.createdAt(), "schedule");
         // Counted from the pause, or from the run it cancelled if a lagging sweep had left that one due earlier.
         Instant from = job.nextRunAt() != null && job.nextRunAt().isBefore(pausedAt) ? job.nextRunAt() : pausedAt;
         // The missed occurrences the policy runs (none older than its maxAge) and the first one from now on.
@@ -191,53 +153,55 @@ public final class JobLifecycle {
         for (Instant at : missed.kept()) {
             // Due now: no jitter on top of a run that is already late.
             Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, job.maxAttempts(), now);
-            if (!runs.occupied(jobId, run.runId())) {
+            if (!ctx.runs().occupied(jobId, run.runId())) {
                 catchUpRuns.add(run);
             }
         }
         Optional<Run> pending = Occurrences.firstFree(
-                        schedule, missed.after(), at -> runs.occupied(jobId, RunIds.forOccurrence(at)))
-                .map(at -> planner.plan(job, at, now));
+                        schedule, missed.after(), at -> ctx.runs().occupied(jobId, RunIds.forOccurrence(at)))
+                .map(at -> ctx.planner().plan(job, at, now));
 
         List<TransactWriteItem> first = new ArrayList<>();
-        first.add(jobs.markResumed(
-                jobId,
-                owner,
-                pausedAt,
-                pending.map(Run::runId).orElse(null),
-                pending.map(Run::scheduledAt).orElse(null),
-                now));
-        pending.ifPresent(r -> first.add(runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now))));
+        first.add(ctx.jobs()
+                .markResumed(
+                        jobId,
+                        owner,
+                        pausedAt,
+                        pending.map(Run::runId).orElse(null),
+                        pending.map(Run::scheduledAt).orElse(null),
+                        now));
+        pending.ifPresent(r -> first.add(ctx.runs().create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now))));
         List<TransactWriteItem> rest = new ArrayList<>();
         // The most recent catch-up runs go into the first transaction; older ones past its limit into later ones.
         for (Run r : catchUpRuns.reversed()) {
             (first.size() < MAX_TRANSACTION_ITEMS ? first : rest)
-                    .add(runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now)));
+                    .add(ctx.runs().create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now)));
         }
-        if (!tx.write(first).won()) {
-            Job now2 = find(owner, jobId);
+        if (!ctx.tx().write(first).won()) {
+            Job now2 = ctx.owned(owner, jobId);
             throw new ConflictException("job " + jobId + " is " + now2.state()
                     + (now2.state() == JobState.PAUSED
                             ? " and changed during resume; try again"
                             : ": only a PAUSED job can be resumed"));
         }
         for (int i = 0; i < rest.size(); i += MAX_TRANSACTION_ITEMS) {
-            if (!tx.write(rest.subList(i, Math.min(rest.size(), i + MAX_TRANSACTION_ITEMS)))
+            if (!ctx.tx()
+                    .write(rest.subList(i, Math.min(rest.size(), i + MAX_TRANSACTION_ITEMS)))
                     .won()) {
                 LOG.log(Level.WARNING, "resume of " + jobId + ": some of the oldest catch-up runs already existed");
             }
         }
         List<Run> due = new ArrayList<>(catchUpRuns);
-        Instant horizon = now.plus(settings.lookahead());
+        Instant horizon = now.plus(ctx.settings().lookahead());
         pending.filter(r -> !r.scheduledAt().isAfter(horizon)).ifPresent(due::add);
         if (!due.isEmpty()) {
             try {
-                dispatcher.dispatch(due, horizon);
+                ctx.dispatcher().dispatch(due, horizon);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "dispatch after resuming " + jobId + " failed; the sweeper sends the runs", e);
             }
         }
-        return JobView.of(find(owner, jobId));
+        return JobView.of(ctx.owned(owner, jobId));
     }
 
     /**
@@ -252,7 +216,7 @@ public final class JobLifecycle {
         if (req == null) {
             throw ValidationException.of("body", "is required");
         }
-        Instant now = clock.instant();
+        Instant now = ctx.clock().instant();
         List<FieldError> errors = new ArrayList<>();
         Instant from = instant(req.from(), "from", errors);
         Instant to = instant(req.to(), "to", errors);
@@ -263,9 +227,9 @@ public final class JobLifecycle {
             errors.add(new FieldError(
                     "to", "must not be in the future (it is " + now + "): future occurrences run on schedule"));
         }
-        Job job = find(owner, jobId);
+        Job job = ctx.owned(owner, jobId);
         refuseUnlessRunnable(job, "backfill");
-        Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
+        Schedule schedule = ctx.schedules().parse(job.schedule(), job.createdAt(), "schedule");
         if (schedule instanceof Schedule.Now || schedule instanceof Schedule.Once) {
             errors.add(new FieldError(
                     "schedule",
@@ -291,12 +255,12 @@ public final class JobLifecycle {
         List<Run> created = new ArrayList<>();
         for (Instant at : occurrences) {
             Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, job.maxAttempts(), now);
-            if (runs.get(jobId, run.runId()).isEmpty()) {
+            if (ctx.runs().get(jobId, run.runId()).isEmpty()) {
                 created.add(run);
             }
         }
-        int perDay = settings.quotas().backfillPerDay();
-        if (!created.isEmpty() && !usage.countBackfill(owner, now, created.size(), perDay)) {
+        int perDay = ctx.settings().quotas().backfillPerDay();
+        if (!created.isEmpty() && !ctx.usage().countBackfill(owner, now, created.size(), perDay)) {
             throw new QuotaExceededException(
                     "backfillPerDay",
                     "backfilling " + created.size() + " occurrences would pass this tenant's quota of " + perDay
@@ -309,19 +273,21 @@ public final class JobLifecycle {
         for (int i = 0; i < created.size(); i += MAX_TRANSACTION_ITEMS - 1) {
             List<Run> chunk = created.subList(i, Math.min(created.size(), i + MAX_TRANSACTION_ITEMS - 1));
             List<TransactWriteItem> items = new ArrayList<>();
-            items.add(jobs.conditionRunnable(jobId));
-            chunk.forEach(r -> items.add(runs.create(Change.of(Transition.SCHEDULE, r, now))));
-            Transactions.Outcome o = tx.write(items);
+            items.add(ctx.jobs().conditionRunnable(jobId));
+            chunk.forEach(r -> items.add(ctx.runs().create(Change.of(Transition.SCHEDULE, r, now))));
+            Transactions.Outcome o = ctx.tx().write(items);
             if (o.won()) {
                 written.addAll(chunk);
                 continue;
             }
             if (o.failed(0)) {
-                refuseUnlessRunnable(find(owner, jobId), "backfill");
+                refuseUnlessRunnable(ctx.owned(owner, jobId), "backfill");
             }
             for (Run r : chunk) {
-                if (tx.write(List.of(
-                                jobs.conditionRunnable(jobId), runs.create(Change.of(Transition.SCHEDULE, r, now))))
+                if (ctx.tx()
+                        .write(List.of(
+                                ctx.jobs().conditionRunnable(jobId),
+                                ctx.runs().create(Change.of(Transition.SCHEDULE, r, now))))
                         .won()) {
                     written.add(r);
                 }
@@ -330,7 +296,7 @@ public final class JobLifecycle {
         List<Run> now2 = written.subList(0, Math.min(written.size(), BACKFILL_DISPATCH_NOW));
         if (!now2.isEmpty()) {
             try {
-                dispatcher.dispatch(now2, now.plus(settings.lookahead()));
+                ctx.dispatcher().dispatch(now2, now.plus(ctx.settings().lookahead()));
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "dispatch of the backfill of " + jobId + " failed; the sweeper sends it", e);
             }
@@ -364,14 +330,5 @@ public final class JobLifecycle {
             throw new ConflictException("job " + job.id() + " is " + job.state() + ": cannot " + what
                     + (job.state() == JobState.PAUSED ? " it; resume it first" : " it"));
         }
-    }
-
-    private Job find(String owner, String jobId) {
-        if (!Keys.jobId(jobId)) {
-            throw new NotFoundException("not a job id");
-        }
-        return jobs.get(jobId)
-                .filter(j -> j.owner().equals(owner))
-                .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
     }
 }

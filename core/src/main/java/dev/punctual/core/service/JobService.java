@@ -1,8 +1,6 @@
 package dev.punctual.core.service;
 
 import dev.punctual.core.binary.ArtifactStore;
-import dev.punctual.core.config.Settings;
-import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.QuotaExceededException;
@@ -11,24 +9,19 @@ import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
-import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.plan.Occurrences;
-import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
-import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
-import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.SchedulePeak;
 import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.Instants;
 import java.lang.System.Logger.Level;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,44 +34,17 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 /** Decides everything the jobs API does; the REST layer only maps HTTP to these calls. */
 public final class JobService {
     private static final System.Logger LOG = System.getLogger(JobService.class.getName());
-    public static final int MAX_PAGE = 100;
     private static final int RETRIES = 10;
 
-    private final JobRepository jobs;
-    private final RunRepository runs;
     private final JobValidator validator;
     private final ArtifactStore store;
-    private final Transactions tx;
-    private final Dispatcher dispatcher;
-    private final Schedules schedules;
-    private final Settings settings;
-    private final Clock clock;
-    private final RunPlanner planner;
-    private final UsageRepository usage;
 
-    public JobService(
-            JobRepository jobs,
-            RunRepository runs,
-            BinaryService binaries,
-            ArtifactStore store,
-            Transactions tx,
-            Dispatcher dispatcher,
-            Schedules schedules,
-            Settings settings,
-            Clock clock,
-            RunPlanner planner,
-            UsageRepository usage) {
-        this.planner = planner;
-        this.usage = usage;
-        this.jobs = jobs;
-        this.runs = runs;
-        this.validator = new JobValidator(binaries, schedules, settings);
+    private final JobContext ctx;
+
+    public JobService(JobContext ctx, BinaryService binaries, ArtifactStore store) {
+        this.ctx = ctx;
+        this.validator = new JobValidator(binaries, ctx.schedules(), ctx.settings());
         this.store = store;
-        this.tx = tx;
-        this.dispatcher = dispatcher;
-        this.schedules = schedules;
-        this.settings = settings;
-        this.clock = clock;
     }
 
     /**
@@ -87,27 +53,27 @@ public final class JobService {
      * still SCHEDULED in a bucket the sweeper has not passed, and the next sweep sends it.
      */
     public JobView create(String owner, JobRequest req) {
-        Instant now = clock.instant();
+        Instant now = ctx.clock().instant();
         JobValidator.Definition d = validator.validate(owner, req, now);
         String jobId = Ids.next("job");
         Job draft = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, null, null, List.of());
-        Run run = planner.plan(draft, d.first(), now);
+        Run run = ctx.planner().plan(draft, d.first(), now);
         Job job = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, run.runId(), run.scheduledAt(), List.of());
-        Quotas q = settings.quotas();
+        Quotas q = ctx.settings().quotas();
         if (d.peak() > q.runsPerMinute()) {
             throw rateQuota(d.peak(), 0, q);
         }
         List<TransactWriteItem> items = new ArrayList<>(List.of(
-                jobs.insert(job),
-                runs.create(Change.of(Transition.SCHEDULE, run, now)),
-                usage.addJob(owner, d.peak(), q)));
+                ctx.jobs().insert(job),
+                ctx.runs().create(Change.of(Transition.SCHEDULE, run, now)),
+                ctx.usage().addJob(owner, d.peak(), q)));
         if (d.secrets() != null && !d.secrets().isEmpty()) {
-            items.add(jobs.putSecrets(jobId, d.secrets()));
+            items.add(ctx.jobs().putSecrets(jobId, d.secrets()));
         }
-        Transactions.Outcome o = tx.write(items);
+        Transactions.Outcome o = ctx.tx().write(items);
         if (!o.won()) {
             if (o.failed(2)) {
-                UsageRepository.Usage u = usage.get(owner);
+                UsageRepository.Usage u = ctx.usage().get(owner);
                 if (u.jobs() >= q.jobs()) {
                     throw new QuotaExceededException(
                             "jobs",
@@ -133,8 +99,8 @@ public final class JobService {
      */
     public JobView update(String owner, String jobId, String ifMatch, JobRequest req) {
         OptionalLong wanted = JobValidator.parseIfMatch(ifMatch);
-        Instant now = clock.instant();
-        Job old = find(owner, jobId);
+        Instant now = ctx.clock().instant();
+        Job old = ctx.owned(owner, jobId);
         if (old.state() == JobState.DELETED) {
             throw new NotFoundException("job " + jobId + " does not exist");
         }
@@ -150,7 +116,7 @@ public final class JobService {
             Job draft =
                     d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now, null, null, old.secretNames());
             Optional<Run> oldPending =
-                    old.pendingRunId() == null ? Optional.empty() : runs.get(jobId, old.pendingRunId());
+                    old.pendingRunId() == null ? Optional.empty() : ctx.runs().get(jobId, old.pendingRunId());
             List<TransactWriteItem> items = new ArrayList<>();
             Run next = null;
             if (state == JobState.ACTIVE) {
@@ -160,15 +126,15 @@ public final class JobService {
                     String id = RunIds.forOccurrence(at);
                     return oldPending.filter(r -> r.runId().equals(id)).isPresent()
                             ? oldPending.get().state() != RunState.SCHEDULED
-                            : runs.occupied(jobId, id);
+                            : ctx.runs().occupied(jobId, id);
                 });
                 if (t.isPresent()) {
-                    next = planner.plan(draft, t.get(), now);
+                    next = ctx.planner().plan(draft, t.get(), now);
                     String id = next.runId();
                     items.add(
                             oldPending.filter(r -> r.runId().equals(id)).isPresent()
-                                    ? runs.write(Change.of(Transition.RESCHEDULE, next, now))
-                                    : runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, next, now)));
+                                    ? ctx.runs().write(Change.of(Transition.RESCHEDULE, next, now))
+                                    : ctx.runs().create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, next, now)));
                 } else {
                     state = JobState.COMPLETED;
                 }
@@ -178,8 +144,9 @@ public final class JobService {
                     && oldPending.get().runId().equals(next.runId());
             if (!replaced
                     && oldPending.filter(r -> r.state() == RunState.SCHEDULED).isPresent()) {
-                items.add(runs.write(Change.of(Transition.CANCEL_SCHEDULED, jobId, old.pendingRunId(), now)
-                        .withError("replaced by version " + (old.version() + 1) + " of the job")));
+                items.add(ctx.runs()
+                        .write(Change.of(Transition.CANCEL_SCHEDULED, jobId, old.pendingRunId(), now)
+                                .withError("replaced by version " + (old.version() + 1) + " of the job")));
             }
             Job job = d.job(
                     jobId,
@@ -191,27 +158,28 @@ public final class JobService {
                     next == null ? null : next.runId(),
                     next == null ? null : next.scheduledAt(),
                     old.secretNames());
-            items.add(0, jobs.replace(job, expected, old.pendingRunId()));
-            int delta = d.peak() - SchedulePeak.of(old.schedule(), schedules);
+            items.add(0, ctx.jobs().replace(job, expected, old.pendingRunId()));
+            int delta = d.peak() - SchedulePeak.of(old.schedule(), ctx.schedules());
             int quotaItem = -1;
             if (delta != 0) {
                 quotaItem = items.size();
-                items.add(usage.changeRate(owner, delta, settings.quotas()));
+                items.add(ctx.usage().changeRate(owner, delta, ctx.settings().quotas()));
             }
             if (d.secrets() != null) {
-                items.add(jobs.putSecrets(jobId, d.secrets()));
+                items.add(ctx.jobs().putSecrets(jobId, d.secrets()));
             }
-            Transactions.Outcome o = tx.write(items);
+            Transactions.Outcome o = ctx.tx().write(items);
             if (!o.won() && quotaItem >= 0 && o.failed(quotaItem)) {
-                throw rateQuota(delta, usage.get(owner).rate(), settings.quotas());
+                throw rateQuota(
+                        delta, ctx.usage().get(owner).rate(), ctx.settings().quotas());
             }
             if (o.won()) {
                 if (next != null) {
                     dispatchIfDueSoon(next, now);
                 }
-                return JobView.of(find(owner, jobId));
+                return JobView.of(ctx.owned(owner, jobId));
             }
-            old = find(owner, jobId);
+            old = ctx.owned(owner, jobId);
             if (old.state() == JobState.DELETED) {
                 throw new NotFoundException("job " + jobId + " does not exist");
             }
@@ -228,10 +196,10 @@ public final class JobService {
     }
 
     private void dispatchIfDueSoon(Run run, Instant now) {
-        Instant horizon = now.plus(settings.lookahead());
+        Instant horizon = now.plus(ctx.settings().lookahead());
         if (!run.scheduledAt().isAfter(horizon)) {
             try {
-                dispatcher.dispatch(List.of(run), horizon);
+                ctx.dispatcher().dispatch(List.of(run), horizon);
             } catch (RuntimeException e) {
                 LOG.log(
                         Level.WARNING,
@@ -250,7 +218,7 @@ public final class JobService {
         if (req == null) {
             throw ValidationException.of("body", "is required");
         }
-        Instant now = clock.instant();
+        Instant now = ctx.clock().instant();
         List<FieldError> errors = new ArrayList<>();
         int count = JobValidator.range(
                 errors, "count", req.count(), SchedulePreview.DEFAULT_COUNT, 1, SchedulePreview.MAX_COUNT);
@@ -266,7 +234,7 @@ public final class JobService {
         }
         Schedule schedule = null;
         try {
-            schedule = schedules.parse(req.schedule(), now, "schedule");
+            schedule = ctx.schedules().parse(req.schedule(), now, "schedule");
         } catch (ValidationException e) {
             errors.addAll(e.errors());
         }
@@ -287,20 +255,20 @@ public final class JobService {
                     Rejection.MALFORMED,
                     List.of(new FieldError("count", "must be between 1 and " + SchedulePreview.MAX_COUNT)));
         }
-        Job job = find(owner, jobId);
-        Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
+        Job job = ctx.owned(owner, jobId);
+        Schedule schedule = ctx.schedules().parse(job.schedule(), job.createdAt(), "schedule");
         if (job.state() != JobState.ACTIVE) {
             return SchedulePreview.empty(schedule);
         }
-        return SchedulePreview.of(schedule, clock.instant(), n);
+        return SchedulePreview.of(schedule, ctx.clock().instant(), n);
     }
 
     public JobView get(String owner, String jobId) {
-        return JobView.of(find(owner, jobId));
+        return JobView.of(ctx.owned(owner, jobId));
     }
 
     public Page<JobView> list(String owner, Integer limit, String cursor) {
-        int n = pageSize(limit);
+        int n = Cursors.pageSize(limit);
         var key = Cursors.decode(
                 cursor,
                 Map.<String, Predicate<String>>of(
@@ -310,7 +278,7 @@ public final class JobService {
                         owner::equals,
                         Resources.OWNER_SORT,
                         sort -> true));
-        var page = jobs.listByOwner(owner, n, key);
+        var page = ctx.jobs().listByOwner(owner, n, key);
         return new Page<>(page.items().stream().map(JobView::of).toList(), Cursors.encode(page.lastKey()));
     }
 
@@ -320,25 +288,19 @@ public final class JobService {
      */
     public void delete(String owner, String jobId) {
         for (int i = 0; i < RETRIES; i++) {
-            Job job = find(owner, jobId);
+            Job job = ctx.owned(owner, jobId);
             if (job.state() == JobState.DELETED) {
                 return;
             }
-            Instant now = clock.instant();
+            Instant now = ctx.clock().instant();
             List<TransactWriteItem> items = new ArrayList<>();
-            items.add(jobs.markDeleted(jobId, owner, job.pendingRunId(), now));
-            items.add(usage.removeJob(owner, SchedulePeak.of(job.schedule(), schedules)));
+            items.add(ctx.jobs().markDeleted(jobId, owner, job.pendingRunId(), now));
+            items.add(ctx.usage().removeJob(owner, SchedulePeak.of(job.schedule(), ctx.schedules())));
             if (!job.secretNames().isEmpty()) {
-                items.add(jobs.putSecrets(jobId, Map.of()));
+                items.add(ctx.jobs().putSecrets(jobId, Map.of()));
             }
-            if (job.pendingRunId() != null
-                    && runs.get(jobId, job.pendingRunId())
-                            .filter(r -> r.state() == RunState.SCHEDULED)
-                            .isPresent()) {
-                items.add(runs.write(Change.of(Transition.CANCEL_SCHEDULED, jobId, job.pendingRunId(), now)
-                        .withError("job deleted")));
-            }
-            if (tx.write(items).won()) {
+            ctx.cancelPending(job, now, "job deleted").ifPresent(items::add);
+            if (ctx.tx().write(items).won()) {
                 return;
             }
             // A sweep moved the pending run on meanwhile: read again and retry against the new one.
@@ -347,46 +309,28 @@ public final class JobService {
     }
 
     public Page<RunView> runs(String owner, String jobId, Integer limit, String cursor) {
-        find(owner, jobId);
+        ctx.owned(owner, jobId);
         var key = Cursors.decode(
                 cursor,
                 Map.<String, Predicate<String>>of(Resources.JOB_ID, jobId::equals, Resources.RUN_ID, Keys::runId));
-        var page = runs.listForJob(jobId, pageSize(limit), key);
+        var page = ctx.runs().listForJob(jobId, Cursors.pageSize(limit), key);
         return new Page<>(page.items().stream().map(RunView::of).toList(), Cursors.encode(page.lastKey()));
     }
 
     /** The captured output of the run's latest attempt. */
     public String log(String owner, String jobId, String runId) {
-        find(owner, jobId);
+        ctx.owned(owner, jobId);
         if (!Keys.runId(runId)) {
             throw new NotFoundException("not a run id");
         }
-        Run run = runs.get(jobId, runId).orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
+        Run run = ctx.runs()
+                .get(jobId, runId)
+                .orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
         if (run.logKey() == null) {
             throw new NotFoundException("run " + runId + " has no log yet (state " + run.state() + ")");
         }
         return store.readText(run.logKey())
                 .orElseThrow(() -> new NotFoundException("the log of run " + runId + " has expired"));
-    }
-
-    private Job find(String owner, String jobId) {
-        if (!Keys.jobId(jobId)) {
-            throw new NotFoundException("not a job id");
-        }
-        return jobs.get(jobId)
-                .filter(j -> j.owner().equals(owner))
-                .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
-    }
-
-    private static int pageSize(Integer limit) {
-        if (limit == null) {
-            return 20;
-        }
-        if (limit < 1 || limit > MAX_PAGE) {
-            throw new ValidationException(
-                    Rejection.MALFORMED, List.of(new FieldError("limit", "must be between 1 and " + MAX_PAGE)));
-        }
-        return limit;
     }
 
     /** Seconds a client over its job quota is told to wait: only a deletion frees a slot, so this is a pace. */

@@ -45,17 +45,7 @@ public final class Sweeper {
     private final Clock clock;
     private final DeadLetterQueue deadLetters;
 
-    public Sweeper(
-            RunRepository runs,
-            WatermarkRepository watermarks,
-            Dispatcher dispatcher,
-            TimeBuckets buckets,
-            Settings settings,
-            Clock clock) {
-        this(runs, watermarks, dispatcher, buckets, settings, clock, null);
-    }
-
-    /** With {@code deadLetters}, each sweep also reconciles the run queue's dead-letter queue. */
+    /** With {@code deadLetters} (null: none), each sweep also reconciles the run queue's dead-letter queue. */
     public Sweeper(
             RunRepository runs,
             WatermarkRepository watermarks,

@@ -26,7 +26,8 @@ class SchedulePreviewTest {
             previewOnly(new Schedules(Duration.ofSeconds(5)), settings, new SettableClock(NOW));
 
     private static JobService previewOnly(Schedules schedules, Settings settings, Clock clock) {
-        return new JobService(null, null, null, null, null, null, schedules, settings, clock, null, null);
+        return new JobService(
+                new JobContext(null, null, null, null, schedules, null, null, settings, clock), null, null);
     }
 
     private static ScheduleSpec cron(String expression, String zone) {
