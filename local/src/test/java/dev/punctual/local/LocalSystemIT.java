@@ -249,10 +249,7 @@ class LocalSystemIT {
             for (Instant t = lastBeforePause.plus(STEP); !t.isAfter(latestMissed); t = t.plus(STEP)) {
                 missed.add(t);
             }
-            List<JsonNode> cancelled = justBeforeResume.stream()
-                    .filter(r -> !instant(r, "scheduledAt").isBefore(pausedAt)
-                            && instant(r, "scheduledAt").isBefore(resumedAt))
-                    .toList();
+            List<JsonNode> cancelled = scheduledIn(justBeforeResume, pausedAt, resumedAt);
             assertThat(cancelled.stream().map(r -> instant(r, "scheduledAt")).toList())
                     .isEqualTo(missed);
             cancelled.forEach(LocalSystemIT::assertCancelledByPause);
@@ -267,10 +264,7 @@ class LocalSystemIT {
 
             // Exactly one run of the paused window started: the latest missed occurrence, run at the resume.
             List<JsonNode> all = runs(id);
-            List<JsonNode> window = all.stream()
-                    .filter(r -> !instant(r, "scheduledAt").isBefore(pausedAt)
-                            && instant(r, "scheduledAt").isBefore(resumedAt))
-                    .toList();
+            List<JsonNode> window = scheduledIn(all, pausedAt, resumedAt);
             assertThat(window.stream().map(r -> instant(r, "scheduledAt")).toList())
                     .isEqualTo(missed);
             List<JsonNode> caughtUp = window.stream()
@@ -375,6 +369,14 @@ class LocalSystemIT {
     }
 
     /** A run queued before the pause whose message arrived while the job was paused: cancelled, never started. */
+    /** The runs scheduled in [{@code from}, {@code until}). */
+    private static List<JsonNode> scheduledIn(List<JsonNode> runs, Instant from, Instant until) {
+        return runs.stream()
+                .filter(r -> !instant(r, "scheduledAt").isBefore(from)
+                        && instant(r, "scheduledAt").isBefore(until))
+                .toList();
+    }
+
     private static void assertCancelledByPause(JsonNode r) {
         assertThat(r.get("state").asText()).as("state of %s", r).isEqualTo("CANCELLED");
         assertThat(r.get("error").asText()).as("error of %s", r).isEqualTo("job paused");

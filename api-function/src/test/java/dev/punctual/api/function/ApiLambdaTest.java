@@ -4,6 +4,7 @@ import static dev.punctual.api.function.ApiBinaries.put;
 import static dev.punctual.api.function.ApiBinaries.register;
 import static dev.punctual.api.function.ApiBinaries.uploaded;
 import static dev.punctual.api.function.Problems.NOW;
+import static dev.punctual.api.function.Problems.assertField;
 import static dev.punctual.api.function.Problems.assertProblem;
 import static dev.punctual.api.function.Problems.countJobs;
 import static dev.punctual.api.function.Problems.jobBody;
@@ -18,6 +19,7 @@ import static org.hamcrest.Matchers.nullValue;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
@@ -122,19 +124,8 @@ class ApiLambdaTest {
                     .path("id"));
         }
         Set<String> seen = new HashSet<>();
-        String cursor = null;
-        int pages = 0;
-        do {
-            var req = given().queryParam("limit", 1);
-            if (cursor != null) {
-                req = req.queryParam("cursor", cursor);
-            }
-            JsonPath page = req.get("/v1/jobs").then().statusCode(200).extract().jsonPath();
-            assertThat(page.getList("items")).hasSizeLessThanOrEqualTo(1);
-            seen.addAll(page.getList("items.id", String.class));
-            cursor = page.getString("nextCursor");
-            pages++;
-        } while (cursor != null && pages < 50);
+        int pages = Listings.pageByPage(
+                RestAssured::given, "/v1/jobs", page -> seen.addAll(page.getList("items.id", String.class)));
         assertThat(seen).containsAll(created);
         assertThat(pages).isGreaterThanOrEqualTo(3);
     }
@@ -165,23 +156,9 @@ class ApiLambdaTest {
                 "nonRetryableExitCodes[0]");
         JsonPath notUploaded = register("later.sh", "#!/bin/sh\n".getBytes(StandardCharsets.UTF_8));
         refused(jobBody("x", notUploaded.getString("id"), NOW), 422, "binaryId");
-        given().contentType(ContentType.JSON)
-                .body("{\"name\": ")
-                .post("/v1/jobs")
-                .then()
-                .statusCode(400)
-                .contentType("application/problem+json")
-                .body("field", equalTo("body"));
-        given().queryParam("limit", "many")
-                .get("/v1/jobs")
-                .then()
-                .statusCode(400)
-                .body("field", equalTo("limit"));
-        given().queryParam("cursor", "garbage")
-                .get("/v1/jobs")
-                .then()
-                .statusCode(400)
-                .body("field", equalTo("cursor"));
+        assertField(given().contentType(ContentType.JSON).body("{\"name\": ").post("/v1/jobs"), 400, "body");
+        assertField(given().queryParam("limit", "many").get("/v1/jobs"), 400, "limit");
+        assertField(given().queryParam("cursor", "garbage").get("/v1/jobs"), 400, "cursor");
         assertThat(countJobs()).isEqualTo(before);
     }
 

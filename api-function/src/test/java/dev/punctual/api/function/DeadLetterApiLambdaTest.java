@@ -2,7 +2,9 @@ package dev.punctual.api.function;
 
 import static dev.punctual.api.function.ApiBinaries.uploaded;
 import static dev.punctual.api.function.DeadRuns.claimAndDie;
+import static dev.punctual.api.function.DeadRuns.deadRunsListed;
 import static dev.punctual.api.function.DeadRuns.firstRunId;
+import static dev.punctual.api.function.Problems.assertField;
 import static dev.punctual.api.function.Problems.createJob;
 import static dev.punctual.api.function.Problems.jobBody;
 import static dev.punctual.api.function.Problems.later;
@@ -15,7 +17,6 @@ import dev.punctual.core.run.RunState;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -42,46 +43,22 @@ class DeadLetterApiLambdaTest {
             made.add(0, deadRun("dl-page-" + i)[0]);
         }
         List<String> seen = new ArrayList<>();
-        String cursor = null;
-        int pages = 0;
-        do {
-            var req = given().queryParam("state", "DEAD").queryParam("limit", 1);
-            if (cursor != null) {
-                req = req.queryParam("cursor", cursor);
-            }
-            JsonPath page = req.get("/v1/runs").then().statusCode(200).extract().jsonPath();
-            assertThat(page.getList("items")).hasSizeLessThanOrEqualTo(1);
+        int pages = Listings.pageByPage(() -> given().queryParam("state", "DEAD"), "/v1/runs", page -> {
             assertThat(page.getList("items.state", String.class)).allMatch("DEAD"::equals);
             seen.addAll(page.getList("items.jobId", String.class));
-            cursor = page.getString("nextCursor");
-            pages++;
-        } while (cursor != null && pages < 50);
+        });
         assertThat(seen).containsSubsequence(made);
         assertThat(pages).isGreaterThanOrEqualTo(3);
 
-        given().get("/v1/runs")
-                .then()
-                .statusCode(400)
-                .contentType("application/problem+json")
-                .body("field", equalTo("state"));
-        given().queryParam("state", "FAILED")
-                .get("/v1/runs")
-                .then()
-                .statusCode(400)
-                .contentType("application/problem+json")
-                .body("field", equalTo("state"));
-        given().queryParam("state", "DEAD")
-                .queryParam("limit", 0)
-                .get("/v1/runs")
-                .then()
-                .statusCode(400)
-                .body("field", equalTo("limit"));
-        given().queryParam("state", "DEAD")
-                .queryParam("cursor", "garbage")
-                .get("/v1/runs")
-                .then()
-                .statusCode(400)
-                .body("field", equalTo("cursor"));
+        assertField(given().get("/v1/runs"), 400, "state");
+        assertField(given().queryParam("state", "FAILED").get("/v1/runs"), 400, "state");
+        assertField(given().queryParam("state", "DEAD").queryParam("limit", 0).get("/v1/runs"), 400, "limit");
+        assertField(
+                given().queryParam("state", "DEAD")
+                        .queryParam("cursor", "garbage")
+                        .get("/v1/runs"),
+                400,
+                "cursor");
     }
 
     @Test
@@ -100,15 +77,7 @@ class DeadLetterApiLambdaTest {
                 .body("attempt", equalTo(1))
                 .body("maxAttempts", equalTo(3));
         assertThat(punctual.runs.get(jobId, runId).orElseThrow().state()).isEqualTo(RunState.QUEUED);
-        given().queryParam("state", "DEAD")
-                .queryParam("limit", 100)
-                .get("/v1/runs")
-                .then()
-                .statusCode(200)
-                .extract()
-                .jsonPath()
-                .getList("items.jobId", String.class)
-                .forEach(id -> assertThat(id).isNotEqualTo(jobId));
+        deadRunsListed(given(), "jobId").forEach(id -> assertThat(id).isNotEqualTo(jobId));
 
         given().post(retry)
                 .then()

@@ -30,6 +30,11 @@ final class DeadRuns {
         return firstRunId(given(), jobId);
     }
 
+    /** The {@code field} of each DEAD run {@code caller} sees listed (the first page, up to 100). */
+    static List<String> deadRunsListed(RequestSpecification caller, String field) {
+        return Listings.listed(caller.queryParam("state", "DEAD"), "/v1/runs", field);
+    }
+
     /**
      * Claims the run at {@code due} (a claim wins only once the run is due) with a one-minute lease for
      * {@code executor}, then finishes it DEAD at {@code diedAt}: attempt 1, exit code 3, plus whatever

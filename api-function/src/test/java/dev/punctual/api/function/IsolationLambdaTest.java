@@ -2,7 +2,9 @@ package dev.punctual.api.function;
 
 import static dev.punctual.api.function.ApiBinaries.uploaded;
 import static dev.punctual.api.function.DeadRuns.claimAndDie;
+import static dev.punctual.api.function.DeadRuns.deadRunsListed;
 import static dev.punctual.api.function.DeadRuns.firstRunId;
+import static dev.punctual.api.function.Listings.listed;
 import static dev.punctual.api.function.Problems.createJob;
 import static dev.punctual.api.function.Problems.jobBody;
 import static dev.punctual.api.function.Problems.later;
@@ -25,7 +27,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.junit.jupiter.api.BeforeEach;
@@ -155,43 +156,11 @@ class IsolationLambdaTest {
 
     @Test
     void listingsShowOnlyTheCallersOwn() {
-        List<String> bobs = as(BOB).queryParam("limit", 100)
-                .get("/v1/jobs")
-                .then()
-                .statusCode(200)
-                .extract()
-                .jsonPath()
-                .getList("items.id", String.class);
-        assertThat(bobs).doesNotContain(jobId, deadJobId);
-        List<String> alices = as(ALICE)
-                .queryParam("limit", 100)
-                .get("/v1/jobs")
-                .then()
-                .statusCode(200)
-                .extract()
-                .jsonPath()
-                .getList("items.id", String.class);
-        assertThat(alices).contains(jobId, deadJobId);
+        assertThat(listed(as(BOB), "/v1/jobs", "id")).doesNotContain(jobId, deadJobId);
+        assertThat(listed(as(ALICE), "/v1/jobs", "id")).contains(jobId, deadJobId);
 
-        assertThat(as(BOB).queryParam("state", "DEAD")
-                        .queryParam("limit", 100)
-                        .get("/v1/runs")
-                        .then()
-                        .statusCode(200)
-                        .extract()
-                        .jsonPath()
-                        .getList("items.runId", String.class))
-                .doesNotContain(deadRunId);
-        assertThat(as(ALICE)
-                        .queryParam("state", "DEAD")
-                        .queryParam("limit", 100)
-                        .get("/v1/runs")
-                        .then()
-                        .statusCode(200)
-                        .extract()
-                        .jsonPath()
-                        .getList("items.runId", String.class))
-                .contains(deadRunId);
+        assertThat(deadRunsListed(as(BOB), "runId")).doesNotContain(deadRunId);
+        assertThat(deadRunsListed(as(ALICE), "runId")).contains(deadRunId);
     }
 
     @Test

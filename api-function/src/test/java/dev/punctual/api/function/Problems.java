@@ -25,6 +25,11 @@ final class Problems {
         return v.body("field", equalTo(field)).body("errors.field", hasItem(field));
     }
 
+    /** A problem+json answer with {@code status} whose {@code field} names {@code field}. */
+    static ValidatableResponse assertField(Response r, int status, String field) {
+        return assertProblem(r, status).body("field", equalTo(field));
+    }
+
     static ValidatableResponse assertProblem(Response r, int status) {
         return r.then()
                 .statusCode(status)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 class SettingsTest {
@@ -54,18 +55,15 @@ class SettingsTest {
                 .isEqualTo("mine");
     }
 
+    private static void assertRejected(UnaryOperator<Settings.Builder> settings) {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> settings.apply(Settings.builder()).build());
+    }
+
     @Test
     void rejectsALookaheadNotLongerThanTheSweepPeriod() {
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> Settings.builder()
-                        .sweepPeriod(Duration.ofMinutes(2))
-                        .lookahead(Duration.ofMinutes(2))
-                        .build());
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> Settings.builder()
-                        .sweepPeriod(Duration.ofMinutes(3))
-                        .lookahead(Duration.ofMinutes(2))
-                        .build());
+        assertRejected(b -> b.sweepPeriod(Duration.ofMinutes(2)).lookahead(Duration.ofMinutes(2)));
+        assertRejected(b -> b.sweepPeriod(Duration.ofMinutes(3)).lookahead(Duration.ofMinutes(2)));
         assertThat(Settings.builder()
                         .sweepPeriod(Duration.ofSeconds(119))
                         .build()
@@ -75,24 +73,15 @@ class SettingsTest {
 
     @Test
     void rejectsAHeartbeatNotShorterThanTheLease() {
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> Settings.builder()
-                        .lease(Duration.ofSeconds(20))
-                        .heartbeat(Duration.ofSeconds(20))
-                        .build());
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> Settings.builder()
-                        .lease(Duration.ofSeconds(20))
-                        .heartbeat(Duration.ofSeconds(30))
-                        .build());
+        assertRejected(b -> b.lease(Duration.ofSeconds(20)).heartbeat(Duration.ofSeconds(20)));
+        assertRejected(b -> b.lease(Duration.ofSeconds(20)).heartbeat(Duration.ofSeconds(30)));
         assertThat(Settings.builder().lease(Duration.ofSeconds(21)).build().heartbeat())
                 .isEqualTo(Duration.ofSeconds(20));
     }
 
     @Test
     void rejectsFewerThanOneShard() {
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> Settings.builder().shards(0).build());
+        assertRejected(b -> b.shards(0));
         assertThat(Settings.builder().shards(1).build().shards()).isEqualTo(1);
     }
 }

@@ -25,15 +25,33 @@ class ProcessRunnerKillTest extends ScriptTestBase {
         return Long.parseLong(Files.readString(file).trim());
     }
 
+    /** What an await returned, and how long it took. */
+    private record Timed(ProcessRunner.Result result, Duration took) {}
+
+    private static Timed timedAwait(ProcessRunner.Handle h, Duration timeout) throws InterruptedException {
+        long started = System.nanoTime();
+        ProcessRunner.Result r = h.await(timeout);
+        return new Timed(r, Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /** Waits until the process whose pid {@code pidFile} holds is gone. */
+    private static void awaitGone(Path pidFile) throws Exception {
+        long pid = readPid(pidFile);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !alive(pid));
+    }
+
+    /** Starts a script that writes its pid to {@code ready}, then sleeps for a minute. */
+    private ProcessRunner.Handle startWaiter(Path ready) throws Exception {
+        return scripts.start("waiter", "echo $$ > '" + ready + "'\nsleep 60");
+    }
+
     @Test
     void timeoutKillsTheBinary() throws Exception {
-        Path script = scripts.write("slow", "echo started; sleep 60; echo finished");
-        ProcessRunner.Handle h = scripts.start(script);
-        long started = System.nanoTime();
-        ProcessRunner.Result r = h.await(Duration.ofSeconds(1));
-        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        ProcessRunner.Handle h = scripts.start("slow", "echo started; sleep 60; echo finished");
+        Timed t = timedAwait(h, Duration.ofSeconds(1));
+        ProcessRunner.Result r = t.result();
 
-        assertThat(took).isBetween(Duration.ofSeconds(1), Duration.ofSeconds(8));
+        assertThat(t.took()).isBetween(Duration.ofSeconds(1), Duration.ofSeconds(8));
         assertThat(r.killedBecause()).contains("timed out");
         assertThat(r.exitCode()).isNotZero();
         assertThat(scripts.log()).contains("started").doesNotContain("finished");
@@ -43,16 +61,15 @@ class ProcessRunnerKillTest extends ScriptTestBase {
     @Test
     void aBinaryIgnoringTermIsKilledAfterTheGracePeriod() throws Exception {
         Path ready = temp.resolve("ready");
-        Path script = scripts.write("stubborn", "trap '' TERM\necho $$ > '" + ready + "'\nsleep 60\nsleep 60");
-        ProcessRunner.Handle h = scripts.start(script);
+        ProcessRunner.Handle h =
+                scripts.start("stubborn", "trap '' TERM\necho $$ > '" + ready + "'\nsleep 60\nsleep 60");
         readPid(ready);
 
-        long started = System.nanoTime();
-        ProcessRunner.Result r = h.await(Duration.ofMillis(200));
-        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        Timed t = timedAwait(h, Duration.ofMillis(200));
+        ProcessRunner.Result r = t.result();
 
         // TERM was ignored, so the runner waited out the grace period and then sent KILL.
-        assertThat(took).isBetween(Scripts.KILL_GRACE, Duration.ofSeconds(8));
+        assertThat(t.took()).isBetween(Scripts.KILL_GRACE, Duration.ofSeconds(8));
         assertThat(r.killedBecause()).contains("timed out");
         assertThat(r.exitCode()).isEqualTo(128 + 9);
         assertThat(alive(h.pid())).isFalse();
@@ -61,38 +78,33 @@ class ProcessRunnerKillTest extends ScriptTestBase {
     @Test
     void childrenLeftBehindByTheBinaryDieWithIt() throws Exception {
         Path childPid = temp.resolve("child.pid");
-        Path script = scripts.write("daemonize", "sleep 300 &\necho $! > '" + childPid + "'\nexit 0");
-        ProcessRunner.Handle h = scripts.start(script);
+        ProcessRunner.Handle h = scripts.start("daemonize", "sleep 300 &\necho $! > '" + childPid + "'\nexit 0");
         ProcessRunner.Result r = h.await(LONG);
 
         assertThat(r.exitCode()).isZero();
         assertThat(r.killedBecause()).isNull();
-        long pid = readPid(childPid);
-        await().atMost(Duration.ofSeconds(5)).until(() -> !alive(pid));
+        awaitGone(childPid);
     }
 
     @Test
     void aDaemonThatLeftTheProcessGroupDiesWithTheRunToo() throws Exception {
         Path daemonPid = temp.resolve("daemon.pid");
         // setsid puts the daemon in a session (and group) of its own: a group kill cannot reach it.
-        Path script = scripts.write(
+        ProcessRunner.Handle h = scripts.start(
                 "escape",
                 "setsid sh -c 'echo $$ > \"" + daemonPid + "\"; exec sleep 300'"
                         + " < /dev/null > /dev/null 2>&1 &\n"
                         + "while [ ! -s '" + daemonPid + "' ]; do :; done\nexit 0");
-        ProcessRunner.Handle h = scripts.start(script);
         ProcessRunner.Result r = h.await(LONG);
 
         assertThat(r.exitCode()).isZero();
-        long pid = readPid(daemonPid);
-        await().atMost(Duration.ofSeconds(5)).until(() -> !alive(pid));
+        awaitGone(daemonPid);
     }
 
     @Test
     void childrenOfATimedOutBinaryDieWithIt() throws Exception {
         Path childPid = temp.resolve("child.pid");
-        Path script = scripts.write("forker", "sleep 300 &\necho $! > '" + childPid + "'\nsleep 60");
-        ProcessRunner.Handle h = scripts.start(script);
+        ProcessRunner.Handle h = scripts.start("forker", "sleep 300 &\necho $! > '" + childPid + "'\nsleep 60");
         long pid = readPid(childPid);
         assertThat(alive(pid)).isTrue();
 
@@ -105,8 +117,7 @@ class ProcessRunnerKillTest extends ScriptTestBase {
     @Test
     void killFromAnotherThreadStopsTheRunAndRecordsWhy() throws Exception {
         Path ready = temp.resolve("ready");
-        Path script = scripts.write("waiter", "echo $$ > '" + ready + "'\nsleep 60");
-        ProcessRunner.Handle h = scripts.start(script);
+        ProcessRunner.Handle h = startWaiter(ready);
         CompletableFuture<ProcessRunner.Result> result = CompletableFuture.supplyAsync(() -> {
             try {
                 return h.await(LONG);
@@ -128,7 +139,7 @@ class ProcessRunnerKillTest extends ScriptTestBase {
     @Test
     void onlyTheFirstKillReasonIsKept() throws Exception {
         Path ready = temp.resolve("ready");
-        ProcessRunner.Handle h = scripts.start(scripts.write("waiter", "echo $$ > '" + ready + "'\nsleep 60"));
+        ProcessRunner.Handle h = startWaiter(ready);
         readPid(ready);
 
         h.kill("first");

@@ -39,6 +39,11 @@ final class Scripts {
         return start(1024 * 1024, script, List.of(), Map.of());
     }
 
+    /** Writes the script {@code name} with {@code body} and starts it. */
+    ProcessRunner.Handle start(String name, String body) throws IOException {
+        return start(write(name, body));
+    }
+
     String log() throws IOException {
         return Files.readString(log, StandardCharsets.UTF_8);
     }

@@ -7,31 +7,22 @@ import static org.awaitility.Awaitility.await;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.error.ValidationException;
-import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.job.Job;
-import dev.punctual.core.job.JobState;
 import dev.punctual.core.queue.RunMessage;
-import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
-import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.BinaryView;
-import dev.punctual.core.service.Ids;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
-import dev.punctual.core.testing.TestStack;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -46,26 +37,10 @@ class BinaryOwnershipTest {
     @TempDir
     Path tmp;
 
-    private Punctual p;
-    private ExecutorPool pool;
+    @RegisterExtension
+    final ExecutorPools executors = new ExecutorPools();
 
-    @BeforeEach
-    void setUp() {
-        p = Fixture.stack(
-                TestStack.isolatedSettings()
-                        .lease(Duration.ofSeconds(6))
-                        .heartbeat(Duration.ofSeconds(2))
-                        .shutdownGrace(Duration.ofSeconds(2))
-                        .build(),
-                Clock.systemUTC());
-    }
-
-    @AfterEach
-    void stop() {
-        if (pool != null) {
-            pool.close();
-        }
-    }
+    private final Punctual p = Fixture.realTimeStack();
 
     @Test
     void registeringAnotherOwnersSha256IsNotUploadedUntilThisOwnerUploadsTheBytes() {
@@ -103,7 +78,7 @@ class BinaryOwnershipTest {
         Path witness = Fixture.witness(tmp);
         byte[] bytes = Fixture.script("echo \"$WHO\" >> \"$WITNESS\"");
         String aliceBinary = Fixture.uploadBinary(p, ALICE, bytes);
-        pool = p.startExecutor("ex-1", tmp.resolve("ex-1"), 1);
+        executors.start(p, "ex-1", tmp.resolve("ex-1"));
         JobView alices = p.jobService.create(
                 ALICE,
                 JobRequest.builder("alice", aliceBinary, NOW)
@@ -117,32 +92,20 @@ class BinaryOwnershipTest {
         // table (the API would refuse it) and its run sent to the executor that has Alice's bytes cached.
         BinaryView bobs = Fixture.register(p, BOB, bytes);
         Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-        String jobId = Ids.next("job");
-        Run run = Run.scheduled(jobId, RunIds.forOccurrence(now), BOB, now, 1, now);
-        Job job = Job.builder()
-                .id(jobId)
-                .owner(BOB)
-                .name("borrowed")
-                .binaryId(bobs.id())
-                .binarySha256(bobs.sha256())
-                .args(List.of())
-                .env(Map.of("WITNESS", witness.toString(), "WHO", "bob"))
-                .schedule(NOW)
-                .timeoutSeconds(30)
-                .maxAttempts(1)
-                .state(JobState.ACTIVE)
-                .version(1)
-                .createdAt(now)
-                .updatedAt(now)
-                .pendingRunId(run.runId())
-                .nextRunAt(now)
-                .build();
-        assertThat(p.tx.write(List.of(
-                                p.jobs.insert(job),
-                                p.runs.create(Change.of(Transition.SCHEDULE, run, run.createdAt()))))
-                        .won())
-                .isTrue();
-        assertThat(p.queue.sendBatch(List.of(new RunMessage(jobId, run.runId(), now)), now))
+        Job job = Fixture.insertJob(
+                p,
+                BOB,
+                NOW,
+                now,
+                now,
+                1,
+                j -> j.name("borrowed")
+                        .binaryId(bobs.id())
+                        .binarySha256(bobs.sha256())
+                        .env(Map.of("WITNESS", witness.toString(), "WHO", "bob"))
+                        .timeoutSeconds(30));
+        String jobId = job.id();
+        assertThat(p.queue.sendBatch(List.of(new RunMessage(jobId, job.pendingRunId(), now)), now))
                 .hasSize(1);
 
         await().atMost(Duration.ofSeconds(15))
@@ -154,8 +117,6 @@ class BinaryOwnershipTest {
     }
 
     private Run onlyRun(String jobId) {
-        List<Run> runs = Fixture.runsOf(p, jobId);
-        assertThat(runs).hasSize(1);
-        return runs.get(0);
+        return Fixture.onlyRun(p, jobId);
     }
 }

@@ -23,7 +23,6 @@ import dev.punctual.core.time.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -46,39 +45,39 @@ class CronAndDatesJobsTest {
                 .m();
     }
 
-    @Test
-    void aCronJobIsStoredWithItsDefaultsAndReadBackIdentical() {
-        SettableClock clock = new SettableClock(Instant.parse("2030-03-08T12:00:00Z"));
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo cron"));
-        ScheduleSpec input = new ScheduleSpec(
-                "cron",
-                null,
-                null,
-                null,
-                "2031-01-01T00:00:00Z",
-                "30 2 * * *",
-                "America/New_York",
-                null,
-                "twice",
-                null);
-
+    /** Creates a job with {@code input} and reads it back: the API answers {@code stored} both times. */
+    private static JobView createAndReadBack(Punctual p, String name, ScheduleSpec input, ScheduleSpec stored) {
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo " + name));
         JobView created = p.jobService.create(
-                OWNER, JobRequest.builder("nightly", binaryId, input).build());
-
-        ScheduleSpec stored = new ScheduleSpec(
-                "cron",
-                null,
-                null,
-                null,
-                "2031-01-01T00:00:00Z",
-                "30 2 * * *",
-                "America/New_York",
-                "shift",
-                "twice",
-                null);
+                OWNER, JobRequest.builder(name, binaryId, input).build());
         assertThat(created.schedule()).isEqualTo(stored);
         assertThat(p.jobService.get(OWNER, created.id()).schedule()).isEqualTo(stored);
+        return created;
+    }
+
+    /** 02:30 every night in New York until 2031, twice in the repeated hour, {@code dstGap} in the skipped one. */
+    private static ScheduleSpec nightly(String dstGap) {
+        return new ScheduleSpec(
+                "cron",
+                null,
+                null,
+                null,
+                "2031-01-01T00:00:00Z",
+                "30 2 * * *",
+                "America/New_York",
+                dstGap,
+                "twice",
+                null);
+    }
+
+    @Test
+    void aCronJobIsStoredWithItsDefaultsAndReadBackIdentical() {
+        Punctual p = Fixture.stackAt(Instant.parse("2030-03-08T12:00:00Z"));
+        ScheduleSpec input = nightly(null);
+        ScheduleSpec stored = nightly("shift");
+
+        JobView created = createAndReadBack(p, "nightly", input, stored);
+
         assertThat(created.nextRunAt()).isEqualTo("2030-03-09T07:30:00Z");
         assertThat(rawSchedule(p, created.id()))
                 .containsEntry("expression", AttributeValue.fromS("30 2 * * *"))
@@ -107,21 +106,16 @@ class CronAndDatesJobsTest {
 
     @Test
     void aDatesJobIsStoredReadablyAndReadBackIdentical() {
-        SettableClock clock = new SettableClock(Instant.parse("2030-03-01T12:00:00Z"));
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo dates"));
+        Punctual p = Fixture.stackAt(Instant.parse("2030-03-01T12:00:00Z"));
         List<DateSpec> dates = List.of(
                 DateSpec.of("2030-02-01T00:00:00Z"),
                 DateSpec.local("2030-03-31T02:30:00", "Europe/Berlin"),
                 DateSpec.of("2030-04-01T09:00:00Z"));
         ScheduleSpec input = ScheduleSpec.dates(dates, null);
-
-        JobView created = p.jobService.create(
-                OWNER, JobRequest.builder("some days", binaryId, input).build());
-
         ScheduleSpec stored = ScheduleSpec.dates(dates, dev.punctual.core.schedule.DstPolicy.DEFAULT);
-        assertThat(created.schedule()).isEqualTo(stored);
-        assertThat(p.jobService.get(OWNER, created.id()).schedule()).isEqualTo(stored);
+
+        JobView created = createAndReadBack(p, "some days", input, stored);
+
         assertThat(created.nextRunAt())
                 .as("the past entry is not run; 02:30 is shifted past the gap")
                 .isEqualTo("2030-03-31T01:00:00Z");
@@ -142,8 +136,7 @@ class CronAndDatesJobsTest {
     void oneSweepOfATenSecondCronQueuesEveryOccurrenceInTheLookaheadOnceAndLeavesOnePendingRun() {
         Instant now = realNow();
         Instant start = now.plusSeconds(10 - now.getEpochSecond() % 10);
-        SettableClock clock = new SettableClock(now);
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
+        Punctual p = Fixture.stackAt(now);
         ScheduleSpec spec = new ScheduleSpec(
                 "cron", null, null, null, null, "*/10 * * * * *", "Europe/London", "shift", "once", null);
         Job job = Fixture.insertJob(p, spec, start, now, 3);
@@ -151,10 +144,7 @@ class CronAndDatesJobsTest {
         Sweeper.SweepReport report = p.sweeper.sweep();
 
         Instant horizon = report.horizon();
-        List<Instant> expected = new ArrayList<>();
-        for (Instant t = start; !t.isAfter(horizon); t = t.plusSeconds(10)) {
-            expected.add(t);
-        }
+        List<Instant> expected = Fixture.every(Duration.ofSeconds(10), start, horizon);
         assertThat(expected).hasSizeGreaterThanOrEqualTo(12);
         assertThat(report.sent()).isEqualTo(expected.size());
         assertThat(report.marked()).isEqualTo(expected.size());

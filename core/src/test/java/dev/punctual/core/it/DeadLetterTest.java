@@ -7,11 +7,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
-import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
@@ -21,7 +19,6 @@ import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.ScheduleSpec;
-import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.Page;
 import dev.punctual.core.service.RunView;
@@ -36,8 +33,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
@@ -49,19 +46,24 @@ class DeadLetterTest {
     @TempDir
     Path tmp;
 
-    private final List<ExecutorPool> pools = new ArrayList<>();
-    private Punctual p;
+    @RegisterExtension
+    final ExecutorPools executors = new ExecutorPools();
 
-    @AfterEach
-    void stopExecutors() {
-        pools.forEach(ExecutorPool::close);
-    }
+    private Punctual p;
 
     // --- repository writes, on a settable clock ---
 
     /** A claim at {@code t}; it wins only once the run is due (the jobs here are due when written). */
     private boolean claim(Job job, String executor, Instant t) {
         return Fixture.claim(p, job, executor, t, LEASE).won();
+    }
+
+    /** A redrive of the job's pending run seen at attempt {@code attempt}, to 4 attempts in all; whether it won. */
+    private boolean redrive(Job job, int attempt, Instant t) {
+        return p.runs.apply(Change.of(Transition.REDRIVE, job.id(), job.pendingRunId(), t)
+                        .withAttempt(attempt)
+                        .withMaxAttempts(4))
+                .won();
     }
 
     @Test
@@ -72,36 +74,18 @@ class DeadLetterTest {
         Job job = Fixture.insertJob(p, Fixture.once(now), now, now, 1);
         String runId = job.pendingRunId();
         // Sent and marked, as the dispatcher does (a run claimed straight from SCHEDULED keeps an index entry).
-        assertThat(p.tx.write(List.of(p.runs.write(Change.of(Transition.MARK_QUEUED, job.id(), runId, now))))
-                        .won())
-                .isTrue();
+        assertThat(Fixture.markQueued(p, job, now)).isTrue();
         assertThat(claim(job, "ex-a", now)).isTrue();
 
         // A lost finish (wrong attempt) writes nothing, so the run is not listed.
-        assertThat(p.runs.apply(Change.of(
-                                        Transition.DIE,
-                                        p.runs.get(job.id(), runId).orElseThrow(),
-                                        now)
-                                .withAttempt(2)
-                                .withExecutor("ex-a")
-                                .withExitCode(3)
-                                .withError("exited with code 3"))
-                        .won())
+        assertThat(Fixture.die(p, job.id(), runId, now, 2, "ex-a", 3, "exited with code 3"))
                 .isFalse();
         assertThat(Fixture.rawRun(p, job.id(), runId))
                 .doesNotContainKeys(Resources.OWNER_STATE, Resources.FINISHED_SORT);
         assertThat(p.runs.listDead(OWNER, 10, null).items()).isEmpty();
 
         Instant dead = now.plusSeconds(5);
-        assertThat(p.runs.apply(Change.of(
-                                        Transition.DIE,
-                                        p.runs.get(job.id(), runId).orElseThrow(),
-                                        dead)
-                                .withAttempt(1)
-                                .withExecutor("ex-a")
-                                .withExitCode(3)
-                                .withError("exited with code 3"))
-                        .won())
+        assertThat(Fixture.die(p, job.id(), runId, dead, 1, "ex-a", 3, "exited with code 3"))
                 .isTrue();
         Map<String, AttributeValue> raw = Fixture.rawRun(p, job.id(), runId);
         assertThat(Items.str(raw, Resources.OWNER_STATE)).isEqualTo(OWNER + "#DEAD");
@@ -114,17 +98,9 @@ class DeadLetterTest {
 
         // A redrive at a stale attempt loses; at the attempt seen it wins.
         Instant later = dead.plusSeconds(60);
-        assertThat(p.runs.apply(Change.of(Transition.REDRIVE, job.id(), runId, later)
-                                .withAttempt(0)
-                                .withMaxAttempts(4))
-                        .won())
-                .isFalse();
+        assertThat(redrive(job, 0, later)).isFalse();
         assertThat(Fixture.run(p, job.id(), runId).state()).isEqualTo(RunState.DEAD);
-        assertThat(p.runs.apply(Change.of(Transition.REDRIVE, job.id(), runId, later)
-                                .withAttempt(1)
-                                .withMaxAttempts(4))
-                        .won())
-                .isTrue();
+        assertThat(redrive(job, 1, later)).isTrue();
         Run r = Fixture.run(p, job.id(), runId);
         assertThat(r.state()).isEqualTo(RunState.QUEUED);
         assertThat(r.attempt()).isEqualTo(1);
@@ -135,11 +111,7 @@ class DeadLetterTest {
         assertThat(Items.str(raw, Resources.DUE_SORT)).isEqualTo(TimeBuckets.sortKey(attention, job.id(), runId));
         assertThat(p.runs.listDead(OWNER, 10, null).items()).isEmpty();
         // Not DEAD any more: a second redrive loses.
-        assertThat(p.runs.apply(Change.of(Transition.REDRIVE, job.id(), runId, later)
-                                .withAttempt(1)
-                                .withMaxAttempts(4))
-                        .won())
-                .isFalse();
+        assertThat(redrive(job, 1, later)).isFalse();
         // The next claim continues the attempt count: the fencing token only grows.
         assertThat(claim(job, "ex-b", later)).isTrue();
         assertThat(Fixture.run(p, job.id(), runId).attempt()).isEqualTo(2);
@@ -155,16 +127,7 @@ class DeadLetterTest {
             Job job = Fixture.insertJob(p, Fixture.once(now), now, now, 1);
             assertThat(claim(job, "ex-a", now)).isTrue();
             Instant t = now.plusSeconds(10 + i);
-            assertThat(p.runs.apply(Change.of(
-                                            Transition.DIE,
-                                            p.runs.get(job.id(), job.pendingRunId())
-                                                    .orElseThrow(),
-                                            t)
-                                    .withAttempt(1)
-                                    .withExecutor("ex-a")
-                                    .withExitCode(1)
-                                    .withError("x"))
-                            .won())
+            assertThat(Fixture.die(p, job.id(), job.pendingRunId(), t, 1, "ex-a", 1, "x"))
                     .isTrue();
             expected.add(0, job.pendingRunId());
         }
@@ -215,17 +178,11 @@ class DeadLetterTest {
         Instant due = now; // due: claimable at once
         // A QUEUED run waiting for the message that died: marked DEAD.
         Job queued = Fixture.insertJob(p, Fixture.once(due), due, now, 3);
-        assertThat(p.tx.write(List.of(p.runs.write(
-                                Change.of(Transition.MARK_QUEUED, queued.id(), queued.pendingRunId(), now))))
-                        .won())
-                .isTrue();
+        assertThat(Fixture.markQueued(p, queued, now)).isTrue();
         // A finished run: only the message goes.
         Job done = Fixture.insertJob(p, Fixture.once(due), due, now, 3);
         assertThat(claim(done, "ex-a", now)).isTrue();
-        assertThat(p.runs.apply(Change.of(Transition.SUCCEED, done.id(), done.pendingRunId(), now)
-                                .withAttempt(1)
-                                .withExecutor("ex-a")
-                                .withExitCode(0))
+        assertThat(p.runs.apply(Fixture.outcome(Transition.SUCCEED, done.id(), done.pendingRunId(), now, 1, "ex-a", 0))
                         .won())
                 .isTrue();
         // A run held under a live lease: left alone, and its message stays for a later sweep.
@@ -260,29 +217,17 @@ class DeadLetterTest {
 
     @Test
     void aRunThatWentDeadIsListedAndARetryRunsItAgainUntilItSucceeds() throws Exception {
-        Settings settings = TestStack.isolatedSettings()
-                .lease(Duration.ofSeconds(6))
-                .heartbeat(Duration.ofSeconds(2))
-                .retryBase(Duration.ofSeconds(1))
-                .retryCap(Duration.ofSeconds(2))
-                .killGrace(Duration.ofSeconds(1))
-                .shutdownGrace(Duration.ofSeconds(2))
-                .executorConcurrency(2)
-                .build();
-        p = Fixture.stack(settings, Clock.systemUTC());
-        pools.add(p.startExecutor("ex-1", tmp.resolve("ex-1"), 1));
+        p = Fixture.stack(Fixture.fastRetries().build(), Clock.systemUTC());
+        executors.start(p, "ex-1", tmp.resolve("ex-1"));
         Path witness = Fixture.witness(tmp);
         Path healed = Fixture.shared(tmp).resolve("healed");
-        String binaryId = Fixture.uploadBinary(
+        JobView job = Fixture.createJob(
                 p,
-                OWNER,
-                Fixture.script("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ -f \"$HEALED\" ] && exit 0\nexit 3"));
-        JobView job = p.jobService.create(
-                OWNER,
-                JobRequest.builder("flaky", binaryId, ScheduleSpec.now())
-                        .env(Map.of("WITNESS", witness.toString(), "HEALED", healed.toString()))
-                        .maxAttempts(1)
-                        .build());
+                "flaky",
+                "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ -f \"$HEALED\" ] && exit 0\nexit 3",
+                ScheduleSpec.now(),
+                j -> j.env(Map.of("WITNESS", witness.toString(), "HEALED", healed.toString()))
+                        .maxAttempts(1));
 
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> p.deadLetters.list(OWNER, "DEAD", null, null).items().stream()

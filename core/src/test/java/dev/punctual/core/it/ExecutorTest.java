@@ -20,20 +20,19 @@ import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
-import dev.punctual.core.testing.TestStack;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -46,62 +45,52 @@ class ExecutorTest {
     @TempDir
     Path tmp;
 
-    private final List<ExecutorPool> pools = new ArrayList<>();
-    private Punctual p;
+    @RegisterExtension
+    final ExecutorPools executors = new ExecutorPools();
 
-    @AfterEach
-    void stopExecutors() {
-        pools.forEach(ExecutorPool::close);
-    }
+    private Punctual p;
 
     /** Short leases, retries and grace periods, so that everything happens within seconds. */
     private static Settings.Builder fast() {
-        return TestStack.isolatedSettings()
-                .lease(Duration.ofSeconds(6))
-                .heartbeat(Duration.ofSeconds(2))
-                .retryBase(Duration.ofSeconds(1))
-                .retryCap(Duration.ofSeconds(2))
-                .killGrace(Duration.ofSeconds(1))
-                .shutdownGrace(Duration.ofSeconds(2))
-                .executorConcurrency(2);
+        return Fixture.fastRetries();
     }
 
     private void stack(Settings.Builder settings) {
         p = Fixture.stack(settings.build(), Clock.systemUTC());
     }
 
-    private ExecutorPool executor(String id) {
-        ExecutorPool pool = p.startExecutor(id, tmp.resolve(id), 1);
-        pools.add(pool);
-        return pool;
+    /** {@link #fast()} settings, executor "ex-1" started; the witness file. */
+    private Path fastStackWithAnExecutor() {
+        stack(fast());
+        executor("ex-1");
+        return Fixture.witness(tmp);
     }
 
-    private JobView create(
-            String scriptBody,
-            ScheduleSpec schedule,
-            Map<String, String> env,
-            List<String> args,
-            Integer timeoutSeconds,
-            Integer maxAttempts) {
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(scriptBody));
-        return p.jobService.create(
-                OWNER,
-                JobRequest.builder("test job", binaryId, schedule)
-                        .args(args)
-                        .env(env)
-                        .timeoutSeconds(timeoutSeconds)
-                        .maxAttempts(maxAttempts)
-                        .build());
+    /** {@link #fast()} settings with a 3 s lease renewed every second, no executor yet; the witness file. */
+    private Path shortLeaseStack() {
+        stack(fast().lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)));
+        return Fixture.witness(tmp);
+    }
+
+    private ExecutorPool executor(String id) {
+        return executors.start(p, id, tmp.resolve(id));
+    }
+
+    private JobView create(String scriptBody, ScheduleSpec schedule, UnaryOperator<JobRequest.Builder> fields) {
+        return Fixture.createJob(p, "test job", scriptBody, schedule, fields);
+    }
+
+    /** A job whose script is given the witness file. */
+    private JobView create(String scriptBody, ScheduleSpec schedule, Path witness) {
+        return create(scriptBody, schedule, j -> j.env(Fixture.witnessEnv(witness)));
     }
 
     private JobView createNow(String scriptBody, Path witness) {
-        return create(scriptBody, NOW, Map.of("WITNESS", witness.toString()), null, null, null);
+        return create(scriptBody, NOW, witness);
     }
 
     private Run onlyRun(JobView job) {
-        List<Run> runs = Fixture.runsOf(p, job.id());
-        assertThat(runs).hasSize(1);
-        return runs.get(0);
+        return Fixture.onlyRun(p, job.id());
     }
 
     private RunState stateOf(JobView job) {
@@ -110,9 +99,7 @@ class ExecutorTest {
 
     @Test
     void aNowJobRunsOnceAtOnceSucceedsAndItsLogHoldsItsOutput() {
-        stack(fast());
-        executor("ex-1");
-        Path witness = Fixture.witness(tmp);
+        Path witness = fastStackWithAnExecutor();
 
         JobView job = createNow("echo \"hello from $SCHEDULER_RUN_ID\"\necho ran >> \"$WITNESS\"", witness);
 
@@ -133,17 +120,12 @@ class ExecutorTest {
 
     @Test
     void aFailingBinaryIsRetriedUntilDeadAfterExactlyMaxAttempts() {
-        stack(fast());
-        executor("ex-1");
-        Path witness = Fixture.witness(tmp);
+        Path witness = fastStackWithAnExecutor();
 
         JobView job = create(
                 "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\necho failing\nexit 3",
                 NOW,
-                Map.of("WITNESS", witness.toString()),
-                null,
-                null,
-                3);
+                j -> j.env(Fixture.witnessEnv(witness)).maxAttempts(3));
 
         await().atMost(Duration.ofSeconds(30)).until(() -> stateOf(job) == RunState.DEAD);
         Run r = onlyRun(job);
@@ -162,22 +144,14 @@ class ExecutorTest {
 
     @Test
     void aNonRetryableExitCodeIsDeadAtOnceWhileOtherFailuresAreRetried() {
-        stack(fast());
-        executor("ex-1");
-        Path witness = Fixture.witness(tmp);
+        Path witness = fastStackWithAnExecutor();
         // Exits 2 on the first attempt (retryable), then 64 (listed as non-retryable).
-        String binaryId = Fixture.uploadBinary(
+        JobView job = Fixture.createJob(
                 p,
-                OWNER,
-                Fixture.script(
-                        "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ \"$SCHEDULER_ATTEMPT\" = 1 ] && exit 2\nexit 64"));
-        JobView job = p.jobService.create(
-                OWNER,
-                JobRequest.builder("usage error", binaryId, NOW)
-                        .env(Map.of("WITNESS", witness.toString()))
-                        .maxAttempts(5)
-                        .nonRetryableExitCodes(List.of(64, 78))
-                        .build());
+                "usage error",
+                "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n[ \"$SCHEDULER_ATTEMPT\" = 1 ] && exit 2\nexit 64",
+                NOW,
+                j -> j.env(Fixture.witnessEnv(witness)).maxAttempts(5).nonRetryableExitCodes(List.of(64, 78)));
         assertThat(job.nonRetryableExitCodes()).containsExactly(64, 78);
 
         await().atMost(Duration.ofSeconds(30)).until(() -> stateOf(job) == RunState.DEAD);
@@ -193,16 +167,14 @@ class ExecutorTest {
 
     @Test
     void theBinarySeesItsArgsTheSchedulerVariablesAndItsOwnEnvButNothingOfTheExecutor() {
-        stack(fast());
-        executor("ex-1");
-        Path witness = Fixture.witness(tmp);
+        Path witness = fastStackWithAnExecutor();
         Map<String, String> env = new LinkedHashMap<>();
         env.put("WITNESS", witness.toString());
         env.put("GREETING", "hi there");
 
         JobView job = create(
                 "env > \"$WITNESS\"\nprintf '%s\\n' \"$@\" > \"$WITNESS.args\"",
-                NOW, env, List.of("one arg", "$HOME", "*"), null, null);
+                NOW, j -> j.env(env).args(List.of("one arg", "$HOME", "*")));
 
         await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job) == RunState.SUCCEEDED);
         Run r = onlyRun(job);
@@ -249,12 +221,12 @@ class ExecutorTest {
 
     @Test
     void aBinaryPastItsTimeoutIsKilledWithItsChildren() {
-        stack(fast());
-        executor("ex-1");
-        Path witness = Fixture.witness(tmp);
+        Path witness = fastStackWithAnExecutor();
 
         JobView job = create(
-                "sleep 30 &\necho $! > \"$WITNESS\"\nwait", NOW, Map.of("WITNESS", witness.toString()), null, 1, 1);
+                "sleep 30 &\necho $! > \"$WITNESS\"\nwait",
+                NOW,
+                j -> j.env(Fixture.witnessEnv(witness)).timeoutSeconds(1).maxAttempts(1));
 
         await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job).terminal());
         Run r = onlyRun(job);
@@ -269,8 +241,7 @@ class ExecutorTest {
     @Test
     void theSameMessageDeliveredThreeTimesToTwoExecutorsRunsTheBinaryOnceEvenPastTheLease() {
         // The binary runs longer than the lease: only the heartbeats keep the other executor from taking over.
-        stack(fast().lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)));
-        Path witness = Fixture.witness(tmp);
+        Path witness = shortLeaseStack();
         JobView job = createNow("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\nsleep 5", witness);
         Run queued = onlyRun(job);
         assertThat(queued.state()).isEqualTo(RunState.QUEUED);
@@ -292,16 +263,12 @@ class ExecutorTest {
 
     @Test
     void aRunWhoseExecutorDiedIsTakenOverAfterTheLeaseAndTheDeadHolderIsFencedOff() {
-        stack(fast().lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)));
-        Path witness = Fixture.witness(tmp);
+        Path witness = shortLeaseStack();
         JobView job = createNow("echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"", witness);
         Run queued = onlyRun(job);
         // A "ghost" executor claims the run and dies: nobody heartbeats its two-second lease.
         Instant now = Instant.now();
-        Transactions.Outcome ghost = p.tx.write(List.of(
-                p.jobs.conditionRunnable(job.id()),
-                p.runs.write(Change.of(Transition.CLAIM, job.id(), queued.runId(), now)
-                        .withLease("ghost", now.plusSeconds(2)))));
+        Transactions.Outcome ghost = Fixture.claim(p, job.id(), queued.runId(), "ghost", now, Duration.ofSeconds(2));
         assertThat(ghost.won()).isTrue();
 
         executor("ex-1");
@@ -317,32 +284,16 @@ class ExecutorTest {
                                 .withLease("ghost", later.plusSeconds(3)))
                         .won())
                 .isFalse();
-        assertThat(p.runs.apply(Change.of(
-                                        Transition.DIE,
-                                        p.runs.get(job.id(), r.runId()).orElseThrow(),
-                                        later)
-                                .withAttempt(1)
-                                .withExecutor("ghost")
-                                .withExitCode(1)
-                                .withError("late"))
-                        .won())
+        assertThat(Fixture.die(p, job.id(), r.runId(), later, 1, "ghost", 1, "late"))
                 .isFalse();
         assertThat(onlyRun(job).state()).isEqualTo(RunState.SUCCEEDED);
     }
 
     @Test
     void aJobDeletedWhileItsRunWaitsInTheQueueNeverRuns() {
-        stack(fast());
-        executor("ex-1");
-        Path witness = Fixture.witness(tmp);
+        Path witness = fastStackWithAnExecutor();
         Instant due = Instant.now().plusSeconds(4);
-        JobView job = create(
-                "echo ran >> \"$WITNESS\"",
-                ScheduleSpec.once(due.toString()),
-                Map.of("WITNESS", witness.toString()),
-                null,
-                null,
-                null);
+        JobView job = create("echo ran >> \"$WITNESS\"", ScheduleSpec.once(due.toString()), witness);
         assertThat(stateOf(job)).as("sent at creation, delayed to its due time").isEqualTo(RunState.QUEUED);
 
         p.jobService.delete(OWNER, job.id());
@@ -365,12 +316,7 @@ class ExecutorTest {
         executor("ex-1");
         Path witness = Fixture.witness(tmp);
         JobView job = create(
-                "echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\"",
-                ScheduleSpec.interval("PT5S", null, null),
-                Map.of("WITNESS", witness.toString()),
-                null,
-                null,
-                null);
+                "echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\"", ScheduleSpec.interval("PT5S", null, null), witness);
 
         await().atMost(Duration.ofSeconds(20)).until(() -> lines(witness).size() >= 2);
         p.jobService.delete(OWNER, job.id());
@@ -403,13 +349,7 @@ class ExecutorTest {
         stack(fast());
         Path witness = Fixture.witness(tmp);
         Instant due = Instant.now().plusSeconds(4);
-        JobView job = create(
-                "echo ran >> \"$WITNESS\"",
-                ScheduleSpec.once(due.toString()),
-                Map.of("WITNESS", witness.toString()),
-                null,
-                null,
-                null);
+        JobView job = create("echo ran >> \"$WITNESS\"", ScheduleSpec.once(due.toString()), witness);
         Run queued = onlyRun(job);
         // A copy without any delay: the executor gets it about four seconds early.
         RunMessage m = new RunMessage(job.id(), queued.runId(), queued.scheduledAt());
@@ -426,9 +366,7 @@ class ExecutorTest {
 
     @Test
     void aBinaryWhoseStoredBytesDoNotMatchItsSha256IsNeverRun() {
-        stack(fast());
-        executor("ex-1");
-        Path witness = Fixture.witness(tmp);
+        Path witness = fastStackWithAnExecutor();
         byte[] registeredBytes = Fixture.script("echo good >> \"$WITNESS\"");
         byte[] storedBytes = Fixture.script("echo EVIL >> \"$WITNESS\"");
         assertThat(storedBytes).hasSameSizeAs(registeredBytes);
@@ -442,7 +380,7 @@ class ExecutorTest {
         JobView job = p.jobService.create(
                 OWNER,
                 JobRequest.builder("tampered", binary.id(), NOW)
-                        .env(Map.of("WITNESS", witness.toString()))
+                        .env(Fixture.witnessEnv(witness))
                         .maxAttempts(1)
                         .build());
 
@@ -461,10 +399,7 @@ class ExecutorTest {
         JobView job = create(
                 "i=0\nwhile [ $i -lt 100 ]; do echo \"line $i of output\"; i=$((i+1)); done",
                 NOW,
-                Map.of(),
-                null,
-                null,
-                null);
+                j -> j.env(Map.of()));
 
         await().atMost(Duration.ofSeconds(15)).until(() -> stateOf(job) == RunState.SUCCEEDED);
         String log = p.jobService.log(OWNER, job.id(), onlyRun(job).runId());
@@ -483,10 +418,7 @@ class ExecutorTest {
                 "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\n"
                         + "if [ \"$SCHEDULER_ATTEMPT\" = 1 ]; then sleep 30; fi",
                 NOW,
-                Map.of("WITNESS", witness.toString()),
-                null,
-                null,
-                2);
+                j -> j.env(Fixture.witnessEnv(witness)).maxAttempts(2));
         await().atMost(Duration.ofSeconds(10)).until(() -> lines(witness).size() == 1);
 
         first.close();

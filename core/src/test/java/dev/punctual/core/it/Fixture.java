@@ -21,7 +21,9 @@ import dev.punctual.core.service.BinaryRequest;
 import dev.punctual.core.service.BinaryView;
 import dev.punctual.core.service.Ids;
 import dev.punctual.core.service.JobRequest;
+import dev.punctual.core.service.JobView;
 import dev.punctual.core.testing.TestStack;
+import dev.punctual.core.time.SettableClock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -44,6 +46,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -144,6 +147,47 @@ final class Fixture {
         return TestStack.create(settings, clock);
     }
 
+    /** A scheduler with the default settings whose clock stands at {@code now} (until the test moves it). */
+    static Punctual stackAt(Instant now) {
+        return stack(TestStack.isolatedSettings().build(), new SettableClock(now));
+    }
+
+    /** Settings for a scheduler with executors on real time: leases and grace periods of seconds, not minutes. */
+    static Settings.Builder realTimeSettings() {
+        return TestStack.isolatedSettings()
+                .lease(Duration.ofSeconds(6))
+                .heartbeat(Duration.ofSeconds(2))
+                .shutdownGrace(Duration.ofSeconds(2));
+    }
+
+    /** {@link #realTimeSettings()} with retries, kills and two slots fast enough for a failing binary's retries. */
+    static Settings.Builder fastRetries() {
+        return realTimeSettings()
+                .retryBase(Duration.ofSeconds(1))
+                .retryCap(Duration.ofSeconds(2))
+                .killGrace(Duration.ofSeconds(1))
+                .executorConcurrency(2);
+    }
+
+    /** A scheduler on real time with {@link #realTimeSettings()}. */
+    static Punctual realTimeStack() {
+        return stack(realTimeSettings().build(), Clock.systemUTC());
+    }
+
+    /** Settings whose lease of {@code lease} is renewed every second: an executor loses it within seconds. */
+    static Settings shortLease(Duration lease) {
+        return TestStack.isolatedSettings()
+                .lease(lease)
+                .heartbeat(Duration.ofSeconds(1))
+                .build();
+    }
+
+    /** The executor's side of a scheduler whose DynamoDB and S3 are the given clients (say, ones that fail). */
+    static Punctual executorSide(Settings settings, DynamoDbClient dynamo, S3Client s3) {
+        var t = TestStack.target();
+        return new Punctual(dynamo, AwsClients.sqs(t), s3, AwsClients.presigner(t), settings, Clock.systemUTC(), null);
+    }
+
     // ---- binaries -------------------------------------------------------------------------------------------
 
     static String sha256(byte[] bytes) {
@@ -239,26 +283,41 @@ final class Fixture {
             Instant now,
             int maxAttempts,
             dev.punctual.core.firing.FiringPolicy firing) {
+        return insertJob(p, OWNER, spec, firstAt, now, maxAttempts, j -> j.firing(firing));
+    }
+
+    /**
+     * An ACTIVE job of {@code owner} and its pending run, due at {@code firstAt}, written straight to the tables in
+     * one transaction (no API checks): a job named "job" of a binary never uploaded, unless {@code fields} say
+     * otherwise.
+     */
+    static Job insertJob(
+            Punctual p,
+            String owner,
+            ScheduleSpec spec,
+            Instant firstAt,
+            Instant now,
+            int maxAttempts,
+            UnaryOperator<Job.Builder> fields) {
         String jobId = Ids.next("job");
-        Run run = Run.scheduled(jobId, RunIds.forOccurrence(firstAt), OWNER, firstAt, maxAttempts, now);
-        Job job = Job.builder()
-                .id(jobId)
-                .owner(OWNER)
-                .name("job")
-                .binaryId("bin_x")
-                .binarySha256(FAKE_SHA)
-                .args(List.of())
-                .env(Map.of())
-                .schedule(spec)
-                .timeoutSeconds(60)
-                .maxAttempts(maxAttempts)
-                .state(JobState.ACTIVE)
-                .version(1)
-                .createdAt(now)
-                .updatedAt(now)
-                .pendingRunId(run.runId())
-                .nextRunAt(firstAt)
-                .firing(firing)
+        Run run = Run.scheduled(jobId, RunIds.forOccurrence(firstAt), owner, firstAt, maxAttempts, now);
+        Job job = fields.apply(Job.builder()
+                        .id(jobId)
+                        .owner(owner)
+                        .name("job")
+                        .binaryId("bin_x")
+                        .binarySha256(FAKE_SHA)
+                        .args(List.of())
+                        .env(Map.of())
+                        .schedule(spec)
+                        .timeoutSeconds(60)
+                        .maxAttempts(maxAttempts)
+                        .state(JobState.ACTIVE)
+                        .version(1)
+                        .createdAt(now)
+                        .updatedAt(now)
+                        .pendingRunId(run.runId())
+                        .nextRunAt(firstAt))
                 .build();
         assertThat(p.tx.write(List.of(
                                 p.jobs.insert(job),
@@ -270,15 +329,85 @@ final class Fixture {
 
     /** What an executor writes to claim the job's pending run at {@code at}, leased for {@code lease}. */
     static Transactions.Outcome claim(Punctual p, Job job, String executor, Instant at, Duration lease) {
+        return claim(p, job.id(), job.pendingRunId(), executor, at, lease);
+    }
+
+    /** What an executor writes to claim run {@code runId} at {@code at}, leased for {@code lease}. */
+    static Transactions.Outcome claim(
+            Punctual p, String jobId, String runId, String executor, Instant at, Duration lease) {
         return p.tx.write(List.of(
-                p.jobs.conditionRunnable(job.id()),
-                p.runs.write(Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), at)
-                        .withLease(executor, at.plus(lease)))));
+                p.jobs.conditionRunnable(jobId),
+                p.runs.write(Change.of(Transition.CLAIM, jobId, runId, at).withLease(executor, at.plus(lease)))));
+    }
+
+    /** Executor {@code executor}'s outcome (SUCCEED, FAIL) of attempt {@code attempt}: exit code {@code code}. */
+    static Change outcome(
+            Transition outcome, String jobId, String runId, Instant at, int attempt, String executor, int code) {
+        return Change.of(outcome, jobId, runId, at)
+                .withAttempt(attempt)
+                .withExecutor(executor)
+                .withExitCode(code);
+    }
+
+    /**
+     * The API's delete of job {@code jobId} of {@code owner}, expecting the pending run {@code pendingRunId} (null:
+     * none), alone in a transaction; whether it won.
+     */
+    static boolean markDeleted(Punctual p, String jobId, String owner, String pendingRunId, Instant at) {
+        return p.tx.write(List.of(p.jobs.markDeleted(jobId, owner, pendingRunId, at)))
+                .won();
+    }
+
+    /** What the dispatcher writes once it has sent the job's pending run; whether it won. */
+    static boolean markQueued(Punctual p, Job job, Instant at) {
+        return p.tx.write(List.of(p.runs.write(Change.of(Transition.MARK_QUEUED, job.id(), job.pendingRunId(), at))))
+                .won();
+    }
+
+    /**
+     * What executor {@code executor}, holding attempt {@code attempt}, writes when its binary's exit {@code code}
+     * ends the run DEAD; DIE is written against the run as it stands now. Whether it won.
+     */
+    static boolean die(
+            Punctual p, String jobId, String runId, Instant at, int attempt, String executor, int code, String error) {
+        return p.runs.apply(Change.of(Transition.DIE, run(p, jobId, runId), at)
+                        .withAttempt(attempt)
+                        .withExecutor(executor)
+                        .withExitCode(code)
+                        .withError(error))
+                .won();
     }
 
     /** {@link #claim(Punctual, Job, String, Instant, Duration)} with a 60 s lease; whether it won. */
     static boolean claim(Punctual p, Job job, String executor, Instant at) {
         return claim(p, job, executor, at, Duration.ofSeconds(60)).won();
+    }
+
+    /** A job of {@link #OWNER} whose binary is the script {@code body}, created through the API. */
+    static JobView createJob(
+            Punctual p, String name, String body, ScheduleSpec schedule, UnaryOperator<JobRequest.Builder> fields) {
+        String binaryId = uploadBinary(p, OWNER, script(body));
+        return p.jobService.create(
+                OWNER,
+                fields.apply(JobRequest.builder(name, binaryId, schedule)).build());
+    }
+
+    /** The env that names the witness file a script appends to. */
+    static Map<String, String> witnessEnv(Path witness) {
+        return Map.of("WITNESS", witness.toString());
+    }
+
+    /** A job, due now, whose binary appends "ran <attempt>" to the witness file. */
+    static JobView attemptWitnessJob(Punctual p, String name, Path witness, int maxAttempts) {
+        return createJob(
+                p,
+                name,
+                "echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\"",
+                ScheduleSpec.now(),
+                j -> j.args(List.of())
+                        .env(witnessEnv(witness))
+                        .timeoutSeconds(60)
+                        .maxAttempts(maxAttempts));
     }
 
     static Job insertOnceJob(Punctual p, Instant at, Instant now) {
@@ -298,6 +427,27 @@ final class Fixture {
 
     static Run run(Punctual p, String jobId, String runId) {
         return p.runs.get(jobId, runId).orElseThrow();
+    }
+
+    /** The job's one run: asserts that it has exactly one. */
+    static Run onlyRun(Punctual p, String jobId) {
+        List<Run> runs = runsOf(p, jobId);
+        assertThat(runs).hasSize(1);
+        return runs.get(0);
+    }
+
+    /** The job's newest run. */
+    static Run latestRun(Punctual p, String jobId) {
+        return p.runs.listForJob(jobId, 1, null).items().get(0);
+    }
+
+    /** The occurrences {@code start}, {@code start + every}, … up to {@code until}, inclusive. */
+    static List<Instant> every(Duration every, Instant start, Instant until) {
+        List<Instant> out = new ArrayList<>();
+        for (Instant t = start; !t.isAfter(until); t = t.plus(every)) {
+            out.add(t);
+        }
+        return out;
     }
 
     /** Every run of a job, oldest first. */

@@ -1,6 +1,5 @@
 package dev.punctual.core.it;
 
-import static dev.punctual.core.it.Fixture.OWNER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,13 +8,10 @@ import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.exec.RunWorker;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
-import dev.punctual.core.testing.TestStack;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,22 +26,16 @@ class GracefulShutdownTest {
 
     private Punctual stack() {
         return Fixture.stack(
-                TestStack.isolatedSettings()
-                        .lease(Duration.ofSeconds(20))
-                        .heartbeat(Duration.ofSeconds(2))
-                        .shutdownGrace(Duration.ofSeconds(2))
-                        .build(),
-                Clock.systemUTC());
+                Fixture.realTimeSettings().lease(Duration.ofSeconds(20)).build(), Clock.systemUTC());
     }
 
     private static JobView job(Punctual p, String script, Path witness) {
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(script));
-        return p.jobService.create(
-                OWNER,
-                JobRequest.builder("drain", binaryId, Fixture.once(java.time.Instant.now()))
-                        .env(Map.of("WITNESS", witness.toString()))
-                        .maxAttempts(2)
-                        .build());
+        return Fixture.createJob(
+                p,
+                "drain",
+                script,
+                Fixture.once(java.time.Instant.now()),
+                j -> j.env(Fixture.witnessEnv(witness)).maxAttempts(2));
     }
 
     @Test

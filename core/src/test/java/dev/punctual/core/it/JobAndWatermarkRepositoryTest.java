@@ -6,24 +6,15 @@ import dev.punctual.core.Punctual;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.run.RunIds;
-import dev.punctual.core.testing.TestStack;
-import dev.punctual.core.time.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The conditional writes of the jobs and sweeps tables on DynamoDB Local, won and lost. */
 class JobAndWatermarkRepositoryTest {
-    private Punctual p;
-    private Instant now;
-
-    @BeforeEach
-    void setUp() {
-        now = Instant.parse("2030-01-01T10:00:00Z");
-        p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(now));
-    }
+    private final Instant now = Instant.parse("2030-01-01T10:00:00Z");
+    private final Punctual p = Fixture.stackAt(now);
 
     private Job intervalJob() {
         return Fixture.insertJob(p, Fixture.interval(Duration.ofSeconds(10), now), now, now, 3);
@@ -67,8 +58,7 @@ class JobAndWatermarkRepositoryTest {
     @Test
     void advancePendingLosesOnADeletedJob() {
         Job job = intervalJob();
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, job.pendingRunId(), now)))
-                        .won())
+        assertThat(Fixture.markDeleted(p, job.id(), Fixture.OWNER, job.pendingRunId(), now))
                 .isTrue();
 
         assertThat(advance(job, job.pendingRunId(), now.plusSeconds(10))).isFalse();
@@ -79,31 +69,25 @@ class JobAndWatermarkRepositoryTest {
     void markDeletedLosesOnAWrongExpectedPendingRunOrOwnerAndWinsOnTheRightOne() {
         Job job = intervalJob();
 
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(
-                                job.id(), Fixture.OWNER, RunIds.forOccurrence(now.plusSeconds(10)), now)))
-                        .won())
+        assertThat(Fixture.markDeleted(p, job.id(), Fixture.OWNER, RunIds.forOccurrence(now.plusSeconds(10)), now))
                 .as("wrong pending")
                 .isFalse();
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, null, now)))
-                        .won())
+        assertThat(Fixture.markDeleted(p, job.id(), Fixture.OWNER, null, now))
                 .as("expects no pending, has one")
                 .isFalse();
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), "someone-else", job.pendingRunId(), now)))
-                        .won())
+        assertThat(Fixture.markDeleted(p, job.id(), "someone-else", job.pendingRunId(), now))
                 .as("other owner")
                 .isFalse();
         assertThat(p.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.ACTIVE);
 
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, job.pendingRunId(), now)))
-                        .won())
+        assertThat(Fixture.markDeleted(p, job.id(), Fixture.OWNER, job.pendingRunId(), now))
                 .isTrue();
         Job deleted = p.jobs.get(job.id()).orElseThrow();
         assertThat(deleted.state()).isEqualTo(JobState.DELETED);
         assertThat(deleted.version()).isEqualTo(2);
         assertThat(deleted.pendingRunId()).isNull();
 
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, null, now)))
-                        .won())
+        assertThat(Fixture.markDeleted(p, job.id(), Fixture.OWNER, null, now))
                 .as("already deleted")
                 .isFalse();
     }

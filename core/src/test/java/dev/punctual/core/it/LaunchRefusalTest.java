@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
-import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.exec.RunWorker;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.run.Run;
@@ -13,15 +12,13 @@ import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
-import dev.punctual.core.testing.TestStack;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -36,28 +33,16 @@ class LaunchRefusalTest {
     @TempDir
     Path tmp;
 
-    private ExecutorPool pool;
-
-    @AfterEach
-    void stop() {
-        if (pool != null) {
-            pool.close();
-        }
-    }
+    @RegisterExtension
+    final ExecutorPools executors = new ExecutorPools();
 
     @Test
     void aJobTamperedInTheTableIsNotLaunchedAndItsRunIsDeadAtOnce() {
-        Punctual p = Fixture.stack(
-                TestStack.isolatedSettings()
-                        .lease(Duration.ofSeconds(6))
-                        .heartbeat(Duration.ofSeconds(2))
-                        .shutdownGrace(Duration.ofSeconds(2))
-                        .build(),
-                Clock.systemUTC());
+        Punctual p = Fixture.realTimeStack();
         Path witness = Fixture.witness(tmp);
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo ran >> \"$WITNESS\""));
         JobRequest valid = JobRequest.builder("tampered", binaryId, NOW)
-                .env(Map.of("WITNESS", witness.toString()))
+                .env(Fixture.witnessEnv(witness))
                 .maxAttempts(3)
                 .build();
         JobView preload = p.jobService.create(OWNER, valid);
@@ -79,19 +64,19 @@ class LaunchRefusalTest {
                         .expressionAttributeValues(Map.of(
                                 ":args", AttributeValue.fromL(Collections.nCopies(300, AttributeValue.fromS("x"))))));
 
-        pool = p.startExecutor("ex-1", tmp.resolve("ex-1"), 1);
+        executors.start(p, "ex-1", tmp.resolve("ex-1"));
 
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> List.of(preload, manyArgs, untouched).stream()
-                        .allMatch(j -> onlyRun(p, j).state().terminal()));
-        Run refused = onlyRun(p, preload);
+                        .allMatch(j -> Fixture.onlyRun(p, j.id()).state().terminal()));
+        Run refused = Fixture.onlyRun(p, preload.id());
         assertThat(refused.state()).isEqualTo(RunState.DEAD);
         assertThat(refused.attempt()).as("no retry: 3 attempts were allowed").isEqualTo(1);
         assertThat(refused.exitCode()).isNull();
         assertThat(refused.error())
                 .startsWith(RunWorker.REFUSED)
                 .contains("env.LD_PRELOAD: is reserved (names starting with AWS_, LD_, SCHEDULER_");
-        Run tooMany = onlyRun(p, manyArgs);
+        Run tooMany = Fixture.onlyRun(p, manyArgs.id());
         assertThat(tooMany.state()).isEqualTo(RunState.DEAD);
         assertThat(tooMany.attempt()).isEqualTo(1);
         assertThat(tooMany.error()).isEqualTo(RunWorker.REFUSED + "args: 300 items, more than 256");
@@ -100,14 +85,8 @@ class LaunchRefusalTest {
                 .until(() ->
                         p.deadLetters.list(OWNER, "DEAD", null, null).items().size() == 2);
 
-        assertThat(onlyRun(p, untouched).state()).isEqualTo(RunState.SUCCEEDED);
+        assertThat(Fixture.onlyRun(p, untouched.id()).state()).isEqualTo(RunState.SUCCEEDED);
         assertThat(Fixture.lines(witness)).as("only the untouched job ran").containsExactly("ran");
         await().atMost(Duration.ofSeconds(5)).until(() -> Fixture.queueCounts(p).total() == 0);
-    }
-
-    private static Run onlyRun(Punctual p, JobView job) {
-        List<Run> runs = Fixture.runsOf(p, job.id());
-        assertThat(runs).hasSize(1);
-        return runs.get(0);
     }
 }

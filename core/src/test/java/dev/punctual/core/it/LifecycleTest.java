@@ -4,6 +4,7 @@ import static dev.punctual.core.it.Fixture.OWNER;
 import static dev.punctual.core.it.Fixture.lines;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
@@ -11,7 +12,6 @@ import dev.punctual.core.error.ConflictException;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
-import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.queue.RunMessage;
@@ -20,28 +20,25 @@ import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.JobLifecycle;
-import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.ResumeRequest;
 import dev.punctual.core.service.RunView;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Trigger, pause and resume (with each catch-up policy) on the emulators. */
@@ -49,32 +46,22 @@ class LifecycleTest {
     @TempDir
     Path tmp;
 
-    private final List<ExecutorPool> pools = new ArrayList<>();
-
-    @AfterEach
-    void stopExecutors() {
-        pools.forEach(ExecutorPool::close);
-    }
+    @RegisterExtension
+    final ExecutorPools executors = new ExecutorPools();
 
     private Punctual realTimeStackWithExecutor() {
-        Punctual p = Fixture.stack(
-                TestStack.isolatedSettings()
-                        .lease(Duration.ofSeconds(6))
-                        .heartbeat(Duration.ofSeconds(2))
-                        .shutdownGrace(Duration.ofSeconds(2))
-                        .build(),
-                Clock.systemUTC());
-        pools.add(p.startExecutor("ex-1", tmp.resolve("ex-1"), 1));
+        Punctual p = Fixture.realTimeStack();
+        executors.start(p, "ex-1", tmp.resolve("ex-1"));
         return p;
     }
 
     private static JobView createWithWitness(Punctual p, ScheduleSpec schedule, Path witness) {
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\""));
-        return p.jobService.create(
-                OWNER,
-                JobRequest.builder("lifecycle", binaryId, schedule)
-                        .env(Map.of("WITNESS", witness.toString()))
-                        .build());
+        return Fixture.createJob(
+                p,
+                "lifecycle",
+                "echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\"",
+                schedule,
+                j -> j.env(Fixture.witnessEnv(witness)));
     }
 
     @Test
@@ -142,11 +129,10 @@ class LifecycleTest {
     }
 
     /**
-     * An hourly job (first occurrence at t0 + 1 h) paused at t0 + 30 min and resumed at t0 + 5 h 30 min: the
-     * occurrences t0 + 1 h … t0 + 5 h were missed, t0 + 6 h is the next. The clock is hours behind real time, so
+     * An hourly job, its first occurrence at t0 + 1 h, on a clock that stands at t0, ten hours behind real time: so
      * catch-up runs are sent undelayed and the next one is beyond the lookahead.
      */
-    private record Paused(Punctual p, SettableClock clock, Job job, Instant t0) {
+    private record Hourly(Punctual p, SettableClock clock, Job job, Instant t0) {
         Instant at(int hours) {
             return t0.plus(Duration.ofHours(hours));
         }
@@ -156,23 +142,25 @@ class LifecycleTest {
         }
     }
 
-    private static Paused pausedHourlyJob() {
+    private static Hourly hourlyJob() {
         Instant t0 = Instant.now().minus(Duration.ofHours(10)).truncatedTo(ChronoUnit.SECONDS);
         SettableClock clock = new SettableClock(t0);
         Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        Job job = Fixture.insertJob(
-                p,
-                Fixture.interval(Duration.ofHours(1), t0.plus(Duration.ofHours(1))),
-                t0.plus(Duration.ofHours(1)),
-                t0,
-                3);
-        clock.set(t0.plus(Duration.ofMinutes(30)));
-        assertThat(p.lifecycle.pause(OWNER, job.id()).state()).isEqualTo("PAUSED");
-        clock.set(t0.plus(Duration.ofHours(5)).plus(Duration.ofMinutes(30)));
-        return new Paused(p, clock, job, t0);
+        Instant first = t0.plus(Duration.ofHours(1));
+        Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofHours(1), first), first, t0, 3);
+        return new Hourly(p, clock, job, t0);
     }
 
-    private static void assertResumedWithPending(Paused s, JobView resumed) {
+    /**
+     * {@link #hourlyJob()} paused at t0 + 30 min and resumed with {@code catchUp} at t0 + 5 h 30 min: the
+     * occurrences t0 + 1 h … t0 + 5 h were missed; active again, with the t0 + 6 h run pending.
+     */
+    private static Hourly resumedHourlyJob(String catchUp) {
+        Hourly s = hourlyJob();
+        s.clock().set(s.t0().plus(Duration.ofMinutes(30)));
+        assertThat(s.p().lifecycle.pause(OWNER, s.job().id()).state()).isEqualTo("PAUSED");
+        s.clock().set(s.t0().plus(Duration.ofHours(5)).plus(Duration.ofMinutes(30)));
+        JobView resumed = s.p().lifecycle.resume(OWNER, s.job().id(), new ResumeRequest(catchUp));
         assertThat(resumed.state()).isEqualTo("ACTIVE");
         assertThat(resumed.pausedAt()).isNull();
         assertThat(resumed.nextRunAt()).isEqualTo(s.at(6).toString());
@@ -183,46 +171,41 @@ class LifecycleTest {
                         .map(Run::runId))
                 .as("exactly one pending run")
                 .containsExactly(s.runId(6));
+        return s;
+    }
+
+    /** Each run of the job as (runId, state), oldest first. */
+    private static List<Tuple> runStates(Punctual p, String jobId) {
+        return Fixture.runsOf(p, jobId).stream()
+                .map(r -> tuple(r.runId(), r.state()))
+                .toList();
     }
 
     @Test
     void resumeWithSkipRunsNoneOfTheMissedOccurrences() {
-        Paused s = pausedHourlyJob();
+        Hourly s = resumedHourlyJob("skip");
 
-        JobView resumed = s.p().lifecycle.resume(OWNER, s.job().id(), new ResumeRequest("skip"));
-
-        assertResumedWithPending(s, resumed);
-        assertThat(Fixture.runsOf(s.p(), s.job().id()))
-                .extracting(Run::runId, Run::state)
-                .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple(s.runId(1), RunState.CANCELLED),
-                        org.assertj.core.groups.Tuple.tuple(s.runId(6), RunState.SCHEDULED));
+        assertThat(runStates(s.p(), s.job().id()))
+                .containsExactly(tuple(s.runId(1), RunState.CANCELLED), tuple(s.runId(6), RunState.SCHEDULED));
         assertThat(Fixture.queueCounts(s.p()).total()).isZero();
     }
 
     @Test
     void resumeWithLatestRunsTheMostRecentMissedOccurrenceNow() {
-        Paused s = pausedHourlyJob();
+        Hourly s = resumedHourlyJob("latest");
 
-        JobView resumed = s.p().lifecycle.resume(OWNER, s.job().id(), new ResumeRequest("latest"));
-
-        assertResumedWithPending(s, resumed);
-        assertThat(Fixture.runsOf(s.p(), s.job().id()))
-                .extracting(Run::runId, Run::state)
+        assertThat(runStates(s.p(), s.job().id()))
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple(s.runId(1), RunState.CANCELLED),
-                        org.assertj.core.groups.Tuple.tuple(s.runId(5), RunState.QUEUED),
-                        org.assertj.core.groups.Tuple.tuple(s.runId(6), RunState.SCHEDULED));
+                        tuple(s.runId(1), RunState.CANCELLED),
+                        tuple(s.runId(5), RunState.QUEUED),
+                        tuple(s.runId(6), RunState.SCHEDULED));
         assertThat(Fixture.receiveVisible(s.p())).extracting(RunMessage::runId).containsExactly(s.runId(5));
     }
 
     @Test
     void resumeWithAllRunsEveryMissedOccurrenceNowIncludingTheCancelledPendingOne() {
-        Paused s = pausedHourlyJob();
+        Hourly s = resumedHourlyJob("all");
 
-        JobView resumed = s.p().lifecycle.resume(OWNER, s.job().id(), new ResumeRequest("all"));
-
-        assertResumedWithPending(s, resumed);
         List<String> missed = IntStream.rangeClosed(1, 5).mapToObj(s::runId).toList();
         List<Run> runs = Fixture.runsOf(s.p(), s.job().id());
         assertThat(runs)
@@ -241,15 +224,11 @@ class LifecycleTest {
 
     @Test
     void aPendingRunALaggingSweepLeftDueBeforeThePauseIsCaughtUpToo() {
-        Instant t0 = Instant.now().minus(Duration.ofHours(10)).truncatedTo(ChronoUnit.SECONDS);
-        SettableClock clock = new SettableClock(t0);
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        Job job = Fixture.insertJob(
-                p,
-                Fixture.interval(Duration.ofHours(1), t0.plus(Duration.ofHours(1))),
-                t0.plus(Duration.ofHours(1)),
-                t0,
-                3);
+        Hourly s = hourlyJob();
+        Punctual p = s.p();
+        SettableClock clock = s.clock();
+        Job job = s.job();
+        Instant t0 = s.t0();
         // Paused 10 s after its pending run was due, which no sweep has sent yet.
         clock.set(t0.plus(Duration.ofHours(1)).plusSeconds(10));
         JobView paused = p.lifecycle.pause(OWNER, job.id());
@@ -261,13 +240,12 @@ class LifecycleTest {
         List<String> expected = IntStream.rangeClosed(1, 4)
                 .mapToObj(h -> RunIds.forOccurrence(t0.plus(Duration.ofHours(h))))
                 .toList();
-        assertThat(Fixture.runsOf(p, job.id()))
-                .extracting(Run::runId, Run::state)
+        assertThat(runStates(p, job.id()))
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple(expected.get(0), RunState.QUEUED),
-                        org.assertj.core.groups.Tuple.tuple(expected.get(1), RunState.QUEUED),
-                        org.assertj.core.groups.Tuple.tuple(expected.get(2), RunState.QUEUED),
-                        org.assertj.core.groups.Tuple.tuple(expected.get(3), RunState.SCHEDULED));
+                        tuple(expected.get(0), RunState.QUEUED),
+                        tuple(expected.get(1), RunState.QUEUED),
+                        tuple(expected.get(2), RunState.QUEUED),
+                        tuple(expected.get(3), RunState.SCHEDULED));
         assertThat(p.jobs.get(job.id()).orElseThrow().pendingRunId()).isEqualTo(expected.get(3));
     }
 
@@ -312,7 +290,7 @@ class LifecycleTest {
     @Test
     void pauseRacingASweepThenResumeLeavesExactlyOnePendingRun() throws Exception {
         Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(now));
+        Punctual p = Fixture.stackAt(now);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             for (int round = 0; round < 5; round++) {
@@ -350,7 +328,7 @@ class LifecycleTest {
     @Test
     void refusalsAnswerConflictOrNotFoundAndWriteNothing() {
         Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(now));
+        Punctual p = Fixture.stackAt(now);
         Job active = Fixture.insertJob(
                 p,
                 Fixture.interval(Duration.ofHours(1), now.plus(Duration.ofHours(1))),

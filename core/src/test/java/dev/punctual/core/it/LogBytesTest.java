@@ -5,20 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
-import dev.punctual.core.exec.ExecutorPool;
-import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.ScheduleSpec;
-import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
-import dev.punctual.core.testing.TestStack;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,54 +27,31 @@ class LogBytesTest {
     @TempDir
     Path tmp;
 
-    private ExecutorPool pool;
-
-    @AfterEach
-    void stop() {
-        if (pool != null) {
-            pool.close();
-        }
-    }
+    @RegisterExtension
+    final ExecutorPools executors = new ExecutorPools();
 
     @Test
     void invalidUtf8AndACharacterCutByTheCapReadAsTextWithReplacementCharacters() {
-        Punctual p = Fixture.stack(
-                TestStack.isolatedSettings()
-                        .logCapBytes(CAP)
-                        .lease(Duration.ofSeconds(6))
-                        .heartbeat(Duration.ofSeconds(2))
-                        .shutdownGrace(Duration.ofSeconds(2))
-                        .build(),
-                Clock.systemUTC());
-        pool = p.startExecutor("ex-1", tmp.resolve("ex-1"), 1);
+        Punctual p = Fixture.stack(Fixture.realTimeSettings().logCapBytes(CAP).build(), Clock.systemUTC());
+        executors.start(p, "ex-1", tmp.resolve("ex-1"));
         // Octal escapes: /bin/sh may be dash, whose printf has no \x.
         JobView invalid = create(p, "printf 'a\\377\\376b\\n'");
         // 15 ASCII bytes, then "é" (\303\251): the 16-byte cap falls between its two bytes.
         JobView cut = create(p, "printf '123456789012345\\303\\251 and more\\n'");
 
         await().atMost(Duration.ofSeconds(15))
-                .until(() -> onlyRun(p, invalid).state() == RunState.SUCCEEDED
-                        && onlyRun(p, cut).state() == RunState.SUCCEEDED);
+                .until(() -> Fixture.onlyRun(p, invalid.id()).state() == RunState.SUCCEEDED
+                        && Fixture.onlyRun(p, cut.id()).state() == RunState.SUCCEEDED);
 
-        assertThat(p.jobService.log(OWNER, invalid.id(), onlyRun(p, invalid).runId()))
+        assertThat(p.jobService.log(
+                        OWNER, invalid.id(), Fixture.onlyRun(p, invalid.id()).runId()))
                 .isEqualTo("a\uFFFD\uFFFDb\n");
-        assertThat(p.jobService.log(OWNER, cut.id(), onlyRun(p, cut).runId()))
+        assertThat(p.jobService.log(
+                        OWNER, cut.id(), Fixture.onlyRun(p, cut.id()).runId()))
                 .startsWith("123456789012345\uFFFD\n[punctual: output truncated at " + CAP + " bytes]");
     }
 
     private static JobView create(Punctual p, String body) {
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(body));
-        return p.jobService.create(
-                OWNER,
-                JobRequest.builder("bytes", binaryId, NOW)
-                        .env(Map.of())
-                        .maxAttempts(1)
-                        .build());
-    }
-
-    private static Run onlyRun(Punctual p, JobView job) {
-        List<Run> runs = Fixture.runsOf(p, job.id());
-        assertThat(runs).hasSize(1);
-        return runs.get(0);
+        return Fixture.createJob(p, "bytes", body, NOW, j -> j.env(Map.of()).maxAttempts(1));
     }
 }

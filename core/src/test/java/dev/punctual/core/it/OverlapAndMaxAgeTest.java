@@ -6,12 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
-import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.RunView;
 import dev.punctual.core.testing.TestStack;
@@ -23,9 +21,8 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,12 +33,8 @@ class OverlapAndMaxAgeTest {
     @TempDir
     Path tmp;
 
-    private final List<ExecutorPool> pools = new ArrayList<>();
-
-    @AfterEach
-    void stopExecutors() {
-        pools.forEach(ExecutorPool::close);
-    }
+    @RegisterExtension
+    final ExecutorPools executors = new ExecutorPools();
 
     /** A run's [start, end] in epoch milliseconds, as the binary wrote them. */
     private record Span(String runId, long start, long end) {
@@ -68,26 +61,16 @@ class OverlapAndMaxAgeTest {
 
     /** Two triggered runs of a job with the given overlap policy, each sleeping 3 s; both settled. */
     private List<RunView> twoRunsAtOnce(String overlap, Path witness) {
-        Punctual p = Fixture.stack(
-                TestStack.isolatedSettings()
-                        .lease(Duration.ofSeconds(6))
-                        .heartbeat(Duration.ofSeconds(2))
-                        .shutdownGrace(Duration.ofSeconds(2))
-                        .build(),
-                Clock.systemUTC());
-        pools.add(p.startExecutor("ex-1", tmp.resolve("ex-1"), 1));
-        String binaryId = Fixture.uploadBinary(
-                p,
-                OWNER,
-                Fixture.script("echo \"start $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"; sleep 3;"
-                        + " echo \"end $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\""));
+        Punctual p = Fixture.realTimeStack();
+        executors.start(p, "ex-1", tmp.resolve("ex-1"));
         Instant later = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
-        JobView job = p.jobService.create(
-                OWNER,
-                JobRequest.builder("overlap", binaryId, Fixture.once(later))
-                        .env(Map.of("WITNESS", witness.toString()))
-                        .overlap(overlap)
-                        .build());
+        JobView job = Fixture.createJob(
+                p,
+                "overlap",
+                "echo \"start $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"; sleep 3;"
+                        + " echo \"end $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"",
+                Fixture.once(later),
+                j -> j.env(Fixture.witnessEnv(witness)).overlap(overlap));
         assertThat(job.overlap()).isEqualTo(overlap);
         RunView a = p.lifecycle.trigger(OWNER, job.id());
         RunView b = p.lifecycle.trigger(OWNER, job.id());
@@ -100,14 +83,20 @@ class OverlapAndMaxAgeTest {
                 .toList();
     }
 
+    /** The spans of two runs that both succeeded. */
+    private List<Span> bothSucceeded(List<RunView> runs, Path witness) {
+        assertThat(runs).extracting(RunView::state).containsOnly("SUCCEEDED");
+        List<Span> spans = spans(witness);
+        assertThat(spans).hasSize(2);
+        return spans;
+    }
+
     @Test
     void allowLetsBothRunAtOnce() {
         Path witness = Fixture.witness(tmp);
         List<RunView> runs = twoRunsAtOnce("allow", witness);
 
-        assertThat(runs).extracting(RunView::state).containsOnly("SUCCEEDED");
-        List<Span> spans = spans(witness);
-        assertThat(spans).hasSize(2);
+        List<Span> spans = bothSucceeded(runs, witness);
         assertThat(spans.get(0).overlaps(spans.get(1))).as("%s %s", spans, runs).isTrue();
     }
 
@@ -136,9 +125,7 @@ class OverlapAndMaxAgeTest {
         Path witness = Fixture.witness(tmp);
         List<RunView> runs = twoRunsAtOnce("queue", witness);
 
-        assertThat(runs).extracting(RunView::state).containsOnly("SUCCEEDED");
-        List<Span> spans = spans(witness);
-        assertThat(spans).hasSize(2);
+        List<Span> spans = bothSucceeded(runs, witness);
         assertThat(spans.get(0).overlaps(spans.get(1))).as("%s", spans).isFalse();
         assertThat(runs).extracting(RunView::attempt).containsOnly(1);
     }
@@ -154,7 +141,7 @@ class OverlapAndMaxAgeTest {
         assertThat(Fixture.run(past, job.id(), job.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
 
         Punctual now = Fixture.stack(settings, Clock.systemUTC());
-        pools.add(now.startExecutor("ex-late", tmp.resolve("ex-late"), 1));
+        executors.start(now, "ex-late", tmp.resolve("ex-late"));
 
         Run dead = await().atMost(Duration.ofSeconds(20))
                 .until(() -> Fixture.run(now, job.id(), job.pendingRunId()), r -> r.state() == RunState.DEAD);

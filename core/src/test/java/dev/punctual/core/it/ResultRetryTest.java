@@ -9,14 +9,10 @@ import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.schedule.ScheduleSpec;
-import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.testing.TestStack;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,6 +36,12 @@ class ResultRetryTest {
     @TempDir
     Path dir;
 
+    /** The job's newest run, once it has ended (within 30 s). */
+    private static Run awaitEnd(Punctual p, String jobId) {
+        return await().atMost(Duration.ofSeconds(30))
+                .until(() -> Fixture.latestRun(p, jobId), r -> r.state().terminal());
+    }
+
     private static boolean isResult(Object request) {
         return request instanceof UpdateItemRequest u
                 && u.expressionAttributeNames() != null
@@ -48,10 +50,7 @@ class ResultRetryTest {
 
     @Test
     void aResultWriteThatFailsForAWhileIsRetriedAndTheBinaryRunsOnce() throws Exception {
-        Settings settings = TestStack.isolatedSettings()
-                .lease(Duration.ofSeconds(6))
-                .heartbeat(Duration.ofSeconds(1))
-                .build();
+        Settings settings = Fixture.shortLease(Duration.ofSeconds(6));
         Punctual setup = Fixture.stack(settings, Clock.systemUTC());
         AtomicInteger failed = new AtomicInteger();
         var t = TestStack.target();
@@ -73,29 +72,13 @@ class ResultRetryTest {
                     }
                 }))
                 .build();
-        Punctual executorSide = new Punctual(
-                flaky, AwsClients.sqs(t), noLogs, AwsClients.presigner(t), settings, Clock.systemUTC(), null);
+        Punctual executorSide = Fixture.executorSide(settings, flaky, noLogs);
 
         Path witness = Fixture.witness(dir);
-        String bin =
-                Fixture.uploadBinary(setup, "local", Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\""));
-        var job = setup.jobService.create(
-                "local",
-                JobRequest.builder("outage", bin, ScheduleSpec.now())
-                        .args(List.of())
-                        .env(Map.of("WITNESS", witness.toString()))
-                        .timeoutSeconds(60)
-                        .maxAttempts(3)
-                        .build());
+        var job = Fixture.attemptWitnessJob(setup, "outage", witness, 3);
 
         try (ExecutorPool pool = executorSide.startExecutor("through-outage", dir.resolve("exec"), 1)) {
-            Run run = await().atMost(Duration.ofSeconds(30))
-                    .until(
-                            () -> setup.runs
-                                    .listForJob(job.id(), 1, null)
-                                    .items()
-                                    .get(0),
-                            r -> r.state().terminal());
+            Run run = awaitEnd(setup, job.id());
             assertThat(run.state()).isEqualTo(RunState.SUCCEEDED);
             assertThat(run.attempt()).as("recorded by the attempt that ran it").isEqualTo(1);
             assertThat(run.logKey())
@@ -118,10 +101,7 @@ class ResultRetryTest {
 
     @Test
     void anOutageBetweenTheClaimAndTheStartSpendsNoAttempt() throws Exception {
-        Settings settings = TestStack.isolatedSettings()
-                .lease(Duration.ofSeconds(6))
-                .heartbeat(Duration.ofSeconds(1))
-                .build();
+        Settings settings = Fixture.shortLease(Duration.ofSeconds(6));
         Punctual setup = Fixture.stack(settings, Clock.systemUTC());
         AtomicInteger reads = new AtomicInteger();
         AtomicInteger renewals = new AtomicInteger();
@@ -129,31 +109,14 @@ class ResultRetryTest {
         DynamoDbClient flaky = Fixture.dynamoFailingWhen(
                 r -> (r instanceof GetItemRequest g && g.key().containsKey("runId") && reads.getAndIncrement() < 2)
                         || (isRenewal(r) && renewals.getAndIncrement() < 3));
-        var t = TestStack.target();
-        Punctual executorSide = new Punctual(
-                flaky, AwsClients.sqs(t), AwsClients.s3(t), AwsClients.presigner(t), settings, Clock.systemUTC(), null);
+        Punctual executorSide = Fixture.executorSide(settings, flaky, AwsClients.s3(TestStack.target()));
 
         Path witness = Fixture.witness(dir);
-        String bin =
-                Fixture.uploadBinary(setup, "local", Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\""));
         // One attempt only: before the fix, either failure spent it, and the run ended DEAD without ever running.
-        var job = setup.jobService.create(
-                "local",
-                JobRequest.builder("pre-start-outage", bin, ScheduleSpec.now())
-                        .args(List.of())
-                        .env(Map.of("WITNESS", witness.toString()))
-                        .timeoutSeconds(60)
-                        .maxAttempts(1)
-                        .build());
+        var job = Fixture.attemptWitnessJob(setup, "pre-start-outage", witness, 1);
 
         try (ExecutorPool pool = executorSide.startExecutor("through-outage", dir.resolve("exec"), 1)) {
-            Run run = await().atMost(Duration.ofSeconds(30))
-                    .until(
-                            () -> setup.runs
-                                    .listForJob(job.id(), 1, null)
-                                    .items()
-                                    .get(0),
-                            r -> r.state().terminal());
+            Run run = awaitEnd(setup, job.id());
             assertThat(run.state()).as("error: %s", run.error()).isEqualTo(RunState.SUCCEEDED);
             assertThat(run.attempt()).isEqualTo(1);
             assertThat(reads.get())

@@ -50,13 +50,47 @@ class RunRepositoryTest {
         return Fixture.claim(p, job, executor, t, LEASE);
     }
 
+    /** A job whose run ex-a claimed and ex-b took over, attempt 2, once ex-a's lease had run out. */
+    private Job takenOver() {
+        Job job = job();
+        assertThat(claim(job, "ex-a").won()).isTrue();
+        clock.advance(LEASE.plusSeconds(1));
+        assertThat(claim(job, "ex-b").won()).isTrue();
+        return job;
+    }
+
     private Run run(Job job) {
         return Fixture.run(p, job.id(), job.pendingRunId());
     }
 
     private boolean markQueued(Job job) {
-        return p.tx.write(List.of(
-                        p.runs.write(Change.of(Transition.MARK_QUEUED, job.id(), job.pendingRunId(), clock.instant()))))
+        return Fixture.markQueued(p, job, clock.instant());
+    }
+
+    /** Applies an executor's outcome; whether it won. */
+    private boolean finish(Change outcome) {
+        return p.runs.apply(outcome).won();
+    }
+
+    /** The API's cancel of the job's pending run (a delete): SCHEDULED only, in a transaction; whether it won. */
+    private boolean cancelScheduled(Job job) {
+        return p.tx.write(List.of(p.runs.write(Change.of(Transition.CANCEL_SCHEDULED, job.id(), job.pendingRunId(), now)
+                        .withError("job deleted"))))
+                .won();
+    }
+
+    /** The executor's cancel of a run it received for a deleted job; whether it won. */
+    private boolean cancelUnstarted(Job job) {
+        return p.runs.apply(Change.of(Transition.CANCEL_UNSTARTED, job.id(), job.pendingRunId(), now)
+                        .withError("job deleted"))
+                .won();
+    }
+
+    /** Executor {@code executor}'s renewal at {@code t} of its lease on attempt {@code attempt}; whether it won. */
+    private boolean heartbeat(Job job, int attempt, String executor, Instant t) {
+        return p.runs.apply(Change.of(Transition.HEARTBEAT, job.id(), job.pendingRunId(), t)
+                        .withAttempt(attempt)
+                        .withLease(executor, t.plus(LEASE)))
                 .won();
     }
 
@@ -142,12 +176,8 @@ class RunRepositoryTest {
     void claimWinsFromFailedWithTheNextAttemptAndClearsTheLastOutcome() {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
-        assertThat(p.runs.apply(Change.of(Transition.FAIL, job.id(), job.pendingRunId(), clock.instant())
-                                .withAttempt(1)
-                                .withExecutor("ex-a")
-                                .withExitCode(3)
-                                .withError("exited with code 3"))
-                        .won())
+        assertThat(finish(Fixture.outcome(Transition.FAIL, job.id(), job.pendingRunId(), clock.instant(), 1, "ex-a", 3)
+                        .withError("exited with code 3")))
                 .isTrue();
         assertThat(run(job).state()).isEqualTo(RunState.FAILED);
         clock.advance(Duration.ofSeconds(5));
@@ -199,8 +229,7 @@ class RunRepositoryTest {
     @Test
     void claimLosesOnADeletedJobAndNamesTheJobCondition() {
         Job job = job();
-        assertThat(p.tx.write(List.of(p.jobs.markDeleted(job.id(), Fixture.OWNER, job.pendingRunId(), now)))
-                        .won())
+        assertThat(Fixture.markDeleted(p, job.id(), Fixture.OWNER, job.pendingRunId(), now))
                 .isTrue();
 
         Transactions.Outcome lost = claim(job, "ex-a");
@@ -216,21 +245,15 @@ class RunRepositoryTest {
     void claimLosesOnTerminalRunsAndOnRunsThatDoNotExist() {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
-        assertThat(p.runs.apply(Change.of(Transition.SUCCEED, job.id(), job.pendingRunId(), now)
-                                .withAttempt(1)
-                                .withExecutor("ex-a")
-                                .withExitCode(0))
-                        .won())
+        assertThat(finish(Fixture.outcome(Transition.SUCCEED, job.id(), job.pendingRunId(), now, 1, "ex-a", 0)))
                 .isTrue();
 
         Transactions.Outcome done = claim(job, "ex-b");
         assertThat(done.won()).isFalse();
         assertThat(Items.str(done.oldItem(1), "state")).isEqualTo("SUCCEEDED");
 
-        Transactions.Outcome missing = p.tx.write(List.of(
-                p.jobs.conditionRunnable(job.id()),
-                p.runs.write(Change.of(Transition.CLAIM, job.id(), RunIds.forOccurrence(now.plusSeconds(999)), now)
-                        .withLease("ex-b", now.plus(LEASE)))));
+        Transactions.Outcome missing =
+                Fixture.claim(p, job.id(), RunIds.forOccurrence(now.plusSeconds(999)), "ex-b", now, LEASE);
         assertThat(missing.won()).isFalse();
         assertThat(missing.failed(1)).isTrue();
         assertThat(missing.oldItem(1)).as("no item to return").isNull();
@@ -239,67 +262,34 @@ class RunRepositoryTest {
 
     @Test
     void heartbeatOnlyByTheHolderOfTheCurrentAttempt() {
-        Job job = job();
-        String runId = job.pendingRunId();
-        assertThat(claim(job, "ex-a").won()).isTrue();
-        clock.advance(LEASE.plusSeconds(1));
-        assertThat(claim(job, "ex-b").won()).isTrue();
+        Job job = takenOver();
         Instant later = clock.instant().plusSeconds(10);
 
-        assertThat(p.runs.apply(Change.of(Transition.HEARTBEAT, job.id(), runId, later)
-                                .withAttempt(1)
-                                .withLease("ex-a", later.plus(LEASE)))
-                        .won())
-                .as("stale attempt")
-                .isFalse();
-        assertThat(p.runs.apply(Change.of(Transition.HEARTBEAT, job.id(), runId, later)
-                                .withAttempt(2)
-                                .withLease("ex-a", later.plus(LEASE)))
-                        .won())
-                .as("other executor")
-                .isFalse();
+        assertThat(heartbeat(job, 1, "ex-a", later)).as("stale attempt").isFalse();
+        assertThat(heartbeat(job, 2, "ex-a", later)).as("other executor").isFalse();
         assertThat(run(job).leaseExpiry()).isEqualTo(clock.instant().plus(LEASE));
 
-        assertThat(p.runs.apply(Change.of(Transition.HEARTBEAT, job.id(), runId, later)
-                                .withAttempt(2)
-                                .withLease("ex-b", later.plus(LEASE)))
-                        .won())
-                .isTrue();
+        assertThat(heartbeat(job, 2, "ex-b", later)).isTrue();
         assertThat(run(job).leaseExpiry()).isEqualTo(later.plus(LEASE));
     }
 
     @Test
     void finishOnlyByTheHolderAndTerminalOutcomesGetATtl() {
-        Job job = job();
+        Job job = takenOver();
         String runId = job.pendingRunId();
-        assertThat(claim(job, "ex-a").won()).isTrue();
-        clock.advance(LEASE.plusSeconds(1));
-        assertThat(claim(job, "ex-b").won()).isTrue();
         Instant t = clock.instant();
         Instant expires = t.plus(Duration.ofDays(7));
 
-        assertThat(p.runs.apply(Change.of(Transition.SUCCEED, job.id(), runId, t)
-                                .withAttempt(1)
-                                .withExecutor("ex-a")
-                                .withExitCode(0))
-                        .won())
+        assertThat(finish(Fixture.outcome(Transition.SUCCEED, job.id(), runId, t, 1, "ex-a", 0)))
                 .as("stale attempt")
                 .isFalse();
-        assertThat(p.runs.apply(Change.of(Transition.SUCCEED, job.id(), runId, t)
-                                .withAttempt(2)
-                                .withExecutor("ex-a")
-                                .withExitCode(0))
-                        .won())
+        assertThat(finish(Fixture.outcome(Transition.SUCCEED, job.id(), runId, t, 2, "ex-a", 0)))
                 .as("other executor")
                 .isFalse();
         assertThat(run(job).state()).isEqualTo(RunState.RUNNING);
 
-        assertThat(p.runs.apply(Change.of(Transition.SUCCEED, job.id(), runId, t)
-                                .withAttempt(2)
-                                .withExecutor("ex-b")
-                                .withExitCode(0)
-                                .withLogKey("logs/x"))
-                        .won())
+        assertThat(finish(Fixture.outcome(Transition.SUCCEED, job.id(), runId, t, 2, "ex-b", 0)
+                        .withLogKey("logs/x")))
                 .isTrue();
         Run r = run(job);
         assertThat(r.state()).isEqualTo(RunState.SUCCEEDED);
@@ -311,16 +301,7 @@ class RunRepositoryTest {
         assertThat(Items.longValue(raw, Resources.EXPIRES_AT)).isEqualTo(expires.getEpochSecond());
 
         // Once finished, even the holder cannot write again.
-        assertThat(p.runs.apply(Change.of(
-                                        Transition.DIE,
-                                        p.runs.get(job.id(), runId).orElseThrow(),
-                                        t)
-                                .withAttempt(2)
-                                .withExecutor("ex-b")
-                                .withExitCode(1)
-                                .withError("x"))
-                        .won())
-                .isFalse();
+        assertThat(Fixture.die(p, job.id(), runId, t, 2, "ex-b", 1, "x")).isFalse();
     }
 
     @Test
@@ -328,12 +309,8 @@ class RunRepositoryTest {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
 
-        assertThat(p.runs.apply(Change.of(Transition.FAIL, job.id(), job.pendingRunId(), now)
-                                .withAttempt(1)
-                                .withExecutor("ex-a")
-                                .withExitCode(3)
-                                .withError("exited with code 3"))
-                        .won())
+        assertThat(finish(Fixture.outcome(Transition.FAIL, job.id(), job.pendingRunId(), now, 1, "ex-a", 3)
+                        .withError("exited with code 3")))
                 .isTrue();
 
         Map<String, AttributeValue> raw = Fixture.rawRun(p, job.id(), job.pendingRunId());
@@ -345,15 +322,7 @@ class RunRepositoryTest {
         clock.advance(Duration.ofSeconds(1));
         assertThat(claim(job, "ex-a").won()).isTrue();
         Instant expires = clock.instant().plus(Duration.ofDays(7));
-        assertThat(p.runs.apply(Change.of(
-                                        Transition.DIE,
-                                        p.runs.get(job.id(), job.pendingRunId()).orElseThrow(),
-                                        clock.instant())
-                                .withAttempt(2)
-                                .withExecutor("ex-a")
-                                .withExitCode(3)
-                                .withError("exited with code 3"))
-                        .won())
+        assertThat(Fixture.die(p, job.id(), job.pendingRunId(), clock.instant(), 2, "ex-a", 3, "exited with code 3"))
                 .isTrue();
         assertThat(Items.longValue(Fixture.rawRun(p, job.id(), job.pendingRunId()), Resources.EXPIRES_AT))
                 .isEqualTo(expires.getEpochSecond());
@@ -362,11 +331,7 @@ class RunRepositoryTest {
     @Test
     void cancelScheduledWinsOnlyFromScheduled() {
         Job scheduled = job();
-        assertThat(p.tx.write(List.of(p.runs.write(
-                                Change.of(Transition.CANCEL_SCHEDULED, scheduled.id(), scheduled.pendingRunId(), now)
-                                        .withError("job deleted"))))
-                        .won())
-                .isTrue();
+        assertThat(cancelScheduled(scheduled)).isTrue();
         assertThat(run(scheduled).state()).isEqualTo(RunState.CANCELLED);
         assertThat(run(scheduled).error()).isEqualTo("job deleted");
         assertThat(Fixture.rawRun(p, scheduled.id(), scheduled.pendingRunId()))
@@ -374,11 +339,7 @@ class RunRepositoryTest {
 
         Job queued = job();
         assertThat(markQueued(queued)).isTrue();
-        assertThat(p.tx.write(List.of(p.runs.write(
-                                Change.of(Transition.CANCEL_SCHEDULED, queued.id(), queued.pendingRunId(), now)
-                                        .withError("job deleted"))))
-                        .won())
-                .isFalse();
+        assertThat(cancelScheduled(queued)).isFalse();
         assertThat(run(queued).state()).isEqualTo(RunState.QUEUED);
     }
 
@@ -388,10 +349,7 @@ class RunRepositoryTest {
         assertThat(markQueued(job)).isTrue();
         Instant expires = now.plus(Duration.ofDays(7));
 
-        assertThat(p.runs.apply(Change.of(Transition.CANCEL_UNSTARTED, job.id(), job.pendingRunId(), now)
-                                .withError("job deleted"))
-                        .won())
-                .isTrue();
+        assertThat(cancelUnstarted(job)).isTrue();
 
         assertThat(run(job).state()).isEqualTo(RunState.CANCELLED);
         assertThat(Items.longValue(Fixture.rawRun(p, job.id(), job.pendingRunId()), Resources.EXPIRES_AT))
@@ -403,10 +361,7 @@ class RunRepositoryTest {
         Job job = job();
         assertThat(claim(job, "ex-a").won()).isTrue();
 
-        assertThat(p.runs.apply(Change.of(Transition.CANCEL_UNSTARTED, job.id(), job.pendingRunId(), now)
-                                .withError("job deleted"))
-                        .won())
-                .isFalse();
+        assertThat(cancelUnstarted(job)).isFalse();
         assertThat(run(job).state()).isEqualTo(RunState.RUNNING);
     }
 

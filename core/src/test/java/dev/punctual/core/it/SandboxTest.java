@@ -21,9 +21,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,6 +37,9 @@ class SandboxTest {
     @TempDir
     Path tmp;
 
+    @RegisterExtension
+    final ExecutorPools executors = new ExecutorPools();
+
     private Punctual p;
     private ExecutorPool pool;
     private Path workRoot;
@@ -48,34 +51,30 @@ class SandboxTest {
                 "the sandbox changes users, which needs root; these tests run as " + System.getProperty("user.name"));
         // The documented requirement: other users can traverse every directory above the sandbox's.
         Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
-        p = Fixture.stack(
-                TestStack.isolatedSettings()
-                        .executorConcurrency(2)
-                        .sandbox(
-                                new SandboxConfig(true, BASE, 50, tmp.resolve("sandbox"), SandboxConfig.Network.SHARED))
-                        .build(),
-                Clock.systemUTC());
+        p = sandboxed(2, new SandboxConfig(true, BASE, 50, tmp.resolve("sandbox"), SandboxConfig.Network.SHARED));
         workRoot = tmp.resolve("ex");
-        pool = p.startExecutor("ex-sandbox", workRoot, 1);
+        pool = executors.start(p, "ex-sandbox", workRoot);
     }
 
-    @AfterEach
-    void stop() {
-        if (pool != null) {
-            pool.close();
-        }
+    private static Punctual sandboxed(int concurrency, SandboxConfig sandbox) {
+        return Fixture.stack(
+                TestStack.isolatedSettings()
+                        .executorConcurrency(concurrency)
+                        .sandbox(sandbox)
+                        .build(),
+                Clock.systemUTC());
+    }
+
+    /** A job that runs binary {@code binaryId} once, now, for 20 s at the most. */
+    private static JobRequest.Builder oneAttempt(String name, String binaryId) {
+        return JobRequest.builder(name, binaryId, NOW).timeoutSeconds(20).maxAttempts(1);
     }
 
     /** Runs {@code script} as a job and returns its log once the run has ended. */
     private String run(String script, Map<String, String> env) {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(script));
         JobView job = p.jobService.create(
-                OWNER,
-                JobRequest.builder("hostile", binaryId, NOW)
-                        .env(env)
-                        .timeoutSeconds(20)
-                        .maxAttempts(1)
-                        .build());
+                OWNER, oneAttempt("hostile", binaryId).env(env).build());
         Run run = await().atMost(Duration.ofSeconds(40))
                 .until(
                         () -> Fixture.runsOf(p, job.id()).get(0),
@@ -127,18 +126,8 @@ class SandboxTest {
     @Test
     void runsAtTheSameTimeHaveDifferentUsers() {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("sleep 2\necho \"uid=$(id -u)\"\n"));
-        JobView a = p.jobService.create(
-                OWNER,
-                JobRequest.builder("a", binaryId, NOW)
-                        .timeoutSeconds(20)
-                        .maxAttempts(1)
-                        .build());
-        JobView b = p.jobService.create(
-                OWNER,
-                JobRequest.builder("b", binaryId, NOW)
-                        .timeoutSeconds(20)
-                        .maxAttempts(1)
-                        .build());
+        JobView a = p.jobService.create(OWNER, oneAttempt("a", binaryId).build());
+        JobView b = p.jobService.create(OWNER, oneAttempt("b", binaryId).build());
         Run ra = await().atMost(Duration.ofSeconds(40))
                 .until(() -> Fixture.runsOf(p, a.id()).get(0), r -> r.state() == RunState.SUCCEEDED);
         Run rb = await().atMost(Duration.ofSeconds(40))
@@ -160,11 +149,9 @@ class SandboxTest {
                         "echo $$ > \"$SHARED/victim.pid\"\necho \"victim output\"\nsleep 4\necho \"victim done\"\n"));
         JobView victim = p.jobService.create(
                 OWNER,
-                JobRequest.builder("victim", victimBin, NOW)
+                oneAttempt("victim", victimBin)
                         .args(List.of("s3cr3t-arg"))
                         .env(Map.of("SHARED", shared.toString(), "VICTIM_SECRET", "hunter2"))
-                        .timeoutSeconds(20)
-                        .maxAttempts(1)
                         .build());
         await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(shared.resolve("victim.pid")));
         String log = run(
@@ -193,17 +180,10 @@ class SandboxTest {
         String script = "curl -s -m 5 -o /dev/null \"$TARGET\" && echo REACHED || echo unreachable\n";
         assertThat(run(script, Map.of("TARGET", dynamo))).contains("REACHED");
 
-        pool.close();
-        pool = null;
-        Punctual isolated = Fixture.stack(
-                TestStack.isolatedSettings()
-                        .executorConcurrency(1)
-                        .sandbox(new SandboxConfig(
-                                true, BASE + 100, 10, tmp.resolve("sandbox-none"), SandboxConfig.Network.NONE))
-                        .build(),
-                Clock.systemUTC());
-        p = isolated;
-        pool = p.startExecutor("ex-no-network", tmp.resolve("ex-none"), 1);
+        executors.stop(pool);
+        p = sandboxed(
+                1, new SandboxConfig(true, BASE + 100, 10, tmp.resolve("sandbox-none"), SandboxConfig.Network.NONE));
+        executors.start(p, "ex-no-network", tmp.resolve("ex-none"));
         assertThat(run(script, Map.of("TARGET", dynamo)))
                 .contains("unreachable")
                 .doesNotContain("REACHED");
@@ -218,15 +198,9 @@ class SandboxTest {
                 .start();
         await().atMost(Duration.ofSeconds(5)).until(() -> !Sandbox.pidsOf(uid).isEmpty());
 
-        pool.close();
-        pool = null;
-        p = Fixture.stack(
-                TestStack.isolatedSettings()
-                        .executorConcurrency(1)
-                        .sandbox(new SandboxConfig(true, uid, 1, tmp.resolve("sandbox"), SandboxConfig.Network.SHARED))
-                        .build(),
-                Clock.systemUTC());
-        pool = p.startExecutor("ex-after-crash", tmp.resolve("ex-after"), 1);
+        executors.stop(pool);
+        p = sandboxed(1, new SandboxConfig(true, uid, 1, tmp.resolve("sandbox"), SandboxConfig.Network.SHARED));
+        executors.start(p, "ex-after-crash", tmp.resolve("ex-after"));
         String log = run("echo \"uid=$(id -u)\"\n", Map.of());
         assertThat(log).isEqualTo("uid=" + uid + "\n");
         assertThat(orphan.waitFor(10, java.util.concurrent.TimeUnit.SECONDS))

@@ -9,13 +9,11 @@ import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.ScheduleSpec;
-import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.testing.TestStack;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,36 +30,22 @@ class SelfFencingTest {
 
     @Test
     void aRunWhoseLeaseCannotBeRenewedIsKilledBeforeTheLeaseEnds() throws Exception {
-        Settings settings = TestStack.isolatedSettings()
-                .lease(Duration.ofSeconds(4))
-                .heartbeat(Duration.ofSeconds(1))
-                .build();
+        Settings settings = Fixture.shortLease(Duration.ofSeconds(4));
         Punctual setup = Fixture.stack(settings, Clock.systemUTC());
         AtomicBoolean failUpdates = new AtomicBoolean();
         DynamoDbClient failing = Fixture.dynamoFailingWhen(r -> failUpdates.get() && r instanceof UpdateItemRequest);
-        var t = TestStack.target();
-        Punctual executorSide = new Punctual(
-                failing,
-                AwsClients.sqs(t),
-                AwsClients.s3(t),
-                AwsClients.presigner(t),
-                settings,
-                Clock.systemUTC(),
-                null);
+        Punctual executorSide = Fixture.executorSide(settings, failing, AwsClients.s3(TestStack.target()));
 
         Path witness = Fixture.witness(dir);
-        String bin = Fixture.uploadBinary(
+        var job = Fixture.createJob(
                 setup,
-                "local",
-                Fixture.script("echo \"start $$\" >> \"$WITNESS\"; sleep 60; echo end >> \"$WITNESS\""));
-        var job = setup.jobService.create(
-                "local",
-                JobRequest.builder("fenced", bin, ScheduleSpec.now())
-                        .args(List.of())
-                        .env(Map.of("WITNESS", witness.toString()))
+                "fenced",
+                "echo \"start $$\" >> \"$WITNESS\"; sleep 60; echo end >> \"$WITNESS\"",
+                ScheduleSpec.now(),
+                j -> j.args(List.of())
+                        .env(Fixture.witnessEnv(witness))
                         .timeoutSeconds(300)
-                        .maxAttempts(3)
-                        .build());
+                        .maxAttempts(3));
 
         try (ExecutorPool pool = executorSide.startExecutor("cut-off", dir.resolve("exec"), 1)) {
             await().atMost(Duration.ofSeconds(20))
@@ -79,7 +63,7 @@ class SelfFencingTest {
             assertThat(killedAfter)
                     .isLessThan(settings.lease().plus(settings.killGrace()).plusSeconds(2));
             assertThat(Fixture.lines(witness)).noneMatch(l -> l.equals("end"));
-            assertThat(setup.runs.listForJob(job.id(), 1, null).items().get(0).state())
+            assertThat(Fixture.latestRun(setup, job.id()).state())
                     .as("it recorded nothing: the run is not its to settle")
                     .isEqualTo(RunState.RUNNING);
         }

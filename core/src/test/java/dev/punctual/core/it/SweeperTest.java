@@ -41,19 +41,36 @@ import org.junit.jupiter.api.Test;
  * messages must be received keep that clock at real time and the runs due in the past or within a few seconds.
  */
 class SweeperTest {
+    private SettableClock clock;
+    private Settings settings;
 
     private static Instant realNow() {
         return Instant.now().truncatedTo(ChronoUnit.SECONDS);
     }
 
+    /** A scheduler with the default settings, its clock (in {@link #clock}) set at {@code now}. */
+    private Punctual stackAt(Instant now) {
+        return stackAt(now, TestStack.isolatedSettings());
+    }
+
+    private Punctual stackAt(Instant now, Settings.Builder with) {
+        clock = new SettableClock(now);
+        settings = with.build();
+        return Fixture.stack(settings, clock);
+    }
+
+    /** Sets the watermark at the minute {@code back} before {@code now}, as an earlier sweep would; that minute. */
+    private static Instant watermarkBack(Punctual p, Instant now, Duration back) {
+        Instant minute = TimeBuckets.bucketOf(now.minus(back));
+        assertThat(p.watermarks.advance(minute, now)).isTrue();
+        return minute;
+    }
+
     @Test
     void aRunDueInThirtySecondsIsSentDelayedAndMarkedQueuedAndTheWatermarkStopsAtNowMinusSettle() {
         Instant now = realNow();
-        SettableClock clock = new SettableClock(now);
-        Settings settings = TestStack.isolatedSettings().build();
-        Punctual p = Fixture.stack(settings, clock);
-        Instant earlier = TimeBuckets.bucketOf(now.minus(Duration.ofMinutes(5)));
-        assertThat(p.watermarks.advance(earlier, now)).isTrue();
+        Punctual p = stackAt(now);
+        Instant earlier = watermarkBack(p, now, Duration.ofMinutes(5));
         Job job = Fixture.insertOnceJob(p, now.plusSeconds(30), now);
 
         Sweeper.SweepReport report = p.sweeper.sweep();
@@ -85,8 +102,7 @@ class SweeperTest {
     @Test
     void theFirstSweepWithoutAWatermarkStartsAtNowMinusSettle() {
         Instant now = realNow();
-        Settings settings = TestStack.isolatedSettings().build();
-        Punctual p = Fixture.stack(settings, new SettableClock(now));
+        Punctual p = stackAt(now);
         Job job = Fixture.insertOnceJob(p, now.plusSeconds(5), now);
 
         Sweeper.SweepReport report = p.sweeper.sweep();
@@ -106,9 +122,7 @@ class SweeperTest {
     void aFreshDeploymentThatWasSweptOnceCatchesUpOnAnOutageToo() {
         Instant realNow = realNow();
         Instant t0 = realNow.minus(Duration.ofMinutes(10));
-        SettableClock clock = new SettableClock(t0);
-        Settings settings = TestStack.isolatedSettings().build();
-        Punctual p = Fixture.stack(settings, clock);
+        Punctual p = stackAt(t0);
         p.sweeper.sweep();
         clock.advance(Duration.ofMinutes(1));
         p.sweeper.sweep();
@@ -126,18 +140,13 @@ class SweeperTest {
     void oneSweepOfATenSecondIntervalQueuesEveryOccurrenceInTheLookaheadOnceAndInOrder() {
         Instant start = realNow();
         // Each reading of the clock moves it on by a millisecond, so queuedAt shows the order of the writes.
-        TickingClock clock = new TickingClock(start);
-        Settings settings = TestStack.isolatedSettings().build();
-        Punctual p = Fixture.stack(settings, clock);
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), new TickingClock(start));
         Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofSeconds(10), start), start, start, 3);
 
         Sweeper.SweepReport report = p.sweeper.sweep();
 
         Instant horizon = report.horizon();
-        List<Instant> expected = new ArrayList<>();
-        for (Instant t = start; !t.isAfter(horizon); t = t.plusSeconds(10)) {
-            expected.add(t);
-        }
+        List<Instant> expected = Fixture.every(Duration.ofSeconds(10), start, horizon);
         assertThat(expected).hasSize(13);
         assertThat(report.sent()).isEqualTo(13);
         assertThat(report.marked()).isEqualTo(13);
@@ -182,17 +191,13 @@ class SweeperTest {
     @Test
     void twoSweepersRacingQueueEveryRunExactlyOnceAndKeepOnePendingRunPerJob() throws Exception {
         Instant now = realNow();
-        SettableClock clock = new SettableClock(now);
         // A short lookahead: everything the sweep sends is due in the past or within two seconds, so it can be
         // received at once.
-        Settings settings = TestStack.isolatedSettings()
-                .sweepPeriod(Duration.ofSeconds(1))
-                .lookahead(Duration.ofSeconds(2))
-                .build();
-        Punctual a = Fixture.stack(settings, clock);
+        Punctual a = stackAt(
+                now,
+                TestStack.isolatedSettings().sweepPeriod(Duration.ofSeconds(1)).lookahead(Duration.ofSeconds(2)));
         Punctual b = Fixture.stack(settings, clock);
-        assertThat(a.watermarks.advance(TimeBuckets.bucketOf(now.minus(Duration.ofMinutes(10))), now))
-                .isTrue();
+        watermarkBack(a, now, Duration.ofMinutes(10));
 
         List<Job> recurring = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
@@ -226,10 +231,7 @@ class SweeperTest {
         for (Job job : recurring) {
             List<Run> runs = Fixture.runsOf(a, job.id());
             Instant start = job.nextRunAt();
-            List<Instant> due = new ArrayList<>();
-            for (Instant t = start; !t.isAfter(horizon); t = t.plusSeconds(20)) {
-                due.add(t);
-            }
+            List<Instant> due = Fixture.every(Duration.ofSeconds(20), start, horizon);
             Instant next = due.getLast().plusSeconds(20);
             assertThat(runs.stream().filter(r -> r.state() == RunState.QUEUED).map(Run::scheduledAt))
                     .as("job %s: every occurrence up to the horizon queued, no gap, no extra", job.id())
@@ -276,11 +278,8 @@ class SweeperTest {
     void afterTenMinutesWithoutSweepsTheNextSweepCatchesUpOnTheGap() {
         Instant realNow = realNow();
         Instant t0 = realNow.minus(Duration.ofMinutes(10));
-        SettableClock clock = new SettableClock(t0);
-        Settings settings = TestStack.isolatedSettings().build();
-        Punctual p = Fixture.stack(settings, clock);
-        assertThat(p.watermarks.advance(TimeBuckets.bucketOf(t0.minus(Duration.ofMinutes(5))), t0))
-                .isTrue();
+        Punctual p = stackAt(t0);
+        watermarkBack(p, t0, Duration.ofMinutes(5));
         p.sweeper.sweep();
         Instant lastWatermark = p.watermarks.get().orElseThrow();
         assertThat(lastWatermark).isEqualTo(TimeBuckets.bucketOf(t0.minus(settings.settle())));
@@ -316,11 +315,8 @@ class SweeperTest {
     @Test
     void runsWhoseSendFailedStayScheduledBelowTheWatermarkAndALaterSweepSendsThem() {
         Instant now = realNow();
-        SettableClock clock = new SettableClock(now);
-        Settings settings = TestStack.isolatedSettings().build();
-        Punctual p = Fixture.stack(settings, clock);
-        Instant from = TimeBuckets.bucketOf(now.minus(Duration.ofMinutes(10)));
-        assertThat(p.watermarks.advance(from, now)).isTrue();
+        Punctual p = stackAt(now);
+        Instant from = watermarkBack(p, now, Duration.ofMinutes(10));
         Job overdue = Fixture.insertOnceJob(p, now.minus(Duration.ofMinutes(4)).plusSeconds(3), now);
         Job recurring = Fixture.insertJob(
                 p,
@@ -406,8 +402,7 @@ class SweeperTest {
         // The sweep that sent this run crashed before marking it, and an executor claimed it straight from
         // SCHEDULED. A later sweep must still move the job on, or the recurring job would stop here.
         Instant now = realNow();
-        SettableClock clock = new SettableClock(now);
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
+        Punctual p = stackAt(now);
         Instant first = now.plusSeconds(5);
         Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofMinutes(10), first), first, now, 3);
         // An executor claims only once the message is visible: at (or after) the due instant.

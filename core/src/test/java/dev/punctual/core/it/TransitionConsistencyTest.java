@@ -9,15 +9,12 @@ import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
-import dev.punctual.core.testing.TestStack;
-import dev.punctual.core.time.SettableClock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -38,17 +35,10 @@ class TransitionConsistencyTest {
     private static final String OWNER = "local";
     private static final String EXECUTOR = "ex";
 
-    private Punctual p;
-    private Instant now;
-    private String jobId;
+    private final Instant now = Instant.parse("2030-01-01T10:00:00Z");
+    private final Punctual p = Fixture.stackAt(now);
+    private final String jobId = "job_transitions" + System.nanoTime();
     private int cases;
-
-    @BeforeEach
-    void setUp() {
-        now = Instant.parse("2030-01-01T10:00:00Z");
-        p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(now));
-        jobId = "job_transitions" + System.nanoTime();
-    }
 
     /** A run of its own per case, placed at {@code point}: "-" (no item), a state, or "RUNNING*" (lease expired). */
     private Run place(String point) {

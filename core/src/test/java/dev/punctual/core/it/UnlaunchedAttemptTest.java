@@ -4,21 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.ExecutorPool;
-import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.run.Transition;
-import dev.punctual.core.schedule.ScheduleSpec;
-import dev.punctual.core.service.JobRequest;
-import dev.punctual.core.testing.TestStack;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,30 +25,13 @@ class UnlaunchedAttemptTest {
 
     @Test
     void theLastAttemptsExecutorDiedBeforeTheStartAndTheRunStillRuns() throws Exception {
-        Settings settings = TestStack.isolatedSettings()
-                .lease(Duration.ofSeconds(3))
-                .heartbeat(Duration.ofSeconds(1))
-                .build();
-        Punctual p = Fixture.stack(settings, Clock.systemUTC());
+        Punctual p = Fixture.stack(Fixture.shortLease(Duration.ofSeconds(3)), Clock.systemUTC());
         Path witness = Fixture.witness(dir);
-        String bin =
-                Fixture.uploadBinary(p, "local", Fixture.script("echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\""));
         // One attempt only.
-        var job = p.jobService.create(
-                "local",
-                JobRequest.builder("unlaunched", bin, ScheduleSpec.now())
-                        .args(List.of())
-                        .env(Map.of("WITNESS", witness.toString()))
-                        .timeoutSeconds(60)
-                        .maxAttempts(1)
-                        .build());
-        String runId = p.runs.listForJob(job.id(), 1, null).items().get(0).runId();
+        var job = Fixture.attemptWitnessJob(p, "unlaunched", witness, 1);
+        String runId = Fixture.latestRun(p, job.id()).runId();
         // A ghost executor claims that attempt and stops before it launches anything: its lease runs out.
-        Instant now = Instant.now();
-        assertThat(p.tx.write(List.of(
-                                p.jobs.conditionRunnable(job.id()),
-                                p.runs.write(Change.of(Transition.CLAIM, job.id(), runId, now)
-                                        .withLease("ghost", now.plusSeconds(2)))))
+        assertThat(Fixture.claim(p, job.id(), runId, "ghost", Instant.now(), Duration.ofSeconds(2))
                         .won())
                 .isTrue();
 

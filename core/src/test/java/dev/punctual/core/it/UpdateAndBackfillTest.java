@@ -17,7 +17,6 @@ import dev.punctual.core.job.JobState;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.BackfillRequest;
 import dev.punctual.core.service.BackfillView;
 import dev.punctual.core.service.JobRequest;
@@ -39,8 +38,20 @@ import org.junit.jupiter.api.Test;
 class UpdateAndBackfillTest {
 
     private record Stack(Punctual p, SettableClock clock, String binaryId) {
-        JobRequest request(ScheduleSpec schedule) {
-            return JobRequest.builder("job", binaryId, schedule).build();
+        /** A request for a job every {@code every} from {@code start}. */
+        JobRequest request(Duration every, Instant start) {
+            return JobRequest.builder("job", binaryId, Fixture.interval(every, start))
+                    .build();
+        }
+
+        JobView create(Duration every, Instant start) {
+            return p.jobService.create(OWNER, request(every, start));
+        }
+
+        /** A backfill of the job from {@code from} (null: absent) to {@code to}. */
+        BackfillView backfill(String jobId, Instant from, Instant to) {
+            return p.lifecycle.backfill(
+                    OWNER, jobId, new BackfillRequest(from == null ? null : from.toString(), to.toString()));
         }
 
         List<Run> scheduled(String jobId) {
@@ -64,15 +75,10 @@ class UpdateAndBackfillTest {
     void updateReplacesThePendingRunWithTheNewSchedulesFirstOccurrenceAtomically() {
         Instant now = realNow();
         Stack s = stack(now);
-        JobView v1 = s.p().jobService
-                .create(OWNER, s.request(Fixture.interval(Duration.ofHours(1), now.plus(Duration.ofHours(1)))));
+        JobView v1 = s.create(Duration.ofHours(1), now.plus(Duration.ofHours(1)));
 
         JobView v2 = s.p().jobService
-                .update(
-                        OWNER,
-                        v1.id(),
-                        "\"1\"",
-                        s.request(Fixture.interval(Duration.ofHours(2), now.plus(Duration.ofHours(3)))));
+                .update(OWNER, v1.id(), "\"1\"", s.request(Duration.ofHours(2), now.plus(Duration.ofHours(3))));
 
         assertThat(v2.version()).isEqualTo(2);
         assertThat(v2.etag()).isEqualTo("\"2\"");
@@ -93,7 +99,7 @@ class UpdateAndBackfillTest {
         Instant now = realNow();
         Stack s = stack(now);
         Instant first = now.plus(Duration.ofHours(1));
-        JobView v1 = s.p().jobService.create(OWNER, s.request(Fixture.interval(Duration.ofHours(1), first)));
+        JobView v1 = s.create(Duration.ofHours(1), first);
         JobRequest withJitter = JobRequest.builder("job", s.binaryId(), Fixture.interval(Duration.ofHours(1), first))
                 .maxAttempts(5)
                 .jitter(new JitterSpec("hashed", "PT10M"))
@@ -117,9 +123,8 @@ class UpdateAndBackfillTest {
     void aStaleOrMissingIfMatchOrAnInvalidBodyChangesNothing() {
         Instant now = realNow();
         Stack s = stack(now);
-        JobView v1 = s.p().jobService
-                .create(OWNER, s.request(Fixture.interval(Duration.ofHours(1), now.plus(Duration.ofHours(1)))));
-        JobRequest other = s.request(Fixture.interval(Duration.ofHours(2), now.plus(Duration.ofHours(2))));
+        JobView v1 = s.create(Duration.ofHours(1), now.plus(Duration.ofHours(1)));
+        JobRequest other = s.request(Duration.ofHours(2), now.plus(Duration.ofHours(2)));
         s.p().jobService.update(OWNER, v1.id(), "1", other);
         Job before = s.p().jobs.get(v1.id()).orElseThrow();
 
@@ -156,16 +161,11 @@ class UpdateAndBackfillTest {
     void aPausedJobStaysPausedWithoutAPendingRun() {
         Instant now = realNow();
         Stack s = stack(now);
-        JobView v1 = s.p().jobService
-                .create(OWNER, s.request(Fixture.interval(Duration.ofHours(1), now.plus(Duration.ofHours(1)))));
+        JobView v1 = s.create(Duration.ofHours(1), now.plus(Duration.ofHours(1)));
         JobView paused = s.p().lifecycle.pause(OWNER, v1.id());
 
         JobView updated = s.p().jobService
-                .update(
-                        OWNER,
-                        v1.id(),
-                        paused.etag(),
-                        s.request(Fixture.interval(Duration.ofHours(2), now.plus(Duration.ofHours(2)))));
+                .update(OWNER, v1.id(), paused.etag(), s.request(Duration.ofHours(2), now.plus(Duration.ofHours(2))));
 
         assertThat(updated.state()).isEqualTo("PAUSED");
         assertThat(updated.version()).isEqualTo(paused.version() + 1);
@@ -187,7 +187,7 @@ class UpdateAndBackfillTest {
         for (int i = 0; i < 12; i++) {
             Instant t = s.clock().instant();
             Instant first = t.plus(Duration.ofMinutes(3));
-            JobView v1 = s.p().jobService.create(OWNER, s.request(Fixture.interval(Duration.ofMinutes(10), first)));
+            JobView v1 = s.create(Duration.ofMinutes(10), first);
             s.clock().set(t.plus(Duration.ofMinutes(2)));
             CyclicBarrier go = new CyclicBarrier(2);
             boolean bare = i % 2 == 1;
@@ -208,7 +208,7 @@ class UpdateAndBackfillTest {
                                 OWNER,
                                 v1.id(),
                                 v1.etag(),
-                                s.request(Fixture.interval(Duration.ofMinutes(10), first.plus(Duration.ofMinutes(5)))));
+                                s.request(Duration.ofMinutes(10), first.plus(Duration.ofMinutes(5))));
             });
             sweep.get();
             JobView v2 = update.get();
@@ -285,18 +285,9 @@ class UpdateAndBackfillTest {
         Job job = tenMinuteJob(s, now);
         Job once = Fixture.insertOnceJob(s.p(), now.plus(Duration.ofHours(1)), now);
 
-        assertThat(fields(() -> s.p().lifecycle
-                        .backfill(
-                                OWNER,
-                                job.id(),
-                                new BackfillRequest(null, now.plusSeconds(60).toString()))))
+        assertThat(fields(() -> s.backfill(job.id(), null, now.plusSeconds(60))))
                 .containsExactly("from", "to");
-        assertThat(fields(() -> s.p().lifecycle
-                        .backfill(
-                                OWNER,
-                                job.id(),
-                                new BackfillRequest(
-                                        now.toString(), now.minusSeconds(60).toString()))))
+        assertThat(fields(() -> s.backfill(job.id(), now, now.minusSeconds(60))))
                 .containsExactly("to");
         Job everyFiveSeconds = Fixture.insertJob(
                 s.p(),
@@ -305,28 +296,13 @@ class UpdateAndBackfillTest {
                 now,
                 3,
                 FiringPolicy.DEFAULT);
-        assertThat(fields(() -> s.p().lifecycle
-                        .backfill(
-                                OWNER,
-                                everyFiveSeconds.id(),
-                                new BackfillRequest(
-                                        now.minus(Duration.ofHours(2)).toString(), now.toString()))))
+        assertThat(fields(() -> s.backfill(everyFiveSeconds.id(), now.minus(Duration.ofHours(2)), now)))
                 .containsExactly("to");
         assertThat(Fixture.runsOf(s.p(), everyFiveSeconds.id())).hasSize(1);
-        assertThat(fields(() -> s.p().lifecycle
-                        .backfill(
-                                OWNER,
-                                once.id(),
-                                new BackfillRequest(
-                                        now.minus(Duration.ofDays(1)).toString(), now.toString()))))
+        assertThat(fields(() -> s.backfill(once.id(), now.minus(Duration.ofDays(1)), now)))
                 .containsExactly("schedule");
         s.p().lifecycle.pause(OWNER, job.id());
-        assertThatThrownBy(() -> s.p().lifecycle
-                        .backfill(
-                                OWNER,
-                                job.id(),
-                                new BackfillRequest(
-                                        now.minus(Duration.ofHours(1)).toString(), now.toString())))
+        assertThatThrownBy(() -> s.backfill(job.id(), now.minus(Duration.ofHours(1)), now))
                 .isInstanceOf(ConflictException.class)
                 .hasMessageContaining("PAUSED");
 
@@ -357,13 +333,7 @@ class UpdateAndBackfillTest {
                 3,
                 FiringPolicy.DEFAULT);
         s.clock().set(t0.plus(Duration.ofMinutes(45)));
-        BackfillView b = s.p().lifecycle
-                .backfill(
-                        OWNER,
-                        job.id(),
-                        new BackfillRequest(
-                                t0.plus(Duration.ofMinutes(20)).toString(),
-                                t0.plus(Duration.ofMinutes(40)).toString()));
+        BackfillView b = s.backfill(job.id(), t0.plus(Duration.ofMinutes(20)), t0.plus(Duration.ofMinutes(40)));
         assertThat(b.created()).hasSize(3);
 
         s.p().sweeper.sweep();

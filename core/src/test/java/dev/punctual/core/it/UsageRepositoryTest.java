@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.limits.Quotas;
-import dev.punctual.core.testing.TestStack;
-import dev.punctual.core.time.SettableClock;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -17,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** The tenant usage item's conditional counters on DynamoDB Local: limits hold, under races too. */
 class UsageRepositoryTest {
     private final Instant now = Instant.parse("2030-01-01T10:00:30Z");
-    private final Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(now));
+    private final Punctual p = Fixture.stackAt(now);
 
     @Test
     void jobSlotsAndScheduledRateAreCountedInTransactionsAndGivenBack() {

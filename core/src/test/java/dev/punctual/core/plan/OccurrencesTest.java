@@ -1,6 +1,7 @@
 package dev.punctual.core.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
 import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.schedule.Schedule;
@@ -9,7 +10,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The occurrence rules of catch-up and "the first occurrence left to run", without any table. */
 class OccurrencesTest {
@@ -36,31 +41,42 @@ class OccurrencesTest {
                 .isEmpty();
     }
 
-    @Test
-    void skipRunsNoneAndGoesToTheFirstOccurrenceNotMissed() {
-        CatchUp skip = new CatchUp(CatchUp.Mode.SKIP, Duration.ofDays(1), 100);
-        var s = Occurrences.catchUp(TEN_MINUTES, skip, at(0), at(35), at(36));
-        assertThat(s.kept()).isEmpty();
-        assertThat(s.count()).isZero();
-        assertThat(s.after()).contains(at(40));
+    /** Each policy, missed occurrences from T0 to {@code to}, asked at {@code now} (all in minutes after T0). */
+    static Stream<Arguments> policies() {
+        return Stream.of(
+                argumentSet(
+                        "skip runs none and goes to the first occurrence not missed",
+                        CatchUp.Mode.SKIP,
+                        100,
+                        35,
+                        36,
+                        List.of(),
+                        0,
+                        40),
+                argumentSet(
+                        "latest runs the most recent missed one", CatchUp.Mode.LATEST, 100, 35, 36, List.of(30), 4, 40),
+                argumentSet(
+                        "all runs the most recent maxRuns, oldest first",
+                        CatchUp.Mode.ALL,
+                        3,
+                        60,
+                        61,
+                        List.of(30, 40, 50),
+                        6,
+                        60));
     }
 
-    @Test
-    void latestRunsTheMostRecentMissedOne() {
-        CatchUp latest = new CatchUp(CatchUp.Mode.LATEST, Duration.ofDays(1), 100);
-        var s = Occurrences.catchUp(TEN_MINUTES, latest, at(0), at(35), at(36));
-        assertThat(s.kept()).containsExactly(at(30));
-        assertThat(s.count()).isEqualTo(4);
-        assertThat(s.after()).contains(at(40));
-    }
-
-    @Test
-    void allRunsTheMostRecentMaxRunsOldestFirst() {
-        CatchUp all = new CatchUp(CatchUp.Mode.ALL, Duration.ofDays(1), 3);
-        var s = Occurrences.catchUp(TEN_MINUTES, all, at(0), at(60), at(61));
-        assertThat(s.kept()).containsExactly(at(30), at(40), at(50));
-        assertThat(s.count()).isEqualTo(6);
-        assertThat(s.after()).contains(at(60));
+    @ParameterizedTest
+    @MethodSource("policies")
+    void eachPolicyKeepsItsShareOfTheMissedOccurrences(
+            CatchUp.Mode mode, int maxRuns, int to, int now, List<Integer> kept, int count, int after) {
+        CatchUp policy = new CatchUp(mode, Duration.ofDays(1), maxRuns);
+        var s = Occurrences.catchUp(TEN_MINUTES, policy, at(0), at(to), at(now));
+        assertThat(s.kept())
+                .containsExactlyElementsOf(
+                        kept.stream().map(OccurrencesTest::at).toList());
+        assertThat(s.count()).isEqualTo(count);
+        assertThat(s.after()).contains(at(after));
     }
 
     @Test

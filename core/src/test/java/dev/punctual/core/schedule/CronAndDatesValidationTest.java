@@ -1,10 +1,8 @@
 package dev.punctual.core.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.punctual.core.error.FieldError;
-import dev.punctual.core.error.ValidationException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,14 +16,11 @@ class CronAndDatesValidationTest {
     private final Schedules schedules = new Schedules(Duration.ofSeconds(5));
 
     private List<FieldError> errors(ScheduleSpec spec) {
-        ValidationException e =
-                catchThrowableOfType(ValidationException.class, () -> schedules.parse(spec, NOW, "schedule"));
-        assertThat(e).as("expected %s to be rejected", spec).isNotNull();
-        return e.errors();
+        return Rejections.rejected(schedules, spec, NOW, "schedule").errors();
     }
 
     private List<String> errorFields(ScheduleSpec spec) {
-        return errors(spec).stream().map(FieldError::field).toList();
+        return Rejections.fields(Rejections.rejected(schedules, spec, NOW, "schedule"));
     }
 
     private static ScheduleSpec cron(String expression, String timezone, String gap, String overlap) {

@@ -17,6 +17,7 @@ import java.time.LocalTime;
 import java.time.ZoneId;
 import java.time.zone.ZoneOffsetTransition;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,6 +50,23 @@ class CronDstPolicyTest {
         return walk(s, t.getInstant().minus(Duration.ofDays(2)), t.getInstant().plus(Duration.ofDays(2)), 100);
     }
 
+    /** The zone's spring-forward transitions in 2030–2031: one a year. */
+    private static List<ZoneOffsetTransition> gaps(ZoneId zone) {
+        return twoOf(zone, ZoneOffsetTransition::isGap);
+    }
+
+    /** The zone's fall-back transitions in 2030–2031: one a year. */
+    private static List<ZoneOffsetTransition> overlaps(ZoneId zone) {
+        return twoOf(zone, ZoneOffsetTransition::isOverlap);
+    }
+
+    private static List<ZoneOffsetTransition> twoOf(ZoneId zone, Predicate<ZoneOffsetTransition> kind) {
+        List<ZoneOffsetTransition> found =
+                transitions(zone, FROM, TO).stream().filter(kind).toList();
+        assertThat(found).hasSize(2);
+        return found;
+    }
+
     private static List<Occurrence> onDate(List<Occurrence> occ, ZoneId zone, LocalDate date) {
         return occ.stream()
                 .filter(o -> o.at().atZone(zone).toLocalDate().equals(date))
@@ -60,11 +78,7 @@ class CronDstPolicyTest {
     void gapShiftRunsAtTheFirstInstantAfterTheGap(String zoneId, LocalTime inGap, LocalTime inOverlap) {
         ZoneId zone = ZoneId.of(zoneId);
         CronSchedule s = cron(daily(inGap), zoneId, policy(Gap.SHIFT, Overlap.ONCE));
-        List<ZoneOffsetTransition> gaps = transitions(zone, FROM, TO).stream()
-                .filter(ZoneOffsetTransition::isGap)
-                .toList();
-        assertThat(gaps).hasSize(2);
-        for (ZoneOffsetTransition t : gaps) {
+        for (ZoneOffsetTransition t : gaps(zone)) {
             LocalDate day = t.getDateTimeBefore().toLocalDate();
             assertThat(zone.getRules().getValidOffsets(day.atTime(inGap)))
                     .as("really in the gap")
@@ -97,10 +111,7 @@ class CronDstPolicyTest {
     void gapSkipHasNoRunThatDay(String zoneId, LocalTime inGap, LocalTime inOverlap) {
         ZoneId zone = ZoneId.of(zoneId);
         CronSchedule s = cron(daily(inGap), zoneId, policy(Gap.SKIP, Overlap.ONCE));
-        for (ZoneOffsetTransition t : transitions(zone, FROM, TO)) {
-            if (!t.isGap()) {
-                continue;
-            }
+        for (ZoneOffsetTransition t : gaps(zone)) {
             LocalDate day = t.getDateTimeBefore().toLocalDate();
             List<Occurrence> occ = around(s, t);
             assertThat(onDate(occ, zone, day)).as("%s %s", zoneId, t).isEmpty();
@@ -120,11 +131,7 @@ class CronDstPolicyTest {
     void overlapOnceRunsAtTheFirstInstantOnly(String zoneId, LocalTime inGap, LocalTime inOverlap) {
         ZoneId zone = ZoneId.of(zoneId);
         CronSchedule s = cron(daily(inOverlap), zoneId, policy(Gap.SHIFT, Overlap.ONCE));
-        List<ZoneOffsetTransition> overlaps = transitions(zone, FROM, TO).stream()
-                .filter(ZoneOffsetTransition::isOverlap)
-                .toList();
-        assertThat(overlaps).hasSize(2);
-        for (ZoneOffsetTransition t : overlaps) {
+        for (ZoneOffsetTransition t : overlaps(zone)) {
             LocalDateTime local = t.getDateTimeAfter().toLocalDate().atTime(inOverlap);
             assertThat(zone.getRules().getValidOffsets(local))
                     .as("really repeated")
@@ -155,10 +162,7 @@ class CronDstPolicyTest {
     void overlapTwiceRunsAtBothInstantsOneShiftApart(String zoneId, LocalTime inGap, LocalTime inOverlap) {
         ZoneId zone = ZoneId.of(zoneId);
         CronSchedule s = cron(daily(inOverlap), zoneId, policy(Gap.SHIFT, Overlap.TWICE));
-        for (ZoneOffsetTransition t : transitions(zone, FROM, TO)) {
-            if (!t.isOverlap()) {
-                continue;
-            }
+        for (ZoneOffsetTransition t : overlaps(zone)) {
             LocalDateTime local = t.getDateTimeAfter().toLocalDate().atTime(inOverlap);
             List<Occurrence> day = onDate(around(s, t), zone, local.toLocalDate());
             assertThat(day)
@@ -215,10 +219,7 @@ class CronDstPolicyTest {
     void everyTenSecondsWithTwiceRunsBothPassesOfTheRepeatedHourInOrder(
             String zoneId, LocalTime inGap, LocalTime inOverlap) {
         ZoneId zone = ZoneId.of(zoneId);
-        for (ZoneOffsetTransition t : transitions(zone, FROM, TO)) {
-            if (!t.isOverlap()) {
-                continue;
-            }
+        for (ZoneOffsetTransition t : overlaps(zone)) {
             Instant a = t.getInstant().minus(Duration.ofMinutes(70));
             Instant b = t.getInstant().plus(Duration.ofMinutes(70));
             List<Occurrence> occ = walk(cron("*/10 * * * * *", zoneId, policy(Gap.SHIFT, Overlap.TWICE)), a, b, 2000);
@@ -238,10 +239,7 @@ class CronDstPolicyTest {
         ZoneId zone = ZoneId.of(zoneId);
         // Every 15 minutes: several local times fall in the gap, and the first valid local time matches too.
         CronSchedule s = cron("*/15 * * * *", zoneId, policy(Gap.SHIFT, Overlap.ONCE));
-        for (ZoneOffsetTransition t : transitions(zone, FROM, TO)) {
-            if (!t.isGap()) {
-                continue;
-            }
+        for (ZoneOffsetTransition t : gaps(zone)) {
             List<Occurrence> occ = walk(
                     s,
                     t.getInstant().minus(Duration.ofMinutes(30)),

@@ -2,7 +2,6 @@ package dev.punctual.core.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
@@ -17,12 +16,14 @@ class SchedulesValidationTest {
     private static final Instant NOW = Instant.parse("2030-01-01T12:00:00Z");
     private final Schedules schedules = new Schedules(Duration.ofSeconds(5));
 
+    private ValidationException rejected(ScheduleSpec spec, String path) {
+        return Rejections.rejected(schedules, spec, NOW, path);
+    }
+
     private List<String> errorFields(ScheduleSpec spec) {
-        ValidationException e =
-                catchThrowableOfType(ValidationException.class, () -> schedules.parse(spec, NOW, "schedule"));
-        assertThat(e).as("expected %s to be rejected", spec).isNotNull();
+        ValidationException e = rejected(spec, "schedule");
         assertThat(e.kind()).isEqualTo(Rejection.MALFORMED);
-        return e.errors().stream().map(FieldError::field).toList();
+        return Rejections.fields(e);
     }
 
     private static ScheduleSpec once(String at) {
@@ -46,12 +47,8 @@ class SchedulesValidationTest {
 
     @Test
     void unknownType() {
-        ValidationException e = catchThrowableOfType(
-                ValidationException.class,
-                () -> schedules.parse(
-                        new ScheduleSpec("weekly", null, null, null, null, null, null, null, null, null),
-                        NOW,
-                        "schedule"));
+        ValidationException e =
+                rejected(new ScheduleSpec("weekly", null, null, null, null, null, null, null, null, null), "schedule");
         assertThat(e.errors()).singleElement().satisfies(err -> {
             assertThat(err.field()).isEqualTo("schedule.type");
             assertThat(err.message()).contains("weekly");
@@ -60,8 +57,7 @@ class SchedulesValidationTest {
 
     @Test
     void fieldPathFollowsTheCallersPath() {
-        ValidationException e = catchThrowableOfType(
-                ValidationException.class, () -> schedules.parse(once(null), NOW, "jobs[2].schedule"));
+        ValidationException e = rejected(once(null), "jobs[2].schedule");
         assertThat(e.errors()).extracting(FieldError::field).containsExactly("jobs[2].schedule.at");
     }
 
@@ -127,8 +123,7 @@ class SchedulesValidationTest {
 
     @Test
     void intervalNotWholeSeconds() {
-        ValidationException e = catchThrowableOfType(
-                ValidationException.class, () -> schedules.parse(every("PT5.5S"), NOW, "schedule"));
+        ValidationException e = rejected(every("PT5.5S"), "schedule");
         assertThat(e.errors()).singleElement().satisfies(err -> {
             assertThat(err.field()).isEqualTo("schedule.every");
             assertThat(err.message()).contains("whole");

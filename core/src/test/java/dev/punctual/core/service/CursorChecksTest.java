@@ -17,27 +17,19 @@ class CursorChecksTest {
 
     @Test
     void aKeyOfThisListingRoundTrips() {
-        Map<String, AttributeValue> key = Map.of(
-                "owner",
-                AttributeValue.fromS("alice"),
-                "ownerSort",
-                AttributeValue.fromS("2030-01-01T00:00:00.000Z#job_x"));
+        Map<String, AttributeValue> key =
+                CursorsTest.key("owner", "alice", "ownerSort", "2030-01-01T00:00:00.000Z#job_x");
         assertThat(Cursors.decode(Cursors.encode(key), MINE)).isEqualTo(key);
     }
 
     @Test
     void aKeyOfAnotherOwnerIsRejected() {
-        assertRejected(Cursors.encode(Map.of(
-                "owner",
-                AttributeValue.fromS("bob"),
-                "ownerSort",
-                AttributeValue.fromS("2030-01-01T00:00:00.000Z#job_x"))));
+        assertRejected(Cursors.encode(CursorsTest.key("owner", "bob", "ownerSort", "2030-01-01T00:00:00.000Z#job_x")));
     }
 
     @Test
     void aValueLongerThanAKeyMayBeIsRejected() {
-        assertRejected(Cursors.encode(
-                Map.of("owner", AttributeValue.fromS("alice"), "ownerSort", AttributeValue.fromS("é".repeat(513)))));
+        assertRejected(Cursors.encode(CursorsTest.key("owner", "alice", "ownerSort", "é".repeat(513))));
     }
 
     private static void assertRejected(String cursor) {

@@ -18,17 +18,18 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 class CursorsTest {
     private static final Set<String> KEYS = Set.of("jobId", "runId");
 
+    /** A two-attribute key of string values, as the tables' keys are. */
+    static Map<String, AttributeValue> key(String name, String value, String name2, String value2) {
+        return Map.of(name, AttributeValue.fromS(value), name2, AttributeValue.fromS(value2));
+    }
+
     private static String b64(String json) {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(json.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
     void roundTripsAKey() {
-        Map<String, AttributeValue> key = Map.of(
-                "jobId",
-                AttributeValue.fromS("job_abc"),
-                "runId",
-                AttributeValue.fromS("run_2030-01-01T00:00:00.000Z/ü+?&="));
+        Map<String, AttributeValue> key = key("jobId", "job_abc", "runId", "run_2030-01-01T00:00:00.000Z/ü+?&=");
         String cursor = Cursors.encode(key);
         assertThat(cursor).doesNotContain("+", "/", "=");
         assertThat(Cursors.decode(cursor, KEYS)).isEqualTo(key);
@@ -52,8 +53,7 @@ class CursorsTest {
     void rejectsACursorWithUnexpectedKeys() {
         assertRejected(b64("{\"jobId\":\"a\",\"runId\":\"b\",\"owner\":\"someone-else\"}"));
         assertRejected(b64("{\"jobId\":\"a\",\"other\":\"b\"}"));
-        assertRejected(
-                Cursors.encode(Map.of("owner", AttributeValue.fromS("x"), "ownerSort", AttributeValue.fromS("y"))));
+        assertRejected(Cursors.encode(key("owner", "x", "ownerSort", "y")));
     }
 
     private static void assertRejected(String cursor) {
