@@ -3,7 +3,9 @@ package dev.punctual.faults;
 import dev.punctual.core.config.Settings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * The timings of the fault suite, shared by the harness (API side, sweepers) and the executor processes: everything
@@ -15,22 +17,32 @@ public final class FaultSettings {
     /** Executors' lease on a running run (and the queue's visibility timeout). */
     public static final Duration LEASE = Duration.ofSeconds(4);
 
+    /** One setting a scenario may override: its key, its value in the suite, and where it goes in core's settings. */
+    private record Knob(String key, String value, BiConsumer<Settings.Builder, String> apply) {}
+
+    private static final List<Knob> KNOBS = List.of(
+            duration("lease", LEASE, Settings.Builder::lease),
+            duration("heartbeat", Duration.ofSeconds(1), Settings.Builder::heartbeat),
+            duration("retryBase", Duration.ofSeconds(1), Settings.Builder::retryBase),
+            duration("retryCap", Duration.ofSeconds(2), Settings.Builder::retryCap),
+            duration("requeueAfter", Duration.ofSeconds(3), Settings.Builder::requeueAfter),
+            duration("sweepPeriod", Duration.ofSeconds(1), Settings.Builder::sweepPeriod),
+            duration("lookahead", Duration.ofSeconds(5), Settings.Builder::lookahead),
+            duration("settle", Duration.ofSeconds(2), Settings.Builder::settle),
+            duration("shutdownGrace", Duration.ofSeconds(2), Settings.Builder::shutdownGrace),
+            duration("killGrace", Duration.ofSeconds(1), Settings.Builder::killGrace),
+            new Knob("executorConcurrency", "4", (b, v) -> b.executorConcurrency(Integer.parseInt(v))),
+            new Knob("logCapBytes", Long.toString(1024 * 1024), (b, v) -> b.logCapBytes(Long.parseLong(v))));
+
     private FaultSettings() {}
+
+    private static Knob duration(String key, Duration value, BiConsumer<Settings.Builder, Duration> apply) {
+        return new Knob(key, value.toString(), (b, v) -> apply.accept(b, Duration.parse(v)));
+    }
 
     public static Map<String, String> defaults() {
         Map<String, String> m = new LinkedHashMap<>();
-        m.put("lease", LEASE.toString());
-        m.put("heartbeat", "PT1S");
-        m.put("retryBase", "PT1S");
-        m.put("retryCap", "PT2S");
-        m.put("requeueAfter", "PT3S");
-        m.put("sweepPeriod", "PT1S");
-        m.put("lookahead", "PT5S");
-        m.put("settle", "PT2S");
-        m.put("shutdownGrace", "PT2S");
-        m.put("killGrace", "PT1S");
-        m.put("executorConcurrency", "4");
-        m.put("logCapBytes", Long.toString(1024 * 1024));
+        KNOBS.forEach(k -> m.put(k.key(), k.value()));
         return m;
     }
 
@@ -57,23 +69,14 @@ public final class FaultSettings {
         Map<String, String> v = defaults();
         v.putAll(overrides);
         Settings.Builder b = Settings.builder().prefix(prefix).bucket(prefix + "-artifacts");
-        v.forEach((k, val) -> {
-            switch (k) {
-                case "lease" -> b.lease(Duration.parse(val));
-                case "heartbeat" -> b.heartbeat(Duration.parse(val));
-                case "retryBase" -> b.retryBase(Duration.parse(val));
-                case "retryCap" -> b.retryCap(Duration.parse(val));
-                case "requeueAfter" -> b.requeueAfter(Duration.parse(val));
-                case "sweepPeriod" -> b.sweepPeriod(Duration.parse(val));
-                case "lookahead" -> b.lookahead(Duration.parse(val));
-                case "settle" -> b.settle(Duration.parse(val));
-                case "shutdownGrace" -> b.shutdownGrace(Duration.parse(val));
-                case "killGrace" -> b.killGrace(Duration.parse(val));
-                case "executorConcurrency" -> b.executorConcurrency(Integer.parseInt(val));
-                case "logCapBytes" -> b.logCapBytes(Long.parseLong(val));
-                default -> throw new IllegalArgumentException("unknown fault setting " + k);
-            }
-        });
+        v.forEach((k, val) -> knob(k).apply().accept(b, val));
         return b.build();
+    }
+
+    private static Knob knob(String key) {
+        return KNOBS.stream()
+                .filter(k -> k.key().equals(key))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown fault setting " + key));
     }
 }

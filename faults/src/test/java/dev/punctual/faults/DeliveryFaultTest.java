@@ -9,7 +9,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,48 +30,44 @@ class DeliveryFaultTest extends FaultScenarios {
     @Test
     @Order(1)
     void theSameMessageDeliveredTwiceAndVisibilitySetToZero() throws Exception {
-        scenario("5. duplicate delivery, visibility 0", () -> {
-            try (Stage s = stage(Map.of())) {
-                s.startSweeper(s.api, "sweeper");
-                s.startExecutors(3);
-                // A rogue consumer: receives whatever is visible and hands it straight back (visibility 0), so the
-                // same message is delivered again at once.
-                AtomicBoolean rogue = new AtomicBoolean(true);
-                AtomicInteger released = new AtomicInteger();
-                Thread rogueThread = Thread.ofPlatform().daemon().start(() -> {
-                    while (rogue.get()) {
-                        try {
-                            for (var m : s.api.queue.receive(10, 1, 30)) {
-                                s.api.queue.changeVisibility(m.receiptHandle(), 0);
-                                released.incrementAndGet();
-                            }
-                        } catch (RuntimeException e) {
-                            // a receipt handle that went stale is normal here
+        scenario("5. duplicate delivery, visibility 0", s -> {
+            s.startSweeperAndExecutors(3);
+            // A rogue consumer: receives whatever is visible and hands it straight back (visibility 0), so the
+            // same message is delivered again at once.
+            AtomicBoolean rogue = new AtomicBoolean(true);
+            AtomicInteger released = new AtomicInteger();
+            Thread rogueThread = Thread.ofPlatform().daemon().start(() -> {
+                while (rogue.get()) {
+                    try {
+                        for (var m : s.api.queue.receive(10, 1, 30)) {
+                            s.api.queue.changeVisibility(m.receiptHandle(), 0);
+                            released.incrementAndGet();
                         }
+                    } catch (RuntimeException e) {
+                        // a receipt handle that went stale is normal here
                     }
-                });
-                s.submitWorkers(s.api, RUNS, 0.2, 0.8, Stage::now);
-                // ... and every run's message a second time.
-                List<RunMessage> copies = s.allRuns().stream()
-                        .map(r -> new RunMessage(r.jobId(), r.runId(), r.scheduledAt()))
-                        .toList();
-                int sent = 0;
-                for (int i = 0; i < copies.size(); i += 10) {
-                    sent += s.api.queue
-                            .sendBatch(copies.subList(i, Math.min(copies.size(), i + 10)), Instant.now())
-                            .size();
                 }
-                s.awaitStarts(RUNS / 2, Duration.ofSeconds(60));
-                rogue.set(false);
-                rogueThread.join();
-                Checker.Result r = s.drainAndCheck(DRAIN);
-                s.notes.add(sent + " messages sent twice, " + released.get() + " released at visibility 0");
-                assertThat(sent).isEqualTo(RUNS);
-                assertThat(r.duplicates())
-                        .as("a duplicate delivery never starts a binary again: only one claim wins")
-                        .isZero();
-                return s.check();
+            });
+            s.submitWorkers(s.api, RUNS, 0.2, 0.8, Stage::now);
+            // ... and every run's message a second time.
+            List<RunMessage> copies = s.allRuns().stream()
+                    .map(r -> new RunMessage(r.jobId(), r.runId(), r.scheduledAt()))
+                    .toList();
+            int sent = 0;
+            for (int i = 0; i < copies.size(); i += 10) {
+                sent += s.api.queue
+                        .sendBatch(copies.subList(i, Math.min(copies.size(), i + 10)), Instant.now())
+                        .size();
             }
+            s.awaitStarts(RUNS / 2, Duration.ofSeconds(60));
+            rogue.set(false);
+            rogueThread.join();
+            Checker.Result r = s.drainAndCheck(DRAIN);
+            s.notes.add(sent + " messages sent twice, " + released.get() + " released at visibility 0");
+            assertThat(sent).isEqualTo(RUNS);
+            assertThat(r.duplicates())
+                    .as("a duplicate delivery never starts a binary again: only one claim wins")
+                    .isZero();
         });
     }
 
@@ -81,25 +76,22 @@ class DeliveryFaultTest extends FaultScenarios {
     @Test
     @Order(2)
     void sqsSendFailingAfterTheDynamoDbWrite() throws Exception {
-        scenario("9. SQS send failing after the write", () -> {
-            try (Stage s = stage(Map.of())) {
-                FailingSends sends = new FailingSends();
-                SqsClient sqs = FaultClients.sqs(s.target, List.of(sends));
-                Punctual flaky = s.punctual(s.dynamo, sqs, Clock.systemUTC());
-                s.startExecutors(3);
-                s.startSweeper(flaky, "sweeper");
-                s.submitWorkers(flaky, RUNS, 0.1, 0.5, Stage::now);
-                await().atMost(Duration.ofSeconds(30)).until(() -> sends.before.get() + sends.after.get() >= 6);
-                sends.failing.set(false);
-                Checker.Result r = s.drainAndCheck(DRAIN);
-                sqs.close();
-                s.notes.add(sends.before.get() + " sends failed before reaching SQS, " + sends.after.get()
-                        + " failed after it (sent, reported failed)");
-                assertThat(sends.before.get()).isPositive();
-                assertThat(sends.after.get()).isPositive();
-                assertThat(r.duplicates()).isZero();
-                return s.check();
-            }
+        scenario("9. SQS send failing after the write", s -> {
+            FailingSends sends = new FailingSends();
+            SqsClient sqs = FaultClients.sqs(s.target, List.of(sends));
+            Punctual flaky = s.punctual(s.dynamo, sqs, Clock.systemUTC());
+            s.startExecutors(3);
+            s.startSweeper(flaky, "sweeper");
+            s.submitWorkers(flaky, RUNS, 0.1, 0.5, Stage::now);
+            await().atMost(Duration.ofSeconds(30)).until(() -> sends.before.get() + sends.after.get() >= 6);
+            sends.failing.set(false);
+            Checker.Result r = s.drainAndCheck(DRAIN);
+            sqs.close();
+            s.notes.add(sends.before.get() + " sends failed before reaching SQS, " + sends.after.get()
+                    + " failed after it (sent, reported failed)");
+            assertThat(sends.before.get()).isPositive();
+            assertThat(sends.after.get()).isPositive();
+            assertThat(r.duplicates()).isZero();
         });
     }
 

@@ -20,34 +20,28 @@ class ExecutorCrashTest extends FaultScenarios {
     @Test
     @Order(1)
     void killMinus9OfAnExecutorMidRun() throws Exception {
-        scenario("1. kill -9 of an executor mid-run", () -> {
-            try (Stage s = stage(Map.of())) {
-                s.startSweeper(s.api, "sweeper");
-                s.startExecutors(3);
-                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS, 0.2, 0.8, Stage::now));
-                List<Run> held = new ArrayList<>();
-                for (int k = 1; k <= 2; k++) {
-                    s.awaitStarts(RUNS * k / 4, Duration.ofSeconds(60));
-                    Exec victim = s.live().get(0);
-                    await().atMost(Duration.ofSeconds(30))
-                            .pollInterval(Duration.ofMillis(20))
-                            .until(() -> !s.heldBy(victim.id).isEmpty());
-                    held.addAll(s.heldBy(victim.id));
-                    victim.kill9();
-                    s.startExecutor(Map.of()).awaitReady();
-                }
-                submit.join();
-                Checker.Result r = s.drainAndCheck(DRAIN);
-                long rerun = held.stream()
-                        .filter(h ->
-                                r.finalRuns().get(h.jobId() + "/" + h.runId()).attempt() > h.attempt())
-                        .count();
-                s.notes.add("2 executors killed holding " + held.size() + " runs, " + rerun + " re-run by others");
-                assertThat(rerun)
-                        .as("runs held by a killed executor are taken over by a new attempt")
-                        .isPositive();
-                return s.check();
+        scenario("1. kill -9 of an executor mid-run", s -> {
+            Thread submit = s.startUnderLoad(RUNS, 0.2, 0.8);
+            List<Run> held = new ArrayList<>();
+            for (int k = 1; k <= 2; k++) {
+                s.awaitStarts(RUNS * k / 4, Duration.ofSeconds(60));
+                Exec victim = s.live().get(0);
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> !s.heldBy(victim.id).isEmpty());
+                held.addAll(s.heldBy(victim.id));
+                victim.kill9();
+                s.startExecutor(Map.of()).awaitReady();
             }
+            submit.join();
+            Checker.Result r = s.drainAndCheck(DRAIN);
+            long rerun = held.stream()
+                    .filter(h -> r.finalRuns().get(h.jobId() + "/" + h.runId()).attempt() > h.attempt())
+                    .count();
+            s.notes.add("2 executors killed holding " + held.size() + " runs, " + rerun + " re-run by others");
+            assertThat(rerun)
+                    .as("runs held by a killed executor are taken over by a new attempt")
+                    .isPositive();
         });
     }
 
@@ -62,30 +56,26 @@ class ExecutorCrashTest extends FaultScenarios {
     @Test
     @Order(2)
     void killMinus9WhileItsBinaryOutlivesTheLease() throws Exception {
-        scenario("1b. kill -9, binary longer than the lease", () -> {
-            try (Stage s = stage(Map.of())) {
-                s.startSweeper(s.api, "sweeper");
-                Exec victim = s.startExecutors(1).get(0);
-                for (int i = 0; i < 2; i++) {
-                    s.submit(
-                            s.api,
-                            Stage.WORKER,
-                            "long-" + i,
-                            s.env(FaultSettings.LEASE.toSeconds() * 2.5, 0),
-                            Stage.now(),
-                            60,
-                            3,
-                            RunState.SUCCEEDED,
-                            1);
-                }
-                s.awaitStarts(2, Duration.ofSeconds(30));
-                victim.kill9();
-                s.startExecutors(1);
-                Checker.Result r = s.drainAndCheck(DRAIN);
-                s.notes.add("executor killed while running 2 binaries of " + FaultSettings.LEASE.toSeconds() * 2.5
-                        + " s (lease " + FaultSettings.LEASE.toSeconds() + " s); both retaken by another executor");
-                return s.check();
+        scenario("1b. kill -9, binary longer than the lease", s -> {
+            Exec victim = s.startSweeperAndExecutors(1).get(0);
+            for (int i = 0; i < 2; i++) {
+                s.submit(
+                        s.api,
+                        Stage.WORKER,
+                        "long-" + i,
+                        s.env(FaultSettings.LEASE.toSeconds() * 2.5, 0),
+                        Stage.now(),
+                        60,
+                        3,
+                        RunState.SUCCEEDED,
+                        1);
             }
+            s.awaitStarts(2, Duration.ofSeconds(30));
+            victim.kill9();
+            s.startExecutors(1);
+            Checker.Result r = s.drainAndCheck(DRAIN);
+            s.notes.add("executor killed while running 2 binaries of " + FaultSettings.LEASE.toSeconds() * 2.5
+                    + " s (lease " + FaultSettings.LEASE.toSeconds() + " s); both retaken by another executor");
         });
     }
 
@@ -94,17 +84,14 @@ class ExecutorCrashTest extends FaultScenarios {
     @Test
     @Order(3)
     void crashAfterTheBinaryExitsBeforeTheResultIsWritten() throws Exception {
-        scenario("3. crash after exit, before the result", () -> {
-            try (Stage s = stage(Map.of())) {
-                Crash c = crashOneExecutor(s, "halt-before-result");
-                Run hit = c.result().finalRuns().get(c.jobId() + "/" + c.runId());
-                int n = starts(c.result(), c.jobId(), c.runId());
-                s.notes.add("result of " + c.runId().substring(0, 15) + " lost by the crash: the run was started " + n
-                        + "x, recorded attempt " + hit.attempt());
-                assertThat(n).as("a run whose result was lost runs again").isGreaterThan(1);
-                assertThat(hit.attempt()).isGreaterThan(1);
-                return s.check();
-            }
+        scenario("3. crash after exit, before the result", s -> {
+            Crash c = crashOneExecutor(s, "halt-before-result");
+            Run hit = c.result().finalRuns().get(c.jobId() + "/" + c.runId());
+            int n = starts(c.result(), c.jobId(), c.runId());
+            s.notes.add("result of " + c.runId().substring(0, 15) + " lost by the crash: the run was started " + n
+                    + "x, recorded attempt " + hit.attempt());
+            assertThat(n).as("a run whose result was lost runs again").isGreaterThan(1);
+            assertThat(hit.attempt()).isGreaterThan(1);
         });
     }
 
@@ -113,18 +100,15 @@ class ExecutorCrashTest extends FaultScenarios {
     @Test
     @Order(4)
     void crashAfterTheResultBeforeTheMessageIsDeleted() throws Exception {
-        scenario("4. crash after the result, before the delete", () -> {
-            try (Stage s = stage(Map.of())) {
-                Crash c = crashOneExecutor(s, "halt-before-delete");
-                Stage.Expect e = s.expected.get(c.jobId());
-                int n = starts(c.result(), c.jobId(), c.runId());
-                s.notes.add("message of " + c.runId().substring(0, 15) + " not deleted: redelivered, started " + n
-                        + "x (dictated " + e.dictatedStarts() + ")");
-                assertThat(n)
-                        .as("a recorded result is final: the redelivered message must not run it again")
-                        .isEqualTo(e.dictatedStarts());
-                return s.check();
-            }
+        scenario("4. crash after the result, before the delete", s -> {
+            Crash c = crashOneExecutor(s, "halt-before-delete");
+            Stage.Expect e = s.expected.get(c.jobId());
+            int n = starts(c.result(), c.jobId(), c.runId());
+            s.notes.add("message of " + c.runId().substring(0, 15) + " not deleted: redelivered, started " + n
+                    + "x (dictated " + e.dictatedStarts() + ")");
+            assertThat(n)
+                    .as("a recorded result is final: the redelivered message must not run it again")
+                    .isEqualTo(e.dictatedStarts());
         });
     }
 
@@ -140,7 +124,7 @@ class ExecutorCrashTest extends FaultScenarios {
         Exec victim = s.startExecutor(Map.of(injection, "4"));
         s.startExecutors(2);
         victim.awaitReady();
-        Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS, 0.1, 0.5, Stage::now));
+        Thread submit = s.submitWorkersMeanwhile(RUNS, 0.1, 0.5);
         assertThat(victim.awaitExit(Duration.ofSeconds(60)))
                 .as("the injected crash happened")
                 .isTrue();

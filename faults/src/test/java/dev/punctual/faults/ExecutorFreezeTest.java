@@ -24,55 +24,50 @@ class ExecutorFreezeTest extends FaultScenarios {
     @Test
     @Order(1)
     void sigstopOfAnExecutorPastItsLeaseThenSigcont() throws Exception {
-        scenario("2. SIGSTOP past the lease, SIGCONT", () -> {
-            try (Stage s = stage(Map.of())) {
-                s.startSweeper(s.api, "sweeper");
-                s.startExecutors(3);
-                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS, 0.3, 1.2, Stage::now));
-                s.awaitStarts(RUNS / 4, Duration.ofSeconds(60));
-                Exec victim = s.live().get(0);
-                // Freeze it while every slot runs a binary: then no thread of it is between a receive and a
-                // binary's start (that window is scenario 2b's).
-                List<Run> held = List.of();
-                for (int tries = 0; tries < 20 && held.isEmpty(); tries++) {
-                    await().atMost(Duration.ofSeconds(30))
-                            .pollInterval(Duration.ofMillis(20))
+        scenario("2. SIGSTOP past the lease, SIGCONT", s -> {
+            Thread submit = s.startUnderLoad(RUNS, 0.3, 1.2);
+            s.awaitStarts(RUNS / 4, Duration.ofSeconds(60));
+            Exec victim = s.live().get(0);
+            // Freeze it while every slot runs a binary: then no thread of it is between a receive and a
+            // binary's start (that window is scenario 2b's).
+            List<Run> held = List.of();
+            for (int tries = 0; tries < 20 && held.isEmpty(); tries++) {
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> busyRunning(s, victim));
+                victim.stop();
+                // Requests already on the wire when it stopped may still land: it counts as frozen busy only
+                // if it stays busy for half a second.
+                try {
+                    await().during(Duration.ofMillis(500))
+                            .atMost(Duration.ofSeconds(2))
                             .until(() -> busyRunning(s, victim));
-                    victim.stop();
-                    // Requests already on the wire when it stopped may still land: it counts as frozen busy only
-                    // if it stays busy for half a second.
-                    try {
-                        await().during(Duration.ofMillis(500))
-                                .atMost(Duration.ofSeconds(2))
-                                .until(() -> busyRunning(s, victim));
-                        held = s.heldBy(victim.id);
-                    } catch (ConditionTimeoutException notBusy) {
-                        victim.cont();
-                    }
+                    held = s.heldBy(victim.id);
+                } catch (ConditionTimeoutException notBusy) {
+                    victim.cont();
                 }
-                assertThat(held).as("the frozen executor holds runs").isNotEmpty();
-                List<Run> frozenHeld = held;
-                // The fault lasts until every run it held has been taken over: its lease expired in DynamoDB and
-                // another executor claimed the next attempt while this one was still frozen.
-                await().atMost(Duration.ofSeconds(60))
-                        .pollInterval(Duration.ofMillis(100))
-                        .until(() -> allTakenOver(s, frozenHeld));
-                victim.cont();
-                submit.join();
-                Checker.Result r = s.drainAndCheck(DRAIN);
-                for (Run h : held) {
-                    Run f = r.finalRuns().get(h.jobId() + "/" + h.runId());
-                    assertThat(f.attempt())
-                            .as("the stale attempt must not win: %s", f)
-                            .isGreaterThan(h.attempt());
-                    assertThat(f.logKey())
-                            .as("outcome written by the newest attempt")
-                            .endsWith("/attempt-" + f.attempt() + ".log");
-                }
-                s.notes.add(victim.id + " frozen holding " + held.size() + " runs past its "
-                        + FaultSettings.LEASE.toSeconds() + " s lease; all taken over, no stale result recorded");
-                return s.check();
             }
+            assertThat(held).as("the frozen executor holds runs").isNotEmpty();
+            List<Run> frozenHeld = held;
+            // The fault lasts until every run it held has been taken over: its lease expired in DynamoDB and
+            // another executor claimed the next attempt while this one was still frozen.
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> allTakenOver(s, frozenHeld));
+            victim.cont();
+            submit.join();
+            Checker.Result r = s.drainAndCheck(DRAIN);
+            for (Run h : held) {
+                Run f = r.finalRuns().get(h.jobId() + "/" + h.runId());
+                assertThat(f.attempt())
+                        .as("the stale attempt must not win: %s", f)
+                        .isGreaterThan(h.attempt());
+                assertThat(f.logKey())
+                        .as("outcome written by the newest attempt")
+                        .endsWith("/attempt-" + f.attempt() + ".log");
+            }
+            s.notes.add(victim.id + " frozen holding " + held.size() + " runs past its "
+                    + FaultSettings.LEASE.toSeconds() + " s lease; all taken over, no stale result recorded");
         });
     }
 
@@ -86,35 +81,32 @@ class ExecutorFreezeTest extends FaultScenarios {
     @Test
     @Order(2)
     void sigstopBetweenTheClaimAndTheBinarysStart() throws Exception {
-        scenario("2b. SIGSTOP between claim and start", () -> {
-            try (Stage s = stage(Map.of())) {
-                s.startSweeper(s.api, "sweeper");
-                Exec victim = s.startExecutor(Map.of("stop-after-claim", "3"));
-                s.startExecutors(2);
-                victim.awaitReady();
-                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, RUNS / 2, 1.0, 2.0, Stage::now));
-                await().atMost(Duration.ofSeconds(60))
-                        .pollInterval(Duration.ofMillis(20))
-                        .until(() -> !victim.faultLines().isEmpty() && "T".equals(procState(victim.pid())));
-                String[] fault = victim.faultLines().get(0).split(" ");
-                Run claimed = s.api.runs.get(fault[2], fault[3]).orElseThrow();
-                assertThat(claimed.leaseOwner()).isEqualTo(victim.id);
-                await().atMost(Duration.ofSeconds(60))
-                        .pollInterval(Duration.ofMillis(50))
-                        .until(() -> allTakenOver(s, List.of(claimed)));
-                victim.cont();
-                submit.join();
-                Checker.Result r = s.drainAndCheck(DRAIN);
-                s.notes.add(victim.id + " frozen after claiming attempt " + claimed.attempt() + " of "
-                        + fault[3].substring(0, 15) + "; resumed after attempt " + (claimed.attempt() + 1)
-                        + " was claimed elsewhere; that run was started " + starts(r, fault[2], fault[3])
-                        + "x, attempts "
-                        + r.attempts().getOrDefault(fault[2] + "/" + fault[3], List.of()).stream()
-                                .map(a -> a.attempt)
-                                .sorted()
-                                .toList());
-                return s.check();
-            }
+        scenario("2b. SIGSTOP between claim and start", s -> {
+            s.startSweeper(s.api, "sweeper");
+            Exec victim = s.startExecutor(Map.of("stop-after-claim", "3"));
+            s.startExecutors(2);
+            victim.awaitReady();
+            Thread submit = s.submitWorkersMeanwhile(RUNS / 2, 1.0, 2.0);
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> !victim.faultLines().isEmpty() && "T".equals(procState(victim.pid())));
+            String[] fault = victim.faultLines().get(0).split(" ");
+            Run claimed = s.api.runs.get(fault[2], fault[3]).orElseThrow();
+            assertThat(claimed.leaseOwner()).isEqualTo(victim.id);
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> allTakenOver(s, List.of(claimed)));
+            victim.cont();
+            submit.join();
+            Checker.Result r = s.drainAndCheck(DRAIN);
+            s.notes.add(victim.id + " frozen after claiming attempt " + claimed.attempt() + " of "
+                    + fault[3].substring(0, 15) + "; resumed after attempt " + (claimed.attempt() + 1)
+                    + " was claimed elsewhere; that run was started " + starts(r, fault[2], fault[3])
+                    + "x, attempts "
+                    + r.attempts().getOrDefault(fault[2] + "/" + fault[3], List.of()).stream()
+                            .map(a -> a.attempt)
+                            .sorted()
+                            .toList());
         });
     }
 
@@ -128,50 +120,45 @@ class ExecutorFreezeTest extends FaultScenarios {
     @Test
     @Order(3)
     void sigstopOfAnExecutorWhoseBinariesOutliveTheLease() throws Exception {
-        scenario("2c. SIGSTOP past the lease, binaries outlive it", () -> {
-            try (Stage s = stage(Map.of())) {
-                s.startSweeper(s.api, "sweeper");
-                s.startExecutors(3);
-                int n = Math.max(24, RUNS / 4);
-                Thread submit = Thread.ofPlatform().start(() -> s.submitWorkers(s.api, n, 6.0, 8.0, Stage::now));
-                Exec victim = s.live().get(0);
-                // Frozen while a binary it holds has just started: that one cannot end before the lease does.
-                await().atMost(Duration.ofSeconds(60))
-                        .pollInterval(Duration.ofMillis(20))
-                        .until(() -> busyRunning(s, victim)
-                                && !startedWithin(s, s.heldBy(victim.id), wallNs(), FRESH.dividedBy(2))
-                                        .isEmpty());
-                List<Run> held = s.heldBy(victim.id);
-                victim.stop();
-                long stoppedAt = System.nanoTime();
-                long stoppedWallNs = wallNs();
-                // Frozen until every run it held has been taken over by another executor's next attempt.
-                await().atMost(Duration.ofSeconds(60))
-                        .pollInterval(Duration.ofMillis(100))
-                        .until(() -> allTakenOver(s, held));
-                double frozen = (System.nanoTime() - stoppedAt) / 1e9;
-                victim.cont();
-                submit.join();
-                Checker.Result r = s.drainAndCheck(DRAIN.plusSeconds(30));
-                List<Run> killedRuns = held.stream()
-                        .filter(h -> r.attempts().getOrDefault(h.jobId() + "/" + h.runId(), List.of()).stream()
-                                .anyMatch(a -> a.attempt == h.attempt() && a.endNs == null))
-                        .toList();
-                long killed = killedRuns.size();
-                List<Run> fresh = startedWithin(s, held, stoppedWallNs, FRESH);
-                s.notes.add(victim.id + " frozen " + String.format(Locale.ROOT, "%.1f", frozen)
-                        + " s holding " + held.size() + " runs whose binaries sleep 6-8 s (lease "
-                        + FaultSettings.LEASE.toSeconds() + " s); " + killed + " of their binaries killed by the "
-                        + "supervisor before the next attempt started");
-                // A binary near its end when the executor froze may finish before the supervisor's deadline (a
-                // heartbeat just before the freeze moved it on). One started within FRESH of the freeze cannot:
-                // it sleeps at least 6 s, and the lease ends at most 4 s after the freeze.
-                assertThat(fresh).as("binaries started just before the freeze").isNotEmpty();
-                assertThat(killedRuns)
-                        .as("the frozen executor's binaries that would have outlived its lease were killed")
-                        .containsAll(fresh);
-                return s.check();
-            }
+        scenario("2c. SIGSTOP past the lease, binaries outlive it", s -> {
+            int n = Math.max(24, RUNS / 4);
+            Thread submit = s.startUnderLoad(n, 6.0, 8.0);
+            Exec victim = s.live().get(0);
+            // Frozen while a binary it holds has just started: that one cannot end before the lease does.
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> busyRunning(s, victim)
+                            && !startedWithin(s, s.heldBy(victim.id), wallNs(), FRESH.dividedBy(2))
+                                    .isEmpty());
+            List<Run> held = s.heldBy(victim.id);
+            victim.stop();
+            long stoppedAt = System.nanoTime();
+            long stoppedWallNs = wallNs();
+            // Frozen until every run it held has been taken over by another executor's next attempt.
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> allTakenOver(s, held));
+            double frozen = (System.nanoTime() - stoppedAt) / 1e9;
+            victim.cont();
+            submit.join();
+            Checker.Result r = s.drainAndCheck(DRAIN.plusSeconds(30));
+            List<Run> killedRuns = held.stream()
+                    .filter(h -> r.attempts().getOrDefault(h.jobId() + "/" + h.runId(), List.of()).stream()
+                            .anyMatch(a -> a.attempt == h.attempt() && a.endNs == null))
+                    .toList();
+            long killed = killedRuns.size();
+            List<Run> fresh = startedWithin(s, held, stoppedWallNs, FRESH);
+            s.notes.add(victim.id + " frozen " + String.format(Locale.ROOT, "%.1f", frozen)
+                    + " s holding " + held.size() + " runs whose binaries sleep 6-8 s (lease "
+                    + FaultSettings.LEASE.toSeconds() + " s); " + killed + " of their binaries killed by the "
+                    + "supervisor before the next attempt started");
+            // A binary near its end when the executor froze may finish before the supervisor's deadline (a
+            // heartbeat just before the freeze moved it on). One started within FRESH of the freeze cannot:
+            // it sleeps at least 6 s, and the lease ends at most 4 s after the freeze.
+            assertThat(fresh).as("binaries started just before the freeze").isNotEmpty();
+            assertThat(killedRuns)
+                    .as("the frozen executor's binaries that would have outlived its lease were killed")
+                    .containsAll(fresh);
         });
     }
 

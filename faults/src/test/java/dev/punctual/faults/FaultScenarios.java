@@ -47,6 +47,47 @@ abstract class FaultScenarios {
         return new Stage(current, target, suite.root(), overrides);
     }
 
+    /** What a scenario does on its stage: starts the actors, injects its fault, heals, drains and asserts. */
+    @FunctionalInterface
+    interface Cycle {
+        void run(Stage s) throws Exception;
+    }
+
+    /** {@link #scenario(String, Map, Cycle)} with the suite's default timings. */
+    void scenario(String name, Cycle cycle) throws Exception {
+        scenario(name, Map.of(), cycle);
+    }
+
+    /**
+     * A scenario on a fresh stage (timings overridden by {@code overrides}) whose row is the stage's check after the
+     * cycle. When an assertion fails after the drain, the stage is checked again first, so the row of the failed
+     * scenario carries every note the cycle wrote.
+     */
+    void scenario(String name, Map<String, String> overrides, Cycle cycle) throws Exception {
+        scenario(name, () -> {
+            try (Stage s = stage(overrides)) {
+                try {
+                    cycle.run(s);
+                } catch (Throwable t) {
+                    if (Stage.LAST.get() != null) {
+                        recheck(s, t);
+                    }
+                    throw t;
+                }
+                return s.check();
+            }
+        });
+    }
+
+    /** Checks again for the report; a failure of that check must not hide the one being reported. */
+    private static void recheck(Stage s, Throwable failure) {
+        try {
+            s.check();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
     /**
      * Runs a scenario once, and in soak mode again until its share of the soak time is used; records the sum and
      * asserts the invariants every scenario shares.

@@ -41,6 +41,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -232,44 +233,37 @@ final class Stage implements AutoCloseable {
      */
     List<JobView> submitWorkers(Punctual p, int n, double minSleep, double maxSleep, Supplier<ScheduleSpec> schedule) {
         List<JobView> out = new CopyOnWriteArrayList<>();
-        int threads = 4;
-        List<Thread> ts = new ArrayList<>();
-        AtomicInteger next = new AtomicInteger();
         List<RuntimeException> errors = new CopyOnWriteArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            ts.add(Thread.ofPlatform().start(() -> {
-                int i;
-                while ((i = next.getAndIncrement()) < n) {
-                    boolean fails = i % 10 == 9;
-                    double sleep = minSleep + (maxSleep - minSleep) * ((i * 37) % 100) / 100.0;
-                    try {
-                        out.add(submit(
-                                p,
-                                WORKER,
-                                name + "-" + i,
-                                env(sleep, fails ? 1 : 0),
-                                schedule.get(),
-                                60,
-                                fails ? 2 : 3,
-                                fails ? RunState.DEAD : RunState.SUCCEEDED,
-                                fails ? 2 : 1));
-                    } catch (RuntimeException e) {
-                        errors.add(e);
-                    }
-                }
-            }));
-        }
-        for (Thread t : ts) {
+        inParallel(n, 4, i -> {
+            boolean fails = i % 10 == 9;
+            double sleep = minSleep + (maxSleep - minSleep) * ((i * 37) % 100) / 100.0;
             try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                out.add(submit(
+                        p,
+                        WORKER,
+                        name + "-" + i,
+                        env(sleep, fails ? 1 : 0),
+                        schedule.get(),
+                        60,
+                        fails ? 2 : 3,
+                        fails ? RunState.DEAD : RunState.SUCCEEDED,
+                        fails ? 2 : 1));
+            } catch (RuntimeException e) {
+                errors.add(e);
             }
-        }
+        });
         if (!errors.isEmpty()) {
             throw errors.get(0);
         }
         return out;
+    }
+
+    /**
+     * {@link #submitWorkers} of {@code n} jobs scheduled now through the API, on a thread of its own: the scenario
+     * injects its fault while they arrive, and joins the thread before the drain.
+     */
+    Thread submitWorkersMeanwhile(int n, double minSleep, double maxSleep) {
+        return Thread.ofPlatform().start(() -> submitWorkers(api, n, minSleep, maxSleep, Stage::now));
     }
 
     /**
@@ -278,18 +272,26 @@ final class Stage implements AutoCloseable {
      */
     Map<String, RuntimeException> submitTolerant(Punctual p, int n, double sleep, int threads, int first) {
         Map<String, RuntimeException> failures = new ConcurrentHashMap<>();
+        inParallel(n, threads, i -> {
+            String jobName = name + "-" + (first + i);
+            try {
+                submit(p, WORKER, jobName, env(sleep, 0), now(), 60, 3, RunState.SUCCEEDED, 1);
+            } catch (RuntimeException e) {
+                failures.put(jobName, e);
+            }
+        });
+        return failures;
+    }
+
+    /** Calls {@code each} with 0 to {@code n - 1}, each index once, on {@code threads} threads; returns when done. */
+    private static void inParallel(int n, int threads, IntConsumer each) {
         AtomicInteger next = new AtomicInteger();
         List<Thread> ts = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             ts.add(Thread.ofPlatform().start(() -> {
                 int i;
                 while ((i = next.getAndIncrement()) < n) {
-                    String jobName = name + "-" + (first + i);
-                    try {
-                        submit(p, WORKER, jobName, env(sleep, 0), now(), 60, 3, RunState.SUCCEEDED, 1);
-                    } catch (RuntimeException e) {
-                        failures.put(jobName, e);
-                    }
+                    each.accept(i);
                 }
             }));
         }
@@ -300,7 +302,6 @@ final class Stage implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        return failures;
     }
 
     static int occurrences(Punctual p, ScheduleSpec spec, Instant createdAt) {
@@ -325,12 +326,32 @@ final class Stage implements AutoCloseable {
     }
 
     List<Exec> startExecutors(int n) {
+        return startExecutors(n, Map.of());
+    }
+
+    /** {@code n} executors with the same injected faults, started together and ready. */
+    List<Exec> startExecutors(int n, Map<String, String> inject) {
         List<Exec> started = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            started.add(startExecutor(Map.of()));
+            started.add(startExecutor(inject));
         }
         started.forEach(Exec::awaitReady);
         return started;
+    }
+
+    /** Most scenarios' cast: the API's sweeper, then {@code n} healthy executors, ready. */
+    List<Exec> startSweeperAndExecutors(int n) {
+        startSweeper(api, "sweeper");
+        return startExecutors(n);
+    }
+
+    /**
+     * The cast of {@link #startSweeperAndExecutors} with three executors, and {@code n} workers arriving meanwhile
+     * ({@link #submitWorkersMeanwhile}): the load most faults are injected into.
+     */
+    Thread startUnderLoad(int n, double minSleep, double maxSleep) {
+        startSweeperAndExecutors(3);
+        return submitWorkersMeanwhile(n, minSleep, maxSleep);
     }
 
     Sweeping startSweeper(Punctual p, String id) {

@@ -47,57 +47,49 @@ class StoreFaultTest extends FaultScenarios {
     @Test
     @Order(1)
     void dynamoDbThrottlingAndServerErrors() throws Exception {
-        scenario("10. DynamoDB throttling / 5xx", () -> {
-            try (Stage s = stage(Map.of())) {
-                s.binary(Stage.WORKER);
-                AtomicReference<Double> rate = new AtomicReference<>(0.4);
-                FaultyHttpClient http = Stage.faultyHttp(rate::get);
-                var faulty = s.faultyDynamo(http);
-                Punctual throttled = s.punctual(faulty, s.sqs, Clock.systemUTC());
-                for (int i = 0; i < 3; i++) {
-                    s.startExecutor(Map.of("dynamo-errors", "0.05"));
+        scenario("10. DynamoDB throttling / 5xx", s -> {
+            s.binary(Stage.WORKER);
+            AtomicReference<Double> rate = new AtomicReference<>(0.4);
+            FaultyHttpClient http = Stage.faultyHttp(rate::get);
+            var faulty = s.faultyDynamo(http);
+            Punctual throttled = s.punctual(faulty, s.sqs, Clock.systemUTC());
+            s.startExecutors(3, Map.of("dynamo-errors", "0.05"));
+            s.startSweeper(throttled, "sweeper");
+            // First an outage: every call of the API and the sweeper answered 500/503 until the SDK gives up.
+            int outageRequests = Math.max(4, RUNS / 10);
+            rate.set(1.0);
+            http.serverErrorsOnly = true;
+            Map<String, RuntimeException> failed =
+                    new HashMap<>(s.submitTolerant(throttled, outageRequests, 0.2, 8, 0));
+            // Then throttling and 5xx on 40 % of the calls: the SDK's retries absorb most.
+            rate.set(0.4);
+            http.serverErrorsOnly = false;
+            failed.putAll(s.submitTolerant(throttled, RUNS, 0.2, 8, outageRequests));
+            rate.set(0.0);
+            // Failed requests: a 503, and nothing of them written.
+            Set<String> jobNames = new HashSet<>();
+            s.allJobs().forEach(j -> jobNames.add(j.get("name").s()));
+            List<String> not503 = new ArrayList<>();
+            List<String> partial = new ArrayList<>();
+            failed.forEach((name, e) -> {
+                if (!answers503(e)) {
+                    not503.add(name + ": " + e);
                 }
-                s.executors.forEach(Exec::awaitReady);
-                s.startSweeper(throttled, "sweeper");
-                // First an outage: every call of the API and the sweeper answered 500/503 until the SDK gives up.
-                int outageRequests = Math.max(4, RUNS / 10);
-                rate.set(1.0);
-                http.serverErrorsOnly = true;
-                Map<String, RuntimeException> failed =
-                        new HashMap<>(s.submitTolerant(throttled, outageRequests, 0.2, 8, 0));
-                // Then throttling and 5xx on 40 % of the calls: the SDK's retries absorb most.
-                rate.set(0.4);
-                http.serverErrorsOnly = false;
-                failed.putAll(s.submitTolerant(throttled, RUNS, 0.2, 8, outageRequests));
-                rate.set(0.0);
-                // Failed requests: a 503, and nothing of them written.
-                Set<String> jobNames = new HashSet<>();
-                s.allJobs().forEach(j -> jobNames.add(j.get("name").s()));
-                List<String> not503 = new ArrayList<>();
-                List<String> partial = new ArrayList<>();
-                failed.forEach((name, e) -> {
-                    if (!answers503(e)) {
-                        not503.add(name + ": " + e);
-                    }
-                    if (jobNames.contains(name)) {
-                        partial.add(name);
-                    }
-                });
-                Checker.Result r = s.drainAndCheck(DRAIN);
-                faulty.close();
-                s.notes.add(http.injected.get() + " of " + http.calls.get() + " API/sweeper DynamoDB calls failed"
-                        + " (plus 5 % in executors); " + failed.size() + " of " + (RUNS + outageRequests)
-                        + " creates answered 503 (" + outageRequests
-                        + " in a full outage), none 500, none wrote anything;"
-                        + " the rest ran");
-                assertThat(http.injected.get()).isPositive();
-                assertThat(failed)
-                        .as("the requests during the outage failed")
-                        .hasSizeGreaterThanOrEqualTo(outageRequests);
-                assertThat(not503).as("failures the API would answer with 500").isEmpty();
-                assertThat(partial).as("failed creates that wrote a job anyway").isEmpty();
-                return s.check();
-            }
+                if (jobNames.contains(name)) {
+                    partial.add(name);
+                }
+            });
+            Checker.Result r = s.drainAndCheck(DRAIN);
+            faulty.close();
+            s.notes.add(http.injected.get() + " of " + http.calls.get() + " API/sweeper DynamoDB calls failed"
+                    + " (plus 5 % in executors); " + failed.size() + " of " + (RUNS + outageRequests)
+                    + " creates answered 503 (" + outageRequests
+                    + " in a full outage), none 500, none wrote anything;"
+                    + " the rest ran");
+            assertThat(http.injected.get()).isPositive();
+            assertThat(failed).as("the requests during the outage failed").hasSizeGreaterThanOrEqualTo(outageRequests);
+            assertThat(not503).as("failures the API would answer with 500").isEmpty();
+            assertThat(partial).as("failed creates that wrote a job anyway").isEmpty();
         });
     }
 
@@ -119,8 +111,7 @@ class StoreFaultTest extends FaultScenarios {
             int sp = freePort();
             EmbeddedAws persistent = EmbeddedAws.start(data, dp, qp, sp);
             try (Stage s = stage(Stage.target(persistent), Map.of())) {
-                s.startSweeper(s.api, "sweeper");
-                s.startExecutors(3);
+                s.startSweeperAndExecutors(3);
                 s.submitWorkers(s.api, RUNS, 0.3, 1.0, Stage::now);
                 s.awaitStarts(RUNS / 3, Duration.ofSeconds(60));
                 long running = s.allRuns().stream()
@@ -154,35 +145,27 @@ class StoreFaultTest extends FaultScenarios {
     @Test
     @Order(3)
     void theLastAttemptsLogUploadFails() throws Exception {
-        scenario("11b. last attempt's log upload fails", () -> {
-            try (Stage s = stage(Map.of())) {
-                s.startSweeper(s.api, "sweeper");
-                for (int i = 0; i < 2; i++) {
-                    s.startExecutor(Map.of("fail-log-upload", "/attempt-2.log"));
-                }
-                s.executors.forEach(Exec::awaitReady);
-                List<JobView> jobs = new ArrayList<>();
-                for (int i = 0; i < 3; i++) {
-                    jobs.add(s.submit(
-                            s.api, Stage.WORKER, "fails-" + i, s.env(0.1, 1), Stage.now(), 60, 2, RunState.DEAD, 2));
-                }
-                Checker.Result r = s.drainAndCheck(DRAIN);
-                List<String> wrong = new ArrayList<>();
-                for (var j : jobs) {
-                    Run run = runOf(r, j.id());
-                    if (run.logKey() != null && !run.logKey().endsWith("/attempt-" + run.attempt() + ".log")) {
-                        wrong.add(run.runId() + " attempt " + run.attempt() + " -> " + run.logKey());
-                    }
-                }
-                s.notes.add(wrong.size() + " of " + jobs.size() + " DEAD runs (attempt 2, log upload failed) name the"
-                        + " log of attempt 1");
-                Checker.Result checked = s.check();
-                assertThat(wrong)
-                        .as("runs whose outcome names an earlier attempt's log (GET .../log serves it as the"
-                                + " latest)")
-                        .isEmpty();
-                return checked;
+        scenario("11b. last attempt's log upload fails", s -> {
+            s.startSweeper(s.api, "sweeper");
+            s.startExecutors(2, Map.of("fail-log-upload", "/attempt-2.log"));
+            List<JobView> jobs = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                jobs.add(s.submit(
+                        s.api, Stage.WORKER, "fails-" + i, s.env(0.1, 1), Stage.now(), 60, 2, RunState.DEAD, 2));
             }
+            Checker.Result r = s.drainAndCheck(DRAIN);
+            List<String> wrong = new ArrayList<>();
+            for (var j : jobs) {
+                Run run = runOf(r, j.id());
+                if (run.logKey() != null && !run.logKey().endsWith("/attempt-" + run.attempt() + ".log")) {
+                    wrong.add(run.runId() + " attempt " + run.attempt() + " -> " + run.logKey());
+                }
+            }
+            s.notes.add(wrong.size() + " of " + jobs.size() + " DEAD runs (attempt 2, log upload failed) name the"
+                    + " log of attempt 1");
+            assertThat(wrong)
+                    .as("runs whose outcome names an earlier attempt's log (GET .../log serves it as the" + " latest)")
+                    .isEmpty();
         });
     }
 
@@ -197,29 +180,22 @@ class StoreFaultTest extends FaultScenarios {
     @Test
     @Order(4)
     void aStoreOutageAroundTheResultWriteReRunsNothing() throws Exception {
-        scenario("14. store outage around the result write", () -> {
-            try (Stage s = stage(Map.of())) {
-                s.startSweeper(s.api, "sweeper");
-                List<Exec> faulty = new ArrayList<>();
-                for (int i = 0; i < 3; i++) {
-                    faulty.add(s.startExecutor(Map.of("outage-at-result", "7:2000")));
-                }
-                faulty.forEach(Exec::awaitReady);
-                s.submitWorkers(s.api, RUNS, 0.3, 1.0, Stage::now);
-                Checker.Result r = s.drainAndCheck(DRAIN);
-                long outages = faulty.stream()
-                        .mapToLong(e -> e.faultLines().stream()
-                                .filter(l -> l.startsWith("FAULT outage"))
-                                .count())
-                        .sum();
-                s.notes.add(outages + " outages of 2 s, each starting at a result write; lease "
-                        + FaultSettings.LEASE.toSeconds() + " s");
-                assertThat(outages).as("outages were injected").isGreaterThanOrEqualTo(3);
-                assertThat(r.duplicates())
-                        .as("no binary that exited while its executor lived ran again")
-                        .isZero();
-                return s.check();
-            }
+        scenario("14. store outage around the result write", s -> {
+            s.startSweeper(s.api, "sweeper");
+            List<Exec> faulty = s.startExecutors(3, Map.of("outage-at-result", "7:2000"));
+            s.submitWorkers(s.api, RUNS, 0.3, 1.0, Stage::now);
+            Checker.Result r = s.drainAndCheck(DRAIN);
+            long outages = faulty.stream()
+                    .mapToLong(e -> e.faultLines().stream()
+                            .filter(l -> l.startsWith("FAULT outage"))
+                            .count())
+                    .sum();
+            s.notes.add(outages + " outages of 2 s, each starting at a result write; lease "
+                    + FaultSettings.LEASE.toSeconds() + " s");
+            assertThat(outages).as("outages were injected").isGreaterThanOrEqualTo(3);
+            assertThat(r.duplicates())
+                    .as("no binary that exited while its executor lived ran again")
+                    .isZero();
         });
     }
 }
