@@ -22,10 +22,10 @@ import java.util.regex.Pattern;
  */
 final class Contract {
     static final String PREFIX_EXPR = "${var.name_prefix}";
-    private static final Pattern TABLE_REF = Pattern.compile("aws_dynamodb_table\\.(\\w+)\\.arn(/index/\\*)?");
+    private static final Pattern TABLE_REF =
+            Pattern.compile("aws_dynamodb_table\\.(\\w+(?:\\[\"[^\"]*\"])?)\\.arn(/index/\\*)?");
     private static final Pattern QUEUE_REF = Pattern.compile("aws_sqs_queue\\.(\\w+)\\.arn");
     private static final Pattern BUCKET_REF = Pattern.compile("aws_s3_bucket\\.(\\w+)\\.arn");
-    private static final Pattern LOCAL_REF = Pattern.compile("local\\.(\\w+)");
     private static final Pattern ENV_NAME = Pattern.compile("\\b(PUNCTUAL_[A-Z0-9_]+)\\b");
 
     private final Terraform tf;
@@ -294,36 +294,21 @@ final class Contract {
     /** Names of PUNCTUAL_* variables a block sets, following references to locals. */
     Set<String> envNames(JsonNode block) {
         Set<String> out = new LinkedHashSet<>();
-        collectEnv(block, out, new HashSet<>());
+        tf.walk(
+                block,
+                (key, value) -> {
+                    if (key.startsWith("PUNCTUAL_")) {
+                        out.add(key);
+                    }
+                    return true;
+                },
+                expression -> {
+                    Matcher names = ENV_NAME.matcher(expression);
+                    while (names.find()) {
+                        out.add(names.group(1));
+                    }
+                });
         return out;
-    }
-
-    private void collectEnv(JsonNode node, Set<String> out, Set<String> visitedLocals) {
-        if (node == null) {
-            return;
-        }
-        if (node.isObject()) {
-            node.fields().forEachRemaining(e -> {
-                if (e.getKey().startsWith("PUNCTUAL_")) {
-                    out.add(e.getKey());
-                }
-                collectEnv(e.getValue(), out, visitedLocals);
-            });
-        } else if (node.isArray()) {
-            node.forEach(n -> collectEnv(n, out, visitedLocals));
-        } else if (node.isTextual()) {
-            Matcher names = ENV_NAME.matcher(node.asText());
-            while (names.find()) {
-                out.add(names.group(1));
-            }
-            Matcher locals = LOCAL_REF.matcher(node.asText());
-            while (locals.find()) {
-                String local = locals.group(1);
-                if (visitedLocals.add(local)) {
-                    tf.local(local).ifPresent(v -> collectEnv(v, out, visitedLocals));
-                }
-            }
-        }
     }
 
     private Integer number(JsonNode value) {
