@@ -147,6 +147,14 @@ final class Terraform {
         return out;
     }
 
+    /**
+     * A block's nested blocks of one kind ({@code statement}, {@code attribute}, …), those its dynamic blocks
+     * generate included (see {@link Instances#nested}).
+     */
+    List<JsonNode> nested(JsonNode block, String name) {
+        return new Instances(n -> local(n).orElse(null)).nested(block, name);
+    }
+
     /** A {@code moved} block: its two addresses, as written. */
     record Moved(String from, String to) {}
 
