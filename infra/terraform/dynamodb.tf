@@ -1,147 +1,77 @@
 # The four tables of core/.../infra/Resources.java: names, keys, indexes and TTL must stay exactly as the code
-# defines them (infra-tests checks it). Every key is a string.
+# defines them (infra-tests checks it). Every key is a string; every table is on-demand, with point-in-time
+# recovery and server-side encryption.
 
-resource "aws_dynamodb_table" "jobs" {
-  name                        = "${var.name_prefix}-jobs"
-  billing_mode                = "PAY_PER_REQUEST"
-  hash_key                    = "jobId"
-  deletion_protection_enabled = var.table_deletion_protection
+locals {
+  # By the suffix of each table's name: its keys, every attribute a key of it or of an index names (DynamoDB
+  # declares no others), its indexes (name → keys, every attribute projected), and its TTL attribute, if any.
+  dynamodb_tables = {
+    jobs = {
+      hash_key   = "jobId"
+      range_key  = null
+      attributes = ["jobId", "owner", "ownerSort"]
+      # Listing an owner's jobs, oldest first (ownerSort = createdAt#jobId).
+      indexes = { byOwner = { hash_key = "owner", range_key = "ownerSort" } }
+      ttl     = []
+    }
 
-  attribute {
-    name = "jobId"
-    type = "S"
+    runs = {
+      hash_key   = "jobId"
+      range_key  = "runId"
+      attributes = ["jobId", "runId", "dueShard", "dueSort", "ownerState", "finishedSort"]
+      indexes = {
+        # The sparse due index the sweeper reads: one partition per minute bucket and write shard.
+        byDue = { hash_key = "dueShard", range_key = "dueSort" }
+        # The sparse dead-letter index: only DEAD runs carry ownerState (<owner>#DEAD) and finishedSort.
+        byOwnerState = { hash_key = "ownerState", range_key = "finishedSort" }
+      }
+      # Finished runs (SUCCEEDED, DEAD, CANCELLED) expire after punctual.retention.
+      ttl = ["expiresAt"]
+    }
+
+    binaries = { hash_key = "binaryId", range_key = null, attributes = ["binaryId"], indexes = {}, ttl = [] }
+
+    # The sweeper's watermark.
+    sweeps = { hash_key = "name", range_key = null, attributes = ["name"], indexes = {}, ttl = [] }
   }
-
-  attribute {
-    name = "owner"
-    type = "S"
-  }
-
-  attribute {
-    name = "ownerSort"
-    type = "S"
-  }
-
-  # Listing an owner's jobs, oldest first (ownerSort = createdAt#jobId).
-  global_secondary_index {
-    name            = "byOwner"
-    hash_key        = "owner"
-    range_key       = "ownerSort"
-    projection_type = "ALL"
-  }
-
-  point_in_time_recovery {
-    enabled = true
-  }
-
-  server_side_encryption {
-    enabled = true
-  }
-
-  tags = var.tags
 }
 
-resource "aws_dynamodb_table" "runs" {
-  name                        = "${var.name_prefix}-runs"
+resource "aws_dynamodb_table" "this" {
+  for_each = local.dynamodb_tables
+
+  name                        = "${var.name_prefix}-${each.key}"
   billing_mode                = "PAY_PER_REQUEST"
-  hash_key                    = "jobId"
-  range_key                   = "runId"
+  hash_key                    = each.value.hash_key
+  range_key                   = each.value.range_key
   deletion_protection_enabled = var.table_deletion_protection
 
-  attribute {
-    name = "jobId"
-    type = "S"
+  dynamic "attribute" {
+    for_each = each.value.attributes
+
+    content {
+      name = attribute.value
+      type = "S"
+    }
   }
 
-  attribute {
-    name = "runId"
-    type = "S"
+  dynamic "global_secondary_index" {
+    for_each = each.value.indexes
+
+    content {
+      name            = global_secondary_index.key
+      hash_key        = global_secondary_index.value.hash_key
+      range_key       = global_secondary_index.value.range_key
+      projection_type = "ALL"
+    }
   }
 
-  attribute {
-    name = "dueShard"
-    type = "S"
-  }
+  dynamic "ttl" {
+    for_each = each.value.ttl
 
-  attribute {
-    name = "dueSort"
-    type = "S"
-  }
-
-  attribute {
-    name = "ownerState"
-    type = "S"
-  }
-
-  attribute {
-    name = "finishedSort"
-    type = "S"
-  }
-
-  # The sparse due index the sweeper reads: one partition per minute bucket and write shard.
-  global_secondary_index {
-    name            = "byDue"
-    hash_key        = "dueShard"
-    range_key       = "dueSort"
-    projection_type = "ALL"
-  }
-
-  # The sparse dead-letter index: only DEAD runs carry ownerState (<owner>#DEAD) and finishedSort.
-  global_secondary_index {
-    name            = "byOwnerState"
-    hash_key        = "ownerState"
-    range_key       = "finishedSort"
-    projection_type = "ALL"
-  }
-
-  # Finished runs (SUCCEEDED, DEAD, CANCELLED) expire after punctual.retention.
-  ttl {
-    attribute_name = "expiresAt"
-    enabled        = true
-  }
-
-  point_in_time_recovery {
-    enabled = true
-  }
-
-  server_side_encryption {
-    enabled = true
-  }
-
-  tags = var.tags
-}
-
-resource "aws_dynamodb_table" "binaries" {
-  name                        = "${var.name_prefix}-binaries"
-  billing_mode                = "PAY_PER_REQUEST"
-  hash_key                    = "binaryId"
-  deletion_protection_enabled = var.table_deletion_protection
-
-  attribute {
-    name = "binaryId"
-    type = "S"
-  }
-
-  point_in_time_recovery {
-    enabled = true
-  }
-
-  server_side_encryption {
-    enabled = true
-  }
-
-  tags = var.tags
-}
-
-resource "aws_dynamodb_table" "sweeps" {
-  name                        = "${var.name_prefix}-sweeps"
-  billing_mode                = "PAY_PER_REQUEST"
-  hash_key                    = "name"
-  deletion_protection_enabled = var.table_deletion_protection
-
-  attribute {
-    name = "name"
-    type = "S"
+    content {
+      attribute_name = ttl.value
+      enabled        = true
+    }
   }
 
   point_in_time_recovery {

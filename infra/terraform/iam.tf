@@ -1,8 +1,8 @@
 # One role per component, declared once (aws_iam_role.this, by the suffix of the role's name). Each component's
-# DynamoDB, SQS and S3 permissions are in ONE policy document named after it (data.aws_iam_policy_document.api,
-# .sweeper, .executor), listing exactly the calls its code makes on exactly the resources it makes them on;
-# infra-tests derives the same list from the compiled code and fails on drift. Logging, KMS and the sweeper's
-# failure destination are separate documents: the code itself never calls them.
+# DynamoDB, SQS and S3 permissions are in ONE policy document of its own (data.aws_iam_policy_document.component
+# ["api"], ["sweeper"], ["executor"], from local.component_permissions), listing exactly the calls its code makes on
+# exactly the resources it makes them on; infra-tests derives the same list from the compiled code and fails on
+# drift. Logging, KMS and the sweeper's failure destination are separate documents: the code itself never calls them.
 
 data "aws_iam_policy_document" "lambda_assume" {
   statement {
@@ -43,31 +43,29 @@ data "aws_iam_policy_document" "ecs_tasks_assume" {
 ################################################################################
 
 locals {
-  # Every role the module can create. The executor's task role is created even without the ECS service, for
-  # executors run elsewhere; the execution role, which only ECS uses, is not.
+  # Every role the module can create, each always created unless `create` says otherwise. The executor's task role
+  # is created even without the ECS service, for executors run elsewhere; the execution role, which only ECS uses,
+  # is not.
   iam_role_settings = {
     api = {
-      create             = true
       description        = "Punctual api Lambda"
       assume_role_policy = data.aws_iam_policy_document.lambda_assume.json
       policy_name        = "tables-queue-bucket"
-      policy             = data.aws_iam_policy_document.api.json
+      policy             = data.aws_iam_policy_document.component["api"].json
     }
 
     sweeper = {
-      create             = true
       description        = "Punctual sweeper Lambda"
       assume_role_policy = data.aws_iam_policy_document.lambda_assume.json
       policy_name        = "tables-queue"
-      policy             = data.aws_iam_policy_document.sweeper.json
+      policy             = data.aws_iam_policy_document.component["sweeper"].json
     }
 
     executor-task = {
-      create             = true
       description        = "Punctual executor: the task role its program runs with (never visible to user binaries)"
       assume_role_policy = data.aws_iam_policy_document.ecs_tasks_assume.json
       policy_name        = "tables-queue-bucket"
-      policy             = data.aws_iam_policy_document.executor.json
+      policy             = data.aws_iam_policy_document.component["executor"].json
     }
 
     executor-execution = {
@@ -79,7 +77,7 @@ locals {
     }
   }
 
-  iam_roles = { for name, role in local.iam_role_settings : name => role if role.create }
+  iam_roles = { for name, role in local.iam_role_settings : name => role if try(role.create, true) }
 }
 
 resource "aws_iam_role" "this" {
@@ -102,122 +100,79 @@ resource "aws_iam_role_policy" "this" {
 }
 
 ################################################################################
-# api (Lambda): what its code calls
+# What each component's code calls: one statement a line, as sid, actions, resources
 ################################################################################
 
-data "aws_iam_policy_document" "api" {
-  # Create (transaction: job + first run), get and delete jobs; dispatch runs due within the lookahead.
-  statement {
-    sid       = "Jobs"
-    actions   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"]
-    resources = [aws_dynamodb_table.jobs.arn]
-  }
+locals {
+  # The statements of data.aws_iam_policy_document.component[<component>], in order. The sweeper's Lambda also
+  # needs its failure destination, and the executor-execution role is ECS's own (both below).
+  component_permissions = {
+    api = [
+      # Create (transaction: job + first run), get and delete jobs; dispatch runs due within the lookahead.
+      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
+      # GET /v1/jobs: an owner's jobs through the byOwner index.
+      { sid = "JobsByOwner", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["jobs"].arn}/index/*"] },
+      # First run, dispatch marks, cancellation on delete, and GET /v1/jobs/{id}/runs (a query of the base table).
+      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"], resources = [aws_dynamodb_table.this["runs"].arn] },
+      # GET /v1/runs?state=DEAD: an owner's dead runs through the byOwnerState index.
+      { sid = "RunsByOwnerState", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
+      { sid = "Binaries", actions = ["dynamodb:GetItem", "dynamodb:PutItem"], resources = [aws_dynamodb_table.this["binaries"].arn] },
+      # GetQueueUrl only matters where PUNCTUAL_QUEUE_URL is unset; SendMessage also covers SendMessageBatch.
+      { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.runs.arn] },
+      # The presigned upload URL carries the API role's permissions: the role itself must allow the PUT.
+      { sid = "UploadBinaries", actions = ["s3:PutObject"], resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*"] },
+      # HeadObject of a binary (uploaded yet?) and reading run logs.
+      { sid = "ReadArtifacts", actions = ["s3:GetObject"], resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*", "${aws_s3_bucket.artifacts.arn}/logs/*"] },
+      # Listing a run's log objects; also makes a HeadObject of a missing key answer 404 rather than 403.
+      { sid = "ListArtifacts", actions = ["s3:ListBucket"], resources = [aws_s3_bucket.artifacts.arn] },
+    ]
 
-  # GET /v1/jobs: an owner's jobs through the byOwner index.
-  statement {
-    sid       = "JobsByOwner"
-    actions   = ["dynamodb:Query"]
-    resources = ["${aws_dynamodb_table.jobs.arn}/index/*"]
-  }
+    sweeper = [
+      # Dispatch: read the job, advance its pending run.
+      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
+      # Dispatch: mark QUEUED, put the next occurrence; recovery: re-read a stuck run, re-index or unindex it.
+      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["runs"].arn] },
+      # The sweep: every shard of every minute bucket of the byDue index.
+      { sid = "RunsByDue", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
+      # The watermark.
+      { sid = "Sweeps", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["sweeps"].arn] },
+      { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.runs.arn] },
+      # Dead-letter reconciliation: each sweep drains the run queue's DLQ and marks the runs it names DEAD.
+      { sid = "RunDeadLetterQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.dlq.arn] },
+    ]
 
-  # First run, dispatch marks, cancellation on delete, and GET /v1/jobs/{id}/runs (a query of the base table).
-  statement {
-    sid       = "Runs"
-    actions   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"]
-    resources = [aws_dynamodb_table.runs.arn]
-  }
-
-  # GET /v1/runs?state=DEAD: an owner's dead runs through the byOwnerState index.
-  statement {
-    sid       = "RunsByOwnerState"
-    actions   = ["dynamodb:Query"]
-    resources = ["${aws_dynamodb_table.runs.arn}/index/*"]
-  }
-
-  statement {
-    sid       = "Binaries"
-    actions   = ["dynamodb:GetItem", "dynamodb:PutItem"]
-    resources = [aws_dynamodb_table.binaries.arn]
-  }
-
-  # GetQueueUrl only matters where PUNCTUAL_QUEUE_URL is unset; SendMessage also covers SendMessageBatch.
-  statement {
-    sid       = "RunQueue"
-    actions   = ["sqs:SendMessage", "sqs:GetQueueUrl"]
-    resources = [aws_sqs_queue.runs.arn]
-  }
-
-  # The presigned upload URL carries the API role's permissions: the role itself must allow the PUT.
-  statement {
-    sid       = "UploadBinaries"
-    actions   = ["s3:PutObject"]
-    resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*"]
-  }
-
-  # HeadObject of a binary (uploaded yet?) and reading run logs.
-  statement {
-    sid     = "ReadArtifacts"
-    actions = ["s3:GetObject"]
-    resources = [
-      "${aws_s3_bucket.artifacts.arn}/binaries/*",
-      "${aws_s3_bucket.artifacts.arn}/logs/*",
+    executor = [
+      # Claim (transaction: job ConditionCheck not deleted, or under an overlap policy an update of its active run,
+      # + run update) and the job's binary, args and env.
+      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:ConditionCheckItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
+      # Claim (and the overlap check on the job's active run), heartbeat, result, cancellation of a deleted job's run.
+      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"], resources = [aws_dynamodb_table.this["runs"].arn] },
+      # Receive, delete when finished, extend visibility (heartbeat) or set it to the retry backoff; send a fresh
+      # message for a run waiting on an overlapping one (overlap: queue).
+      { sid = "RunQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl", "sqs:SendMessage"], resources = [aws_sqs_queue.runs.arn] },
+      { sid = "ReadBinaries", actions = ["s3:GetObject"], resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*"] },
+      { sid = "WriteLogs", actions = ["s3:PutObject"], resources = ["${aws_s3_bucket.artifacts.arn}/logs/*"] },
     ]
   }
+}
 
-  # Listing a run's log objects; also makes a HeadObject of a missing key answer 404 rather than 403.
-  statement {
-    sid       = "ListArtifacts"
-    actions   = ["s3:ListBucket"]
-    resources = [aws_s3_bucket.artifacts.arn]
+data "aws_iam_policy_document" "component" {
+  for_each = local.component_permissions
+
+  dynamic "statement" {
+    for_each = each.value
+
+    content {
+      sid       = statement.value.sid
+      actions   = statement.value.actions
+      resources = statement.value.resources
+    }
   }
 }
 
 ################################################################################
-# sweeper (Lambda): what its code calls, and where Lambda sends its failures
+# The sweeper's Lambda: where it sends failed invocations
 ################################################################################
-
-data "aws_iam_policy_document" "sweeper" {
-  # Dispatch: read the job, advance its pending run.
-  statement {
-    sid       = "Jobs"
-    actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
-    resources = [aws_dynamodb_table.jobs.arn]
-  }
-
-  # Dispatch: mark QUEUED, put the next occurrence; recovery: re-read a stuck run, re-index or unindex it.
-  statement {
-    sid       = "Runs"
-    actions   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
-    resources = [aws_dynamodb_table.runs.arn]
-  }
-
-  # The sweep: every shard of every minute bucket of the byDue index.
-  statement {
-    sid       = "RunsByDue"
-    actions   = ["dynamodb:Query"]
-    resources = ["${aws_dynamodb_table.runs.arn}/index/*"]
-  }
-
-  # The watermark.
-  statement {
-    sid       = "Sweeps"
-    actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
-    resources = [aws_dynamodb_table.sweeps.arn]
-  }
-
-  statement {
-    sid       = "RunQueue"
-    actions   = ["sqs:SendMessage", "sqs:GetQueueUrl"]
-    resources = [aws_sqs_queue.runs.arn]
-  }
-
-  # Dead-letter reconciliation: each sweep drains the run queue's DLQ and marks the runs it names DEAD.
-  statement {
-    sid       = "RunDeadLetterQueue"
-    actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueUrl"]
-    resources = [aws_sqs_queue.dlq.arn]
-  }
-}
 
 # Lambda itself sends failed asynchronous invocations to the on-failure destination, with the function's role.
 data "aws_iam_policy_document" "sweeper_failure_destination" {
@@ -234,45 +189,8 @@ resource "aws_iam_role_policy" "sweeper_failure_destination" {
 }
 
 ################################################################################
-# executor: what its code calls (task role), and what ECS itself does for it (execution role)
+# The executor's execution role: what ECS itself does for it
 ################################################################################
-
-data "aws_iam_policy_document" "executor" {
-  # Claim (transaction: job ConditionCheck not deleted, or under an overlap policy an update of its active run,
-  # + run update) and the job's binary, args and env.
-  statement {
-    sid       = "Jobs"
-    actions   = ["dynamodb:GetItem", "dynamodb:ConditionCheckItem", "dynamodb:UpdateItem"]
-    resources = [aws_dynamodb_table.jobs.arn]
-  }
-
-  # Claim (and the overlap check on the job's active run), heartbeat, result, cancellation of a deleted job's run.
-  statement {
-    sid       = "Runs"
-    actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"]
-    resources = [aws_dynamodb_table.runs.arn]
-  }
-
-  # Receive, delete when finished, extend visibility (heartbeat) or set it to the retry backoff; send a fresh
-  # message for a run waiting on an overlapping one (overlap: queue).
-  statement {
-    sid       = "RunQueue"
-    actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl", "sqs:SendMessage"]
-    resources = [aws_sqs_queue.runs.arn]
-  }
-
-  statement {
-    sid       = "ReadBinaries"
-    actions   = ["s3:GetObject"]
-    resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*"]
-  }
-
-  statement {
-    sid       = "WriteLogs"
-    actions   = ["s3:PutObject"]
-    resources = ["${aws_s3_bucket.artifacts.arn}/logs/*"]
-  }
-}
 
 data "aws_iam_policy_document" "executor_execution" {
   count = var.create_executor_service ? 1 : 0

@@ -1,6 +1,7 @@
-# Each Lambda, role and role policy used to have a block of its own. These blocks let a deployment made then keep
-# them: Terraform moves them in its state instead of destroying and recreating them (a state without the old
-# address skips the block). Removing a block would break the upgrade of a deployment that has not applied it yet.
+# Each table, Lambda, role, role policy and alarm used to have a block of its own. These blocks let a deployment
+# made then keep them: Terraform moves them in its state instead of destroying and recreating them (a state
+# without the old address skips the block). Removing a block would break the upgrade of a deployment that has not
+# applied it yet.
 
 # Lambdas (lambda.tf)
 
@@ -94,4 +95,48 @@ moved {
 moved {
   from = aws_iam_role_policy.executor_kms[0]
   to   = aws_iam_role_policy.artifacts_kms["executor-task"]
+}
+
+# Alarms (alarms.tf)
+
+moved {
+  from = aws_cloudwatch_metric_alarm.dlq_not_empty
+  to   = aws_cloudwatch_metric_alarm.this["dlq_not_empty"]
+}
+
+moved {
+  from = aws_cloudwatch_metric_alarm.sweeper_errors
+  to   = aws_cloudwatch_metric_alarm.this["sweeper_errors"]
+}
+
+moved {
+  from = aws_cloudwatch_metric_alarm.queue_oldest_message
+  to   = aws_cloudwatch_metric_alarm.this["queue_oldest_message"]
+}
+
+moved {
+  from = aws_cloudwatch_metric_alarm.firing_lateness
+  to   = aws_cloudwatch_metric_alarm.this["firing_lateness"]
+}
+
+# Tables (dynamodb.tf)
+
+moved {
+  from = aws_dynamodb_table.jobs
+  to   = aws_dynamodb_table.this["jobs"]
+}
+
+moved {
+  from = aws_dynamodb_table.runs
+  to   = aws_dynamodb_table.this["runs"]
+}
+
+moved {
+  from = aws_dynamodb_table.binaries
+  to   = aws_dynamodb_table.this["binaries"]
+}
+
+moved {
+  from = aws_dynamodb_table.sweeps
+  to   = aws_dynamodb_table.this["sweeps"]
 }

@@ -18,22 +18,12 @@ output "api_function_url" {
 
 output "table_names" {
   description = "DynamoDB table names, by role."
-  value = {
-    jobs     = aws_dynamodb_table.jobs.name
-    runs     = aws_dynamodb_table.runs.name
-    binaries = aws_dynamodb_table.binaries.name
-    sweeps   = aws_dynamodb_table.sweeps.name
-  }
+  value       = { for role, table in aws_dynamodb_table.this : role => table.name }
 }
 
 output "table_arns" {
   description = "DynamoDB table ARNs, by role."
-  value = {
-    jobs     = aws_dynamodb_table.jobs.arn
-    runs     = aws_dynamodb_table.runs.arn
-    binaries = aws_dynamodb_table.binaries.arn
-    sweeps   = aws_dynamodb_table.sweeps.arn
-  }
+  value       = { for role, table in aws_dynamodb_table.this : role => table.arn }
 }
 
 output "queue_url" {

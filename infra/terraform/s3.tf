@@ -84,20 +84,16 @@ resource "aws_s3_bucket_lifecycle_configuration" "artifacts" {
   depends_on = [aws_s3_bucket_versioning.artifacts]
 }
 
-# Deny anything but TLS (JSON for the same reason as the queue policies in sqs.tf).
+# Deny anything but TLS (local.deny_insecure_transport, sqs.tf).
 resource "aws_s3_bucket_policy" "artifacts" {
   bucket = aws_s3_bucket.artifacts.id
 
   policy = jsonencode({
     Version = "2012-10-17"
-    Statement = [{
-      Sid       = "DenyInsecureTransport"
-      Effect    = "Deny"
-      Principal = "*"
-      Action    = "s3:*"
-      Resource  = [aws_s3_bucket.artifacts.arn, "${aws_s3_bucket.artifacts.arn}/*"]
-      Condition = { Bool = { "aws:SecureTransport" = "false" } }
-    }]
+    Statement = [merge(local.deny_insecure_transport, {
+      Action   = "s3:*"
+      Resource = [aws_s3_bucket.artifacts.arn, "${aws_s3_bucket.artifacts.arn}/*"]
+    })]
   })
 
   # A bucket policy put before the public access block exists can race with it.

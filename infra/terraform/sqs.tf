@@ -43,7 +43,17 @@ resource "aws_sqs_queue" "sweeper_failures" {
 }
 
 # Deny anything but TLS. Written as JSON rather than an aws_iam_policy_document: a Deny of "sqs:*" is a
-# restriction, and the policy documents of this module are kept free of wildcard actions.
+# restriction, and the policy documents of this module are kept free of wildcard actions. The bucket's policy
+# (s3.tf) is the same statement, with its own Action and Resource.
+locals {
+  deny_insecure_transport = {
+    Sid       = "DenyInsecureTransport"
+    Effect    = "Deny"
+    Principal = "*"
+    Condition = { Bool = { "aws:SecureTransport" = "false" } }
+  }
+}
+
 resource "aws_sqs_queue_policy" "tls_only" {
   for_each = {
     runs             = aws_sqs_queue.runs
@@ -54,13 +64,9 @@ resource "aws_sqs_queue_policy" "tls_only" {
   queue_url = each.value.id
   policy = jsonencode({
     Version = "2012-10-17"
-    Statement = [{
-      Sid       = "DenyInsecureTransport"
-      Effect    = "Deny"
-      Principal = "*"
-      Action    = "sqs:*"
-      Resource  = each.value.arn
-      Condition = { Bool = { "aws:SecureTransport" = "false" } }
-    }]
+    Statement = [merge(local.deny_insecure_transport, {
+      Action   = "sqs:*"
+      Resource = each.value.arn
+    })]
   })
 }

@@ -1,10 +1,5 @@
+# The aws provider's version constraint is the module's own (../../versions.tf): Terraform applies it to this
+# configuration too, so it is stated once.
 terraform {
   required_version = ">= 1.5"
-
-  required_providers {
-    aws = {
-      source  = "hashicorp/aws"
-      version = "~> 5.40"
-    }
-  }
 }

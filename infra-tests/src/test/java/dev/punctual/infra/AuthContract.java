@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -100,7 +100,7 @@ final class AuthContract {
                     ack.path("default").isBoolean()
                             ? ack.path("default").asBoolean()
                             : ack.path("default").toString());
-            String description = ack.path("description").asText("").toLowerCase();
+            String description = ack.path("description").asText("").toLowerCase(Locale.ROOT);
             for (String word : List.of("anyone", "upload", "run", "delete", "local")) {
                 if (!description.contains(word)) {
                     drift.add("variable allow_unauthenticated_api: the description must say what it exposes (" + word
@@ -170,8 +170,7 @@ final class AuthContract {
     /** The api Lambda's PUNCTUAL_AUTH_MODE is var.auth, wherever the environment takes it from. */
     List<String> apiEnvironment() {
         Terraform.Instance api = Components.lambdaFunction(tf, "api");
-        List<String> values = new ArrayList<>();
-        authModes(api.block().path("environment"), values, new HashSet<>());
+        List<String> values = authModes(api.block().path("environment"));
         if (values.isEmpty()) {
             return List.of(api.address() + " does not set PUNCTUAL_AUTH_MODE");
         }
@@ -449,30 +448,25 @@ final class AuthContract {
     }
 
     /** The expressions PUNCTUAL_AUTH_MODE is set to in a block, following locals. */
-    private void authModes(JsonNode node, List<String> out, Set<String> visited) {
-        if (node.isObject()) {
-            node.fields().forEachRemaining(e -> {
-                if (e.getKey().equals("PUNCTUAL_AUTH_MODE")) {
-                    String v = e.getValue().asText("");
+    private List<String> authModes(JsonNode block) {
+        List<String> out = new ArrayList<>();
+        tf.walk(
+                block,
+                (key, value) -> {
+                    if (!key.equals("PUNCTUAL_AUTH_MODE")) {
+                        return true;
+                    }
+                    String v = value.asText("");
                     out.add(v.startsWith("${") && v.endsWith("}") ? v.substring(2, v.length() - 1) : '"' + v + '"');
-                } else {
-                    authModes(e.getValue(), out, visited);
-                }
-            });
-        } else if (node.isArray()) {
-            node.forEach(n -> authModes(n, out, visited));
-        } else if (node.isTextual()) {
-            Matcher mode = MODE_IN_EXPR.matcher(node.asText());
-            while (mode.find()) {
-                out.add(mode.group(1).trim());
-            }
-            Matcher locals = LOCAL_REF.matcher(node.asText());
-            while (locals.find()) {
-                if (visited.add(locals.group(1))) {
-                    tf.local(locals.group(1)).ifPresent(v -> authModes(v, out, visited));
-                }
-            }
-        }
+                    return false;
+                },
+                expression -> {
+                    Matcher mode = MODE_IN_EXPR.matcher(expression);
+                    while (mode.find()) {
+                        out.add(mode.group(1).trim());
+                    }
+                });
+        return out;
     }
 
     private static String text(JsonNode value) {

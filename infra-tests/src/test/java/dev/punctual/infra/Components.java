@@ -13,7 +13,10 @@ import java.util.regex.Pattern;
 
 /** The deployables: where their code starts, and where Terraform configures them. */
 final class Components {
-    /** A deployable: its code's entry points, its policy document, and its role ({@code <prefix>-<role>}). */
+    /**
+     * A deployable: its code's entry points, its policy document (the address of its instance, without
+     * {@code data.aws_iam_policy_document.}), and its role ({@code <prefix>-<role>}).
+     */
     record Component(
             String name, List<Class<?>> entryClasses, Set<String> entryMethods, String policyDocument, String role) {}
 
@@ -25,23 +28,28 @@ final class Components {
         try {
             return List.of(
                     // The API: every public method of every REST resource.
-                    new Component("api", ApiRoutes.resourceClasses(), Set.of(), "api", "api"),
+                    new Component("api", ApiRoutes.resourceClasses(), Set.of(), document("api"), "api"),
                     new Component(
                             "sweeper",
                             List.of(dev.punctual.sweeper.SweepHandler.class),
                             Set.of("handleRequest"),
-                            "sweeper",
+                            document("sweeper"),
                             "sweeper"),
                     new Component(
                             "executor",
                             List.of(dev.punctual.executor.ExecutorLifecycle.class),
                             Set.of("start", "stop"),
-                            "executor",
+                            document("executor"),
                             // The task role; the execution role is ECS's own, not the program's.
                             "executor-task"));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The policy document of a component's own permissions: {@code component["<component>"]}. */
+    private static String document(String component) {
+        return "component[\"" + component + "\"]";
     }
 
     /** The components that run as Lambda functions, each named {@code <prefix>-<component>}. */

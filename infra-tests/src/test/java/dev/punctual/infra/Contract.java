@@ -1,6 +1,7 @@
 package dev.punctual.infra;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.QueueSpec;
 import dev.punctual.core.infra.Resources;
@@ -22,10 +23,10 @@ import java.util.regex.Pattern;
  */
 final class Contract {
     static final String PREFIX_EXPR = "${var.name_prefix}";
-    private static final Pattern TABLE_REF = Pattern.compile("aws_dynamodb_table\\.(\\w+)\\.arn(/index/\\*)?");
+    private static final Pattern TABLE_REF =
+            Pattern.compile("aws_dynamodb_table\\.(\\w+(?:\\[\"[^\"]*\"])?)\\.arn(/index/\\*)?");
     private static final Pattern QUEUE_REF = Pattern.compile("aws_sqs_queue\\.(\\w+)\\.arn");
     private static final Pattern BUCKET_REF = Pattern.compile("aws_s3_bucket\\.(\\w+)\\.arn");
-    private static final Pattern LOCAL_REF = Pattern.compile("local\\.(\\w+)");
     private static final Pattern ENV_NAME = Pattern.compile("\\b(PUNCTUAL_[A-Z0-9_]+)\\b");
 
     private final Terraform tf;
@@ -62,7 +63,7 @@ final class Contract {
                     "PAY_PER_REQUEST",
                     t.path("billing_mode").asText(null));
             Set<String> declared = new HashSet<>();
-            t.path("attribute").forEach(a -> {
+            tf.nested(t, "attribute").forEach(a -> {
                 declared.add(a.path("name").asText());
                 expect(
                         drift,
@@ -81,7 +82,7 @@ final class Contract {
             });
             expect(drift, where + "attributes", keys, new TreeSet<>(declared));
             Set<String> indexes = new TreeSet<>();
-            t.path("global_secondary_index").forEach(g -> {
+            tf.nested(t, "global_secondary_index").forEach(g -> {
                 indexes.add(g.path("name").asText());
                 spec.indexes().stream()
                         .filter(i -> i.name().equals(g.path("name").asText()))
@@ -111,7 +112,7 @@ final class Contract {
                             .map(TableSpec.IndexSpec::name)
                             .toList()),
                     indexes);
-            JsonNode ttl = t.path("ttl").path(0);
+            JsonNode ttl = tf.nested(t, "ttl").stream().findFirst().orElse(MissingNode.getInstance());
             if (spec.ttlAttribute() == null) {
                 if (ttl.path("enabled").asBoolean(false)) {
                     drift.add(where + "has a TTL the code does not use");
@@ -188,13 +189,13 @@ final class Contract {
 
     List<String> permissions(String policyDocument, Set<CodeActions.Permission> needed) {
         List<String> drift = new ArrayList<>();
-        JsonNode doc = tf.data("aws_iam_policy_document").get(policyDocument);
-        if (doc == null) {
+        Optional<Terraform.Instance> doc = tf.dataInstanceAt("aws_iam_policy_document." + policyDocument);
+        if (doc.isEmpty()) {
             return List.of("no data.aws_iam_policy_document." + policyDocument);
         }
         Set<CodeActions.Permission> granted = new TreeSet<>();
         Set<String> queryResources = new HashSet<>();
-        for (JsonNode st : doc.path("statement")) {
+        for (JsonNode st : tf.nested(doc.get().block(), "statement")) {
             if ("Deny".equalsIgnoreCase(st.path("effect").asText("Allow"))) {
                 continue;
             }
@@ -234,21 +235,22 @@ final class Contract {
     /** No Allow statement anywhere grants a wildcard action (a Deny of "s3:*" over plain HTTP only restricts). */
     List<String> noWildcardActions() {
         List<String> drift = new ArrayList<>();
-        tf.data("aws_iam_policy_document")
-                .forEach((name, doc) -> doc.path("statement")
+        tf.dataInstances("aws_iam_policy_document")
+                .forEach(doc -> tf.nested(doc.block(), "statement")
                         .forEach(st -> st.path("actions").forEach(a -> {
                             if ("Deny".equalsIgnoreCase(st.path("effect").asText("Allow"))) {
                                 return;
                             }
                             if (a.asText().contains("*")) {
-                                drift.add("policy document " + name + " grants wildcard action " + a.asText());
+                                drift.add("policy document " + doc.address() + " grants wildcard action " + a.asText());
                             }
                         })));
         return drift;
     }
 
     Optional<JsonNode> table(String codeName) {
-        return tf.resources("aws_dynamodb_table").values().stream()
+        return tf.instances("aws_dynamodb_table").stream()
+                .map(Terraform.Instance::block)
                 .filter(t -> nameExpr(codeName).equals(t.path("name").asText()))
                 .findFirst();
     }
@@ -263,7 +265,10 @@ final class Contract {
     private Optional<String> resourceKey(String arnExpr) {
         Matcher t = TABLE_REF.matcher(arnExpr);
         if (t.find()) {
-            return suffix(tf.resources("aws_dynamodb_table").get(t.group(1))).map(s -> "table:" + s);
+            return suffix(tf.instanceAt("aws_dynamodb_table." + t.group(1))
+                            .map(Terraform.Instance::block)
+                            .orElse(null))
+                    .map(s -> "table:" + s);
         }
         Matcher q = QUEUE_REF.matcher(arnExpr);
         if (q.find()) {
@@ -294,36 +299,21 @@ final class Contract {
     /** Names of PUNCTUAL_* variables a block sets, following references to locals. */
     Set<String> envNames(JsonNode block) {
         Set<String> out = new LinkedHashSet<>();
-        collectEnv(block, out, new HashSet<>());
+        tf.walk(
+                block,
+                (key, value) -> {
+                    if (key.startsWith("PUNCTUAL_")) {
+                        out.add(key);
+                    }
+                    return true;
+                },
+                expression -> {
+                    Matcher names = ENV_NAME.matcher(expression);
+                    while (names.find()) {
+                        out.add(names.group(1));
+                    }
+                });
         return out;
-    }
-
-    private void collectEnv(JsonNode node, Set<String> out, Set<String> visitedLocals) {
-        if (node == null) {
-            return;
-        }
-        if (node.isObject()) {
-            node.fields().forEachRemaining(e -> {
-                if (e.getKey().startsWith("PUNCTUAL_")) {
-                    out.add(e.getKey());
-                }
-                collectEnv(e.getValue(), out, visitedLocals);
-            });
-        } else if (node.isArray()) {
-            node.forEach(n -> collectEnv(n, out, visitedLocals));
-        } else if (node.isTextual()) {
-            Matcher names = ENV_NAME.matcher(node.asText());
-            while (names.find()) {
-                out.add(names.group(1));
-            }
-            Matcher locals = LOCAL_REF.matcher(node.asText());
-            while (locals.find()) {
-                String local = locals.group(1);
-                if (visitedLocals.add(local)) {
-                    tf.local(local).ifPresent(v -> collectEnv(v, out, visitedLocals));
-                }
-            }
-        }
     }
 
     private Integer number(JsonNode value) {

@@ -3,8 +3,13 @@ package dev.punctual.infra;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.punctual.infra.CodeActions.Permission;
+import java.util.Arrays;
 import java.util.Set;
-import org.junit.jupiter.api.Test;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.assertj.core.api.Condition;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The derivation itself, on facts about the code that are plain to see: the executor receives and deletes
@@ -13,6 +18,69 @@ import org.junit.jupiter.api.Test;
  * could pass vacuously.
  */
 class DerivedActionsTest {
+    /** What a component's code is plainly seen to call, and what it plainly never calls. */
+    record Expected(String component, Set<Permission> calls, Condition<Permission> never) {
+        @Override
+        public String toString() {
+            return component;
+        }
+    }
+
+    static Stream<Expected> components() {
+        return Stream.of(
+                new Expected(
+                        "executor",
+                        permissions(
+                                "sqs:ReceiveMessage queue:runs",
+                                "sqs:DeleteMessage queue:runs",
+                                "sqs:ChangeMessageVisibility queue:runs",
+                                "dynamodb:ConditionCheckItem table:jobs",
+                                "dynamodb:UpdateItem table:runs",
+                                "s3:GetObject bucket:artifacts",
+                                "s3:PutObject bucket:artifacts",
+                                "sqs:SendMessage queue:runs"),
+                        new Condition<>(
+                                x -> x.action().equals("dynamodb:Query")
+                                        || x.action().equals("dynamodb:PutItem"),
+                                "a query or a new item")),
+                new Expected(
+                        "sweeper",
+                        permissions(
+                                "dynamodb:Query table:runs",
+                                "sqs:SendMessage queue:runs",
+                                "dynamodb:UpdateItem table:sweeps",
+                                "dynamodb:PutItem table:runs"),
+                        new Condition<>(
+                                x -> x.resource().startsWith("bucket:") || x.equals(RECEIVE_RUNS),
+                                "S3, or receiving runs")),
+                new Expected(
+                        "api",
+                        permissions(
+                                "s3:PutObject bucket:artifacts",
+                                "sqs:SendMessage queue:runs",
+                                "dynamodb:PutItem table:binaries",
+                                "dynamodb:Query table:jobs"),
+                        new Condition<>(RECEIVE_RUNS::equals, "receiving runs")));
+    }
+
+    private static final Permission RECEIVE_RUNS = new Permission("sqs:ReceiveMessage", "queue:runs");
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("components")
+    void theDerivationSeesWhatTheCodePlainlyCalls(Expected expected) throws Exception {
+        Set<Permission> p = of(expected.component());
+        assertThat(p).containsAll(expected.calls());
+        assertThat(p).doNotHave(expected.never());
+    }
+
+    /** Permissions written {@code "<action> <resource>"}. */
+    private static Set<Permission> permissions(String... actionAndResource) {
+        return Arrays.stream(actionAndResource)
+                .map(p -> p.split(" ", -1))
+                .map(p -> new Permission(p[0], p[1]))
+                .collect(Collectors.toUnmodifiableSet());
+    }
+
     private static Set<Permission> of(String component) throws Exception {
         var c = Components.ALL.stream()
                 .filter(x -> x.name().equals(component))
@@ -21,48 +89,5 @@ class DerivedActionsTest {
         Set<Permission> p = new CodeActions().derive(c.entryClasses(), c.entryMethods());
         System.out.println("[derived] " + component + ": " + p);
         return p;
-    }
-
-    @Test
-    void executor() throws Exception {
-        Set<Permission> p = of("executor");
-        assertThat(p)
-                .contains(
-                        new Permission("sqs:ReceiveMessage", "queue:runs"),
-                        new Permission("sqs:DeleteMessage", "queue:runs"),
-                        new Permission("sqs:ChangeMessageVisibility", "queue:runs"),
-                        new Permission("dynamodb:ConditionCheckItem", "table:jobs"),
-                        new Permission("dynamodb:UpdateItem", "table:runs"),
-                        new Permission("s3:GetObject", "bucket:artifacts"),
-                        new Permission("s3:PutObject", "bucket:artifacts"),
-                        new Permission("sqs:SendMessage", "queue:runs"));
-        assertThat(p)
-                .noneMatch(
-                        x -> x.action().equals("dynamodb:Query") || x.action().equals("dynamodb:PutItem"));
-    }
-
-    @Test
-    void sweeper() throws Exception {
-        Set<Permission> p = of("sweeper");
-        assertThat(p)
-                .contains(
-                        new Permission("dynamodb:Query", "table:runs"),
-                        new Permission("sqs:SendMessage", "queue:runs"),
-                        new Permission("dynamodb:UpdateItem", "table:sweeps"),
-                        new Permission("dynamodb:PutItem", "table:runs"));
-        assertThat(p).noneMatch(x -> x.resource().startsWith("bucket:"));
-        assertThat(p).doesNotContain(new Permission("sqs:ReceiveMessage", "queue:runs"));
-    }
-
-    @Test
-    void api() throws Exception {
-        Set<Permission> p = of("api");
-        assertThat(p)
-                .contains(
-                        new Permission("s3:PutObject", "bucket:artifacts"),
-                        new Permission("sqs:SendMessage", "queue:runs"),
-                        new Permission("dynamodb:PutItem", "table:binaries"),
-                        new Permission("dynamodb:Query", "table:jobs"));
-        assertThat(p).doesNotContain(new Permission("sqs:ReceiveMessage", "queue:runs"));
     }
 }

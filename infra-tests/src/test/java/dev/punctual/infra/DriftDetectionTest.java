@@ -1,14 +1,21 @@
 package dev.punctual.infra;
 
+import static org.assertj.core.api.Assertions.allOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.assertj.core.api.Condition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The contract checks can fail: on a copy of infra/terraform with one deliberate drift, the matching check
@@ -18,169 +25,323 @@ class DriftDetectionTest {
     @TempDir
     Path copy;
 
-    @Test
-    void aRenamedTableIsReported() throws Exception {
-        Contract c = mutated(s -> s.replace("\"${var.name_prefix}-runs\"", "\"${var.name_prefix}-run-items\""));
-        assertThat(c.tables()).anyMatch(d -> d.contains("no aws_dynamodb_table named ${var.name_prefix}-runs"));
+    /** A check of a mutated copy of the module; {@code dir} is where an offline plan may work. */
+    @FunctionalInterface
+    interface Check {
+        List<String> on(Terraform module, Path dir) throws Exception;
     }
 
-    @Test
-    void aDroppedPermissionIsReported() throws Exception {
-        Contract c = mutated(s -> s.replaceFirst("\"sqs:ChangeMessageVisibility\",?", ""));
-        assertThat(c.permissions("executor", executorNeeds()))
-                .anyMatch(d -> d.contains("lacks sqs:ChangeMessageVisibility"));
+    /**
+     * One drift: the edit made to every file of the copy, the check that must report it, what it must report, and
+     * whether the check plans with Terraform (skipped where terraform is not installed).
+     */
+    record Drift(
+            String name, UnaryOperator<String> edit, Check check, boolean plans, List<Condition<String>> reported) {
+        @Override
+        public String toString() {
+            return name;
+        }
     }
 
-    @Test
-    void anExtraPermissionIsReported() throws Exception {
-        // The executor's statement (the sweeper's dead-letter statement also allows sqs:ReceiveMessage).
-        Contract c = mutated(s -> s.replaceFirst(
-                "\"sqs:ReceiveMessage\", \"sqs:DeleteMessage\", \"sqs:Change",
-                "\"sqs:ReceiveMessage\", \"sqs:PurgeQueue\", \"sqs:DeleteMessage\", \"sqs:Change"));
-        assertThat(c.permissions("executor", executorNeeds())).anyMatch(d -> d.contains("sqs:PurgeQueue"));
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("drifts")
+    void eachDriftIsReported(Drift drift) throws Exception {
+        Terraform module = mutatedModule(drift.edit());
+        if (drift.plans()) {
+            assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
+        }
+        List<String> found = drift.check().on(module, copy.resolve("plan"));
+        for (Condition<String> reported : drift.reported()) {
+            assertThat(found).haveAtLeastOne(reported);
+        }
     }
 
-    @Test
-    void aWrongMaxReceiveCountAndAnUnknownVariableAreReported() throws Exception {
-        Contract c = mutated(s -> s.replace("maxReceiveCount     = 25", "maxReceiveCount     = 3")
+    // Edits that more than one check must report.
+
+    private static String fewerReceivesAndAnUnknownVariable(String s) {
+        return s.replace("maxReceiveCount     = 25", "maxReceiveCount     = 3")
                 .replace("maxReceiveCount = 25", "maxReceiveCount = 3")
-                .replace("PUNCTUAL_PREFIX", "PUNCTUAL_PREFX"));
-        assertThat(c.queues()).anyMatch(d -> d.contains("maxReceiveCount"));
-        assertThat(c.environment(Components.environments(Terraform.load(copy))))
-                .anyMatch(d -> d.contains("PUNCTUAL_PREFX"));
+                .replace("PUNCTUAL_PREFIX", "PUNCTUAL_PREFX");
     }
 
-    @Test
-    void aRouteWithoutAuthorizationIsReported() throws Exception {
-        AuthContract a = mutatedAuth(s -> s.replace("local.route_authorization_types[var.auth]", "\"NONE\""));
-        assertThat(a.routes()).anyMatch(d -> d.contains("authorization_type is NONE in every mode"));
+    private static String authModeNotFromVarAuth(String s) {
+        return s.replace("PUNCTUAL_AUTH_MODE = var.auth", "PUNCTUAL_AUTH_MODE = \"none\"");
     }
 
-    @Test
-    void aRouteOpenUnderNoneWithoutTheAcknowledgementIsReported() throws Exception {
-        AuthContract a = mutatedAuth(s ->
-                s.replaceFirst("none = var.allow_unauthenticated_api \\? \"NONE\" : \"AWS_IAM\"", "none = \"NONE\""));
-        assertThat(a.routes()).anyMatch(d -> d.contains(".none is NONE without var.allow_unauthenticated_api"));
-    }
-
-    @Test
-    void aJwtRouteWithoutItsAuthorizerIsReported() throws Exception {
-        AuthContract a = mutatedAuth(s -> s.replaceAll(" *authorizer_id += .*\n", ""));
-        assertThat(a.routes()).anyMatch(d -> d.contains("may be JWT but has no authorizer_id"));
-    }
-
-    @Test
-    void aPublicFunctionUrlIsReported() throws Exception {
-        AuthContract a = mutatedAuth(s -> s.replace("local.function_url_authorization_types[var.auth]", "\"NONE\""));
-        assertThat(a.functionUrls())
-                .anyMatch(d -> d.contains("aws_lambda_function_url.api: authorization_type is NONE"));
-    }
-
-    @Test
-    void aDefaultAuthOfNoneIsReported() throws Exception {
-        AuthContract a = mutatedAuth(s -> s.replace("default     = \"jwt\"", "default     = \"none\""));
-        assertThat(a.variables())
-                .anyMatch(d -> d.contains("variable auth: default: expected jwt, terraform says none"));
-    }
-
-    @Test
-    void anAuthModeNotTakenFromVarAuthIsReported() throws Exception {
-        AuthContract a = mutatedAuth(s -> s.replace("PUNCTUAL_AUTH_MODE = var.auth", "PUNCTUAL_AUTH_MODE = \"none\""));
-        assertThat(a.apiEnvironment()).anyMatch(d -> d.contains("PUNCTUAL_AUTH_MODE to \"none\", not var.auth"));
-        assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
-        assertThat(a.plans(copy.resolve("plan"), "iam"))
-                .anyMatch(
-                        d -> d.startsWith("plan with iam ")
-                                && d.contains(
-                                        "PUNCTUAL_AUTH_*: expected {PUNCTUAL_AUTH_IAM_TENANT=principal, PUNCTUAL_AUTH_MODE=iam}"));
-    }
-
-    @Test
-    void aMissingAcknowledgementCheckIsReported() throws Exception {
-        // The precondition deleted (Terraform refuses a constant condition, so it cannot be replaced by `true`).
-        AuthContract a = mutatedAuth(s -> s.replaceAll(
+    /** The precondition deleted (Terraform refuses a constant condition, so it cannot be replaced by `true`). */
+    private static String noAcknowledgementCheck(String s) {
+        return s.replaceAll(
                 "(?s)\\n *precondition \\{\\n *condition *= (each\\.key != \"api\" \\|\\| )?var\\.auth != "
                         + "\"none\" \\|\\| var\\.allow_unauthenticated_api\\n.*?\\n *}\\n",
-                "\n"));
-        assertThat(a.guards()).anyMatch(d -> d.contains("no precondition ties auth = \"none\" to"));
-        assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
-        assertThat(a.plans(copy.resolve("plan"), "none without allow_unauthenticated_api"))
-                .anyMatch(d -> d.startsWith("plan with none without allow_unauthenticated_api")
-                        && d.contains("succeeded; it must fail"));
+                "\n");
     }
 
-    @Test
-    void aMissingAudienceCheckIsReported() throws Exception {
-        // Both rules that ask for an audience (an issuer needs one; jwt needs issuer and audience) dropped.
-        AuthContract a = mutatedAuth(s -> s.replace("length(var.jwt_audience) > 0", "true"));
-        assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
-        assertThat(a.plans(copy.resolve("plan"), "jwt with an issuer and no audience"))
-                .anyMatch(d -> d.startsWith("plan with jwt with an issuer and no audience")
-                        && d.contains("succeeded; it must fail"));
+    private static String aVariableRenamed(String s) {
+        return s.replace("variable \"allow_unauthenticated_api\"", "variable \"allow_public_api\"")
+                .replace("var.allow_unauthenticated_api", "var.allow_public_api");
     }
 
-    @Test
-    void anExamplePassingAVariableTheModuleLacksIsReported() throws Exception {
-        AuthContract a =
-                mutatedAuth(s -> s.replace("variable \"allow_unauthenticated_api\"", "variable \"allow_public_api\"")
-                        .replace("var.allow_unauthenticated_api", "var.allow_public_api"));
-        assertThat(a.variables()).anyMatch(d -> d.contains("no variable allow_unauthenticated_api"));
-        assertThat(a.example("localstack", Terraform.load(Terraform.MODULE.resolve("examples/localstack"))))
-                .anyMatch(d -> d.contains("passes allow_unauthenticated_api, which the module does not declare"));
+    private static String workDirectoryOffTheVolume(String s) {
+        return s.replace(
+                "PUNCTUAL_WORK_DIR    = \"/var/lib/punctual/work\"", "PUNCTUAL_WORK_DIR    = \"/tmp/punctual\"");
     }
 
-    @Test
-    void aWritableRootOrAnotherUserIsReported() throws Exception {
-        HardeningContract h =
-                mutatedHardening(s -> s.replace("readonlyRootFilesystem = true", "readonlyRootFilesystem = false")
-                        .replace("user = \"0\"", "user = \"185\""));
-        assertThat(h.taskDefinition())
-                .anyMatch(d -> d.contains(".readonlyRootFilesystem: expected true"))
-                .anyMatch(d -> d.contains(".user (root in the container, to give each run a uid of its own): "
-                        + "expected 0, found 185"));
+    private static String noSqsEndpointAndAWiderRule(String s) {
+        return s.replace("    sqs       = \"Interface\"\n", "")
+                .replaceFirst("from_port         = 443", "from_port         = 0");
     }
 
-    @Test
-    void aCapabilityKeptOrANeededOneDroppedOrDropAllIsReported() throws Exception {
-        HardeningContract h = mutatedHardening(s -> s.replace("\"NET_RAW\", ", "\"SETUID\", "));
-        assertThat(h.taskDefinition())
-                .anyMatch(d -> d.contains("capabilities.drop keeps [NET_RAW]"))
-                .anyMatch(d -> d.contains("capabilities.drop drops [SETUID], which the executor needs"));
-        HardeningContract all = mutatedHardening(s -> s.replaceFirst("drop = \\[[^]]*]", "drop = [\"ALL\"]"));
-        assertThat(all.taskDefinition()).anyMatch(d -> d.contains("capabilities.drop is ALL"));
+    private static String internetEgressRegardless(String s) {
+        return s.replace(
+                "count = var.create_executor_service && var.run_egress == \"internet-https\" ? 1 : 0",
+                "count = var.create_executor_service ? 1 : 0");
     }
 
-    @Test
-    void aMissingUlimitOrAMovedOrHostVolumeIsReported() throws Exception {
-        HardeningContract h = mutatedHardening(s -> s.replaceFirst(" *\\{ name = \"nproc\".*\n", "")
-                .replace("containerPath = \"/var/lib/punctual\"", "containerPath = \"/data\""));
-        assertThat(h.taskDefinition())
-                .anyMatch(d -> d.contains("no ulimit nproc"))
-                .anyMatch(d -> d.contains("nothing is mounted at /var/lib/punctual"));
-        HardeningContract host = mutatedHardening(s ->
-                s.replace("    name = \"work\"\n", "    name      = \"work\"\n    host_path = \"/var/punctual\"\n"));
-        assertThat(host.taskDefinition()).anyMatch(d -> d.contains("must be a bind mount on the task's own storage"));
-    }
-
-    @Test
-    void aPrivilegedContainerOrHardeningThatCanBeOverriddenIsReported() throws Exception {
-        HardeningContract privileged = mutatedHardening(
-                s -> s.replace("      essential = true\n", "      essential = true\n      privileged = true\n"));
-        assertThat(privileged.taskDefinition()).anyMatch(d -> d.contains("the container definition sets privileged"));
-        HardeningContract first = mutatedHardening(
-                s -> s.replace("jsonencode([merge(\n", "jsonencode([merge(\n    local.executor_container_hardening,\n")
-                        .replace("    local.executor_container_hardening,\n  )])", "  )])"));
-        assertThat(first.taskDefinition()).anyMatch(d -> d.contains("the hardening last"));
-    }
-
-    @Test
-    void aWorkDirectoryOffTheVolumeIsReportedInTheTaskAndAgainstTheImages() throws Exception {
-        HardeningContract h = mutatedHardening(s -> s.replace(
-                "PUNCTUAL_WORK_DIR    = \"/var/lib/punctual/work\"", "PUNCTUAL_WORK_DIR    = \"/tmp/punctual\""));
-        assertThat(h.environment()).anyMatch(d -> d.contains("PUNCTUAL_WORK_DIR must be under /var/lib/punctual/"));
-        assertThat(HardeningContract.image("Dockerfile.jvm", Dockerfile.load("Dockerfile.jvm"), h.directories(), true))
-                .anyMatch(d -> d.contains(
-                        "PUNCTUAL_WORK_DIR is /var/lib/punctual/work, the ECS task's is " + "/tmp/punctual"));
+    static Stream<Drift> drifts() {
+        return Stream.of(
+                reported(
+                        "a renamed table",
+                        s -> s.replace("\n    runs = {\n", "\n    run-items = {\n"),
+                        (t, dir) -> new Contract(t).tables(),
+                        mentioning("no aws_dynamodb_table named ${var.name_prefix}-runs")),
+                reported(
+                        "a dropped permission",
+                        s -> s.replaceFirst("\"sqs:ChangeMessageVisibility\",?", ""),
+                        (t, dir) -> new Contract(t).permissions(EXECUTOR.policyDocument(), executorNeeds()),
+                        mentioning("lacks sqs:ChangeMessageVisibility")),
+                reported(
+                        // The executor's statement (the sweeper's dead-letter statement also allows ReceiveMessage).
+                        "an extra permission",
+                        s -> s.replaceFirst(
+                                "\"sqs:ReceiveMessage\", \"sqs:DeleteMessage\", \"sqs:Change",
+                                "\"sqs:ReceiveMessage\", \"sqs:PurgeQueue\", \"sqs:DeleteMessage\", \"sqs:Change"),
+                        (t, dir) -> new Contract(t).permissions(EXECUTOR.policyDocument(), executorNeeds()),
+                        mentioning("sqs:PurgeQueue")),
+                reported(
+                        "a wrong maxReceiveCount",
+                        DriftDetectionTest::fewerReceivesAndAnUnknownVariable,
+                        (t, dir) -> new Contract(t).queues(),
+                        mentioning("maxReceiveCount")),
+                reported(
+                        "an unknown variable",
+                        DriftDetectionTest::fewerReceivesAndAnUnknownVariable,
+                        (t, dir) -> new Contract(t).environment(Components.environments(t)),
+                        mentioning("PUNCTUAL_PREFX")),
+                reported(
+                        "a route without authorization",
+                        s -> s.replace("local.route_authorization_types[var.auth]", "\"NONE\""),
+                        (t, dir) -> new AuthContract(t).routes(),
+                        mentioning("authorization_type is NONE in every mode")),
+                reported(
+                        "a route open under none without the acknowledgement",
+                        s -> s.replaceFirst(
+                                "none = var.allow_unauthenticated_api \\? \"NONE\" : \"AWS_IAM\"", "none = \"NONE\""),
+                        (t, dir) -> new AuthContract(t).routes(),
+                        mentioning(".none is NONE without var.allow_unauthenticated_api")),
+                reported(
+                        "a JWT route without its authorizer",
+                        s -> s.replaceAll(" *authorizer_id += .*\n", ""),
+                        (t, dir) -> new AuthContract(t).routes(),
+                        mentioning("may be JWT but has no authorizer_id")),
+                reported(
+                        "a public function URL",
+                        s -> s.replace("local.function_url_authorization_types[var.auth]", "\"NONE\""),
+                        (t, dir) -> new AuthContract(t).functionUrls(),
+                        mentioning("aws_lambda_function_url.api: authorization_type is NONE")),
+                reported(
+                        "a default auth of none",
+                        s -> s.replace("default     = \"jwt\"", "default     = \"none\""),
+                        (t, dir) -> new AuthContract(t).variables(),
+                        mentioning("variable auth: default: expected jwt, terraform says none")),
+                reported(
+                        "an auth mode not taken from var.auth",
+                        DriftDetectionTest::authModeNotFromVarAuth,
+                        (t, dir) -> new AuthContract(t).apiEnvironment(),
+                        mentioning("PUNCTUAL_AUTH_MODE to \"none\", not var.auth")),
+                planned(
+                        "an auth mode not taken from var.auth, planned",
+                        DriftDetectionTest::authModeNotFromVarAuth,
+                        (t, dir) -> new AuthContract(t).plans(dir, "iam"),
+                        allOf(
+                                startingWith("plan with iam "),
+                                mentioning("PUNCTUAL_AUTH_*: expected "
+                                        + "{PUNCTUAL_AUTH_IAM_TENANT=principal, PUNCTUAL_AUTH_MODE=iam}"))),
+                reported(
+                        "a missing acknowledgement check",
+                        DriftDetectionTest::noAcknowledgementCheck,
+                        (t, dir) -> new AuthContract(t).guards(),
+                        mentioning("no precondition ties auth = \"none\" to")),
+                planned(
+                        "a missing acknowledgement check, planned",
+                        DriftDetectionTest::noAcknowledgementCheck,
+                        (t, dir) -> new AuthContract(t).plans(dir, "none without allow_unauthenticated_api"),
+                        mustFail("none without allow_unauthenticated_api")),
+                planned(
+                        // Both rules that ask for an audience (an issuer needs one; jwt needs issuer and audience).
+                        "a missing audience check, planned",
+                        s -> s.replace("length(var.jwt_audience) > 0", "true"),
+                        (t, dir) -> new AuthContract(t).plans(dir, "jwt with an issuer and no audience"),
+                        mustFail("jwt with an issuer and no audience")),
+                reported(
+                        "a variable the module lacks",
+                        DriftDetectionTest::aVariableRenamed,
+                        (t, dir) -> new AuthContract(t).variables(),
+                        mentioning("no variable allow_unauthenticated_api")),
+                reported(
+                        "an example passing a variable the module lacks",
+                        DriftDetectionTest::aVariableRenamed,
+                        (t, dir) -> new AuthContract(t)
+                                .example("localstack", Terraform.load(Terraform.MODULE.resolve("examples/localstack"))),
+                        mentioning("passes allow_unauthenticated_api, which the module does not declare")),
+                reported(
+                        "a writable root or another user",
+                        s -> s.replace("readonlyRootFilesystem = true", "readonlyRootFilesystem = false")
+                                .replace("user = \"0\"", "user = \"185\""),
+                        (t, dir) -> new HardeningContract(t).taskDefinition(),
+                        mentioning(".readonlyRootFilesystem: expected true"),
+                        mentioning(".user (root in the container, to give each run a uid of its own): "
+                                + "expected 0, found 185")),
+                reported(
+                        "a capability kept or a needed one dropped",
+                        s -> s.replace("\"NET_RAW\", ", "\"SETUID\", "),
+                        (t, dir) -> new HardeningContract(t).taskDefinition(),
+                        mentioning("capabilities.drop keeps [NET_RAW]"),
+                        mentioning("capabilities.drop drops [SETUID], which the executor needs")),
+                reported(
+                        "drop ALL",
+                        s -> s.replaceFirst("drop = \\[[^]]*]", "drop = [\"ALL\"]"),
+                        (t, dir) -> new HardeningContract(t).taskDefinition(),
+                        mentioning("capabilities.drop is ALL")),
+                reported(
+                        "a missing ulimit or a moved volume",
+                        s -> s.replaceFirst(" *\\{ name = \"nproc\".*\n", "")
+                                .replace("containerPath = \"/var/lib/punctual\"", "containerPath = \"/data\""),
+                        (t, dir) -> new HardeningContract(t).taskDefinition(),
+                        mentioning("no ulimit nproc"),
+                        mentioning("nothing is mounted at /var/lib/punctual")),
+                reported(
+                        "a host volume",
+                        s -> s.replace(
+                                "    name = \"work\"\n",
+                                "    name      = \"work\"\n    host_path = \"/var/punctual\"\n"),
+                        (t, dir) -> new HardeningContract(t).taskDefinition(),
+                        mentioning("must be a bind mount on the task's own storage")),
+                reported(
+                        "a privileged container",
+                        s -> s.replace("      essential = true\n", "      essential = true\n      privileged = true\n"),
+                        (t, dir) -> new HardeningContract(t).taskDefinition(),
+                        mentioning("the container definition sets privileged")),
+                reported(
+                        "hardening that can be overridden",
+                        s -> s.replace(
+                                        "jsonencode([merge(\n",
+                                        "jsonencode([merge(\n    local.executor_container_hardening,\n")
+                                .replace("    local.executor_container_hardening,\n  )])", "  )])"),
+                        (t, dir) -> new HardeningContract(t).taskDefinition(),
+                        mentioning("the hardening last")),
+                reported(
+                        "a work directory off the volume, in the task",
+                        DriftDetectionTest::workDirectoryOffTheVolume,
+                        (t, dir) -> new HardeningContract(t).environment(),
+                        mentioning("PUNCTUAL_WORK_DIR must be under /var/lib/punctual/")),
+                reported(
+                        "a work directory off the volume, against the images",
+                        DriftDetectionTest::workDirectoryOffTheVolume,
+                        (t, dir) -> HardeningContract.image(
+                                "Dockerfile.jvm",
+                                Dockerfile.load("Dockerfile.jvm"),
+                                new HardeningContract(t).directories(),
+                                true),
+                        mentioning("PUNCTUAL_WORK_DIR is /var/lib/punctual/work, the ECS task's is /tmp/punctual")),
+                reported(
+                        "a missing endpoint",
+                        DriftDetectionTest::noSqsEndpointAndAWiderRule,
+                        (t, dir) -> new NetworkContract(t).endpoints(NetworkContract.neededEndpoints()),
+                        mentioning("the executor needs", "sqs=Interface")),
+                reported(
+                        "a wider rule",
+                        DriftDetectionTest::noSqsEndpointAndAWiderRule,
+                        (t, dir) -> new NetworkContract(t).egressRules(),
+                        mentioning("only HTTPS (tcp 443) may leave the executor's tasks")),
+                reported(
+                        "internet egress regardless of run_egress",
+                        DriftDetectionTest::internetEgressRegardless,
+                        (t, dir) -> new NetworkContract(t).egressRules(),
+                        mentioning("an address range is allowed regardless of run_egress")),
+                planned(
+                        "internet egress regardless of run_egress, planned",
+                        DriftDetectionTest::internetEgressRegardless,
+                        (t, dir) -> new NetworkContract(t)
+                                .plans(
+                                        dir,
+                                        NetworkContract.neededEndpoints(),
+                                        "the defaults (aws-endpoints, endpoints created)"),
+                        mentioning("egress rules by destination: expected {CIDR=0, PREFIX_LIST=2, SECURITY_GROUP=1}, "
+                                + "terraform says {CIDR=1, PREFIX_LIST=2, SECURITY_GROUP=1}")),
+                planned(
+                        // Preconditions deleted (Terraform refuses a constant condition), the validation made vacuous.
+                        "missing network and environment guards, planned",
+                        s -> s.replaceAll(
+                                        "(?s)\\n *precondition \\{\\n *condition *= "
+                                                + "(!var\\.create_vpc_endpoints|lookup\\(var\\.extra_environment)"
+                                                + "[^\\n]*\\n.*?\\n *}\\n",
+                                        "\n")
+                                .replace(
+                                        "[\"PUNCTUAL_WORK_DIR\", \"PUNCTUAL_SANDBOX\", \"PUNCTUAL_SANDBOX_DIR\"]",
+                                        "[\"PUNCTUAL_X\"]"),
+                        (t, dir) -> new NetworkContract(t)
+                                .plans(
+                                        dir,
+                                        NetworkContract.neededEndpoints(),
+                                        "endpoints without route tables",
+                                        "PUNCTUAL_SANDBOX_NETWORK none on Fargate",
+                                        "PUNCTUAL_WORK_DIR in extra_environment"),
+                        mustFail("endpoints without route tables"),
+                        mustFail("PUNCTUAL_SANDBOX_NETWORK none"),
+                        mustFail("PUNCTUAL_WORK_DIR in")),
+                reported(
+                        "a Lambda with another component's role",
+                        s -> s.replace(
+                                "role          = aws_iam_role.this[each.key].arn",
+                                "role          = aws_iam_role.this[\"sweeper\"].arn"),
+                        (t, dir) -> new WiringContract(t).lambdas(),
+                        mentioning("is not the role named ${var.name_prefix}-api")),
+                reported(
+                        "a Lambda with another component's settings or authentication",
+                        s -> s.replace(
+                                        "memory_size          = var.api_memory_size",
+                                        "memory_size          = var.sweeper_memory_size")
+                                .replace(
+                                        "environment          = local.lambda_environment",
+                                        "environment          = merge(local.lambda_environment, local.auth_environment)"),
+                        (t, dir) -> new WiringContract(t).lambdaSettings(new Contract(t)),
+                        mentioning("memory_size: expected ${var.api_memory_size}, terraform says "
+                                + "${var.sweeper_memory_size}"),
+                        mentioning("is told an authentication mode, which only the api uses")),
+                reported(
+                        "a logs policy beyond its own log group",
+                        s -> s.replace(
+                                "resources = [\"${aws_cloudwatch_log_group.lambda[each.key].arn}:*\"]",
+                                "resources = [\"arn:${local.partition}:logs:*:*:*\"]"),
+                        (t, dir) -> new WiringContract(t).lambdas(),
+                        mentioning("letting it write to aws_cloudwatch_log_group.lambda[\"api\"] only, found []")),
+                reported(
+                        "permissions attached to another component's role",
+                        s -> s.replace(
+                                        "policy             = data.aws_iam_policy_document.component[\"api\"].json",
+                                        "policy             = data.aws_iam_policy_document.component[\"sweeper\"].json")
+                                .replace("[\"api\", \"executor-task\"]", "[\"api\", \"sweeper\"]"),
+                        (t, dir) -> new WiringContract(t).attachments(),
+                        mentioning("roles with data.aws_iam_policy_document.component[\"api\"]: "
+                                + "expected [${var.name_prefix}-api], terraform says []"),
+                        startingWith("roles with data.aws_iam_policy_document.artifacts_kms[0]")),
+                reported(
+                        "an undescribed variable or output",
+                        s -> s.replace("  description = \"Reserved concurrency of the api Lambda; -1 for none.\"\n", "")
+                                .replace("  description = \"Name of the sweeper Lambda.\"\n", ""),
+                        (t, dir) -> WiringContract.documented("copy", t),
+                        exactly("copy variable api_reserved_concurrency has no description"),
+                        exactly("copy output sweeper_function_name has no description")));
     }
 
     @Test
@@ -222,93 +383,6 @@ class DriftDetectionTest {
     }
 
     @Test
-    void aMissingEndpointOrAWiderRuleIsReported() throws Exception {
-        NetworkContract n = mutatedNetwork(s -> s.replace("    sqs       = \"Interface\"\n", "")
-                .replaceFirst("from_port         = 443", "from_port         = 0"));
-        assertThat(n.endpoints(NetworkContract.neededEndpoints()))
-                .anyMatch(d -> d.contains("the executor needs") && d.contains("sqs=Interface"));
-        assertThat(n.egressRules()).anyMatch(d -> d.contains("only HTTPS (tcp 443) may leave the executor's tasks"));
-    }
-
-    @Test
-    void internetEgressRegardlessOfRunEgressIsReported() throws Exception {
-        NetworkContract n = mutatedNetwork(s -> s.replace(
-                "count = var.create_executor_service && var.run_egress == \"internet-https\" ? 1 : 0",
-                "count = var.create_executor_service ? 1 : 0"));
-        assertThat(n.egressRules()).anyMatch(d -> d.contains("an address range is allowed regardless of run_egress"));
-        assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
-        assertThat(n.plans(
-                        copy.resolve("plan"),
-                        NetworkContract.neededEndpoints(),
-                        "the defaults (aws-endpoints, endpoints created)"))
-                .anyMatch(d -> d.contains(
-                        "egress rules by destination: expected {CIDR=0, PREFIX_LIST=2, SECURITY_GROUP=1}, terraform says "
-                                + "{CIDR=1, PREFIX_LIST=2, SECURITY_GROUP=1}"));
-    }
-
-    @Test
-    void missingNetworkAndEnvironmentGuardsAreReported() throws Exception {
-        // Preconditions deleted (Terraform refuses a constant condition), the validation's rule made vacuous.
-        NetworkContract n = mutatedNetwork(s -> s.replaceAll(
-                        "(?s)\\n *precondition \\{\\n *condition *= "
-                                + "(!var\\.create_vpc_endpoints|lookup\\(var\\.extra_environment)[^\\n]*\\n.*?\\n *}\\n",
-                        "\n")
-                .replace(
-                        "[\"PUNCTUAL_WORK_DIR\", \"PUNCTUAL_SANDBOX\", \"PUNCTUAL_SANDBOX_DIR\"]", "[\"PUNCTUAL_X\"]"));
-        assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
-        assertThat(n.plans(
-                        copy.resolve("plan"),
-                        NetworkContract.neededEndpoints(),
-                        "endpoints without route tables",
-                        "PUNCTUAL_SANDBOX_NETWORK none on Fargate",
-                        "PUNCTUAL_WORK_DIR in extra_environment"))
-                .anyMatch(d -> d.startsWith("plan with endpoints without route tables") && d.contains("must fail"))
-                .anyMatch(d -> d.startsWith("plan with PUNCTUAL_SANDBOX_NETWORK none") && d.contains("must fail"))
-                .anyMatch(d -> d.startsWith("plan with PUNCTUAL_WORK_DIR in") && d.contains("must fail"));
-    }
-
-    @Test
-    void aLambdaWithAnotherComponentsRoleSettingsOrAuthenticationIsReported() throws Exception {
-        Terraform roles = mutatedModule(s -> s.replace(
-                "role          = aws_iam_role.this[each.key].arn",
-                "role          = aws_iam_role.this[\"sweeper\"].arn"));
-        assertThat(new WiringContract(roles).lambdas())
-                .anyMatch(d -> d.contains("is not the role named ${var.name_prefix}-api"));
-        Terraform settings = mutatedModule(s -> s.replace(
-                        "memory_size          = var.api_memory_size", "memory_size          = var.sweeper_memory_size")
-                .replace(
-                        "environment          = local.lambda_environment",
-                        "environment          = merge(local.lambda_environment, local.auth_environment)"));
-        assertThat(new WiringContract(settings).lambdaSettings(new Contract(settings)))
-                .anyMatch(d -> d.contains(
-                        "memory_size: expected ${var.api_memory_size}, terraform says " + "${var.sweeper_memory_size}"))
-                .anyMatch(d -> d.contains("is told an authentication mode, which only the api uses"));
-    }
-
-    @Test
-    void aLogsPolicyBeyondItsOwnLogGroupIsReported() throws Exception {
-        Terraform t = mutatedModule(s -> s.replace(
-                "resources = [\"${aws_cloudwatch_log_group.lambda[each.key].arn}:*\"]",
-                "resources = [\"arn:${local.partition}:logs:*:*:*\"]"));
-        assertThat(new WiringContract(t).lambdas())
-                .anyMatch(
-                        d -> d.contains("letting it write to aws_cloudwatch_log_group.lambda[\"api\"] only, found []"));
-    }
-
-    @Test
-    void permissionsAttachedToAnotherComponentsRoleAreReported() throws Exception {
-        Terraform t = mutatedModule(s -> s.replace(
-                        "policy             = data.aws_iam_policy_document.api.json",
-                        "policy             = data.aws_iam_policy_document.sweeper.json")
-                .replace("[\"api\", \"executor-task\"]", "[\"api\", \"sweeper\"]"));
-        assertThat(new WiringContract(t).attachments())
-                .anyMatch(d ->
-                        d.contains("roles with data.aws_iam_policy_document.api: expected [${var.name_prefix}-api], "
-                                + "terraform says []"))
-                .anyMatch(d -> d.startsWith("roles with data.aws_iam_policy_document.artifacts_kms[0]"));
-    }
-
-    @Test
     void aMissingOrMisdirectedMovedBlockIsReported() throws Exception {
         Terraform t = mutatedModule(
                 s -> s.replaceFirst("(?s)moved \\{\\n  from = aws_iam_role\\.executor_execution\\[0]\\n.*?}\\n", "")
@@ -328,38 +402,40 @@ class DriftDetectionTest {
                         d.startsWith("aws_iam_role_policy.executor_kms[0] of the previous layout would be delete"));
     }
 
-    @Test
-    void anUndescribedVariableOrOutputIsReported() throws Exception {
-        Terraform t = mutatedModule(
-                s -> s.replace("  description = \"Reserved concurrency of the api Lambda; -1 for none.\"\n", "")
-                        .replace("  description = \"Name of the sweeper Lambda.\"\n", ""));
-        assertThat(WiringContract.documented("copy", t))
-                .contains("copy variable api_reserved_concurrency has no description")
-                .contains("copy output sweeper_function_name has no description");
-    }
+    private static final Components.Component EXECUTOR = Components.ALL.get(2);
 
     /** What the executor's code is derived to need. */
     private static Set<CodeActions.Permission> executorNeeds() throws Exception {
-        return new CodeActions()
-                .derive(
-                        Components.ALL.get(2).entryClasses(),
-                        Components.ALL.get(2).entryMethods());
+        return new CodeActions().derive(EXECUTOR.entryClasses(), EXECUTOR.entryMethods());
     }
 
-    private HardeningContract mutatedHardening(UnaryOperator<String> edit) throws Exception {
-        return new HardeningContract(mutatedModule(edit));
+    @SafeVarargs
+    private static Drift reported(String name, UnaryOperator<String> edit, Check check, Condition<String>... found) {
+        return new Drift(name, edit, check, false, List.of(found));
     }
 
-    private NetworkContract mutatedNetwork(UnaryOperator<String> edit) throws Exception {
-        return new NetworkContract(mutatedModule(edit));
+    @SafeVarargs
+    private static Drift planned(String name, UnaryOperator<String> edit, Check check, Condition<String>... found) {
+        return new Drift(name, edit, check, true, List.of(found));
     }
 
-    private AuthContract mutatedAuth(UnaryOperator<String> edit) throws Exception {
-        return new AuthContract(mutatedModule(edit));
+    /** A reported drift that mentions every one of these. */
+    private static Condition<String> mentioning(String... parts) {
+        return new Condition<>(
+                d -> Arrays.stream(parts).allMatch(d::contains), "a drift mentioning %s", Arrays.toString(parts));
     }
 
-    private Contract mutated(UnaryOperator<String> edit) throws Exception {
-        return new Contract(mutatedModule(edit));
+    private static Condition<String> startingWith(String prefix) {
+        return new Condition<>(d -> d.startsWith(prefix), "a drift starting with %s", prefix);
+    }
+
+    private static Condition<String> exactly(String drift) {
+        return new Condition<>(drift::equals, "the drift %s", drift);
+    }
+
+    /** The offline plan of that case succeeded, where Terraform must refuse it. */
+    private static Condition<String> mustFail(String planCase) {
+        return allOf(startingWith("plan with " + planCase), mentioning("succeeded; it must fail"));
     }
 
     private Terraform mutatedModule(UnaryOperator<String> edit) throws Exception {

@@ -8,7 +8,6 @@ import dev.punctual.core.exec.FiringMetrics;
 import io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
@@ -99,8 +98,11 @@ class InfraContractTest {
 
     @Test
     void alarmsWatchDeadLettersSweeperErrorsQueueAgeAndLateness() {
+        List<JsonNode> alarms = tf.instances("aws_cloudwatch_metric_alarm").stream()
+                .map(Terraform.Instance::block)
+                .toList();
         Set<String> metrics = new TreeSet<>();
-        for (JsonNode alarm : tf.resources("aws_cloudwatch_metric_alarm").values()) {
+        for (JsonNode alarm : alarms) {
             metrics.add(alarm.path("namespace").asText() + "/"
                     + alarm.path("metric_name").asText());
         }
@@ -110,8 +112,7 @@ class InfraContractTest {
                         "AWS/Lambda/Errors",
                         "AWS/SQS/ApproximateAgeOfOldestMessage",
                         FiringMetrics.NAMESPACE + "/" + FiringMetrics.LATENESS_METRIC);
-        Map<String, JsonNode> alarms = tf.resources("aws_cloudwatch_metric_alarm");
-        assertThat(alarms.values().stream()
+        assertThat(alarms.stream()
                         .filter(a -> a.path("metric_name").asText().equals("ApproximateNumberOfMessagesVisible"))
                         .map(JsonNode::toString))
                 .as("the DLQ depth alarm watches the dead-letter queue")

@@ -3,7 +3,9 @@ package dev.punctual.infra;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -21,8 +23,6 @@ final class Instances {
             "(?s)\\{\\s*for\\s+(\\w+)\\s*,\\s*(\\w+)\\s+in\\s+(.+?)\\s*:\\s*\\1\\s*=>\\s*\\2(\\s+if\\s+.*)?}");
     private static final Pattern STRINGS = Pattern.compile("\\[\\s*(\"[^\"]*\"\\s*(,\\s*\"[^\"]*\"\\s*)*,?\\s*)?]");
     private static final Pattern STRING = Pattern.compile("\"([^\"]*)\"");
-    private static final Pattern WHOLE_EACH_VALUE = Pattern.compile("^\\$\\{each\\.value((?:\\.\\w+)*)}$");
-    private static final Pattern EACH_VALUE = Pattern.compile("\\beach\\.value((?:\\.\\w+)*)");
     private static final Pattern SIMPLE = Pattern.compile("[\\w.\\[\\]\"-]+");
 
     private final Function<String, JsonNode> locals;
@@ -87,34 +87,89 @@ final class Instances {
 
     /** A block with each.key and each.value put in, as if the parser had read that one instance. */
     static JsonNode resolve(JsonNode node, String key, JsonNode value) {
-        if (node.isObject()) {
-            ObjectNode out = JsonNodeFactory.instance.objectNode();
-            node.fields().forEachRemaining(e -> out.set(e.getKey(), resolve(e.getValue(), key, value)));
-            return out;
+        return resolve(node, "each", key, value);
+    }
+
+    /**
+     * A block with {@code <iterator>.key} and {@code <iterator>.value} put in: {@code each} for an instance of a
+     * for_each, a dynamic block's name for one block it generates.
+     */
+    static JsonNode resolve(JsonNode node, String iterator, String key, JsonNode value) {
+        return new Substitution(iterator, key, value).apply(node);
+    }
+
+    /**
+     * The nested blocks {@code name} of a block: those written out, then those its {@code dynamic "<name>"} blocks
+     * generate, one per entry of their for_each (a list's keys are its indexes). A dynamic block whose entries only
+     * a plan can tell counts once, as written, so that the checks see what it may generate.
+     */
+    List<JsonNode> nested(JsonNode block, String name) {
+        List<JsonNode> out = new ArrayList<>();
+        block.path(name).forEach(out::add);
+        for (JsonNode dynamic : block.path("dynamic").path(name)) {
+            JsonNode content = dynamic.path("content").path(0);
+            String iterator = unwrap(dynamic.path("iterator").asText(name));
+            JsonNode forEach = dynamic.path("for_each");
+            Map<String, JsonNode> entries = new LinkedHashMap<>();
+            if (forEach.isArray()) {
+                for (int i = 0; i < forEach.size(); i++) {
+                    entries.put(Integer.toString(i), forEach.get(i));
+                }
+            } else {
+                try {
+                    entries = entries(forEach);
+                } catch (IllegalStateException onlyAPlanCanTell) {
+                    out.add(content);
+                    continue;
+                }
+            }
+            entries.forEach((key, value) -> out.add(resolve(content, iterator, key, value)));
         }
-        if (node.isArray()) {
-            var out = JsonNodeFactory.instance.arrayNode();
-            node.forEach(n -> out.add(resolve(n, key, value)));
-            return out;
+        return out;
+    }
+
+    /** {@code <iterator>.key} and {@code <iterator>.value} (and its attributes) replaced by one entry's. */
+    private record Substitution(String iterator, String key, JsonNode value, Pattern whole, Pattern part) {
+        Substitution(String iterator, String key, JsonNode value) {
+            this(
+                    iterator,
+                    key,
+                    value,
+                    Pattern.compile("^\\$\\{" + iterator + "\\.value((?:\\.\\w+)*)}$"),
+                    Pattern.compile("\\b" + iterator + "\\.value((?:\\.\\w+)*)"));
         }
-        if (!node.isTextual()) {
-            return node;
+
+        JsonNode apply(JsonNode node) {
+            if (node.isObject()) {
+                ObjectNode out = JsonNodeFactory.instance.objectNode();
+                node.fields().forEachRemaining(e -> out.set(e.getKey(), apply(e.getValue())));
+                return out;
+            }
+            if (node.isArray()) {
+                var out = JsonNodeFactory.instance.arrayNode();
+                node.forEach(n -> out.add(apply(n)));
+                return out;
+            }
+            if (!node.isTextual()) {
+                return node;
+            }
+            String text = node.asText();
+            Matcher whole = this.whole.matcher(text);
+            if (whole.matches()) {
+                JsonNode v = at(value, whole.group(1));
+                return v == null ? node : v.deepCopy();
+            }
+            String resolved = text.replace("${" + iterator + ".key}", key)
+                    .replaceAll("\\b" + iterator + "\\.key\\b", Matcher.quoteReplacement(quoted(key)));
+            Matcher m = part.matcher(resolved);
+            StringBuilder sb = new StringBuilder();
+            while (m.find()) {
+                JsonNode v = at(value, m.group(1));
+                m.appendReplacement(sb, Matcher.quoteReplacement(v == null ? m.group() : expression(v, m.group())));
+            }
+            m.appendTail(sb);
+            return JsonNodeFactory.instance.textNode(sb.toString());
         }
-        String text = node.asText();
-        Matcher whole = WHOLE_EACH_VALUE.matcher(text);
-        if (whole.matches()) {
-            JsonNode v = at(value, whole.group(1));
-            return v == null ? node : v.deepCopy();
-        }
-        String resolved = text.replace("${each.key}", key).replaceAll("\\beach\\.key\\b", quoted(key));
-        Matcher m = EACH_VALUE.matcher(resolved);
-        StringBuilder sb = new StringBuilder();
-        while (m.find()) {
-            JsonNode v = at(value, m.group(1));
-            m.appendReplacement(sb, Matcher.quoteReplacement(v == null ? m.group() : expression(v, m.group())));
-        }
-        m.appendTail(sb);
-        return JsonNodeFactory.instance.textNode(sb.toString());
     }
 
     /** A value as an expression: a {@code ${…}} string is its expression, a literal is quoted. */

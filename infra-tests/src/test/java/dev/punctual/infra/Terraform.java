@@ -7,11 +7,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -25,6 +29,8 @@ final class Terraform {
     private static final Path HCL_TOOL = PROJECT.resolve("infra-tests/hcl");
     private static final ObjectMapper JSON = new ObjectMapper();
     /** A resource address: type, name, and an index ([0]) or a key (["k"]). */
+    private static final Pattern LOCAL_REF = Pattern.compile("local\\.(\\w+)");
+
     static final Pattern ADDRESS = Pattern.compile("(\\w+)\\.(\\w+)(?:\\[(?:\"([^\"]*)\"|(\\d+))])?");
 
     private final Map<String, JsonNode> files;
@@ -141,6 +147,14 @@ final class Terraform {
         return out;
     }
 
+    /**
+     * A block's nested blocks of one kind ({@code statement}, {@code attribute}, …), those its dynamic blocks
+     * generate included (see {@link Instances#nested}).
+     */
+    List<JsonNode> nested(JsonNode block, String name) {
+        return new Instances(n -> local(n).orElse(null)).nested(block, name);
+    }
+
     /** A {@code moved} block: its two addresses, as written. */
     record Moved(String from, String to) {}
 
@@ -237,6 +251,39 @@ final class Terraform {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Walks a value as Terraform would follow it: every object field goes to {@code field}, which says whether to
+     * look into its value; every expression goes to {@code expression}, and then so does every local it names (each
+     * local once).
+     */
+    void walk(JsonNode node, BiPredicate<String, JsonNode> field, Consumer<String> expression) {
+        walk(node, field, expression, new HashSet<>());
+    }
+
+    private void walk(
+            JsonNode node, BiPredicate<String, JsonNode> field, Consumer<String> expression, Set<String> visited) {
+        if (node == null) {
+            return;
+        }
+        if (node.isObject()) {
+            node.fields().forEachRemaining(e -> {
+                if (field.test(e.getKey(), e.getValue())) {
+                    walk(e.getValue(), field, expression, visited);
+                }
+            });
+        } else if (node.isArray()) {
+            node.forEach(n -> walk(n, field, expression, visited));
+        } else if (node.isTextual()) {
+            expression.accept(node.asText());
+            Matcher locals = LOCAL_REF.matcher(node.asText());
+            while (locals.find()) {
+                if (visited.add(locals.group(1))) {
+                    local(locals.group(1)).ifPresent(v -> walk(v, field, expression, visited));
+                }
+            }
+        }
     }
 
     /** The raw text of every file, for the few checks that look at expressions. */

@@ -142,8 +142,9 @@ final class WiringContract {
                     "roles with data.aws_iam_policy_document." + c.policyDocument(),
                     Set.of(roleName(c.role())),
                     roles);
-            JsonNode doc = tf.data("aws_iam_policy_document").get(c.policyDocument());
-            if (doc != null && doc.path("statement").toString().contains("\"s3:")) {
+            Optional<Terraform.Instance> doc = tf.dataInstanceAt("aws_iam_policy_document." + c.policyDocument());
+            if (doc.isPresent()
+                    && tf.nested(doc.get().block(), "statement").toString().contains("\"s3:")) {
                 bucketRoles.add(roleName(c.role()));
             }
         }
@@ -208,10 +209,10 @@ final class WiringContract {
         Matcher d = DOCUMENT_REF.matcher(policy.block().path("policy").asText(""));
         Optional<Terraform.Instance> doc =
                 d.matches() ? tf.dataInstanceAt("aws_iam_policy_document." + d.group(1)) : Optional.empty();
-        if (doc.isEmpty() || doc.get().block().path("statement").isEmpty()) {
+        if (doc.isEmpty() || tf.nested(doc.get().block(), "statement").isEmpty()) {
             return false;
         }
-        for (JsonNode st : doc.get().block().path("statement")) {
+        for (JsonNode st : tf.nested(doc.get().block(), "statement")) {
             Set<String> actions = new TreeSet<>();
             st.path("actions").forEach(a -> actions.add(a.asText()));
             List<String> resources = new ArrayList<>();
