@@ -102,7 +102,10 @@ class RunLimitsTest {
                 most.accumulateAndGet(tasksOfPool(), Math::max);
             }
         });
-        Ended e = run("bomb() { bomb | bomb & }\nbomb\nsleep 30\n", new RunLimits(24, null, null, null, null, null), 4);
+        // exec, not a fork: once the bomb fills the limit, a fork of the script's own would fail and end it early
+        // (exit 2) instead of leaving the run to its timeout.
+        Ended e = run(
+                "bomb() { bomb | bomb & }\nbomb\nexec sleep 30\n", new RunLimits(24, null, null, null, null, null), 4);
         done.set(true);
         watcher.join();
         assertThat(e.run().state()).isEqualTo(RunState.DEAD);
