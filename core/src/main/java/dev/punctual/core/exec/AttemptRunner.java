@@ -12,6 +12,7 @@ import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.Transition;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,7 +91,7 @@ public final class AttemptRunner {
         try {
             this.supervisor = new Supervisor(workRoot.resolveSibling("deadlines"));
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         this.watchTimer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("run-watch-" + executorId).factory());

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -64,9 +65,9 @@ final class Supervisor implements AutoCloseable {
      * How long before the lease ends the supervisor kills: a poll of the shell, plus slack for the kill and for
      * clocks, and at most a quarter of the lease (between heartbeats the deadline must stay ahead of now).
      */
-    static java.time.Duration margin(java.time.Duration lease) {
-        java.time.Duration m = java.time.Duration.ofMillis(POLL_MS * 5);
-        java.time.Duration quarter = lease.dividedBy(4);
+    static Duration margin(Duration lease) {
+        Duration m = Duration.ofMillis(POLL_MS * 5);
+        Duration quarter = lease.dividedBy(4);
         return m.compareTo(quarter) > 0 ? quarter : m;
     }
 
