@@ -1,0 +1,55 @@
+package dev.punctual.bench.compare;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One scheduler under comparison. The runner starts it fresh for every scenario, hands it the runs to schedule,
+ * watches the starts file, and stops it. Every contender runs the same {@link StampBinary} with the same
+ * arguments, on the same number of run slots, so the only difference is the scheduler.
+ */
+public interface Contender extends AutoCloseable {
+    /** The row's name, with what matters about its setup (nodes, slots, poll interval). */
+    String name();
+
+    /** Starts the system (its processes, its database) and returns once it accepts runs. */
+    void start(Setup setup) throws Exception;
+
+    /**
+     * Schedules one one-shot run per due: {@code binary <key> <due epoch millis> <starts file>}
+     * ({@link Due#args}). Returns once every run is durably scheduled; the caller times it (creation rate).
+     */
+    void schedule(List<Due> dues) throws Exception;
+
+    /** The processes that make up the system now: their CPU time and peak RSS are the system's cost. */
+    List<ProcessHandle> processes();
+
+    /** What the system counted of its own calls to its store so far, where it counts any (Punctual's metering). */
+    default Optional<Usage> usage() {
+        return Optional.empty();
+    }
+
+    /** Stops every process {@link #start} started and removes what it wrote; safe to call twice. */
+    @Override
+    void close() throws Exception;
+
+    /**
+     * What every contender gets: the binary, the file its runs append to, {@code nodes} × {@code slotsPerNode} run
+     * slots, and a private directory for the contender's own state.
+     */
+    record Setup(Path binary, Path startsFile, int nodes, int slotsPerNode, Path workDir) {
+        public int slots() {
+            return nodes * slotsPerNode;
+        }
+    }
+
+    /** One run to schedule: its key (unique in a scenario) and the instant it is due. */
+    record Due(String key, Instant at) {
+        /** The binary's arguments for this run. */
+        public List<String> args(Path startsFile) {
+            return List.of(key, Long.toString(at.toEpochMilli()), startsFile.toString());
+        }
+    }
+}

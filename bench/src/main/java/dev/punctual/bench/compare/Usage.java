@@ -1,0 +1,34 @@
+package dev.punctual.bench.compare;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Totals a system counted of its own requests: calls by {@code service:operation}, and capacity units by
+ * {@code wcu|rcu:<table>[:<index>]}. Only differences between two snapshots mean anything.
+ */
+public record Usage(Map<String, Double> counters) {
+    public Usage {
+        counters = Map.copyOf(counters);
+    }
+
+    public Usage minus(Usage before) {
+        Map<String, Double> out = new TreeMap<>(counters);
+        before.counters.forEach((k, v) -> out.merge(k, -v, Double::sum));
+        return new Usage(out);
+    }
+
+    public Usage plus(Usage other) {
+        Map<String, Double> out = new TreeMap<>(counters);
+        other.counters.forEach((k, v) -> out.merge(k, v, Double::sum));
+        return new Usage(out);
+    }
+
+    /** The sum of every counter whose name starts with {@code prefix}. */
+    public double sum(String prefix) {
+        return counters.entrySet().stream()
+                .filter(e -> e.getKey().startsWith(prefix))
+                .mapToDouble(Map.Entry::getValue)
+                .sum();
+    }
+}
