@@ -39,6 +39,7 @@ public final class AwsClients {
     public static DynamoDbClient dynamo(Target t) {
         var b = DynamoDbClient.builder()
                 .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(new Metering()))
                 .region(t.region())
                 .credentialsProvider(t.credentials());
         return (t.dynamodb() == null ? b : b.endpointOverride(t.dynamodb())).build();
@@ -47,6 +48,7 @@ public final class AwsClients {
     public static SqsClient sqs(Target t) {
         var b = SqsClient.builder()
                 .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(new Metering()))
                 .region(t.region())
                 .credentialsProvider(t.credentials());
         return (t.sqs() == null ? b : b.endpointOverride(t.sqs())).build();
@@ -55,6 +57,7 @@ public final class AwsClients {
     public static S3Client s3(Target t) {
         var b = S3Client.builder()
                 .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(new Metering()))
                 .region(t.region())
                 .credentialsProvider(t.credentials())
                 .forcePathStyle(t.s3() != null);
