@@ -1,7 +1,7 @@
 # Sourced by bin/run-local, bin/run-executor and bin/bench, after bin/jdk.sh.
 
 # build_if_changed JAR MODULE [NEEDED_MODULE...]
-# Builds JAR (`mvn -pl MODULE -am package`, tests skipped) unless it is up to date: MODULE and the NEEDED_MODULEs
+# Builds JAR (`mvn -pl MODULE -am package -DskipTests`: tests compiled, for the test jars modules depend on, not run) unless it is up to date: MODULE and the NEEDED_MODULEs
 # (those it needs at run time, per the poms: keep the callers' lists in step with them) are its inputs, with their
 # pom.xml and src/main/, the root pom.xml and .mvn/. When the build fails, the calling script exits: an old jar
 # never runs as if it were the new one.
@@ -43,7 +43,7 @@ build_if_changed() {
     local opts="${MAVEN_OPTS:-} -Djansi.noreset=true" # else `mvn -q` prints colour resets even with -B
     # Maven's own Guava calls sun.misc.Unsafe, which JDK 24+ warn about; JDK 21-22 do not know the option.
     if [ "$JAVA_MAJOR" -ge 24 ]; then opts="$opts --sun-misc-unsafe-memory-access=allow"; fi
-    if ! MAVEN_OPTS="$opts" mvn -B -q -ntp -pl "$module" -am "${goals[@]}" -Dmaven.test.skip=true >&2 \
+    if ! MAVEN_OPTS="$opts" mvn -B -q -ntp -pl "$module" -am "${goals[@]}" -DskipTests >&2 \
       || [ ! -f "$jar" ]; then
       echo "ERROR: building $module/ failed (see above); not starting anything." >&2
       exit 1

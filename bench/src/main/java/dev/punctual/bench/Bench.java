@@ -1,5 +1,6 @@
 package dev.punctual.bench;
 
+import dev.punctual.bench.compare.CompareCommand;
 import dev.punctual.bench.launch.LaunchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,7 +13,7 @@ import picocli.CommandLine.Spec;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Punctual's benchmarks: each prints a Markdown report (machine, settings, results) on stdout.",
-        subcommands = {LaunchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {LaunchCommand.class, CompareCommand.class, CommandLine.HelpCommand.class})
 public final class Bench implements Runnable {
     @Spec
     CommandSpec spec;

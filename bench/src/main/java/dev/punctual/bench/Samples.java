@@ -35,7 +35,12 @@ public final class Samples {
             total += n;
         }
         return new Summary(
-                size, (double) total / size, percentile(sorted, 50), percentile(sorted, 99), sorted[size - 1]);
+                size,
+                (double) total / size,
+                percentile(sorted, 50),
+                percentile(sorted, 95),
+                percentile(sorted, 99),
+                sorted[size - 1]);
     }
 
     /** Nearest rank: the smallest sample with at least {@code p} percent of the samples at or below it. */
@@ -44,6 +49,6 @@ public final class Samples {
         return sorted[Math.max(rank, 1) - 1];
     }
 
-    /** Count, mean, median, 99th percentile and maximum, in nanoseconds. */
-    public record Summary(int count, double meanNanos, long p50Nanos, long p99Nanos, long maxNanos) {}
+    /** Count, mean, median, 95th and 99th percentiles and maximum, in nanoseconds. */
+    public record Summary(int count, double meanNanos, long p50Nanos, long p95Nanos, long p99Nanos, long maxNanos) {}
 }

@@ -15,6 +15,7 @@ class SamplesTest {
         assertThat(sum.count()).isEqualTo(1000);
         assertThat(sum.meanNanos()).isEqualTo(500.5);
         assertThat(sum.p50Nanos()).isEqualTo(500);
+        assertThat(sum.p95Nanos()).isEqualTo(950);
         assertThat(sum.p99Nanos()).isEqualTo(990);
         assertThat(sum.maxNanos()).isEqualTo(1000);
     }
@@ -23,7 +24,7 @@ class SamplesTest {
     void oneSampleIsEveryPercentile() {
         Samples s = new Samples();
         s.add(7);
-        assertThat(s.summary()).isEqualTo(new Samples.Summary(1, 7.0, 7, 7, 7));
+        assertThat(s.summary()).isEqualTo(new Samples.Summary(1, 7.0, 7, 7, 7, 7));
     }
 
     @Test

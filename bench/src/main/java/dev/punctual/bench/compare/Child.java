@@ -1,0 +1,78 @@
+package dev.punctual.bench.compare;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** A process a contender started: its output goes to a file, which is where "ready" is looked for and errors shown. */
+public final class Child implements AutoCloseable {
+    private final String name;
+    private final Process process;
+    private final Path log;
+
+    private Child(String name, Process process, Path log) {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+    }
+
+    /** Starts {@code command} with {@code env} added, stdout and stderr to {@code <dir>/<name>.log}. */
+    public static Child start(String name, List<String> command, Map<String, String> env, Path dir) throws IOException {
+        Path log = dir.resolve(name + ".log");
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+        pb.environment().putAll(env);
+        return new Child(name, pb.start(), log);
+    }
+
+    /** Waits until the log has a line containing {@code marker}; fails with the log's tail if the process ends. */
+    public void awaitLine(String marker, Duration timeout) throws IOException, InterruptedException {
+        Instant end = Instant.now().plus(timeout);
+        while (Instant.now().isBefore(end)) {
+            if (Files.readString(log, StandardCharsets.UTF_8).contains(marker)) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new IOException(name + " exited with " + process.exitValue() + " before it was ready; " + log
+                        + " ends:\n" + tail());
+            }
+            Thread.sleep(100);
+        }
+        throw new IOException(name + " not ready after " + timeout + "; " + log + " ends:\n" + tail());
+    }
+
+    public ProcessHandle handle() {
+        return process.toHandle();
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    private String tail() throws IOException {
+        List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+    }
+
+    /** SIGTERM, then SIGKILL (the whole tree) after 30 s. */
+    @Override
+    public void close() throws InterruptedException {
+        if (!process.isAlive()) {
+            return;
+        }
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package dev.punctual.bench.compare;
+
+import dev.punctual.bench.Machine;
+import dev.punctual.bench.Samples;
+import dev.punctual.bench.compare.punctual.PunctualContender;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Punctual side by side with its peers: each system is started fresh for each scenario, on the same slots, runs the
+ * same binary for the same dues, and is measured from the outside (the binary's own start stamps, /proc for CPU and
+ * memory). One table; then Punctual's cost per run from its own metering.
+ */
+@Command(
+        name = "compare",
+        mixinStandardHelpOptions = true,
+        description = "Bursts and a steady load against Punctual and its peers (db-scheduler and Quartz on "
+                + "PostgreSQL): lateness, throughput, missing and duplicate runs, CPU, memory, and Punctual's calls "
+                + "and capacity units per run.")
+public final class CompareCommand implements Callable<Integer> {
+    @Option(
+            names = "--systems",
+            split = ",",
+            defaultValue = "punctual",
+            description = "Systems to compare, in order: punctual, quartz, dbscheduler (poll 1 s), dbscheduler-10s "
+                    + "(default: ${DEFAULT-VALUE}).")
+    List<String> systems;
+
+    @Option(
+            names = "--bursts",
+            split = ",",
+            defaultValue = "1000,10000",
+            description = "Burst sizes: that many one-shot runs all due at one instant (default: ${DEFAULT-VALUE}; "
+                    + "0 for none).")
+    List<Integer> bursts;
+
+    @Option(
+            names = "--steady",
+            defaultValue = "2x300",
+            description = "Steady load: <runs due at each whole second>x<seconds> (default: ${DEFAULT-VALUE}, issue "
+                    + "16's; 0 for none).")
+    String steady;
+
+    @Option(names = "--nodes", defaultValue = "2", description = "Nodes (executors) per system (default: 2).")
+    int nodes;
+
+    @Option(names = "--slots", defaultValue = "4", description = "Run slots per node (default: 4).")
+    int slots;
+
+    @Override
+    public Integer call() throws Exception {
+        List<Scenario> scenarios = scenarios();
+        Path dir = Files.createTempDirectory("punctual-compare-");
+        // The binary, the starts file and each system's state live here; sandboxed runs must traverse it.
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path binary = StampBinary.compile(dir);
+        List<Result> results = new ArrayList<>();
+        System.out.println("# Punctual and its peers, side by side\n");
+        Machine.describe().forEach(System.out::println);
+        System.out.println("- each system: " + nodes + " nodes × " + slots + " run slots, started fresh per scenario");
+        System.out.println("- binary: `gcc -O2 -static` of `StampBinary.SOURCE`: appends `<key> <due> <start>` to a "
+                + "file, stamped by its own clock, exits 0\n");
+        for (Scenario sc : scenarios) {
+            for (String system : systems) {
+                results.add(run(contender(system), sc, binary, dir));
+            }
+        }
+        System.out.println(Report.table(results));
+        System.out.println(Report.costs(results));
+        return 0;
+    }
+
+    private List<Scenario> scenarios() {
+        List<Scenario> out = new ArrayList<>();
+        bursts.stream().filter(n -> n > 0).forEach(n -> out.add(Scenario.burst(n)));
+        if (!steady.equals("0")) {
+            String[] p = steady.split("x", 2);
+            out.add(Scenario.steady(Integer.parseInt(p[0]), Integer.parseInt(p[1])));
+        }
+        return out;
+    }
+
+    static Contender contender(String system) {
+        Supplier<Contender> s = switch (system) {
+            case "punctual" -> PunctualContender::new;
+            default -> throw new IllegalArgumentException("unknown system " + system + "; one of " + SYSTEMS);
+        };
+        return s.get();
+    }
+
+    static final List<String> SYSTEMS = List.of("punctual");
+
+    private Result run(Contender c, Scenario sc, Path binary, Path dir) throws Exception {
+        Path work = Files.createDirectories(dir.resolve(sc.kind() + sc.runs() + "-" + System.nanoTime()));
+        Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path starts = StampBinary.startsFile(work, "starts.txt");
+        try (c) {
+            progress("starting " + sc.name() + " on " + c.getClass().getSimpleName());
+            c.start(new Contender.Setup(binary, starts, nodes, slots, work));
+            String load = Files.readString(Path.of("/proc/loadavg")).strip();
+            double cpu0 = ProcessCost.cpuSeconds(c.processes());
+            Optional<Usage> usage0 = c.usage();
+            Instant t0 = Instant.now()
+                    .plus(sc.lead())
+                    .truncatedTo(ChronoUnit.SECONDS)
+                    .plusSeconds(1);
+            List<Contender.Due> dues = sc.dues(t0);
+            long created0 = System.nanoTime();
+            c.schedule(dues);
+            double creation = (System.nanoTime() - created0) / 1e9;
+            boolean late = Instant.now().isAfter(t0);
+            progress(String.format(
+                    "%s: %d created in %.1f s (%.0f/s)%s; first due at %s",
+                    c.name(), sc.runs(), creation, sc.runs() / creation, late ? " AFTER T0" : "", t0));
+            Starts seen = await(starts, dues, sc);
+            double cpu = ProcessCost.cpuSeconds(c.processes()) - cpu0;
+            double rss = ProcessCost.peakRssMib(c.processes());
+            Optional<Usage> usage = c.usage().flatMap(u -> usage0.map(u::minus));
+            Set<String> keys = keys(dues);
+            Samples lateness = seen.lateness(dues);
+            int early = (int) dues.stream()
+                    .filter(d -> seen.firstStartNanos().containsKey(d.key())
+                            && seen.firstStartNanos().get(d.key()) < d.at().toEpochMilli() * 1_000_000L)
+                    .count();
+            double span = (seen.lastStartNanos() - t0.toEpochMilli() * 1_000_000L) / 1e9;
+            Result r = new Result(
+                    c.name(),
+                    c instanceof PunctualContender,
+                    sc,
+                    load,
+                    creation,
+                    late,
+                    lateness.size() == 0 ? null : lateness.summary(),
+                    seen.distinct(),
+                    seen.missing(keys),
+                    seen.duplicates(),
+                    early,
+                    span,
+                    cpu,
+                    rss,
+                    usage);
+            progress(Report.line(r));
+            return r;
+        }
+    }
+
+    /**
+     * Reads the starts file until every run has started (then 5 s more, to see duplicates that follow) or until the
+     * scenario's patience after the last due has passed.
+     */
+    private static Starts await(Path starts, List<Contender.Due> dues, Scenario sc)
+            throws IOException, InterruptedException {
+        Instant lastDue = dues.stream()
+                .map(Contender.Due::at)
+                .max(Comparator.naturalOrder())
+                .orElseThrow();
+        Instant giveUp = lastDue.plus(sc.patience());
+        Set<String> keys = keys(dues);
+        Instant allSeen = null;
+        Instant nextNote = Instant.now().plusSeconds(10);
+        while (true) {
+            Starts s = Starts.read(starts);
+            Instant now = Instant.now();
+            if (allSeen == null && s.missing(keys) == 0) {
+                allSeen = now;
+            }
+            if ((allSeen != null && now.isAfter(allSeen.plusSeconds(5))) || now.isAfter(giveUp)) {
+                return s;
+            }
+            if (now.isAfter(nextNote)) {
+                progress("  " + s.distinct() + " of " + keys.size() + " started");
+                nextNote = now.plusSeconds(10);
+            }
+            Thread.sleep(Duration.ofMillis(250));
+        }
+    }
+
+    private static Set<String> keys(List<Contender.Due> dues) {
+        Set<String> keys = new HashSet<>();
+        dues.forEach(d -> keys.add(d.key()));
+        return keys;
+    }
+
+    static void progress(String line) {
+        System.err.println("[compare " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + "] " + line);
+    }
+}

@@ -1,0 +1,172 @@
+package dev.punctual.bench.compare;
+
+import dev.punctual.bench.MarkdownTable;
+import dev.punctual.bench.Samples;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.ToDoubleFunction;
+
+/** The comparison's tables: one row per system and scenario, then Punctual's cost per run. */
+final class Report {
+    private Report() {}
+
+    static String table(List<Result> results) {
+        MarkdownTable t = new MarkdownTable(
+                "scenario",
+                "system",
+                "created/s>",
+                "lateness p50 / p95 / p99 / max>",
+                "runs/s>",
+                "missing>",
+                "dup>",
+                "early>",
+                "CPU s / 1k runs>",
+                "peak RSS MiB>",
+                "vs best peer>",
+                "load avg at start");
+        for (Result r : results) {
+            t.row(
+                    r.scenario().name(),
+                    r.system(),
+                    f0(r.creationRate()) + (r.createdLate() ? " (after T0)" : ""),
+                    lateness(r.lateness()),
+                    r.scenario().isBurst() ? f0(r.throughput()) : "—",
+                    Integer.toString(r.missing()),
+                    Integer.toString(r.duplicates()),
+                    Integer.toString(r.early()),
+                    f1(r.cpuPerThousand()),
+                    f0(r.peakRssMib()),
+                    versusBestPeer(r, results),
+                    r.loadAverage());
+        }
+        return t.render();
+    }
+
+    /**
+     * For Punctual's rows: its burst throughput over the best peer's, or the best peer's steady p99 lateness over
+     * its own. Either way, at least 1.0 means Punctual did at least as well.
+     */
+    static String versusBestPeer(Result r, List<Result> all) {
+        if (!r.punctual() || r.lateness() == null) {
+            return "—";
+        }
+        List<Result> peers = all.stream()
+                .filter(p -> !p.punctual() && p.scenario().equals(r.scenario()) && p.lateness() != null)
+                .toList();
+        if (peers.isEmpty()) {
+            return "(no peer)";
+        }
+        if (r.scenario().isBurst()) {
+            double best = peers.stream().mapToDouble(Result::throughput).max().orElseThrow();
+            return String.format(Locale.ROOT, "throughput ×%.2f", r.throughput() / best);
+        }
+        double best =
+                peers.stream().mapToDouble(p -> p.lateness().p99Nanos()).min().orElseThrow();
+        return String.format(
+                Locale.ROOT, "p99 ×%.2f", best / Math.max(1, r.lateness().p99Nanos()));
+    }
+
+    static String costs(List<Result> results) {
+        MarkdownTable t = new MarkdownTable(
+                "scenario",
+                "DynamoDB calls",
+                "WCU table>",
+                "WCU indexes>",
+                "RCU>",
+                "SQS requests>",
+                "S3 requests>",
+                "failed calls>",
+                "USD / million runs>",
+                "without S3>");
+        for (Result r : results) {
+            if (r.usage().isEmpty()) {
+                continue;
+            }
+            Usage u = r.usage().get();
+            double n = r.scenario().runs();
+            double wcuTable = sum(u, "wcu:", k -> !k.substring(4).contains(":"));
+            double wcuIndex = sum(u, "wcu:", k -> k.substring(4).contains(":"));
+            double rcu = u.sum("rcu:");
+            double sqs = u.sum("calls:Sqs:");
+            double s3put = u.sum("calls:S3:PutObject");
+            double s3other = u.sum("calls:S3:") - s3put;
+            double withoutS3 = ((wcuTable + wcuIndex) * Prices.DYNAMODB_WRITE_UNIT
+                            + rcu * Prices.DYNAMODB_READ_UNIT
+                            + sqs * Prices.SQS_REQUEST)
+                    / n;
+            double all = withoutS3 + (s3put * Prices.S3_PUT + s3other * Prices.S3_GET) / n;
+            t.row(
+                    r.scenario().name(),
+                    calls(u, n),
+                    f2(wcuTable / n),
+                    f2(wcuIndex / n),
+                    f2(rcu / n),
+                    f2(sqs / n),
+                    f2((s3put + s3other) / n),
+                    f2(u.sum("failed:") / n),
+                    f2(all),
+                    f2(withoutS3));
+        }
+        return "Punctual's calls and capacity units per run, as its processes counted them (`Metering`), priced at "
+                + "us-east-1 on-demand list prices; EventBridge Scheduler: "
+                + f2(Prices.EVENTBRIDGE_SCHEDULER) + " USD per million invocations.\n\n" + t.render();
+    }
+
+    /** DynamoDB calls per run by operation, largest first, e.g. {@code GetItem 4.00, TransactWriteItems 3.00}. */
+    private static String calls(Usage u, double n) {
+        Map<String, Double> ops = new TreeMap<>();
+        u.counters().forEach((k, v) -> {
+            if (k.startsWith("calls:DynamoDb:") && v > 0) {
+                ops.put(k.substring("calls:DynamoDb:".length()), v / n);
+            }
+        });
+        return ops.entrySet().stream()
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .map(e -> e.getKey() + " " + f2(e.getValue()))
+                .reduce((a, b) -> a + ", " + b)
+                .orElse("none");
+    }
+
+    private static double sum(Usage u, String prefix, java.util.function.Predicate<String> keep) {
+        return u.counters().entrySet().stream()
+                .filter(e -> e.getKey().startsWith(prefix) && keep.test(e.getKey()))
+                .mapToDouble(Map.Entry::getValue)
+                .sum();
+    }
+
+    static String line(Result r) {
+        return r.system() + ", " + r.scenario().name() + ": " + lateness(r.lateness()) + "; started " + r.started()
+                + ", missing " + r.missing() + ", duplicates " + r.duplicates() + ", " + f0(r.throughput())
+                + " runs/s";
+    }
+
+    static String lateness(Samples.Summary s) {
+        if (s == null) {
+            return "none started";
+        }
+        ToDoubleFunction<Long> ms = n -> n / 1e6;
+        return ms(ms.applyAsDouble(s.p50Nanos())) + " / " + ms(ms.applyAsDouble(s.p95Nanos())) + " / "
+                + ms(ms.applyAsDouble(s.p99Nanos())) + " / " + ms(ms.applyAsDouble(s.maxNanos()));
+    }
+
+    /** Milliseconds under 10 s, seconds above. */
+    static String ms(double ms) {
+        return Math.abs(ms) < 10_000
+                ? String.format(Locale.ROOT, "%.1f ms", ms)
+                : String.format(Locale.ROOT, "%.2f s", ms / 1000);
+    }
+
+    static String f0(double v) {
+        return String.format(Locale.ROOT, "%,.0f", v);
+    }
+
+    static String f1(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    static String f2(double v) {
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+}

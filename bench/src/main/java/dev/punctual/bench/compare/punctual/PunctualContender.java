@@ -1,0 +1,173 @@
+package dev.punctual.bench.compare.punctual;
+
+import dev.punctual.bench.compare.Child;
+import dev.punctual.bench.compare.Contender;
+import dev.punctual.bench.compare.Usage;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Punctual as it is deployed, on one machine: the local runner ({@code --executors 0}: the emulators, the API and
+ * the sweeper in one process) and {@code nodes} executors as processes of their own, each with {@code slotsPerNode}
+ * slots and the sandbox on (as root). Runs are created through the HTTP API as one-shot jobs; every process counts
+ * its AWS calls ({@code PUNCTUAL_METERING_FILE}), which is what {@link #usage} sums.
+ */
+public final class PunctualContender implements Contender {
+    static final String LOCAL_JAR = "local/target/quarkus-app/quarkus-run.jar";
+    static final String EXECUTOR_JAR = "executor/target/quarkus-app/quarkus-run.jar";
+    private static final String PREFIX = "bench";
+
+    private final List<Child> children = new ArrayList<>();
+    private final List<Path> meters = new ArrayList<>();
+    private Setup setup;
+    private Api api;
+    private String binaryId;
+
+    @Override
+    public String name() {
+        return "Punctual (local runner + "
+                + (setup == null ? "?" : setup.nodes() + " executors × " + setup.slotsPerNode()) + ", sandbox "
+                + (root() ? "on" : "off: not root") + ")";
+    }
+
+    @Override
+    public void start(Setup s) throws Exception {
+        this.setup = s;
+        int apiPort = freePort();
+        int dynamo = freePort();
+        int sqs = freePort();
+        int s3 = freePort();
+        Path localMeter = s.workDir().resolve("meter-local.txt");
+        meters.add(localMeter);
+        Map<String, String> localEnv = new HashMap<>(Map.of(
+                "PUNCTUAL_METERING_FILE", localMeter.toString(),
+                // One tenant schedules the whole burst: lift the per-tenant quotas (10,000 jobs and starts a minute).
+                "PUNCTUAL_QUOTA_JOBS", "10000000",
+                "PUNCTUAL_QUOTA_RUNS_PER_MINUTE", "10000000"));
+        Child local = Child.start(
+                "punctual-local",
+                java(
+                        LOCAL_JAR,
+                        "--executors",
+                        "0",
+                        "--port",
+                        Integer.toString(apiPort),
+                        "--dynamodb-port",
+                        Integer.toString(dynamo),
+                        "--sqs-port",
+                        Integer.toString(sqs),
+                        "--s3-port",
+                        Integer.toString(s3),
+                        "--prefix",
+                        PREFIX),
+                localEnv,
+                s.workDir());
+        children.add(local);
+        local.awaitLine("Punctual local is ready", Duration.ofMinutes(3));
+        for (int i = 1; i <= s.nodes(); i++) {
+            Path meter = s.workDir().resolve("meter-executor-" + i + ".txt");
+            meters.add(meter);
+            Path work = Files.createDirectories(s.workDir().resolve("executor-" + i));
+            Map<String, String> env = new HashMap<>();
+            env.put("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:" + dynamo);
+            env.put("AWS_ENDPOINT_URL_SQS", "http://127.0.0.1:" + sqs);
+            env.put("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:" + s3);
+            env.put("AWS_REGION", "us-east-1");
+            env.put("AWS_ACCESS_KEY_ID", "test");
+            env.put("AWS_SECRET_ACCESS_KEY", "test");
+            env.put("PUNCTUAL_S3_PATH_STYLE", "true");
+            env.put("PUNCTUAL_PREFIX", PREFIX);
+            env.put("PUNCTUAL_EXECUTOR_CONCURRENCY", Integer.toString(s.slotsPerNode()));
+            env.put("PUNCTUAL_EXECUTOR_ID", "bench-executor-" + i);
+            env.put("PUNCTUAL_WORK_DIR", work.toString());
+            env.put("PUNCTUAL_METERING_FILE", meter.toString());
+            if (root()) {
+                // As bin/run-executor does: a run reaches nothing, not even the emulators.
+                env.put("PUNCTUAL_SANDBOX_NETWORK", "none");
+            }
+            Child executor = Child.start("punctual-executor-" + i, java(EXECUTOR_JAR), env, s.workDir());
+            children.add(executor);
+        }
+        for (Child c : children.subList(1, children.size())) {
+            c.awaitLine("polling", Duration.ofMinutes(2));
+        }
+        api = new Api("http://127.0.0.1:" + apiPort);
+        binaryId = api.uploadBinary("stamp", s.binary());
+    }
+
+    @Override
+    public void schedule(List<Due> dues) throws Exception {
+        api.createOnce(binaryId, dues, setup.startsFile(), 8);
+    }
+
+    @Override
+    public List<ProcessHandle> processes() {
+        return children.stream().map(Child::handle).toList();
+    }
+
+    @Override
+    public Optional<Usage> usage() {
+        Usage total = new Usage(Map.of());
+        for (Path m : meters) {
+            total = total.plus(read(m));
+        }
+        return Optional.of(total);
+    }
+
+    @Override
+    public void close() throws Exception {
+        // Executors first (they drain), then the runner with the emulators they talk to.
+        for (int i = children.size() - 1; i >= 0; i--) {
+            children.get(i).close();
+        }
+        children.clear();
+    }
+
+    private static Usage read(Path meter) {
+        Map<String, Double> m = new HashMap<>();
+        try {
+            if (Files.exists(meter)) {
+                for (String line : Files.readAllLines(meter)) {
+                    int sp = line.lastIndexOf(' ');
+                    if (sp > 0) {
+                        m.put(line.substring(0, sp), Double.parseDouble(line.substring(sp + 1)));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return new Usage(m);
+    }
+
+    private static List<String> java(String jar, String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        if (Runtime.version().feature() >= 24) {
+            // DynamoDB Local's and Netty's sun.misc.Unsafe calls would otherwise warn on every start.
+            cmd.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        cmd.add("-jar");
+        cmd.add(jar);
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static boolean root() {
+        return dev.punctual.bench.Machine.effectiveUid() == 0;
+    }
+}
