@@ -114,6 +114,7 @@ public final class CompareCommand implements Callable<Integer> {
             c.start(new Contender.Setup(binary, starts, nodes, slots, work));
             String load = Files.readString(Path.of("/proc/loadavg")).strip();
             double cpu0 = ProcessCost.cpuSeconds(c.processes());
+            java.util.Map<String, Double> kinds0 = ProcessCost.cpuByKind(c.processes());
             Optional<Usage> usage0 = c.usage();
             Instant t0 = Instant.now()
                     .plus(sc.lead())
@@ -130,6 +131,8 @@ public final class CompareCommand implements Callable<Integer> {
             Starts seen = await(starts, dues, sc);
             double cpu = ProcessCost.cpuSeconds(c.processes()) - cpu0;
             double rss = ProcessCost.peakRssMib(c.processes());
+            java.util.Map<String, Double> kinds = new java.util.TreeMap<>(ProcessCost.cpuByKind(c.processes()));
+            kinds0.forEach((k, v) -> kinds.merge(k, -v, Double::sum));
             Optional<Usage> usage = c.usage().flatMap(u -> usage0.map(u::minus));
             Set<String> keys = keys(dues);
             Samples lateness = seen.lateness(dues);
@@ -152,6 +155,7 @@ public final class CompareCommand implements Callable<Integer> {
                     early,
                     span,
                     cpu,
+                    kinds,
                     rss,
                     usage);
             progress(Report.line(r));

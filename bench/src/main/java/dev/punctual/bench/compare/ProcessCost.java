@@ -23,6 +23,33 @@ public final class ProcessCost {
         return trees(roots).mapToLong(ProcessCost::ticks).sum() / TICKS_PER_SECOND;
     }
 
+    /** CPU seconds by kind of process (the runner, an executor, a node, the database), each tree summed. */
+    public static java.util.Map<String, Double> cpuByKind(List<ProcessHandle> roots) {
+        java.util.Map<String, Double> out = new java.util.TreeMap<>();
+        for (ProcessHandle r : roots) {
+            out.merge(kind(r), cpuSeconds(List.of(r)), Double::sum);
+        }
+        return out;
+    }
+
+    /** What a process is, from its command line. */
+    static String kind(ProcessHandle p) {
+        String cmd = p.info().commandLine().orElse("");
+        if (cmd.contains("local/target")) {
+            return "local runner (API, sweeper, emulators)";
+        }
+        if (cmd.contains("executor/target")) {
+            return "executors";
+        }
+        if (cmd.contains("PeerNode")) {
+            return "nodes";
+        }
+        if (cmd.contains("postgres")) {
+            return "PostgreSQL";
+        }
+        return p.info().command().orElse("pid " + p.pid());
+    }
+
     /** The sum of each live process's peak resident set (VmHWM), in MiB: the memory the system needed at most. */
     public static double peakRssMib(List<ProcessHandle> roots) {
         return trees(roots).mapToLong(ProcessCost::peakKib).sum() / 1024.0;

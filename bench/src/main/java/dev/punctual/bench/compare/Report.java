@@ -41,7 +41,21 @@ final class Report {
                     versusBestPeer(r, results),
                     r.loadAverage());
         }
-        return t.render();
+        StringBuilder cpu = new StringBuilder("\nWhere the CPU went (seconds, from T0's creation to the end):\n\n");
+        for (Result r : results) {
+            cpu.append("- ")
+                    .append(r.scenario().name())
+                    .append(", ")
+                    .append(r.system())
+                    .append(": ");
+            cpu.append(String.join(
+                    ", ",
+                    r.cpuByKind().entrySet().stream()
+                            .map(e -> e.getKey() + " " + f1(e.getValue()))
+                            .toList()));
+            cpu.append('\n');
+        }
+        return t.render() + cpu;
     }
 
     /**
@@ -78,6 +92,7 @@ final class Report {
                 "SQS requests>",
                 "S3 requests>",
                 "failed calls>",
+                "retries>",
                 "USD / million runs>",
                 "without S3>");
         for (Result r : results) {
@@ -106,6 +121,7 @@ final class Report {
                     f2(sqs / n),
                     f2((s3put + s3other) / n),
                     f2(u.sum("failed:") / n),
+                    f2((u.sum("attempts:") - u.sum("calls:")) / n),
                     f2(all),
                     f2(withoutS3));
         }

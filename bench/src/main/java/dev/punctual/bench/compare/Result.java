@@ -18,6 +18,7 @@ public record Result(
         int early,
         double spanSeconds,
         double cpuSeconds,
+        java.util.Map<String, Double> cpuByKind,
         double peakRssMib,
         Optional<Usage> usage) {
 

@@ -42,7 +42,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * Counts what this process asks of AWS: calls by {@code calls:<service>:<operation>} (failed ones also under
- * {@code failed:…}), and the DynamoDB capacity they consumed by {@code wcu|rcu:<table>} and
+ * {@code failed:…}, and HTTP attempts, retries included, under {@code attempts:…}), and the DynamoDB capacity they consumed by {@code wcu|rcu:<table>} and
  * {@code wcu|rcu:<table>:<index>}. It is how the benchmark prices a run, counted where the calls are made rather
  * than guessed from the code.
  *
@@ -56,8 +56,6 @@ public final class Metering implements ExecutionInterceptor {
     public static final String FILE_ENV = "PUNCTUAL_METERING_FILE";
     private static final Map<String, DoubleAdder> COUNTERS = new ConcurrentHashMap<>();
     private static volatile boolean enabled;
-    /** Whether DynamoDB is an emulator (an endpoint is set): its transactional figures need scaling. */
-    private static volatile boolean emulated;
 
     static {
         String file = System.getenv(FILE_ENV);
@@ -73,22 +71,11 @@ public final class Metering implements ExecutionInterceptor {
     /** Starts counting (tests and in-process benchmarks); there is no way back, as counters only grow. */
     public static void enable() {
         enabled = true;
-        emulated = firstSet("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL") || emulated;
     }
 
-    /** Tells the meter whether DynamoDB is DynamoDB Local (whose transactional figures are scaled to AWS's). */
-    public static void emulated(boolean local) {
-        emulated = local;
-    }
-
-    private static boolean firstSet(String... names) {
-        for (String n : names) {
-            String v = System.getenv(n);
-            if (v != null && !v.isBlank()) {
-                return true;
-            }
-        }
-        return false;
+    /** AWS's DynamoDB is never on this host: a loopback endpoint is DynamoDB Local (or LocalStack). */
+    private static boolean loopback(String host) {
+        return host.equals("localhost") || host.startsWith("127.") || host.equals("::1") || host.equals("[::1]");
     }
 
     /** The counters so far, by name. */
@@ -125,6 +112,14 @@ public final class Metering implements ExecutionInterceptor {
         };
     }
 
+    /** Called once per HTTP attempt: attempts beyond the calls are the SDK's retries (throttling, conflicts, 5xx). */
+    @Override
+    public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+        if (enabled) {
+            add("attempts:" + operation(attributes), 1);
+        }
+    }
+
     @Override
     public void afterExecution(Context.AfterExecution context, ExecutionAttributes attributes) {
         if (!enabled) {
@@ -151,10 +146,10 @@ public final class Metering implements ExecutionInterceptor {
                 || response instanceof TransactGetItemsResponse
                 || response instanceof BatchGetItemResponse;
         // AWS bills a transaction's items twice a plain write's units; DynamoDB Local answers with four times
-        // (MeteringTest pins it), so its transactional figures are halved to what AWS would bill.
+        // (MeteringTest pins it), so an emulator's transactional figures are halved to what AWS would bill.
         boolean transaction =
                 response instanceof TransactWriteItemsResponse || response instanceof TransactGetItemsResponse;
-        double scale = transaction && emulated ? 0.5 : 1;
+        double scale = transaction && loopback(context.httpRequest().host()) ? 0.5 : 1;
         for (ConsumedCapacity c : consumed) {
             record(c, read, scale);
         }

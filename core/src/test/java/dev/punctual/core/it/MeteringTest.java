@@ -22,7 +22,6 @@ class MeteringTest {
     @Test
     void countsCallsAndTheCapacityEachTableAndIndexConsumed() {
         Metering.enable();
-        Metering.emulated(true);
         Settings settings = TestStack.isolatedSettings().build();
         Provisioner.provision(TestStack.target(), new Resources(settings));
         String jobs = settings.prefix() + "-jobs";
@@ -56,6 +55,7 @@ class MeteringTest {
                 .containsEntry("failed:DynamoDb:PutItem", 1.0)
                 .containsEntry("calls:DynamoDb:GetItem", 1.0)
                 .containsEntry("calls:DynamoDb:TransactWriteItems", 1.0)
+                .containsEntry("attempts:DynamoDb:TransactWriteItems", 1.0)
                 // An eventually consistent read of a small item: half a unit.
                 .containsEntry("rcu:" + jobs, 0.5)
                 // Puts: 1 + 1 on the table, 1 on the index for the item that has its keys; the transaction's two
