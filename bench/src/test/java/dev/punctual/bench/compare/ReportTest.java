@@ -1,0 +1,59 @@
+package dev.punctual.bench.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.punctual.bench.Samples;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ReportTest {
+    private static Result result(String system, boolean punctual, Scenario sc, long p99Millis, double span) {
+        Samples s = new Samples();
+        s.add(p99Millis * 1_000_000);
+        return new Result(
+                system,
+                punctual,
+                sc,
+                "0.00",
+                1,
+                false,
+                s.summary(),
+                sc.runs(),
+                0,
+                0,
+                0,
+                span,
+                1,
+                Map.of(),
+                1,
+                Optional.empty());
+    }
+
+    @Test
+    void punctualsBurstIsItsThroughputOverTheBestPeersAndSteadyTheBestPeersP99OverItsOwn() {
+        Scenario burst = Scenario.burst(100);
+        Scenario steady = Scenario.steady(1, 100);
+        Result p = result("P", true, burst, 0, 10); // 10 runs/s
+        List<Result> all = List.of(
+                p,
+                result("Q", false, burst, 0, 2), // 50 runs/s: the best
+                result("D", false, burst, 0, 5));
+        assertThat(Report.versusBestPeer(p, all)).isEqualTo("throughput ×0.20");
+
+        Result ps = result("P", true, steady, 40, 1);
+        List<Result> steadyAll = List.of(ps, result("Q", false, steady, 20, 1), result("D", false, steady, 900, 1));
+        assertThat(Report.versusBestPeer(ps, steadyAll)).isEqualTo("p99 ×0.50");
+        assertThat(Report.versusBestPeer(steadyAll.get(1), steadyAll)).isEqualTo("—");
+    }
+
+    @Test
+    void usageDifferencesAreTakenPerCounter() {
+        Usage before = new Usage(Map.of("calls:DynamoDb:GetItem", 2.0, "wcu:t", 1.0));
+        Usage after = new Usage(Map.of("calls:DynamoDb:GetItem", 5.0, "wcu:t", 4.0, "wcu:t:i", 2.0));
+        Usage d = after.minus(before);
+        assertThat(d.sum("calls:")).isEqualTo(3.0);
+        assertThat(d.sum("wcu:")).isEqualTo(5.0);
+    }
+}
