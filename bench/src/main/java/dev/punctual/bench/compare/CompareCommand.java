@@ -2,6 +2,8 @@ package dev.punctual.bench.compare;
 
 import dev.punctual.bench.Machine;
 import dev.punctual.bench.Samples;
+import dev.punctual.bench.compare.peers.DbSchedulerContender;
+import dev.punctual.bench.compare.peers.QuartzContender;
 import dev.punctual.bench.compare.punctual.PunctualContender;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,7 +38,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(
             names = "--systems",
             split = ",",
-            defaultValue = "punctual",
+            defaultValue = "punctual,quartz,dbscheduler",
             description = "Systems to compare, in order: punctual, quartz, dbscheduler (poll 1 s), dbscheduler-10s "
                     + "(default: ${DEFAULT-VALUE}).")
     List<String> systems;
@@ -64,6 +66,8 @@ public final class CompareCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // The peers' clients log through slf4j-simple, INFO by default: progress is ours to print.
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         List<Scenario> scenarios = scenarios();
         Path dir = Files.createTempDirectory("punctual-compare-");
         // The binary, the starts file and each system's state live here; sandboxed runs must traverse it.
@@ -98,12 +102,15 @@ public final class CompareCommand implements Callable<Integer> {
     static Contender contender(String system) {
         Supplier<Contender> s = switch (system) {
             case "punctual" -> PunctualContender::new;
+            case "quartz" -> QuartzContender::new;
+            case "dbscheduler" -> () -> new DbSchedulerContender(Duration.ofSeconds(1));
+            case "dbscheduler-10s" -> () -> new DbSchedulerContender(Duration.ofSeconds(10));
             default -> throw new IllegalArgumentException("unknown system " + system + "; one of " + SYSTEMS);
         };
         return s.get();
     }
 
-    static final List<String> SYSTEMS = List.of("punctual");
+    static final List<String> SYSTEMS = List.of("punctual", "quartz", "dbscheduler", "dbscheduler-10s");
 
     private Result run(Contender c, Scenario sc, Path binary, Path dir) throws Exception {
         Path work = Files.createDirectories(dir.resolve(sc.kind() + sc.runs() + "-" + System.nanoTime()));
