@@ -1,49 +1,32 @@
 package dev.punctual.core.infra;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.DoubleAdder;
+import software.amazon.awssdk.core.SdkField;
+import software.amazon.awssdk.core.SdkPojo;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
-import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.Capacity;
 import software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity;
-import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.DeleteItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
-import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
-import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
-import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
-import software.amazon.awssdk.services.dynamodb.model.TransactGetItemsRequest;
-import software.amazon.awssdk.services.dynamodb.model.TransactGetItemsResponse;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsResponse;
-import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * Counts what this process asks of AWS: calls by {@code calls:<service>:<operation>} (failed ones also under
- * {@code failed:…}, and HTTP attempts, retries included, under {@code attempts:…}), and the DynamoDB capacity they consumed by {@code wcu|rcu:<table>} and
- * {@code wcu|rcu:<table>:<index>}. It is how the benchmark prices a run, counted where the calls are made rather
+ * {@code failed:…}, and HTTP attempts, retries included, under {@code attempts:…}), and the DynamoDB capacity they
+ * consumed by {@code wcu|rcu:<table>} and {@code wcu|rcu:<table>:<index>}. It is how the benchmark prices a run, counted where the calls are made rather
  * than guessed from the code.
  *
  * <p>Off unless {@value #FILE_ENV} names a file (or {@link #enable} is called): then every DynamoDB request asks
@@ -54,6 +37,11 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  */
 public final class Metering implements ExecutionInterceptor {
     public static final String FILE_ENV = "PUNCTUAL_METERING_FILE";
+    private static final String RETURN_CONSUMED = "ReturnConsumedCapacity";
+    private static final String CONSUMED = "ConsumedCapacity";
+    /** Operations whose consumed capacity is read units (where an answer gives only a total). */
+    private static final Set<String> READS = Set.of("GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems");
+
     private static final Map<String, DoubleAdder> COUNTERS = new ConcurrentHashMap<>();
     private static volatile boolean enabled;
 
@@ -85,31 +73,23 @@ public final class Metering implements ExecutionInterceptor {
         return out;
     }
 
+    /**
+     * Every DynamoDB operation that can report what it consumed has a {@code ReturnConsumedCapacity} member: set it
+     * through the request's own field list, so no operation is left out and none needs naming here.
+     */
     @Override
     public SdkRequest modifyRequest(Context.ModifyRequest context, ExecutionAttributes attributes) {
-        if (!enabled) {
+        if (!enabled || !(context.request() instanceof DynamoDbRequest request)) {
             return context.request();
         }
-        ReturnConsumedCapacity idx = ReturnConsumedCapacity.INDEXES;
-        return switch (context.request()) {
-            case GetItemRequest r -> r.toBuilder().returnConsumedCapacity(idx).build();
-            case PutItemRequest r -> r.toBuilder().returnConsumedCapacity(idx).build();
-            case UpdateItemRequest r ->
-                r.toBuilder().returnConsumedCapacity(idx).build();
-            case DeleteItemRequest r ->
-                r.toBuilder().returnConsumedCapacity(idx).build();
-            case QueryRequest r -> r.toBuilder().returnConsumedCapacity(idx).build();
-            case ScanRequest r -> r.toBuilder().returnConsumedCapacity(idx).build();
-            case TransactWriteItemsRequest r ->
-                r.toBuilder().returnConsumedCapacity(idx).build();
-            case TransactGetItemsRequest r ->
-                r.toBuilder().returnConsumedCapacity(idx).build();
-            case BatchWriteItemRequest r ->
-                r.toBuilder().returnConsumedCapacity(idx).build();
-            case BatchGetItemRequest r ->
-                r.toBuilder().returnConsumedCapacity(idx).build();
-            default -> context.request();
-        };
+        DynamoDbRequest.Builder builder = request.toBuilder();
+        for (SdkField<?> field : ((SdkPojo) builder).sdkFields()) {
+            if (field.memberName().equals(RETURN_CONSUMED)) {
+                field.set(builder, ReturnConsumedCapacity.INDEXES.toString());
+                return builder.build();
+            }
+        }
+        return request;
     }
 
     /** Called once per HTTP attempt: attempts beyond the calls are the SDK's retries (throttling, conflicts, 5xx). */
@@ -125,33 +105,20 @@ public final class Metering implements ExecutionInterceptor {
         if (!enabled) {
             return;
         }
+        String operation = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
         add("calls:" + operation(attributes), 1);
-        List<ConsumedCapacity> consumed = switch (context.response()) {
-            case GetItemResponse r -> single(r.consumedCapacity());
-            case PutItemResponse r -> single(r.consumedCapacity());
-            case UpdateItemResponse r -> single(r.consumedCapacity());
-            case DeleteItemResponse r -> single(r.consumedCapacity());
-            case QueryResponse r -> single(r.consumedCapacity());
-            case ScanResponse r -> single(r.consumedCapacity());
-            case TransactWriteItemsResponse r -> r.consumedCapacity();
-            case TransactGetItemsResponse r -> r.consumedCapacity();
-            case BatchWriteItemResponse r -> r.consumedCapacity();
-            case BatchGetItemResponse r -> r.consumedCapacity();
-            default -> List.of();
-        };
-        Object response = context.response();
-        boolean read = response instanceof GetItemResponse
-                || response instanceof QueryResponse
-                || response instanceof ScanResponse
-                || response instanceof TransactGetItemsResponse
-                || response instanceof BatchGetItemResponse;
+        // One ConsumedCapacity for single-item operations and queries, a list (one per table) for the others.
+        Object consumed =
+                context.response().getValueForField(CONSUMED, Object.class).orElse(null);
+        List<?> tables = consumed instanceof List<?> l ? l : consumed == null ? List.of() : List.of(consumed);
         // AWS bills a transaction's items twice a plain write's units; DynamoDB Local answers with four times
         // (MeteringTest pins it), so an emulator's transactional figures are halved to what AWS would bill.
-        boolean transaction =
-                response instanceof TransactWriteItemsResponse || response instanceof TransactGetItemsResponse;
-        double scale = transaction && loopback(context.httpRequest().host()) ? 0.5 : 1;
-        for (ConsumedCapacity c : consumed) {
-            record(c, read, scale);
+        double scale = operation.startsWith("Transact")
+                        && loopback(context.httpRequest().host())
+                ? 0.5
+                : 1;
+        for (Object c : tables) {
+            record((ConsumedCapacity) c, READS.contains(operation), scale);
         }
     }
 
@@ -167,10 +134,6 @@ public final class Metering implements ExecutionInterceptor {
     private static String operation(ExecutionAttributes a) {
         return a.getAttribute(SdkExecutionAttribute.SERVICE_NAME) + ":"
                 + a.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
-    }
-
-    private static List<ConsumedCapacity> single(ConsumedCapacity c) {
-        return c == null ? List.of() : List.of(c);
     }
 
     /**
@@ -235,7 +198,8 @@ public final class Metering implements ExecutionInterceptor {
                 Files.writeString(tmp, text, StandardCharsets.UTF_8);
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                // The next write tries again; the counters themselves are never lost.
+                System.err.println("metering: cannot write " + file + ": " + e);
             }
         };
         Thread writer = Thread.ofPlatform().daemon().name("metering").unstarted(() -> {
