@@ -2,8 +2,9 @@
 
 # build_if_changed JAR MODULE [NEEDED_MODULE...]
 # Builds JAR (`mvn -pl MODULE -am package -DskipTests`: tests are compiled, for the test jars modules depend on, but
-# not run) unless it is up to date: MODULE and the NEEDED_MODULEs (those it needs at run time, per the poms: keep the callers' lists in step with them) are its inputs, with their
-# pom.xml and src/main/, the root pom.xml and .mvn/. When the build fails, the calling script exits: an old jar
+# not run) unless it is up to date: MODULE and the NEEDED_MODULEs (those it needs at run time, per the poms: keep
+# the callers' lists in step with them) are its inputs, with their pom.xml and src/main/, the root pom.xml and
+# .mvn/. When the build fails, the calling script exits: an old jar
 # never runs as if it were the new one.
 #
 # After its own build, this records every input's path and mtime as they were when the build started, in
