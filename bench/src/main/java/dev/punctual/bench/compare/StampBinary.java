@@ -1,13 +1,11 @@
 package dev.punctual.bench.compare;
 
+import dev.punctual.bench.Gcc;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The workload every contender runs: a static binary that appends {@code <key> <due millis> <start nanos>} to the
@@ -37,21 +35,9 @@ public final class StampBinary {
 
     private StampBinary() {}
 
-    /** Compiles the binary into {@code dir} (gcc -O2 -static), readable and executable by everyone. */
+    /** Compiles the binary into {@code dir} (gcc -O2 -static). */
     public static Path compile(Path dir) throws IOException, InterruptedException {
-        Path src = Files.writeString(dir.resolve("stamp.c"), SOURCE);
-        Path out = dir.resolve("stamp");
-        List<String> cmd = List.of("gcc", "-O2", "-static", "-o", out.toString(), src.toString());
-        Process gcc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String output;
-        try (InputStream in = gcc.getInputStream()) {
-            output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-            throw new IOException(String.join(" ", cmd) + " failed: " + output.strip());
-        }
-        Files.setPosixFilePermissions(out, PosixFilePermissions.fromString("rwxr-xr-x"));
-        return out;
+        return Gcc.compile(SOURCE, dir, "stamp", List.of("-static"));
     }
 
     /**
