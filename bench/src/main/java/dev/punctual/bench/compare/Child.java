@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /** A process a contender started: its output goes to a file, which is where "ready" is looked for and errors shown. */
 public final class Child implements AutoCloseable {
@@ -33,11 +34,25 @@ public final class Child implements AutoCloseable {
         return new Child(name, pb.start(), log);
     }
 
+    /** The java command of this JVM: children run on the same JDK as the bench. */
+    public static String java() {
+        return ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
     /** Waits until the log has a line containing {@code marker}; fails with the log's tail if the process ends. */
     public void awaitLine(String marker, Duration timeout) throws IOException, InterruptedException {
+        awaitLine(line -> line.contains(marker), "a line with '" + marker + "'", timeout);
+    }
+
+    /** Waits until a line of the log passes {@code test}; fails with the log's tail if the process ends first. */
+    public void awaitLine(Predicate<String> test, String what, Duration timeout)
+            throws IOException, InterruptedException {
         Instant end = Instant.now().plus(timeout);
         while (Instant.now().isBefore(end)) {
-            if (Files.readString(log, StandardCharsets.UTF_8).contains(marker)) {
+            if (Files.readAllLines(log, StandardCharsets.UTF_8).stream().anyMatch(test)) {
                 return;
             }
             if (!process.isAlive()) {
@@ -46,7 +61,7 @@ public final class Child implements AutoCloseable {
             }
             Thread.sleep(100);
         }
-        throw new IOException(name + " not ready after " + timeout + "; " + log + " ends:\n" + tail());
+        throw new IOException(name + " printed no " + what + " within " + timeout + "; " + log + " ends:\n" + tail());
     }
 
     public ProcessHandle handle() {
@@ -62,7 +77,12 @@ public final class Child implements AutoCloseable {
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
     }
 
-    /** SIGTERM, then SIGKILL (the whole tree) after 30 s. */
+    /** SIGTERM, without waiting: several children stop at once, then {@link #close} waits for each. */
+    public void terminate() {
+        process.destroy();
+    }
+
+    /** SIGTERM (again, harmlessly), then SIGKILL (the whole tree) after 30 s; nothing when it has ended. */
     @Override
     public void close() throws InterruptedException {
         if (!process.isAlive()) {

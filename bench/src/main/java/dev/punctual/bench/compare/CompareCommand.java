@@ -16,8 +16,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
@@ -121,7 +123,7 @@ public final class CompareCommand implements Callable<Integer> {
             c.start(new Contender.Setup(binary, starts, nodes, slots, work));
             String load = Files.readString(Path.of("/proc/loadavg")).strip();
             double cpu0 = ProcessCost.cpuSeconds(c.processes());
-            java.util.Map<String, Double> kinds0 = ProcessCost.cpuByKind(c.processes());
+            Map<String, Double> kinds0 = ProcessCost.cpuByKind(c.processes());
             Optional<Usage> usage0 = c.usage();
             Instant t0 = Instant.now()
                     .plus(sc.lead())
@@ -138,15 +140,11 @@ public final class CompareCommand implements Callable<Integer> {
             Starts seen = await(starts, dues, sc);
             double cpu = ProcessCost.cpuSeconds(c.processes()) - cpu0;
             double rss = ProcessCost.peakRssMib(c.processes());
-            java.util.Map<String, Double> kinds = new java.util.TreeMap<>(ProcessCost.cpuByKind(c.processes()));
+            Map<String, Double> kinds = new TreeMap<>(ProcessCost.cpuByKind(c.processes()));
             kinds0.forEach((k, v) -> kinds.merge(k, -v, Double::sum));
             Optional<Usage> usage = c.usage().flatMap(u -> usage0.map(u::minus));
             Set<String> keys = keys(dues);
             Samples lateness = seen.lateness(dues);
-            int early = (int) dues.stream()
-                    .filter(d -> seen.firstStartNanos().containsKey(d.key())
-                            && seen.firstStartNanos().get(d.key()) < d.at().toEpochMilli() * 1_000_000L)
-                    .count();
             double span = (seen.lastStartNanos() - t0.toEpochMilli() * 1_000_000L) / 1e9;
             Result r = new Result(
                     c.name(),
@@ -159,7 +157,7 @@ public final class CompareCommand implements Callable<Integer> {
                     seen.distinct(),
                     seen.missing(keys),
                     seen.duplicates(),
-                    early,
+                    seen.early(dues),
                     span,
                     cpu,
                     kinds,

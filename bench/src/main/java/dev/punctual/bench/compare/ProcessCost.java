@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -24,8 +26,8 @@ public final class ProcessCost {
     }
 
     /** CPU seconds by kind of process (the runner, an executor, a node, the database), each tree summed. */
-    public static java.util.Map<String, Double> cpuByKind(List<ProcessHandle> roots) {
-        java.util.Map<String, Double> out = new java.util.TreeMap<>();
+    public static Map<String, Double> cpuByKind(List<ProcessHandle> roots) {
+        Map<String, Double> out = new TreeMap<>();
         for (ProcessHandle r : roots) {
             out.merge(kind(r), cpuSeconds(List.of(r)), Double::sum);
         }

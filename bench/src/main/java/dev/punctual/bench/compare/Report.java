@@ -101,8 +101,9 @@ final class Report {
             }
             Usage u = r.usage().get();
             double n = r.scenario().runs();
-            double wcuTable = sum(u, "wcu:", k -> !k.substring(4).contains(":"));
-            double wcuIndex = sum(u, "wcu:", k -> k.substring(4).contains(":"));
+            // wcu:<table> and wcu:<table>:<index>
+            double wcuTable = u.sum(k -> k.startsWith("wcu:") && k.indexOf(':', 4) < 0);
+            double wcuIndex = u.sum(k -> k.startsWith("wcu:") && k.indexOf(':', 4) > 0);
             double rcu = u.sum("rcu:");
             double sqs = u.sum("calls:Sqs:");
             double s3put = u.sum("calls:S3:PutObject");
@@ -143,13 +144,6 @@ final class Report {
                 .map(e -> e.getKey() + " " + f2(e.getValue()))
                 .reduce((a, b) -> a + ", " + b)
                 .orElse("none");
-    }
-
-    private static double sum(Usage u, String prefix, java.util.function.Predicate<String> keep) {
-        return u.counters().entrySet().stream()
-                .filter(e -> e.getKey().startsWith(prefix) && keep.test(e.getKey()))
-                .mapToDouble(Map.Entry::getValue)
-                .sum();
     }
 
     static String line(Result r) {

@@ -1,6 +1,7 @@
 package dev.punctual.bench.compare;
 
 import dev.punctual.bench.Samples;
+import java.util.Map;
 import java.util.Optional;
 
 /** One contender's measurements in one scenario. */
@@ -18,7 +19,7 @@ public record Result(
         int early,
         double spanSeconds,
         double cpuSeconds,
-        java.util.Map<String, Double> cpuByKind,
+        Map<String, Double> cpuByKind,
         double peakRssMib,
         Optional<Usage> usage) {
 

@@ -72,6 +72,16 @@ public record Starts(Map<String, Long> firstStartNanos, int lines, int malformed
         return s;
     }
 
+    /** Of the runs that started, how many started before their due instant (never acceptable). */
+    public int early(List<Contender.Due> dues) {
+        return (int) dues.stream()
+                .filter(d -> {
+                    Long start = firstStartNanos.get(d.key());
+                    return start != null && start < d.at().toEpochMilli() * 1_000_000L;
+                })
+                .count();
+    }
+
     /** The latest first start, in epoch nanoseconds (0 when none). */
     public long lastStartNanos() {
         return firstStartNanos.values().stream()

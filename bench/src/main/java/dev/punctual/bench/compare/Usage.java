@@ -2,6 +2,7 @@ package dev.punctual.bench.compare;
 
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * Totals a system counted of its own requests: calls by {@code service:operation}, and capacity units by
@@ -26,8 +27,13 @@ public record Usage(Map<String, Double> counters) {
 
     /** The sum of every counter whose name starts with {@code prefix}. */
     public double sum(String prefix) {
+        return sum(name -> name.startsWith(prefix));
+    }
+
+    /** The sum of every counter whose name passes {@code test}. */
+    public double sum(Predicate<String> test) {
         return counters.entrySet().stream()
-                .filter(e -> e.getKey().startsWith(prefix))
+                .filter(e -> test.test(e.getKey()))
                 .mapToDouble(Map.Entry::getValue)
                 .sum();
     }

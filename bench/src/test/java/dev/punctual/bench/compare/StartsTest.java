@@ -35,6 +35,7 @@ class StartsTest {
         // a's earliest start (5 ms late) counts, and b started 1 ms early.
         assertThat(s.lateness(dues).summary().maxNanos()).isEqualTo(5_000_000);
         assertThat(s.lateness(dues).summary().p50Nanos()).isEqualTo(-1_000_000);
+        assertThat(s.early(dues)).isEqualTo(1);
     }
 
     @Test

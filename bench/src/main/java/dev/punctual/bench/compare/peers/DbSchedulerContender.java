@@ -34,7 +34,7 @@ public final class DbSchedulerContender extends PeerContender {
     @Override
     public String name() {
         return "db-scheduler " + version("com.github.kagkarlsson", "db-scheduler") + " (" + postgresName()
-                + ", lock-and-fetch, poll " + Durations.format(poll) + shape() + ")";
+                + ", lock-and-fetch, poll " + text(poll) + shape() + ")";
     }
 
     @Override

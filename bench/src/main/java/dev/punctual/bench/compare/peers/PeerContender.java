@@ -96,6 +96,11 @@ abstract class PeerContender implements Contender {
         return setup == null ? "" : ", " + setup.nodes() + " nodes × " + setup.slotsPerNode();
     }
 
+    /** The shortest exact form, for a row's name: {@code 1 s}, {@code 1500 ms}. */
+    static String text(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
     /** "PostgreSQL 15": the running cluster's, or the newest installed before start. */
     String postgresName() {
         if (postgres != null) {

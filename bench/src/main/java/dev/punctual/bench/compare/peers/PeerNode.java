@@ -41,11 +41,10 @@ public final class PeerNode implements Callable<Integer> {
     int threads;
 
     @Option(
-            names = "--poll",
-            defaultValue = "1s",
-            converter = Durations.class,
-            description = "db-scheduler's polling interval, Quartz's idle wait (default: ${DEFAULT-VALUE}).")
-    Duration poll;
+            names = "--poll-ms",
+            defaultValue = "1000",
+            description = "db-scheduler's polling interval, Quartz's idle wait, in ms (default: ${DEFAULT-VALUE}).")
+    long pollMillis;
 
     @Option(names = "--name", required = true, description = "The node's name (scheduler name, instance id).")
     String name;
@@ -53,8 +52,8 @@ public final class PeerNode implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         AutoCloseable node = switch (system) {
-            case DBSCHEDULER -> DbSchedulerPeer.startNode(jdbc, user, threads, poll, name);
-            case QUARTZ -> QuartzPeer.startNode(jdbc, user, threads, poll, name);
+            case DBSCHEDULER -> DbSchedulerPeer.startNode(jdbc, user, threads, Duration.ofMillis(pollMillis), name);
+            case QUARTZ -> QuartzPeer.startNode(jdbc, user, threads, Duration.ofMillis(pollMillis), name);
         };
         CountDownLatch forever = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(node), name + "-stop"));

@@ -35,7 +35,7 @@ public final class QuartzContender extends PeerContender {
     @Override
     public String name() {
         return "Quartz " + version("org.quartz-scheduler", "quartz") + " (JDBC clustered, " + postgresName()
-                + ", idle wait " + Durations.format(poll) + shape() + ")";
+                + ", idle wait " + text(poll) + shape() + ")";
     }
 
     @Override

@@ -1,9 +1,11 @@
 package dev.punctual.bench.compare.punctual;
 
+import dev.punctual.bench.Machine;
 import dev.punctual.bench.compare.Child;
 import dev.punctual.bench.compare.Contender;
 import dev.punctual.bench.compare.Usage;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,7 +126,8 @@ public final class PunctualContender implements Contender {
 
     @Override
     public void close() throws Exception {
-        // Executors first (they drain), then the runner with the emulators they talk to.
+        // Executors first, together (they drain), then the runner with the emulators they talk to.
+        children.stream().skip(1).forEach(Child::terminate);
         for (int i = children.size() - 1; i >= 0; i--) {
             children.get(i).close();
         }
@@ -143,14 +146,14 @@ public final class PunctualContender implements Contender {
                 }
             }
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         return new Usage(m);
     }
 
     private static List<String> java(String jar, String... args) {
         List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.add(Child.java());
         if (Runtime.version().feature() >= 24) {
             // DynamoDB Local's and Netty's sun.misc.Unsafe calls would otherwise warn on every start.
             cmd.add("--sun-misc-unsafe-memory-access=allow");
@@ -168,6 +171,6 @@ public final class PunctualContender implements Contender {
     }
 
     private static boolean root() {
-        return dev.punctual.bench.Machine.effectiveUid() == 0;
+        return Machine.effectiveUid() == 0;
     }
 }
