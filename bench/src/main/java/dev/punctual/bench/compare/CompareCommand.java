@@ -66,6 +66,14 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--slots", defaultValue = "4", description = "Run slots per node (default: 4).")
     int slots;
 
+    @Option(
+            names = "--warmup",
+            defaultValue = "200",
+            description = "Runs each system starts before each measured scenario, all due within a few seconds, so "
+                    + "that its JVMs are compiled and its caches filled, as in a system that has been up a while "
+                    + "(default: ${DEFAULT-VALUE}; 0 measures from a cold start).")
+    int warmup;
+
     @Override
     public Integer call() throws Exception {
         // The peers' clients log through slf4j-simple, INFO by default: progress is ours to print.
@@ -88,6 +96,7 @@ public final class CompareCommand implements Callable<Integer> {
         }
         System.out.println(Report.table(results));
         System.out.println(Report.costs(results));
+        System.out.println(Report.unitsByOperation(results));
         return 0;
     }
 
@@ -121,6 +130,7 @@ public final class CompareCommand implements Callable<Integer> {
         try (c) {
             progress("starting " + sc.name() + " on " + c.getClass().getSimpleName());
             c.start(new Contender.Setup(binary, starts, nodes, slots, work));
+            warmUp(c, starts);
             String load = Files.readString(Path.of("/proc/loadavg")).strip();
             double cpu0 = ProcessCost.cpuSeconds(c.processes());
             Map<String, Double> kinds0 = ProcessCost.cpuByKind(c.processes());
@@ -166,6 +176,27 @@ public final class CompareCommand implements Callable<Integer> {
             progress(Report.line(r));
             return r;
         }
+    }
+
+    /**
+     * Runs {@link #warmup} runs due 5 s (plus time to create them at 20/s) from now, 1 ms apart, waits for them, and empties
+     * the starts file: the measured scenario sees only its own starts, and the system's CPU and calls are counted
+     * from after it.
+     */
+    private void warmUp(Contender c, Path starts) throws Exception {
+        if (warmup <= 0) {
+            return;
+        }
+        Instant at = Instant.now().plusSeconds(5 + warmup / 20);
+        List<Contender.Due> dues = new ArrayList<>();
+        for (int i = 0; i < warmup; i++) {
+            dues.add(new Contender.Due("w" + i, at.plusMillis(i)));
+        }
+        c.schedule(dues);
+        Starts seen = await(starts, dues, Scenario.burst(warmup));
+        progress(c.name() + ": warmed up with " + seen.distinct() + " of " + warmup + " runs");
+        // Every warm-up run has started and the 5 s after the last were waited out: none writes any more.
+        Files.write(starts, new byte[0]);
     }
 
     /**

@@ -131,6 +131,41 @@ final class Report {
                 + f2(Prices.EVENTBRIDGE_SCHEDULER) + " USD per million invocations.\n\n" + t.render();
     }
 
+    /**
+     * Where the units of {@link #costs} went: per run, by DynamoDB operation and table or index
+     * ({@code wcu-by|rcu-by:<operation>:<table>[:<index>]}), largest first.
+     */
+    static String unitsByOperation(List<Result> results) {
+        MarkdownTable t = new MarkdownTable("scenario", "operation", "table or index", "WCU>", "RCU>");
+        for (Result r : results) {
+            if (r.usage().isEmpty()) {
+                continue;
+            }
+            double n = r.scenario().runs();
+            Map<String, double[]> rows = new TreeMap<>();
+            r.usage().get().counters().forEach((k, v) -> {
+                boolean write = k.startsWith("wcu-by:");
+                if ((write || k.startsWith("rcu-by:")) && v > 0) {
+                    String rest = k.substring("wcu-by:".length());
+                    rows.computeIfAbsent(rest, x -> new double[2])[write ? 0 : 1] += v / n;
+                }
+            });
+            rows.entrySet().stream()
+                    .sorted((a, b) ->
+                            Double.compare(b.getValue()[0] + b.getValue()[1], a.getValue()[0] + a.getValue()[1]))
+                    .forEach(e -> {
+                        int colon = e.getKey().indexOf(':');
+                        t.row(
+                                r.scenario().name(),
+                                e.getKey().substring(0, colon),
+                                e.getKey().substring(colon + 1),
+                                f2(e.getValue()[0]),
+                                f2(e.getValue()[1]));
+                    });
+        }
+        return "Where those units went, per run:\n\n" + t.render();
+    }
+
     /** DynamoDB calls per run by operation, largest first, e.g. {@code GetItem 4.00, TransactWriteItems 3.00}. */
     private static String calls(Usage u, double n) {
         Map<String, Double> ops = new TreeMap<>();

@@ -10,25 +10,15 @@ import org.junit.jupiter.api.Test;
 
 class ReportTest {
     private static Result result(String system, boolean punctual, Scenario sc, long p99Millis, double span) {
+        return result(system, punctual, sc, p99Millis, span, Optional.empty());
+    }
+
+    private static Result result(
+            String system, boolean punctual, Scenario sc, long p99Millis, double span, Optional<Usage> usage) {
         Samples s = new Samples();
         s.add(p99Millis * 1_000_000);
         return new Result(
-                system,
-                punctual,
-                sc,
-                "0.00",
-                1,
-                false,
-                s.summary(),
-                sc.runs(),
-                0,
-                0,
-                0,
-                span,
-                1,
-                Map.of(),
-                1,
-                Optional.empty());
+                system, punctual, sc, "0.00", 1, false, s.summary(), sc.runs(), 0, 0, 0, span, 1, Map.of(), 1, usage);
     }
 
     @Test
@@ -55,5 +45,20 @@ class ReportTest {
         Usage d = after.minus(before);
         assertThat(d.sum("calls:")).isEqualTo(3.0);
         assertThat(d.sum("wcu:")).isEqualTo(5.0);
+    }
+
+    @Test
+    void unitsByOperationArePerRunLargestFirstWithTableAndIndexApart() {
+        Usage u = new Usage(Map.of(
+                "wcu-by:TransactWriteItems:p-jobs", 20.0,
+                "wcu-by:TransactWriteItems:p-runs:byDue", 30.0,
+                "rcu-by:GetItem:p-jobs", 5.0,
+                "wcu:p-jobs", 20.0));
+        String table = Report.unitsByOperation(List.of(result("P", true, Scenario.burst(10), 0, 1, Optional.of(u))));
+        assertThat(table.lines().filter(l -> l.startsWith("| burst")).toList())
+                .containsExactly(
+                        "| burst 10 | TransactWriteItems | p-runs:byDue   | 3.00 | 0.00 |",
+                        "| burst 10 | TransactWriteItems | p-jobs         | 2.00 | 0.00 |",
+                        "| burst 10 | GetItem            | p-jobs         | 0.00 | 0.50 |");
     }
 }

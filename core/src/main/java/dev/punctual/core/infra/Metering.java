@@ -118,7 +118,7 @@ public final class Metering implements ExecutionInterceptor {
                 ? 0.5
                 : 1;
         for (Object c : tables) {
-            record((ConsumedCapacity) c, READS.contains(operation), scale);
+            record(operation, (ConsumedCapacity) c, READS.contains(operation), scale);
         }
     }
 
@@ -140,19 +140,20 @@ public final class Metering implements ExecutionInterceptor {
      * Splits one table's consumption into the table's own and each index's, read and write. Where an answer gives
      * only a total (no breakdown), it is counted on the table, as writes unless it named read units.
      */
-    private static void record(ConsumedCapacity c, boolean read, double scale) {
+    private static void record(String operation, ConsumedCapacity c, boolean read, double scale) {
         String table = c.tableName();
         if (c.table() == null && !c.hasGlobalSecondaryIndexes()) {
-            units(table, c.readCapacityUnits(), c.writeCapacityUnits(), c.capacityUnits(), read, scale);
+            units(operation, table, c.readCapacityUnits(), c.writeCapacityUnits(), c.capacityUnits(), read, scale);
             return;
         }
         Capacity t = c.table();
         if (t != null) {
-            units(table, t.readCapacityUnits(), t.writeCapacityUnits(), t.capacityUnits(), read, scale);
+            units(operation, table, t.readCapacityUnits(), t.writeCapacityUnits(), t.capacityUnits(), read, scale);
         }
         if (c.hasGlobalSecondaryIndexes()) {
             c.globalSecondaryIndexes()
                     .forEach((index, cap) -> units(
+                            operation,
                             table + ":" + index,
                             cap.readCapacityUnits(),
                             cap.writeCapacityUnits(),
@@ -162,8 +163,12 @@ public final class Metering implements ExecutionInterceptor {
         }
     }
 
-    /** Read and write units as given, or, where only a total is, the total as the operation's kind. */
-    private static void units(String name, Double reads, Double writes, Double total, boolean read, double scale) {
+    /**
+     * Read and write units as given, or, where only a total is, the total as the operation's kind; counted by table
+     * (or index) and again by operation and table, which says which step of a run they went to.
+     */
+    private static void units(
+            String operation, String name, Double reads, Double writes, Double total, boolean read, double scale) {
         double r = nz(reads);
         double w = nz(writes);
         if (r == 0 && w == 0) {
@@ -175,6 +180,8 @@ public final class Metering implements ExecutionInterceptor {
         }
         add("rcu:" + name, r * scale);
         add("wcu:" + name, w * scale);
+        add("rcu-by:" + operation + ":" + name, r * scale);
+        add("wcu-by:" + operation + ":" + name, w * scale);
     }
 
     private static double nz(Double d) {
