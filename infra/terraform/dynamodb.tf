@@ -4,14 +4,15 @@
 
 locals {
   # By the suffix of each table's name: its keys, every attribute a key of it or of an index names (DynamoDB
-  # declares no others), its indexes (name → keys, every attribute projected), and its TTL attribute, if any.
+  # declares no others), its indexes (name → keys and projection), and its TTL attribute, if any.
   dynamodb_tables = {
     jobs = {
       hash_key   = "jobId"
       range_key  = null
       attributes = ["jobId", "owner", "ownerSort"]
-      # Listing an owner's jobs, oldest first (ownerSort = createdAt#jobId).
-      indexes = { byOwner = { hash_key = "owner", range_key = "ownerSort" } }
+      # Listing an owner's jobs, oldest first (ownerSort = createdAt#jobId). Keys only: the listing reads the jobs
+      # by key, and a job's dispatches (which change its pending run) cost the index nothing.
+      indexes = { byOwner = { hash_key = "owner", range_key = "ownerSort", projection = "KEYS_ONLY" } }
       ttl     = []
     }
 
@@ -20,10 +21,11 @@ locals {
       range_key  = "runId"
       attributes = ["jobId", "runId", "dueShard", "dueSort", "ownerState", "finishedSort"]
       indexes = {
-        # The sparse due index the sweeper reads: one partition per minute bucket and write shard.
-        byDue = { hash_key = "dueShard", range_key = "dueSort" }
+        # The sparse due index the sweeper reads: one partition per minute bucket and write shard. Keys only: a
+        # run's claim, launch and heartbeats change no key of it, so they cost the index nothing.
+        byDue = { hash_key = "dueShard", range_key = "dueSort", projection = "KEYS_ONLY" }
         # The sparse dead-letter index: only DEAD runs carry ownerState (<owner>#DEAD) and finishedSort.
-        byOwnerState = { hash_key = "ownerState", range_key = "finishedSort" }
+        byOwnerState = { hash_key = "ownerState", range_key = "finishedSort", projection = "ALL" }
       }
       # Finished runs (SUCCEEDED, DEAD, CANCELLED) expire after punctual.retention.
       ttl = ["expiresAt"]
@@ -61,7 +63,7 @@ resource "aws_dynamodb_table" "this" {
       name            = global_secondary_index.key
       hash_key        = global_secondary_index.value.hash_key
       range_key       = global_secondary_index.value.range_key
-      projection_type = "ALL"
+      projection_type = global_secondary_index.value.projection
     }
   }
 

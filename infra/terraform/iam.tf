@@ -109,14 +109,16 @@ locals {
   component_permissions = {
     api = [
       # Create (transaction: job + first run), get and delete jobs; dispatch runs due within the lookahead.
-      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
+      # BatchGetItem: GET /v1/jobs reads a page's jobs by key (the byOwner index holds keys only).
+      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
       # GET /v1/jobs: an owner's jobs through the byOwner index.
       { sid = "JobsByOwner", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["jobs"].arn}/index/*"] },
       # First run, dispatch marks, cancellation on delete, and GET /v1/jobs/{id}/runs (a query of the base table).
       { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"], resources = [aws_dynamodb_table.this["runs"].arn] },
       # GET /v1/runs?state=DEAD: an owner's dead runs through the byOwnerState index.
       { sid = "RunsByOwnerState", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
-      { sid = "Binaries", actions = ["dynamodb:GetItem", "dynamodb:PutItem"], resources = [aws_dynamodb_table.this["binaries"].arn] },
+      # Register binaries; mark one uploaded once its object is found (later creations then skip S3).
+      { sid = "Binaries", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["binaries"].arn] },
       # GetQueueUrl only matters where PUNCTUAL_QUEUE_URL is unset; SendMessage also covers SendMessageBatch.
       { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.runs.arn] },
       # The presigned upload URL carries the API role's permissions: the role itself must allow the PUT.
@@ -131,7 +133,8 @@ locals {
       # Dispatch: read the job, advance its pending run.
       { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
       # Dispatch: mark QUEUED, put the next occurrence; recovery: re-read a stuck run, re-index or unindex it.
-      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["runs"].arn] },
+      # BatchGetItem: the runs the due index (keys only) names.
+      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["runs"].arn] },
       # The sweep: every shard of every minute bucket of the byDue index.
       { sid = "RunsByDue", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
       # The watermark.
@@ -142,9 +145,9 @@ locals {
     ]
 
     executor = [
-      # Claim (transaction: job ConditionCheck not deleted, or under an overlap policy an update of its active run,
-      # + run update) and the job's binary, args and env.
-      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:ConditionCheckItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
+      # The job read around the claim (its binary, args and env; deleted or paused?); under an overlap policy the
+      # claim's update of its active run.
+      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
       # Claim (and the overlap check on the job's active run), heartbeat, result, cancellation of a deleted job's run.
       { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"], resources = [aws_dynamodb_table.this["runs"].arn] },
       # Receive, delete when finished, extend visibility (heartbeat) or set it to the retry backoff; send a fresh

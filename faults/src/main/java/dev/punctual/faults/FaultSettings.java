@@ -32,7 +32,11 @@ public final class FaultSettings {
             duration("shutdownGrace", Duration.ofSeconds(2), Settings.Builder::shutdownGrace),
             duration("killGrace", Duration.ofSeconds(1), Settings.Builder::killGrace),
             new Knob("executorConcurrency", "4", (b, v) -> b.executorConcurrency(Integer.parseInt(v))),
-            new Knob("logCapBytes", Long.toString(1024 * 1024), (b, v) -> b.logCapBytes(Long.parseLong(v))));
+            new Knob("logCapBytes", Long.toString(1024 * 1024), (b, v) -> b.logCapBytes(Long.parseLong(v))),
+            new Knob(
+                    "inlineLogBytes",
+                    Long.toString(Settings.DEFAULT_INLINE_LOG_BYTES),
+                    (b, v) -> b.inlineLogBytes(Long.parseLong(v))));
 
     private FaultSettings() {}
 

@@ -24,7 +24,9 @@ class ExecutorFreezeTest extends FaultScenarios {
     @Test
     @Order(1)
     void sigstopOfAnExecutorPastItsLeaseThenSigcont() throws Exception {
-        scenario("2. SIGSTOP past the lease, SIGCONT", s -> {
+        // Logs go to S3 here, so each outcome names its attempt's log object (the worker's output is empty, which
+        // would otherwise be kept on the run).
+        scenario("2. SIGSTOP past the lease, SIGCONT", Map.of("inlineLogBytes", "0"), s -> {
             Thread submit = s.startUnderLoad(RUNS, 0.3, 1.2);
             s.awaitStarts(RUNS / 4, Duration.ofSeconds(60));
             Exec victim = s.live().get(0);

@@ -145,7 +145,8 @@ class StoreFaultTest extends FaultScenarios {
     @Test
     @Order(3)
     void theLastAttemptsLogUploadFails() throws Exception {
-        scenario("11b. last attempt's log upload fails", s -> {
+        // Every log goes to S3 here (none is kept on the run), so that every attempt 2 upload can fail.
+        scenario("11b. last attempt's log upload fails", Map.of("inlineLogBytes", "0"), s -> {
             s.startSweeper(s.api, "sweeper");
             s.startExecutors(2, Map.of("fail-log-upload", "/attempt-2.log"));
             List<JobView> jobs = new ArrayList<>();

@@ -101,7 +101,7 @@ final class Contract {
                             expect(
                                     drift,
                                     where + "index " + i.name() + " projection",
-                                    "ALL",
+                                    i.projection(),
                                     g.path("projection_type").asText(null));
                         });
             });

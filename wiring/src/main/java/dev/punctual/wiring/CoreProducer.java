@@ -40,6 +40,7 @@ public class CoreProducer {
         c.minInterval().ifPresent(b::minInterval);
         c.executorConcurrency().ifPresent(b::executorConcurrency);
         c.logCapBytes().ifPresent(b::logCapBytes);
+        c.inlineLogBytes().ifPresent(b::inlineLogBytes);
         c.shutdownGrace().ifPresent(b::shutdownGrace);
         c.retention().ifPresent(b::retention);
         c.emfMetrics().ifPresent(b::emfMetrics);

@@ -42,6 +42,8 @@ public interface PunctualConfig {
 
     OptionalLong logCapBytes();
 
+    OptionalLong inlineLogBytes();
+
     Optional<Duration> shutdownGrace();
 
     Optional<Duration> retention();

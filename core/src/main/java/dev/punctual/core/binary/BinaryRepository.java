@@ -6,9 +6,11 @@ import static dev.punctual.core.infra.Items.s;
 
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
 /** Every expression of the binaries table. */
 public final class BinaryRepository {
@@ -16,6 +18,7 @@ public final class BinaryRepository {
     private static final String SHA256 = "sha256";
     private static final String SIZE = "size";
     private static final String CREATED_AT = "createdAt";
+    private static final String UPLOADED_AT = "uploadedAt";
 
     private final DynamoDbClient dynamo;
     private final String table;
@@ -45,9 +48,17 @@ public final class BinaryRepository {
     }
 
     public Optional<Binary> get(String id) {
+        return get(id, true);
+    }
+
+    /**
+     * An eventually consistent read (half a strongly consistent one's price) may miss a binary registered a moment
+     * ago, or its upload mark: callers that need either read strongly when it does ({@code consistent}).
+     */
+    public Optional<Binary> get(String id, boolean consistent) {
         var item = dynamo.getItem(b -> b.tableName(table)
                         .key(Map.of(Resources.BINARY_ID, s(id)))
-                        .consistentRead(true))
+                        .consistentRead(consistent))
                 .item();
         if (item == null || item.isEmpty()) {
             return Optional.empty();
@@ -58,6 +69,25 @@ public final class BinaryRepository {
                 Items.str(item, NAME),
                 Items.str(item, SHA256),
                 Items.longValue(item, SIZE),
-                Items.instant(item, CREATED_AT)));
+                Items.instant(item, CREATED_AT),
+                item.containsKey(UPLOADED_AT) ? Items.instant(item, UPLOADED_AT) : null));
+    }
+
+    /**
+     * Records that the content was found in place, so later job creations need not look in S3 again. The object
+     * is never replaced by other bytes (its key is its owner and its sha256, and the upload URL pins the
+     * checksum), so once found it stays valid; the executor verifies the hash before every use anyway.
+     */
+    public void markUploaded(String id, Instant at) {
+        try {
+            dynamo.updateItem(u -> u.tableName(table)
+                    .key(Map.of(Resources.BINARY_ID, s(id)))
+                    .updateExpression("SET #u = :at")
+                    .conditionExpression("attribute_exists(#id) AND attribute_not_exists(#u)")
+                    .expressionAttributeNames(Map.of("#u", UPLOADED_AT, "#id", Resources.BINARY_ID))
+                    .expressionAttributeValues(Map.of(":at", instant(at))));
+        } catch (ConditionalCheckFailedException e) {
+            // Marked already, by a concurrent request.
+        }
     }
 }

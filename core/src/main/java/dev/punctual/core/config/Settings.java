@@ -29,6 +29,7 @@ public record Settings(
         int maxTimeoutSeconds,
         int executorConcurrency,
         long logCapBytes,
+        long inlineLogBytes,
         Duration killGrace,
         Duration shutdownGrace,
         Duration retention,
@@ -65,6 +66,12 @@ public record Settings(
 
     public static final int DEFAULT_EXECUTOR_CONCURRENCY = 4;
     public static final long DEFAULT_LOG_CAP_BYTES = 5L * 1024 * 1024;
+    /**
+     * A log up to this size is kept on the run item instead of in S3: an S3 PUT costs as much as eight DynamoDB
+     * write units, and a kilobyte more on the item at most one. 0: every log goes to S3.
+     */
+    public static final long DEFAULT_INLINE_LOG_BYTES = 1024;
+
     public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(5);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
@@ -124,6 +131,7 @@ public record Settings(
         private int maxTimeoutSeconds = DEFAULT_MAX_TIMEOUT_SECONDS;
         private int executorConcurrency = DEFAULT_EXECUTOR_CONCURRENCY;
         private long logCapBytes = DEFAULT_LOG_CAP_BYTES;
+        private long inlineLogBytes = DEFAULT_INLINE_LOG_BYTES;
         private Duration killGrace = DEFAULT_KILL_GRACE;
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
         private Duration retention = DEFAULT_RETENTION;
@@ -228,6 +236,11 @@ public record Settings(
             return this;
         }
 
+        public Builder inlineLogBytes(long v) {
+            inlineLogBytes = v;
+            return this;
+        }
+
         public Builder killGrace(Duration v) {
             killGrace = v;
             return this;
@@ -289,6 +302,7 @@ public record Settings(
                     maxTimeoutSeconds,
                     executorConcurrency,
                     logCapBytes,
+                    inlineLogBytes,
                     killGrace,
                     shutdownGrace,
                     retention,

@@ -19,6 +19,7 @@ import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -66,6 +67,36 @@ public final class Dispatcher {
         this.tx = tx;
         this.schedules = schedules;
         this.clock = clock;
+    }
+
+    /**
+     * How far ahead a run must be due for its message to go out before its item is written
+     * ({@link #sendBeforeWrite}): the message stays invisible that long, while the write that creates the run
+     * commits. A sooner run is written first and dispatched after, as usual.
+     */
+    public static final Duration SEND_FIRST_LEAD = Duration.ofSeconds(2);
+
+    /**
+     * Sends the message of a run that is not written yet, when it is due within {@code horizon} and at least
+     * {@link #SEND_FIRST_LEAD} from now; whether it went out. The caller then creates the run QUEUED
+     * ({@link dev.punctual.core.run.Transition#ENQUEUE}) in the transaction that creates its job, so the mark
+     * dispatching writes afterwards is never needed: one transaction per new job instead of two. If that
+     * transaction fails, the message names a run that never comes to exist, and the executor drops it; if it
+     * commits late (after the message became visible), the executor finds no run yet and looks again a little later
+     * ({@code RunWorker}).
+     */
+    public boolean sendBeforeWrite(Run run, Instant horizon) {
+        Instant now = clock.instant();
+        if (run.scheduledAt().isAfter(horizon) || run.scheduledAt().isBefore(now.plus(SEND_FIRST_LEAD))) {
+            return false;
+        }
+        try {
+            return !queue.sendBatch(List.of(new RunMessage(run.jobId(), run.runId(), run.scheduledAt())), now)
+                    .isEmpty();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "sending " + run.jobId() + "/" + run.runId() + " ahead failed; written first", e);
+            return false;
+        }
     }
 
     public DispatchReport dispatch(List<Run> due, Instant horizon) {

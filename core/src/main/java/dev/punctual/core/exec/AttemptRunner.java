@@ -14,6 +14,7 @@ import dev.punctual.core.run.Transition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -276,7 +277,7 @@ public final class AttemptRunner {
         // The heartbeat goes on until the outcome is recorded: while the log is uploaded and the result written
         // (retried through a passing outage), the run stays ours.
         try {
-            String storedLog = uploadLog(logKey, logFile, held);
+            Log storedLog = storeLog(logKey, logFile, held);
             deleteQuietly(workDir, logFile);
             if (RunWorker.FENCED.equals(killed) || RunWorker.SELF_FENCED.equals(killed)) {
                 // Not ours to record any more (or we cannot tell): the lease expires, and the message or the
@@ -301,13 +302,7 @@ public final class AttemptRunner {
     }
 
     private Outcome settle(
-            Message message,
-            Run run,
-            Integer exitCode,
-            String error,
-            String logKey,
-            boolean released,
-            boolean retryable) {
+            Message message, Run run, Integer exitCode, String error, Log log, boolean released, boolean retryable) {
         int attempt = run.attempt();
         boolean dead = error != null && !released && (!retryable || attempt >= run.maxAttempts());
         Transition outcome = error == null
@@ -316,8 +311,10 @@ public final class AttemptRunner {
         Change change = Change.of(outcome, run, clock.instant())
                 .withExecutor(executorId)
                 .withExitCode(exitCode)
-                .withError(error)
-                .withLogKey(logKey);
+                .withError(error);
+        if (log != null) {
+            change = log.key() != null ? change.withLogKey(log.key()) : change.withLog(log.text());
+        }
         if (!runs.apply(change).won()) {
             return Outcome.FENCED;
         }
@@ -406,17 +403,32 @@ public final class AttemptRunner {
     /** How many times a log upload is tried: it must not hold up the outcome, which matters more. */
     static final int LOG_TRIES = 3;
 
-    private String uploadLog(String key, Path logFile, AtomicReference<Instant> held) throws InterruptedException {
+    /** Where an attempt's log went: an S3 key, or, being small, its text for the run item itself. */
+    record Log(String key, String text) {}
+
+    /**
+     * A log of at most {@code inlineLogBytes} is kept on the run (no S3 request at all); a larger one is uploaded.
+     * Null: no log, or its upload failed (the outcome is recorded without it rather than not at all).
+     */
+    private Log storeLog(String key, Path logFile, AtomicReference<Instant> held) throws InterruptedException {
         if (logFile == null || !Files.exists(logFile)) {
+            return null;
+        }
+        try {
+            if (settings.inlineLogBytes() > 0 && Files.size(logFile) <= settings.inlineLogBytes()) {
+                // Decoded as the API decodes a stored log: a sequence cut or malformed becomes U+FFFD.
+                return new Log(null, new String(Files.readAllBytes(logFile), StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot read log " + logFile, e);
             return null;
         }
         try {
             return WhileHeld.call(clock, held, "uploading log " + key, LOG_TRIES, () -> {
                 store.putLog(key, logFile);
-                return key;
+                return new Log(key, null);
             });
         } catch (RuntimeException e) {
-            // Recorded without its log rather than not at all.
             return null;
         }
     }

@@ -21,12 +21,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
 /**
  * Handles one message: claim the run, run its binary, record the outcome, and settle the message (delete it, or
@@ -84,6 +83,8 @@ public final class RunWorker {
         ALREADY_DONE,
         LEASED_ELSEWHERE,
         CONFLICT,
+        /** No such run (yet): looked at again shortly, a few times, then dropped. */
+        UNKNOWN_RUN,
         /** Not started: an earlier run of the job is still running and the job says {@code overlap: forbid}. */
         SKIPPED,
         /** Not started yet: an earlier run of the job is still running and the job says {@code overlap: queue}. */
@@ -100,6 +101,20 @@ public final class RunWorker {
     public static final String REFUSED = "refused to start: ";
 
     private static final int CLAIM_RACES = 3;
+    /** How many receives a message for a run that does not exist gets before it is dropped. */
+    static final int UNKNOWN_RUN_RECEIVES = 3;
+
+    static final int UNKNOWN_RUN_RETRY_SECONDS = 2;
+
+    /** How many times SQS has delivered the message, this time included (1 when it does not say). */
+    private static int receives(Message message) {
+        String n = message.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
+        try {
+            return n == null ? 1 : Integer.parseInt(n);
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
 
     public Outcome handle(Message message) throws InterruptedException {
         RunMessage m;
@@ -121,14 +136,33 @@ public final class RunWorker {
 
         for (int race = 0; race < CLAIM_RACES; race++) {
             // Read once per try: its firing policy decides the claim, its active run is what the claim expects,
-            // and its binary, args and env are what runs (as of the claim, give or take this read).
-            Optional<Job> job = jobs.get(m.jobId());
+            // and its binary, args and env are what runs (as of the claim, give or take this read). The first
+            // read is eventually consistent (half the price): the claim itself checks that the job may run and
+            // that its active run is the one read; a lost race on the active run reads strongly the next time, and
+            // so does a miss (a job created a moment ago, whose run is due now).
+            Optional<Job> job = jobs.get(m.jobId(), race > 0);
+            if (job.isEmpty() && race == 0) {
+                job = jobs.get(m.jobId(), true);
+            }
             FiringPolicy policy = job.map(Job::firing).orElse(FiringPolicy.DEFAULT);
             Instant now = clock.instant();
             if (race == 0
                     && now.isAfter(m.scheduledAt().plus(policy.maxRunAge()))
                     && expired(message, m, policy, now)) {
                 return Outcome.EXPIRED;
+            }
+            if (policy.overlap() == Overlap.ALLOW) {
+                // The run alone, in one conditional update that returns the run as claimed (no transaction, no
+                // read back); the job's check comes right after (claimed).
+                RunRepository.Result r = runs.applyReturningNew(grant(m, now));
+                if (r.won()) {
+                    return claimed(message, m, r.found(), now);
+                }
+                Outcome lost = lostRun(message, m, r.found(), now);
+                if (lost != null) {
+                    return lost;
+                }
+                continue;
             }
             Claim c = claim(m, policy, job.map(Job::activeRunId).orElse(null), now);
             Transactions.Outcome claim = tx.write(c.items());
@@ -166,17 +200,49 @@ public final class RunWorker {
         return Outcome.CONFLICT;
     }
 
+    private Change grant(RunMessage m, Instant now) {
+        return Change.of(Transition.CLAIM, m.jobId(), m.runId(), now).withLease(executorId, now.plus(settings.lease()));
+    }
+
     /**
-     * The claim transaction: the job may run (not PAUSED or DELETED) and the run is claimable. Under
-     * {@code overlap: forbid|queue} the job's active run must also not be RUNNING under a live lease, and becomes
-     * this run: two runs of one job claimed at once expect the same active run, so at most one wins.
+     * A run claimed on its own (under {@code overlap: allow}) starts only if its job, read strongly after the claim,
+     * may run. This is the check the claim transaction makes under the other policies, moved after the claim: a job
+     * deleted or paused before this read is seen here, and the run is withdrawn, never started; one deleted after
+     * it was deleted after the claim, as a job deleted after a transaction's claim (its binary may start either
+     * way). Read through a passing store outage: the claim is ours until its lease ends, and giving up here would
+     * leave an attempt spent that never started its binary.
+     */
+    private Outcome claimed(Message message, RunMessage m, Run run, Instant now) throws InterruptedException {
+        Optional<Job> job = WhileHeld.call(
+                clock,
+                new AtomicReference<>(now.plus(settings.lease())),
+                "reading the job of the claimed run " + m.jobId() + "/" + m.runId(),
+                Integer.MAX_VALUE,
+                () -> jobs.get(m.jobId(), true));
+        Optional<JobState> state = job.map(Job::state);
+        if (state.filter(st -> st == JobState.ACTIVE || st == JobState.COMPLETED)
+                .isEmpty()) {
+            String reason = state.filter(st -> st == JobState.PAUSED).isPresent() ? "job paused" : "job deleted";
+            runs.apply(Change.of(Transition.WITHDRAW, run, now)
+                    .withExecutor(executorId)
+                    .withError(reason));
+            queue.delete(message.receiptHandle());
+            return Outcome.CANCELLED;
+        }
+        if (settings.emfMetrics()) {
+            System.out.println(
+                    FiringMetrics.latenessLine(settings.prefix(), Duration.between(run.scheduledAt(), now), now));
+        }
+        return attempts.run(message, run, job.get());
+    }
+
+    /**
+     * The claim transaction, under {@code overlap: forbid|queue}: the job may run (not PAUSED or DELETED) and the run
+     * is claimable; the job's active run must also not be RUNNING under a live lease, and becomes this run: two runs
+     * of one job claimed at once expect the same active run, so at most one wins.
      */
     private Claim claim(RunMessage m, FiringPolicy policy, String active, Instant now) {
-        TransactWriteItem grant = runs.write(Change.of(Transition.CLAIM, m.jobId(), m.runId(), now)
-                .withLease(executorId, now.plus(settings.lease())));
-        if (policy.overlap() == Overlap.ALLOW) {
-            return new Claim(List.of(jobs.conditionRunnable(m.jobId()), grant), -1, null);
-        }
+        TransactWriteItem grant = runs.write(grant(m, now));
         List<TransactWriteItem> items = new ArrayList<>();
         items.add(jobs.takeActiveRun(m.jobId(), active, m.runId()));
         int overlapIndex = -1;
@@ -219,52 +285,7 @@ public final class RunWorker {
     private Outcome lostClaim(
             Message message, RunMessage m, Transactions.Outcome claim, Claim c, FiringPolicy policy, Instant now) {
         if (claim.failed(c.runIndex())) {
-            Map<String, AttributeValue> old = claim.oldItem(c.runIndex());
-            Run seen = RunItems.fromItem(old);
-            if (seen == null || seen.state().terminal()) {
-                // Finished (or never existed): this is a duplicate delivery.
-                queue.delete(message.receiptHandle());
-                return Outcome.ALREADY_DONE;
-            }
-            boolean leasedNow = seen.state() == RunState.RUNNING
-                    && seen.leaseExpiry() != null
-                    && seen.leaseExpiry().isAfter(now);
-            if (!leasedNow && seen.attempt() >= seen.maxAttempts()) {
-                if (seen.state() == RunState.RUNNING
-                        && seen.launchedAt() == null
-                        && runs.apply(Change.of(Transition.GIVE_BACK, seen, now)
-                                        .withError("attempt " + seen.attempt() + " never started its binary: its "
-                                                + "executor " + seen.leaseOwner() + " stopped first; given back"))
-                                .won()) {
-                    // The last attempt's executor stopped before it started the binary: that attempt did not run,
-                    // and is given back. Claim again.
-                    LOG.log(
-                            Level.INFO,
-                            "run " + seen.jobId() + "/" + seen.runId() + ": attempt " + seen.attempt()
-                                    + " never started its binary; given back");
-                    return null;
-                }
-                return exhausted(message, seen, now);
-            }
-            Instant due = seen.scheduledAt();
-            if (!RunRepository.dueForClaim(due, now)) {
-                // The message says the run is due; the run says it is not (a forged or misdirected message, one
-                // sent before an update moved the run later, or a clock ahead). The message is kept, invisible
-                // until the run's due time, rather than deleted: if it is the run's real message, nothing else
-                // would bring the run back before the sweeper's requeue timeout. If the run is moved meanwhile,
-                // this message is merely early again or a spare copy: moving a run later or earlier only
-                // happens while it is SCHEDULED, and the dispatcher then sends a message of its own, and
-                // whichever claim comes first at the due time wins. A run due more than 12 hours ahead comes
-                // back and is hidden again; every time counts as a receive towards the queue's maxReceiveCount.
-                LOG.log(
-                        Level.WARNING,
-                        "message for " + m.jobId() + "/" + m.runId() + " says due at " + m.scheduledAt()
-                                + ", but the run is due at " + due + ": hidden until then");
-                hideUntil(message, due, now);
-                return Outcome.EARLY;
-            }
-            // Another executor holds a live lease; if it dies, this message brings the run back after the lease.
-            return Outcome.LEASED_ELSEWHERE;
+            return lostRun(message, m, RunItems.fromItem(claim.oldItem(c.runIndex())), now);
         }
         if (claim.failed(0)) {
             Optional<JobState> state = JobRepository.stateOf(claim.oldItem(0));
@@ -283,6 +304,62 @@ public final class RunWorker {
             return overlapping(message, m, c.active(), policy, now);
         }
         return Outcome.CONFLICT;
+    }
+
+    /** What a claim lost on the run's own condition means ({@code seen}: the run as the claim found it). */
+    private Outcome lostRun(Message message, RunMessage m, Run seen, Instant now) {
+        if (seen == null && receives(message) < UNKNOWN_RUN_RECEIVES) {
+            // A job created with its first run's message sent before the transaction that writes the run
+            // (Dispatcher.sendBeforeWrite) may not have committed yet: look again in a moment rather than drop
+            // the run's only message. A message for a run that never comes to exist (that transaction failed,
+            // or the message is forged) is dropped after a few looks.
+            queue.changeVisibility(message.receiptHandle(), UNKNOWN_RUN_RETRY_SECONDS);
+            return Outcome.UNKNOWN_RUN;
+        }
+        if (seen == null || seen.state().terminal()) {
+            // Finished (or never existed): this is a duplicate delivery.
+            queue.delete(message.receiptHandle());
+            return Outcome.ALREADY_DONE;
+        }
+        boolean leasedNow = seen.state() == RunState.RUNNING
+                && seen.leaseExpiry() != null
+                && seen.leaseExpiry().isAfter(now);
+        if (!leasedNow && seen.attempt() >= seen.maxAttempts()) {
+            if (seen.state() == RunState.RUNNING
+                    && seen.launchedAt() == null
+                    && runs.apply(Change.of(Transition.GIVE_BACK, seen, now)
+                                    .withError("attempt " + seen.attempt() + " never started its binary: its "
+                                            + "executor " + seen.leaseOwner() + " stopped first; given back"))
+                            .won()) {
+                // The last attempt's executor stopped before it started the binary: that attempt did not run,
+                // and is given back. Claim again.
+                LOG.log(
+                        Level.INFO,
+                        "run " + seen.jobId() + "/" + seen.runId() + ": attempt " + seen.attempt()
+                                + " never started its binary; given back");
+                return null;
+            }
+            return exhausted(message, seen, now);
+        }
+        Instant due = seen.scheduledAt();
+        if (!RunRepository.dueForClaim(due, now)) {
+            // The message says the run is due; the run says it is not (a forged or misdirected message, one
+            // sent before an update moved the run later, or a clock ahead). The message is kept, invisible
+            // until the run's due time, rather than deleted: if it is the run's real message, nothing else
+            // would bring the run back before the sweeper's requeue timeout. If the run is moved meanwhile,
+            // this message is merely early again or a spare copy: moving a run later or earlier only
+            // happens while it is SCHEDULED, and the dispatcher then sends a message of its own, and
+            // whichever claim comes first at the due time wins. A run due more than 12 hours ahead comes
+            // back and is hidden again; every time counts as a receive towards the queue's maxReceiveCount.
+            LOG.log(
+                    Level.WARNING,
+                    "message for " + m.jobId() + "/" + m.runId() + " says due at " + m.scheduledAt()
+                            + ", but the run is due at " + due + ": hidden until then");
+            hideUntil(message, due, now);
+            return Outcome.EARLY;
+        }
+        // Another executor holds a live lease; if it dies, this message brings the run back after the lease.
+        return Outcome.LEASED_ELSEWHERE;
     }
 
     /**

@@ -69,7 +69,7 @@ public final class Provisioner {
                 .map(i -> GlobalSecondaryIndex.builder()
                         .indexName(i.name())
                         .keySchema(keys(i.hashKey(), i.rangeKey()))
-                        .projection(p -> p.projectionType(ProjectionType.ALL))
+                        .projection(p -> p.projectionType(ProjectionType.fromValue(i.projection())))
                         .build())
                 .toList();
         try {

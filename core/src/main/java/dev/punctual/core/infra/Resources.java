@@ -43,7 +43,9 @@ public final class Resources {
                 settings.prefix() + "-jobs",
                 JOB_ID,
                 null,
-                List.of(new TableSpec.IndexSpec(JOBS_BY_OWNER, OWNER, OWNER_SORT)),
+                // Keys only: a job's every dispatch changes it (its pending run), which would otherwise be a
+                // second write each time, for the listing alone.
+                List.of(new TableSpec.IndexSpec(JOBS_BY_OWNER, OWNER, OWNER_SORT, true)),
                 null);
     }
 
@@ -53,8 +55,11 @@ public final class Resources {
                 JOB_ID,
                 RUN_ID,
                 List.of(
-                        new TableSpec.IndexSpec(RUNS_BY_DUE, DUE_SHARD, DUE_SORT),
-                        new TableSpec.IndexSpec(RUNS_BY_OWNER_STATE, OWNER_STATE, FINISHED_SORT)),
+                        // Keys only: a run is written four or more times while in it (claim, launch, heartbeats),
+                        // and each would be an index write too; the sweeper fetches the few items it acts on.
+                        new TableSpec.IndexSpec(RUNS_BY_DUE, DUE_SHARD, DUE_SORT, true),
+                        // Only DEAD runs are in it, and they are seldom written.
+                        new TableSpec.IndexSpec(RUNS_BY_OWNER_STATE, OWNER_STATE, FINISHED_SORT, false)),
                 EXPIRES_AT);
     }
 

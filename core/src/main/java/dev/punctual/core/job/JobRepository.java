@@ -22,6 +22,7 @@ import static dev.punctual.core.job.JobItems.TIMEOUT;
 import static dev.punctual.core.job.JobItems.UPDATED_AT;
 import static dev.punctual.core.job.JobItems.VERSION;
 
+import dev.punctual.core.infra.BatchReads;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
@@ -71,7 +72,15 @@ public final class JobRepository {
     }
 
     public Optional<Job> get(String jobId) {
-        var item = dynamo.getItem(b -> b.tableName(table.name()).key(key(jobId)).consistentRead(true))
+        return get(jobId, true);
+    }
+
+    /**
+     * {@link #get(String)}, eventually consistent unless {@code consistent}: half the price, for a reader whose
+     * decision a conditional write checks anyway (it may miss a change of the last second or so).
+     */
+    public Optional<Job> get(String jobId, boolean consistent) {
+        var item = dynamo.getItem(b -> b.tableName(table.name()).key(key(jobId)).consistentRead(consistent))
                 .item();
         return item == null || item.isEmpty() ? Optional.empty() : Optional.of(JobItems.fromItem(item));
     }
@@ -85,8 +94,13 @@ public final class JobRepository {
                 .expressionAttributeValues(Map.of(":o", s(owner)))
                 .limit(limit)
                 .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
+        // The index holds keys only: the page's jobs are read by key, in the index's order.
+        List<Map<String, AttributeValue>> keys =
+                r.items().stream().map(e -> key(Items.str(e, Resources.JOB_ID))).toList();
         return new PageOfJobs(
-                r.items().stream().map(JobItems::fromItem).toList(),
+                BatchReads.get(dynamo::batchGetItem, table.name(), keys).stream()
+                        .map(JobItems::fromItem)
+                        .toList(),
                 r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
     }
 
@@ -240,9 +254,9 @@ public final class JobRepository {
     }
 
     /**
-     * A condition that the job exists and may run (ACTIVE or COMPLETED: not PAUSED, not DELETED): part of every
-     * claim, so a run that was already sitting in the queue when its job was deleted or paused never starts. The
-     * job as it was comes back on failure, so the caller can tell which.
+     * A condition that the job exists and may run (ACTIVE or COMPLETED: not PAUSED, not DELETED), for a transaction
+     * that must not act on a job deleted or paused meanwhile (trigger, resume). The job as it was comes back on
+     * failure, so the caller can tell which.
      */
     public TransactWriteItem conditionRunnable(String jobId) {
         return TransactWriteItem.builder()

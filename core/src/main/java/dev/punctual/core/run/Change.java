@@ -22,6 +22,7 @@ public record Change(
         Integer exitCode,
         String error,
         String logKey,
+        String log,
         Integer maxAttempts) {
 
     public Change {
@@ -33,24 +34,49 @@ public record Change(
 
     /** {@code t} of the run {@code run}: the run to write (SCHEDULE, RESCHEDULE), or the run as the caller read it. */
     public static Change of(Transition t, Run run, Instant now) {
-        return new Change(t, run, run.jobId(), run.runId(), now, run.attempt(), null, null, null, null, null, null);
+        return new Change(
+                t, run, run.jobId(), run.runId(), now, run.attempt(), null, null, null, null, null, null, null);
     }
 
     /** {@code t} of a run the caller knows only by its key (its transition fences on nothing the caller read). */
     public static Change of(Transition t, String jobId, String runId, Instant now) {
-        return new Change(t, null, jobId, runId, now, null, null, null, null, null, null, null);
+        return new Change(t, null, jobId, runId, now, null, null, null, null, null, null, null, null);
     }
 
     /** The attempt the change acts for, where the caller knows it without the run (it defaults to the run's). */
     public Change withAttempt(int n) {
         return new Change(
-                transition, run, jobId, runId, now, n, executorId, leaseExpiry, exitCode, error, logKey, maxAttempts);
+                transition,
+                run,
+                jobId,
+                runId,
+                now,
+                n,
+                executorId,
+                leaseExpiry,
+                exitCode,
+                error,
+                logKey,
+                log,
+                maxAttempts);
     }
 
     /** The executor that holds (or, for a claim, asks for) the attempt, and the lease it asks for. */
     public Change withLease(String executor, Instant expiry) {
         return new Change(
-                transition, run, jobId, runId, now, attempt, executor, expiry, exitCode, error, logKey, maxAttempts);
+                transition,
+                run,
+                jobId,
+                runId,
+                now,
+                attempt,
+                executor,
+                expiry,
+                exitCode,
+                error,
+                logKey,
+                log,
+                maxAttempts);
     }
 
     /** The executor that holds the attempt, for an outcome (the lease ends with it). */
@@ -60,7 +86,19 @@ public record Change(
 
     public Change withExitCode(Integer code) {
         return new Change(
-                transition, run, jobId, runId, now, attempt, executorId, leaseExpiry, code, error, logKey, maxAttempts);
+                transition,
+                run,
+                jobId,
+                runId,
+                now,
+                attempt,
+                executorId,
+                leaseExpiry,
+                code,
+                error,
+                logKey,
+                log,
+                maxAttempts);
     }
 
     /** Why: the error of a failed outcome, or the reason a run was cancelled, skipped or ended. */
@@ -77,9 +115,11 @@ public record Change(
                 exitCode,
                 why,
                 logKey,
+                log,
                 maxAttempts);
     }
 
+    /** The attempt's log as stored in S3 under {@code key}. */
     public Change withLogKey(String key) {
         return new Change(
                 transition,
@@ -93,13 +133,44 @@ public record Change(
                 exitCode,
                 error,
                 key,
+                null,
+                maxAttempts);
+    }
+
+    /** The attempt's log kept on the run itself, being small ({@code text}; an outcome takes a key or a text). */
+    public Change withLog(String text) {
+        return new Change(
+                transition,
+                run,
+                jobId,
+                runId,
+                now,
+                attempt,
+                executorId,
+                leaseExpiry,
+                exitCode,
+                error,
+                null,
+                text,
                 maxAttempts);
     }
 
     /** The attempt budget a re-drive raises the run to. */
     public Change withMaxAttempts(int max) {
         return new Change(
-                transition, run, jobId, runId, now, attempt, executorId, leaseExpiry, exitCode, error, logKey, max);
+                transition,
+                run,
+                jobId,
+                runId,
+                now,
+                attempt,
+                executorId,
+                leaseExpiry,
+                exitCode,
+                error,
+                logKey,
+                log,
+                max);
     }
 
     /** The run as read, for the transitions that fence on it; fails loudly where the caller gave none. */

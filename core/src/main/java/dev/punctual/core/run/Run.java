@@ -8,7 +8,8 @@ import java.time.Instant;
  * the job's jitter. {@code queuedAt}: when the dispatcher marked it QUEUED (null: it never did, e.g. an executor
  * claimed it straight from SCHEDULED). {@code attempt} is also the fencing token: every write by an executor is conditional on
  * the attempt it was granted, so a stale executor can never overwrite a newer attempt. {@code launchedAt}: when
- * the current attempt's executor was about to start the binary (null: it never got that far).
+ * the current attempt's executor was about to start the binary (null: it never got that far). The latest
+ * attempt's output is in S3 under {@code logKey}, or, when small, kept on the run itself as {@code log}.
  */
 public record Run(
         String jobId,
@@ -25,6 +26,7 @@ public record Run(
         Instant finishedAt,
         String error,
         String logKey,
+        String log,
         Instant createdAt,
         Instant occurrence,
         Instant queuedAt,
@@ -50,6 +52,7 @@ public record Run(
                 RunState.SCHEDULED,
                 0,
                 maxAttempts,
+                null,
                 null,
                 null,
                 null,

@@ -25,6 +25,9 @@ public final class RunItems {
     static final String FINISHED_AT = "finishedAt";
     static final String ERROR = "error";
     static final String LOG_KEY = "logKey";
+    /** A small log's text, kept on the run instead of in S3 (then there is no {@code logKey}). */
+    static final String LOG = "log";
+
     static final String CREATED_AT = "createdAt";
     static final String UPDATED_AT = "updatedAt";
     static final String QUEUED_AT = "queuedAt";
@@ -77,6 +80,7 @@ public final class RunItems {
                 Items.instant(item, FINISHED_AT),
                 Items.str(item, ERROR),
                 Items.str(item, LOG_KEY),
+                Items.str(item, LOG),
                 Items.instant(item, CREATED_AT),
                 Items.instant(item, OCCURRENCE),
                 Items.instant(item, QUEUED_AT),

@@ -10,6 +10,7 @@ import static dev.punctual.core.run.RunItems.FINISHED_AT;
 import static dev.punctual.core.run.RunItems.LAUNCHED_AT;
 import static dev.punctual.core.run.RunItems.LEASE_EXPIRY;
 import static dev.punctual.core.run.RunItems.LEASE_OWNER;
+import static dev.punctual.core.run.RunItems.LOG;
 import static dev.punctual.core.run.RunItems.LOG_KEY;
 import static dev.punctual.core.run.RunItems.MAX_ATTEMPTS;
 import static dev.punctual.core.run.RunItems.OCCURRENCE;
@@ -20,6 +21,7 @@ import static dev.punctual.core.run.RunItems.STATE;
 import static dev.punctual.core.run.RunItems.UPDATED_AT;
 
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.infra.BatchReads;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
@@ -32,11 +34,13 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
@@ -84,6 +88,21 @@ public final class RunRepository {
         try {
             dynamo.updateItem(compose(change).updateRequest());
             return Result.WON;
+        } catch (ConditionalCheckFailedException lost) {
+            return new Result(false, RunItems.fromItem(lost.item()));
+        }
+    }
+
+    /**
+     * {@link #apply}, and a won write comes back with the run as it wrote it ({@code found}): a claim learns its
+     * attempt without reading the run again.
+     */
+    public Result applyReturningNew(Change change) {
+        try {
+            var r = dynamo.updateItem(compose(change).updateRequest().toBuilder()
+                    .returnValues(ReturnValue.ALL_NEW)
+                    .build());
+            return new Result(true, RunItems.fromItem(r.attributes()));
         } catch (ConditionalCheckFailedException lost) {
             return new Result(false, RunItems.fromItem(lost.item()));
         }
@@ -180,7 +199,7 @@ public final class RunRepository {
                 w.set(SCHEDULED_AT, instant(c.seen().scheduledAt()))
                         .set(OCCURRENCE, instant(c.seen().occurrence()))
                         .set(MAX_ATTEMPTS, n(c.seen().maxAttempts()));
-            case MARK_QUEUED -> w.set(QUEUED_AT, instant(now));
+            case MARK_QUEUED, ENQUEUE -> w.set(QUEUED_AT, instant(now));
             // attempt + 1 is the new fencing token. A new attempt has no log yet: the previous attempt's must not
             // pass for this one's if its upload fails.
             case CLAIM ->
@@ -188,7 +207,7 @@ public final class RunRepository {
                         .set(LEASE_OWNER, s(c.executorId()))
                         .set(LEASE_EXPIRY, n(c.leaseExpiry().toEpochMilli()))
                         .set(STARTED_AT, instant(now))
-                        .remove(EXIT_CODE, FINISHED_AT, ERROR, LOG_KEY, LAUNCHED_AT);
+                        .remove(EXIT_CODE, FINISHED_AT, ERROR, LOG_KEY, LOG, LAUNCHED_AT);
             case HEARTBEAT -> w.set(LEASE_EXPIRY, n(c.leaseExpiry().toEpochMilli()));
             case LAUNCH ->
                 w.set(LEASE_EXPIRY, n(c.leaseExpiry().toEpochMilli())).set(LAUNCHED_AT, instant(now));
@@ -197,7 +216,9 @@ public final class RunRepository {
                         .setOrRemove(EXIT_CODE, c.exitCode() == null ? null : n(c.exitCode()))
                         .setOrRemove(ERROR, c.error() == null ? null : s(c.error()));
                 if (c.logKey() != null) {
-                    w.set(LOG_KEY, s(c.logKey()));
+                    w.set(LOG_KEY, s(c.logKey())).remove(LOG);
+                } else if (c.log() != null) {
+                    w.set(LOG, s(c.log())).remove(LOG_KEY);
                 }
                 if (c.transition() == Transition.RELEASE) {
                     // A release does not use an attempt up.
@@ -209,6 +230,13 @@ public final class RunRepository {
                         .add(MAX_ATTEMPTS, 1)
                         .set(ERROR, s(c.error()));
             case CANCEL_SCHEDULED -> w.set(ERROR, s(c.error()));
+            // The claim is undone as well as ended: its binary never started, so the run reads as one that was
+            // never claimed (attempt, start and executor as before it). Safe for fencing: the run is terminal.
+            case WITHDRAW ->
+                w.add(ATTEMPT, -1)
+                        .set(FINISHED_AT, instant(now))
+                        .set(ERROR, s(c.error()))
+                        .remove(STARTED_AT, LEASE_OWNER);
             case CANCEL_UNSTARTED, SKIP_OVERLAPPING, SKIP_MISSED, DEAD_LETTER ->
                 w.set(FINISHED_AT, instant(now)).set(ERROR, s(c.error()));
             // Out of the dead-letter index and without its TTL; the attempt number is kept: the next claim
@@ -286,11 +314,23 @@ public final class RunRepository {
                     .expressionAttributeNames(Map.of("#p", Resources.DUE_SHARD, "#s", Resources.DUE_SORT))
                     .expressionAttributeValues(Map.of(":p", s(partition), ":upTo", s(TimeBuckets.sortUpperBound(upTo))))
                     .exclusiveStartKey(from));
-            // The index is eventually consistent: states seen here may lag; every write acting on them is
-            // conditional on the base item.
-            r.items()
-                    .forEach(item -> out.add(new Attention(
-                            RunItems.fromItem(item), TimeBuckets.attentionOf(Items.str(item, Resources.DUE_SORT)))));
+            // The index holds keys only: the runs are read by key. Both are eventually consistent: states seen
+            // here may lag; every write acting on them is conditional on the base item. A run read with another
+            // entry than the one queried (moved or removed since: marked, finished) is not paired with the old
+            // entry's time, which would make a freshly queued run look lost; it is found at its new time.
+            List<Map<String, AttributeValue>> keys = new ArrayList<>();
+            for (Map<String, AttributeValue> entry : r.items()) {
+                keys.add(RunItems.key(Items.str(entry, Resources.JOB_ID), Items.str(entry, Resources.RUN_ID)));
+            }
+            Set<String> entries = r.items().stream()
+                    .map(e -> Items.str(e, Resources.DUE_SORT))
+                    .collect(Collectors.toSet());
+            for (Map<String, AttributeValue> item : BatchReads.get(dynamo::batchGetItem, table.name(), keys)) {
+                String sort = Items.str(item, Resources.DUE_SORT);
+                if (sort != null && entries.contains(sort)) {
+                    out.add(new Attention(RunItems.fromItem(item), TimeBuckets.attentionOf(sort)));
+                }
+            }
             start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
         } while (start != null);
         return out;

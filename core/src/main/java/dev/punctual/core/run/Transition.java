@@ -30,6 +30,11 @@ import java.util.Set;
 public enum Transition {
     /** A new occurrence; its item must not exist (two writers of one occurrence collide on its run id). */
     SCHEDULE(Set.of(), true, false, SCHEDULED, Fence.NONE, Index.AT_DUE),
+    /**
+     * A new occurrence whose message is already sent (a job created with its first run due soon): created QUEUED, as
+     * {@link #MARK_QUEUED} leaves a run, in the transaction that creates its job, so no mark is written after.
+     */
+    ENQUEUE(Set.of(), true, false, QUEUED, Fence.NONE, Index.AFTER_LOOKAHEAD),
     /** Resume schedules the pending run a pause cancelled again, over its CANCELLED item. */
     SCHEDULE_OVER_CANCELLED(Set.of(CANCELLED), true, false, SCHEDULED, Fence.NONE, Index.AT_DUE),
     /** An update moves the waiting run to its new due time. */
@@ -78,6 +83,12 @@ public enum Transition {
      * that would have taken it over checks the job first, and found it deleted (found by the chaos run of issue 15).
      */
     CANCEL_UNSTARTED(Set.of(SCHEDULED, QUEUED, FAILED), false, true, CANCELLED, Fence.NONE, Index.REMOVED),
+    /**
+     * The executor that just claimed the run found its job deleted or paused (a claim under {@code overlap: allow}
+     * checks the job after the claim, not in it): the attempt never starts, and the run is CANCELLED, its claim
+     * undone (attempt, start and executor as they were before it).
+     */
+    WITHDRAW(Set.of(RUNNING), false, false, CANCELLED, Fence.OWN_ATTEMPT, Index.REMOVED),
     /** Another run of its job is running and the job says {@code overlap: forbid}. */
     SKIP_OVERLAPPING(Set.of(SCHEDULED, QUEUED, FAILED), false, false, SKIPPED, Fence.NONE, Index.REMOVED),
     /** Found late, and the job's {@code catchUp} leaves it out. */

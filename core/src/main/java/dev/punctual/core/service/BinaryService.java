@@ -88,12 +88,31 @@ public final class BinaryService {
     }
 
     /**
+     * {@link #find}, for a job that uses the binary: every job creation reads it, so the read is eventually
+     * consistent, and strongly consistent only when that one misses the binary or its upload mark (registered or
+     * uploaded a moment ago).
+     */
+    Binary findForUse(String owner, String id) {
+        return binaries.get(id, false)
+                .filter(b -> b.owner().equals(owner) && b.uploadedAt() != null)
+                .orElseGet(() -> find(owner, id));
+    }
+
+    /**
      * Whether the owner's object is there with the registered size. Only the owner's own key counts: another
-     * tenant's upload of the same bytes does not make this registration usable.
+     * tenant's upload of the same bytes does not make this registration usable. Found once, it is marked on the
+     * binary, and S3 is not asked again.
      */
     boolean uploaded(Binary b) {
-        return store.size(ArtifactStore.binaryKey(b.owner(), b.sha256()))
+        if (b.uploadedAt() != null) {
+            return true;
+        }
+        boolean there = store.size(ArtifactStore.binaryKey(b.owner(), b.sha256()))
                 .map(s -> s == b.size())
                 .orElse(false);
+        if (there) {
+            binaries.markUploaded(b.id(), clock.instant());
+        }
+        return there;
     }
 }

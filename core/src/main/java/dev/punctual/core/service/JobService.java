@@ -50,7 +50,9 @@ public final class JobService {
     /**
      * Validates and creates the job with its first run in one transaction. A first run due before the next sweep
      * could reach it is dispatched here, so "now" is not a sweep period late. If that dispatch fails, the run is
-     * still SCHEDULED in a bucket the sweeper has not passed, and the next sweep sends it.
+     * still SCHEDULED in a bucket the sweeper has not passed, and the next sweep sends it. A first run due a few
+     * seconds or more ahead (within the lookahead) has its message sent first and is created QUEUED, with the job
+     * already moved on to its next occurrence (or completed): the dispatch's own transaction is not needed.
      */
     public JobView create(String owner, JobRequest req) {
         Instant now = ctx.clock().instant();
@@ -58,15 +60,33 @@ public final class JobService {
         String jobId = Ids.next("job");
         Job draft = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, null, null, List.of());
         Run run = ctx.planner().plan(draft, d.first(), now);
-        Job job = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, run.runId(), run.scheduledAt(), List.of());
         Quotas q = ctx.settings().quotas();
         if (d.peak() > q.runsPerMinute()) {
             throw rateQuota(d.peak(), 0, q);
         }
+        boolean sent =
+                ctx.dispatcher().sendBeforeWrite(run, now.plus(ctx.settings().lookahead()));
+        // Sent: the job starts where dispatching would have left it, on its next occurrence (none: completed).
+        Optional<Run> next = sent
+                ? Occurrences.firstFree(d.schedule(), d.schedule().next(run.occurrence()), t -> false)
+                        .map(t -> ctx.planner().plan(draft, t, now))
+                : Optional.empty();
+        Run pending = sent ? next.orElse(null) : run;
+        Job job = d.job(
+                jobId,
+                owner,
+                pending == null ? JobState.COMPLETED : JobState.ACTIVE,
+                1,
+                now,
+                now,
+                pending == null ? null : pending.runId(),
+                pending == null ? null : pending.scheduledAt(),
+                List.of());
         List<TransactWriteItem> items = new ArrayList<>(List.of(
                 ctx.jobs().insert(job),
-                ctx.runs().create(Change.of(Transition.SCHEDULE, run, now)),
+                ctx.runs().create(Change.of(sent ? Transition.ENQUEUE : Transition.SCHEDULE, run, now)),
                 ctx.usage().addJob(owner, d.peak(), q)));
+        next.ifPresent(n -> items.add(ctx.runs().create(Change.of(Transition.SCHEDULE, n, now))));
         if (d.secrets() != null && !d.secrets().isEmpty()) {
             items.add(ctx.jobs().putSecrets(jobId, d.secrets()));
         }
@@ -85,7 +105,9 @@ public final class JobService {
             }
             throw new IllegalStateException("a fresh job id collided");
         }
-        dispatchIfDueSoon(run, now);
+        if (pending != null) {
+            dispatchIfDueSoon(pending, now);
+        }
         return JobView.of(job);
     }
 
@@ -326,6 +348,9 @@ public final class JobService {
         Run run = ctx.runs()
                 .get(jobId, runId)
                 .orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
+        if (run.log() != null) {
+            return run.log();
+        }
         if (run.logKey() == null) {
             throw new NotFoundException("run " + runId + " has no log yet (state " + run.state() + ")");
         }

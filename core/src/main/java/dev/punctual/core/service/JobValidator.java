@@ -152,7 +152,7 @@ final class JobValidator {
             errors.add(new FieldError("binaryId", "no binary with this id"));
         } else {
             try {
-                binary = binaries.find(owner, req.binaryId());
+                binary = binaries.findForUse(owner, req.binaryId());
                 if (!binaries.uploaded(binary)) {
                     errors.add(new FieldError(
                             "binaryId",

@@ -133,8 +133,10 @@ class ExecutorTest {
         assertThat(r.exitCode()).isEqualTo(3);
         assertThat(r.error()).isEqualTo("exited with code 3");
         assertThat(lines(witness)).containsExactly("1", "2", "3");
-        assertThat(p.store.logKeys(job.id(), r.runId())).hasSize(3);
-        assertThat(p.jobService.log(OWNER, job.id(), r.runId())).contains("failing");
+        // Each attempt's output is small: kept on the run (the last attempt's), with no S3 object.
+        assertThat(p.store.logKeys(job.id(), r.runId())).isEmpty();
+        assertThat(r.log()).isEqualTo("failing\n");
+        assertThat(p.jobService.log(OWNER, job.id(), r.runId())).isEqualTo("failing\n");
         // No fourth attempt: the message is gone.
         await().during(Duration.ofSeconds(3))
                 .atMost(Duration.ofSeconds(5))
@@ -389,6 +391,28 @@ class ExecutorTest {
         assertThat(r.state()).isEqualTo(RunState.DEAD);
         assertThat(r.error()).startsWith("could not start").contains("downloaded with sha256");
         assertThat(Fixture.lines(witness)).isEmpty();
+    }
+
+    @Test
+    void aLogUpToTheInlineSizeIsKeptOnTheRunAndALargerOneGoesToS3() {
+        stack(fast().inlineLogBytes(10));
+        executor("ex-1");
+
+        // "123456789\n" is 10 bytes: at the limit; one more byte is over it.
+        JobView small = create("echo 123456789", NOW, j -> j.env(Map.of()));
+        JobView large = create("echo 1234567890", NOW, j -> j.env(Map.of()));
+
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> stateOf(small) == RunState.SUCCEEDED && stateOf(large) == RunState.SUCCEEDED);
+        Run s = onlyRun(small);
+        assertThat(s.log()).isEqualTo("123456789\n");
+        assertThat(s.logKey()).isNull();
+        assertThat(p.store.logKeys(small.id(), s.runId())).isEmpty();
+        assertThat(p.jobService.log(OWNER, small.id(), s.runId())).isEqualTo("123456789\n");
+        Run l = onlyRun(large);
+        assertThat(l.log()).isNull();
+        assertThat(l.logKey()).isEqualTo(ArtifactStore.logKey(large.id(), l.runId(), 1));
+        assertThat(p.jobService.log(OWNER, large.id(), l.runId())).isEqualTo("1234567890\n");
     }
 
     @Test

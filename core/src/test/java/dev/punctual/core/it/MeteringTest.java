@@ -64,6 +64,34 @@ class MeteringTest {
                 .containsEntry("wcu:" + index, 1.0 + 2.0);
     }
 
+    @Test
+    void aKeysOnlyIndexCostsNothingForAWriteThatChangesNoneOfItsKeys() {
+        Metering.enable();
+        Settings settings = TestStack.isolatedSettings().build();
+        Provisioner.provision(TestStack.target(), new Resources(settings));
+        String jobs = settings.prefix() + "-jobs";
+        String index = jobs + ":" + Resources.JOBS_BY_OWNER;
+        DynamoDbClient dynamo = AwsClients.dynamo(TestStack.target());
+        dynamo.putItem(b -> b.tableName(jobs).item(job("k1", true)));
+        Map<String, Double> before = Metering.snapshot();
+
+        dynamo.updateItem(b -> b.tableName(jobs)
+                .key(Map.of(Resources.JOB_ID, s("k1")))
+                .updateExpression("SET pendingRunId = :r")
+                .expressionAttributeValues(Map.of(":r", s("r1"))));
+        Map<String, Double> plain = minus(Metering.snapshot(), before);
+        dynamo.updateItem(b -> b.tableName(jobs)
+                .key(Map.of(Resources.JOB_ID, s("k1")))
+                .updateExpression("SET #s = :s")
+                .expressionAttributeNames(Map.of("#s", Resources.OWNER_SORT))
+                .expressionAttributeValues(Map.of(":s", s("y#k1"))));
+        Map<String, Double> moved = minus(minus(Metering.snapshot(), before), plain);
+
+        assertThat(plain).containsEntry("wcu:" + jobs, 1.0).doesNotContainKey("wcu:" + index);
+        // A moved entry: the old one deleted, the new one put.
+        assertThat(moved).containsEntry("wcu:" + jobs, 1.0).containsEntry("wcu:" + index, 2.0);
+    }
+
     private static Map<String, Double> minus(Map<String, Double> after, Map<String, Double> before) {
         var out = new java.util.TreeMap<String, Double>();
         after.forEach((k, v) -> {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.binary.ArtifactStore;
+import dev.punctual.core.infra.Metering;
 import dev.punctual.core.service.BinaryView;
 import dev.punctual.core.testing.TestStack;
 import java.net.http.HttpResponse;
@@ -34,6 +35,23 @@ class PresignedUploadTest {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         assertThat(p.binaries.get(OWNER, v.id()).uploaded()).isTrue();
         assertThat(p.store.size(ArtifactStore.binaryKey(OWNER, v.sha256()))).contains((long) bytes.length);
+    }
+
+    @Test
+    void onceFoundInPlaceTheBinaryIsMarkedAndS3IsNotAskedAgain() {
+        Metering.enable();
+        byte[] bytes = Fixture.script("echo hello");
+        BinaryView v = Fixture.register(p, OWNER, bytes);
+        assertThat(Fixture.presignedPut(v, bytes).statusCode()).isEqualTo(200);
+        double heads = Metering.snapshot().getOrDefault("calls:S3:HeadObject", 0.0);
+
+        assertThat(p.binaries.get(OWNER, v.id()).uploaded()).isTrue();
+        assertThat(p.binaries.get(OWNER, v.id()).uploaded()).isTrue();
+        assertThat(p.binaries.get(OWNER, v.id()).uploaded()).isTrue();
+
+        assertThat(Metering.snapshot().getOrDefault("calls:S3:HeadObject", 0.0))
+                .as("only the first look asks S3")
+                .isEqualTo(heads + 1);
     }
 
     @Test

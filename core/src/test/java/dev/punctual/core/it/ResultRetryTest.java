@@ -42,10 +42,12 @@ class ResultRetryTest {
                 .until(() -> Fixture.latestRun(p, jobId), r -> r.state().terminal());
     }
 
+    /** The outcome's write: it sets finishedAt (a claim removes it, and sets startedAt). */
     private static boolean isResult(Object request) {
         return request instanceof UpdateItemRequest u
                 && u.expressionAttributeNames() != null
-                && u.expressionAttributeNames().containsValue("finishedAt");
+                && u.expressionAttributeNames().containsValue("finishedAt")
+                && !u.expressionAttributeNames().containsValue("startedAt");
     }
 
     @Test
@@ -105,10 +107,13 @@ class ResultRetryTest {
         Punctual setup = Fixture.stack(settings, Clock.systemUTC());
         AtomicInteger reads = new AtomicInteger();
         AtomicInteger renewals = new AtomicInteger();
-        // Right after the claim: the read of the run back fails twice, then the renewal before the start 3 times.
-        DynamoDbClient flaky = Fixture.dynamoFailingWhen(
-                r -> (r instanceof GetItemRequest g && g.key().containsKey("runId") && reads.getAndIncrement() < 2)
-                        || (isRenewal(r) && renewals.getAndIncrement() < 3));
+        // Right after the claim: the job's strong read (its check after the claim) fails twice, then the renewal
+        // before the start 3 times.
+        DynamoDbClient flaky = Fixture.dynamoFailingWhen(r -> (r instanceof GetItemRequest g
+                        && !g.key().containsKey("runId")
+                        && Boolean.TRUE.equals(g.consistentRead())
+                        && reads.getAndIncrement() < 2)
+                || (isRenewal(r) && renewals.getAndIncrement() < 3));
         Punctual executorSide = Fixture.executorSide(settings, flaky, AwsClients.s3(TestStack.target()));
 
         Path witness = Fixture.witness(dir);
@@ -120,7 +125,7 @@ class ResultRetryTest {
             assertThat(run.state()).as("error: %s", run.error()).isEqualTo(RunState.SUCCEEDED);
             assertThat(run.attempt()).isEqualTo(1);
             assertThat(reads.get())
-                    .as("the read back failed twice, then got through")
+                    .as("the job's read after the claim failed twice, then got through")
                     .isGreaterThanOrEqualTo(3);
             assertThat(renewals.get())
                     .as("the renewal failed 3 times, then got through")

@@ -71,12 +71,12 @@ class TransitionConsistencyTest {
     private boolean take(Transition t, Run run, boolean exists) {
         String id = run.runId();
         Change c = switch (t) {
-            case SCHEDULE, SCHEDULE_OVER_CANCELLED -> Change.of(t, run, now);
+            case SCHEDULE, ENQUEUE, SCHEDULE_OVER_CANCELLED -> Change.of(t, run, now);
             case RESCHEDULE ->
                 Change.of(t, Run.scheduled(jobId, id, OWNER, run.occurrence(), now.plusSeconds(5), 3, now), now);
             case CLAIM -> Change.of(t, jobId, id, now).withLease("ex-2", now.plusSeconds(60));
             // The executor's own attempt (placed runs were never launched).
-            case HEARTBEAT, LAUNCH, SUCCEED, FAIL, RELEASE, DIE ->
+            case HEARTBEAT, LAUNCH, SUCCEED, FAIL, RELEASE, DIE, WITHDRAW ->
                 Change.of(t, run, now)
                         .withAttempt(1)
                         .withExecutor(EXECUTOR)

@@ -20,6 +20,7 @@ class TransitionTest {
      */
     private static final Map<Transition, String> ALLOWED = Map.ofEntries(
             Map.entry(Transition.SCHEDULE, "-"),
+            Map.entry(Transition.ENQUEUE, "-"),
             Map.entry(Transition.SCHEDULE_OVER_CANCELLED, "- CANCELLED"),
             Map.entry(Transition.RESCHEDULE, "SCHEDULED"),
             Map.entry(Transition.MARK_QUEUED, "SCHEDULED"),
@@ -33,6 +34,7 @@ class TransitionTest {
             Map.entry(Transition.DIE, "RUNNING RUNNING*"),
             Map.entry(Transition.CANCEL_SCHEDULED, "SCHEDULED"),
             Map.entry(Transition.CANCEL_UNSTARTED, "SCHEDULED QUEUED FAILED RUNNING*"),
+            Map.entry(Transition.WITHDRAW, "RUNNING RUNNING*"),
             Map.entry(Transition.SKIP_OVERLAPPING, "SCHEDULED QUEUED FAILED"),
             Map.entry(Transition.SKIP_MISSED, "SCHEDULED"),
             Map.entry(Transition.DEAD_LETTER, "QUEUED FAILED RUNNING*"),
@@ -107,6 +109,7 @@ class TransitionTest {
                 NOW.plusSeconds(30),
                 null,
                 NOW,
+                null,
                 null,
                 null,
                 null,

@@ -1,0 +1,123 @@
+package dev.punctual.core.it;
+
+import static dev.punctual.core.it.Fixture.OWNER;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.exec.RunWorker;
+import dev.punctual.core.infra.Metering;
+import dev.punctual.core.job.JobState;
+import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunState;
+import dev.punctual.core.service.JobRequest;
+import dev.punctual.core.service.JobView;
+import dev.punctual.core.testing.TestStack;
+import dev.punctual.core.time.SettableClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.sqs.model.Message;
+
+/**
+ * A job whose first run is due a few seconds ahead: its message goes out before the one transaction that creates
+ * the job and the run QUEUED; a message whose run is not there (yet) is looked at again, then dropped.
+ */
+class SendFirstCreateTest {
+    @TempDir
+    Path tmp;
+
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+
+    @AfterEach
+    void stopTimer() {
+        timer.shutdownNow();
+    }
+
+    @Test
+    void aOneShotDueSoonIsCreatedQueuedInOneTransactionAndItsJobCompleted() {
+        Metering.enable();
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(now));
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
+        Instant due = now.plusSeconds(30);
+        double tx0 = Metering.snapshot().getOrDefault("calls:DynamoDb:TransactWriteItems", 0.0);
+
+        JobView job = p.jobService.create(
+                OWNER, JobRequest.builder("soon", binaryId, Fixture.once(due)).build());
+
+        assertThat(Metering.snapshot().getOrDefault("calls:DynamoDb:TransactWriteItems", 0.0))
+                .as("the create's transaction only: no mark after it")
+                .isEqualTo(tx0 + 1);
+        List<Run> runs = Fixture.runsOf(p, job.id());
+        assertThat(runs).hasSize(1);
+        assertThat(runs.get(0).state()).isEqualTo(RunState.QUEUED);
+        assertThat(runs.get(0).queuedAt()).isEqualTo(now);
+        assertThat(job.state()).isEqualTo(JobState.COMPLETED.name());
+        assertThat(p.jobService.get(OWNER, job.id()).state()).isEqualTo(JobState.COMPLETED.name());
+        assertThat(Fixture.queueCounts(p).total())
+                .as("its one message, delayed")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void aRecurringJobDueSoonHasItsNextOccurrenceWrittenInTheSameTransaction() {
+        Instant now = Instant.parse("2030-01-01T10:00:00Z");
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(now));
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
+
+        JobView job = p.jobService.create(
+                OWNER,
+                JobRequest.builder(
+                                "every 5 minutes",
+                                binaryId,
+                                Fixture.interval(Duration.ofMinutes(5), now.plusSeconds(10)))
+                        .build());
+
+        // The second occurrence is beyond the lookahead (2 min): written SCHEDULED, for the sweeper.
+        List<Run> runs = Fixture.runsOf(p, job.id());
+        assertThat(runs)
+                .extracting(Run::scheduledAt, Run::state)
+                .containsExactly(
+                        tuple(now.plusSeconds(10), RunState.QUEUED), tuple(now.plusSeconds(310), RunState.SCHEDULED));
+        assertThat(job.state()).isEqualTo(JobState.ACTIVE.name());
+        assertThat(p.jobService.get(OWNER, job.id()).nextRunAt())
+                .isEqualTo(now.plusSeconds(310).toString());
+        assertThat(Fixture.queueCounts(p).total()).isEqualTo(1);
+    }
+
+    @Test
+    void aMessageForARunNotWrittenYetIsLookedAtAgainAndDroppedAfterThreeReceives() throws Exception {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(now));
+        RunWorker worker = p.worker("ex-1", tmp.resolve("ex-1"), timer);
+        p.queue.sendBatch(List.of(new RunMessage("job_neverwritten0000000", "20300101T100000.000Z", now)), now);
+
+        for (int receive = 1; receive < 3; receive++) {
+            Message m = receiveOne(p);
+            assertThat(worker.handle(m)).as("receive " + receive).isEqualTo(RunWorker.Outcome.UNKNOWN_RUN);
+        }
+        assertThat(worker.handle(receiveOne(p))).isEqualTo(RunWorker.Outcome.ALREADY_DONE);
+        assertThat(Fixture.queueCounts(p).total()).as("dropped").isZero();
+    }
+
+    /** The next delivery: a message looked at again comes back after its 2 s invisibility. */
+    private static Message receiveOne(Punctual p) {
+        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < until) {
+            List<Message> got = p.queue.receive(1, 5, 30);
+            if (!got.isEmpty()) {
+                return got.get(0);
+            }
+        }
+        throw new AssertionError("no message within 10 s");
+    }
+}
