@@ -34,7 +34,10 @@ class DerivedActionsTest {
                                 "sqs:ReceiveMessage queue:runs",
                                 "sqs:DeleteMessage queue:runs",
                                 "sqs:ChangeMessageVisibility queue:runs",
-                                "dynamodb:ConditionCheckItem table:jobs",
+                                // The overlap check on the job's active run (a claim under overlap allow is an
+                                // update of the run alone, and reads the job).
+                                "dynamodb:ConditionCheckItem table:runs",
+                                "dynamodb:GetItem table:jobs",
                                 "dynamodb:UpdateItem table:runs",
                                 "s3:GetObject bucket:artifacts",
                                 "s3:PutObject bucket:artifacts",

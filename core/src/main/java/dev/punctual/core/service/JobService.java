@@ -108,7 +108,12 @@ public final class JobService {
         if (pending != null) {
             dispatchIfDueSoon(pending, now);
         }
-        return JobView.of(job);
+        // The answer shows the job with its first run to come (ACTIVE, nextRunAt its due time), whichever way it was
+        // written: the same answer as when the run is dispatched after the write, which moves the job on too.
+        return JobView.of(
+                sent
+                        ? d.job(jobId, owner, JobState.ACTIVE, 1, now, now, run.runId(), run.scheduledAt(), List.of())
+                        : job);
     }
 
     /**

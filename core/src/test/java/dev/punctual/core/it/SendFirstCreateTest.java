@@ -61,7 +61,9 @@ class SendFirstCreateTest {
         assertThat(runs).hasSize(1);
         assertThat(runs.get(0).state()).isEqualTo(RunState.QUEUED);
         assertThat(runs.get(0).queuedAt()).isEqualTo(now);
-        assertThat(job.state()).isEqualTo(JobState.COMPLETED.name());
+        // The answer shows the run to come; the job as stored is where dispatching leaves a one-shot: completed.
+        assertThat(job.state()).isEqualTo(JobState.ACTIVE.name());
+        assertThat(job.nextRunAt()).isEqualTo(due.toString());
         assertThat(p.jobService.get(OWNER, job.id()).state()).isEqualTo(JobState.COMPLETED.name());
         assertThat(Fixture.queueCounts(p).total())
                 .as("its one message, delayed")
@@ -88,7 +90,8 @@ class SendFirstCreateTest {
                 .extracting(Run::scheduledAt, Run::state)
                 .containsExactly(
                         tuple(now.plusSeconds(10), RunState.QUEUED), tuple(now.plusSeconds(310), RunState.SCHEDULED));
-        assertThat(job.state()).isEqualTo(JobState.ACTIVE.name());
+        assertThat(job.nextRunAt()).isEqualTo(now.plusSeconds(10).toString());
+        assertThat(p.jobService.get(OWNER, job.id()).state()).isEqualTo(JobState.ACTIVE.name());
         assertThat(p.jobService.get(OWNER, job.id()).nextRunAt())
                 .isEqualTo(now.plusSeconds(310).toString());
         assertThat(Fixture.queueCounts(p).total()).isEqualTo(1);
