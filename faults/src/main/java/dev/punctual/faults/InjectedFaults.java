@@ -86,12 +86,23 @@ final class InjectedFaults {
     static boolean isResult(UpdateItemRequest u) {
         Map<String, String> names =
                 u.expressionAttributeNames() == null ? new HashMap<>() : u.expressionAttributeNames();
-        return names.containsValue("finishedAt") && names.containsValue("leaseOwner") && !isClaim(names);
+        return names.containsValue("finishedAt")
+                && names.containsValue("leaseOwner")
+                && !isClaim(names, u.updateExpression());
     }
 
-    /** The claim: the only write that sets startedAt. */
-    static boolean isClaim(Map<String, String> names) {
-        return names != null && names.containsValue("startedAt");
+    /**
+     * The claim: the only write that sets startedAt (a withdrawn claim removes it), on its own (an UpdateItem) or in
+     * a transaction (under an overlap policy).
+     */
+    static boolean isClaim(Map<String, String> names, String update) {
+        if (names == null || update == null) {
+            return false;
+        }
+        int remove = update.indexOf(" REMOVE ");
+        String set = remove < 0 ? update : update.substring(0, remove);
+        return names.entrySet().stream()
+                .anyMatch(e -> e.getValue().equals("startedAt") && set.contains(e.getKey() + " = "));
     }
 
     static void announce(PrintStream out, String fault) {
@@ -215,7 +226,7 @@ final class InjectedFaults {
     }
 
     /**
-     * SIGSTOPs the process right after its Nth successful claim, before it reads the run back and starts the binary;
+     * SIGSTOPs the process right after its Nth successful claim, before it checks the job and starts the binary;
      * the harness sends SIGCONT. Sent by the process itself so that it lands exactly there.
      */
     static final class StopAfterClaim implements ExecutionInterceptor {
@@ -230,16 +241,20 @@ final class InjectedFaults {
 
         @Override
         public void afterExecution(Context.AfterExecution c, ExecutionAttributes a) {
-            if (!(c.request() instanceof TransactWriteItemsRequest tw)) {
-                return;
+            Map<String, AttributeValue> claimed = null;
+            if (c.request() instanceof UpdateItemRequest u
+                    && isClaim(u.expressionAttributeNames(), u.updateExpression())) {
+                claimed = u.key();
+            } else if (c.request() instanceof TransactWriteItemsRequest tw) {
+                claimed = tw.transactItems().stream()
+                        .map(TransactWriteItem::update)
+                        .filter(u -> u != null && isClaim(u.expressionAttributeNames(), u.updateExpression()))
+                        .map(Update::key)
+                        .findFirst()
+                        .orElse(null);
             }
-            Update claim = tw.transactItems().stream()
-                    .map(TransactWriteItem::update)
-                    .filter(u -> u != null && isClaim(u.expressionAttributeNames()))
-                    .findFirst()
-                    .orElse(null);
-            if (claim != null && claims.incrementAndGet() == nth) {
-                announce(out, "frozen-after-claim " + run(claim.key()));
+            if (claimed != null && claims.incrementAndGet() == nth) {
+                announce(out, "frozen-after-claim " + run(claimed));
                 try {
                     new ProcessBuilder(
                                     "kill",
