@@ -185,11 +185,7 @@ public final class RunWorker {
                                     + " right after our claim");
                     return Outcome.FENCED;
                 }
-                if (settings.emfMetrics()) {
-                    System.out.println(FiringMetrics.latenessLine(
-                            settings.prefix(), Duration.between(run.scheduledAt(), now), now));
-                }
-                return attempts.run(message, run, job.orElseThrow());
+                return start(message, run, job.orElseThrow(), now);
             }
             Outcome lost = lostClaim(message, m, claim, c, policy, now);
             if (lost != null) {
@@ -219,21 +215,36 @@ public final class RunWorker {
                 "reading the job of the claimed run " + m.jobId() + "/" + m.runId(),
                 Integer.MAX_VALUE,
                 () -> jobs.get(m.jobId(), true));
-        Optional<JobState> state = job.map(Job::state);
-        if (state.filter(st -> st == JobState.ACTIVE || st == JobState.COMPLETED)
-                .isEmpty()) {
-            String reason = state.filter(st -> st == JobState.PAUSED).isPresent() ? "job paused" : "job deleted";
+        Optional<String> stopped = whyNotRunnable(job.map(Job::state));
+        if (stopped.isPresent()) {
             runs.apply(Change.of(Transition.WITHDRAW, run, now)
                     .withExecutor(executorId)
-                    .withError(reason));
+                    .withError(stopped.get()));
             queue.delete(message.receiptHandle());
             return Outcome.CANCELLED;
         }
+        return start(message, run, job.get(), now);
+    }
+
+    /** Runs the attempt this executor claimed (its firing lateness reported first, where EMF metrics are on). */
+    private Outcome start(Message message, Run run, Job job, Instant now) throws InterruptedException {
         if (settings.emfMetrics()) {
             System.out.println(
                     FiringMetrics.latenessLine(settings.prefix(), Duration.between(run.scheduledAt(), now), now));
         }
-        return attempts.run(message, run, job.get());
+        return attempts.run(message, run, job);
+    }
+
+    /**
+     * Why a run of a job in {@code state} (empty: no job) must not start: "job paused" or "job deleted"; empty when
+     * the job may run (ACTIVE or COMPLETED).
+     */
+    private static Optional<String> whyNotRunnable(Optional<JobState> state) {
+        if (state.filter(st -> st == JobState.ACTIVE || st == JobState.COMPLETED)
+                .isPresent()) {
+            return Optional.empty();
+        }
+        return Optional.of(state.filter(st -> st == JobState.PAUSED).isPresent() ? "job paused" : "job deleted");
     }
 
     /**
@@ -288,15 +299,13 @@ public final class RunWorker {
             return lostRun(message, m, RunItems.fromItem(claim.oldItem(c.runIndex())), now);
         }
         if (claim.failed(0)) {
-            Optional<JobState> state = JobRepository.stateOf(claim.oldItem(0));
-            if (state.filter(st -> st == JobState.ACTIVE || st == JobState.COMPLETED)
-                    .isPresent()) {
+            Optional<String> stopped = whyNotRunnable(JobRepository.stateOf(claim.oldItem(0)));
+            if (stopped.isEmpty()) {
                 return null;
             }
             // The job was deleted or paused while this run waited in the queue: it must not start.
-            String reason = state.filter(st -> st == JobState.PAUSED).isPresent() ? "job paused" : "job deleted";
             runs.apply(Change.of(Transition.CANCEL_UNSTARTED, m.jobId(), m.runId(), now)
-                    .withError(reason));
+                    .withError(stopped.get()));
             queue.delete(message.receiptHandle());
             return Outcome.CANCELLED;
         }

@@ -58,7 +58,7 @@ public final class BatchReads {
     }
 
     /** The table's key of one item, given the key's attribute names. */
-    public static Map<String, AttributeValue> keyOf(Map<String, AttributeValue> item, Iterable<String> names) {
+    private static Map<String, AttributeValue> keyOf(Map<String, AttributeValue> item, Iterable<String> names) {
         Map<String, AttributeValue> key = new HashMap<>();
         names.forEach(n -> key.put(n, item.get(n)));
         return key;

@@ -21,12 +21,8 @@ class MeteringTest {
 
     @Test
     void countsCallsAndTheCapacityEachTableAndIndexConsumed() {
-        Metering.enable();
-        Settings settings = TestStack.isolatedSettings().build();
-        Provisioner.provision(TestStack.target(), new Resources(settings));
-        String jobs = settings.prefix() + "-jobs";
+        String jobs = meteredJobsTable();
         String index = jobs + ":" + Resources.JOBS_BY_OWNER;
-        DynamoDbClient dynamo = AwsClients.dynamo(TestStack.target());
         Map<String, Double> before = Metering.snapshot();
 
         dynamo.putItem(b -> b.tableName(jobs).item(job("j1", true)));
@@ -66,12 +62,8 @@ class MeteringTest {
 
     @Test
     void aKeysOnlyIndexCostsNothingForAWriteThatChangesNoneOfItsKeys() {
-        Metering.enable();
-        Settings settings = TestStack.isolatedSettings().build();
-        Provisioner.provision(TestStack.target(), new Resources(settings));
-        String jobs = settings.prefix() + "-jobs";
+        String jobs = meteredJobsTable();
         String index = jobs + ":" + Resources.JOBS_BY_OWNER;
-        DynamoDbClient dynamo = AwsClients.dynamo(TestStack.target());
         dynamo.putItem(b -> b.tableName(jobs).item(job("k1", true)));
         Map<String, Double> before = Metering.snapshot();
 
@@ -90,6 +82,16 @@ class MeteringTest {
         assertThat(plain).containsEntry("wcu:" + jobs, 1.0).doesNotContainKey("wcu:" + index);
         // A moved entry: the old one deleted, the new one put.
         assertThat(moved).containsEntry("wcu:" + jobs, 1.0).containsEntry("wcu:" + index, 2.0);
+    }
+
+    private final DynamoDbClient dynamo = AwsClients.dynamo(TestStack.target());
+
+    /** Metering on, and a freshly provisioned jobs table (with its byOwner index): its name. */
+    private static String meteredJobsTable() {
+        Metering.enable();
+        Settings settings = TestStack.isolatedSettings().build();
+        Provisioner.provision(TestStack.target(), new Resources(settings));
+        return settings.prefix() + "-jobs";
     }
 
     private static Map<String, Double> minus(Map<String, Double> after, Map<String, Double> before) {
