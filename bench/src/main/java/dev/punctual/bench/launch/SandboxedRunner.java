@@ -8,7 +8,7 @@ import dev.punctual.core.limits.RunLimits;
 import java.nio.file.Path;
 import java.util.List;
 
-/** The executor's launch with the sandbox: a uid, a private directory and a verified copy per run. */
+/** The executor's launch with the sandbox: a uid and a private directory per run, one verified copy per binary. */
 final class SandboxedRunner implements LaunchPath {
     static final String OPEN = "sandbox open";
     static final String RUN = "sandboxed start + await";
@@ -31,13 +31,15 @@ final class SandboxedRunner implements LaunchPath {
 
     @Override
     public String description() {
-        return "`Sandbox.open(binary, sha256)` (" + OPEN + ": claim a free uid of " + config.uidBase() + ".."
-                + (config.uidBase() + config.uidCount() - 1) + ", make its 0700 directory, copy and verify the "
-                + "binary) + `ProcessRunner.start(..., Confinement(lease.uid(), default limits, network))` + `await` ("
+        return "`Sandbox.open(Sandbox.executable(owner, sha256, binary))` (" + OPEN + ": the binary's verified "
+                + "executable copy, made by the first run only; a free uid of " + config.uidBase() + ".."
+                + (config.uidBase() + config.uidCount() - 1) + ", one this process held and found empty last time "
+                + "with no scan; its 0700 directory) + `ProcessRunner.start(..., Confinement(lease.uid(), default "
+                + "limits, network))` + `await` ("
                 + RUN + ": as the executor launches a run: `setsid`, `prlimit` with the default run limits, "
                 + "`setpriv --reuid/--regid --clear-groups --no-new-privs`, then a kill of every process of the "
-                + "uid) + `Sandbox.close(lease)` (" + CLOSE + ": kill scan, delete both directories, check the "
-                + "uid is empty, release it); under " + config.dir();
+                + "uid) + `Sandbox.close(lease)` (" + CLOSE + ": delete its directory and leftovers, keep the uid, "
+                + "found empty by the kill, for the next run); under " + config.dir();
     }
 
     @Override
@@ -55,7 +57,7 @@ final class SandboxedRunner implements LaunchPath {
         Path log = settings.logFile(worker);
         return steps -> {
             long t0 = System.nanoTime();
-            Sandbox.Lease lease = sandbox.open(binary.path(), binary.sha256());
+            Sandbox.Lease lease = sandbox.open(sandbox.executable("bench", binary.sha256(), binary::path));
             long t1 = System.nanoTime();
             ProcessRunner.Result result;
             long t2;

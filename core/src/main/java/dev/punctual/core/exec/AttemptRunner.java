@@ -144,12 +144,15 @@ public final class AttemptRunner {
         // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
         WhileHeld.waitUntil(clock, run.scheduledAt());
         try {
-            Path binary = cache.fetch(job.owner(), job.binarySha256());
+            Path binary;
             if (sandbox.active()) {
-                lease = sandbox.open(binary, job.binarySha256());
+                // The executable copy, made from the cache (hashed there and as copied) once per binary.
+                lease = sandbox.open(sandbox.executable(
+                        job.owner(), job.binarySha256(), () -> cache.fetch(job.owner(), job.binarySha256())));
                 workDir = lease.dir();
                 binary = lease.binary();
             } else {
+                binary = cache.fetch(job.owner(), job.binarySha256());
                 workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
             }
             // The log is the executor's, out of the binary's reach when it runs as its own user.
@@ -342,6 +345,7 @@ public final class AttemptRunner {
     void close() {
         supervisor.close();
         watchTimer.shutdownNow();
+        sandbox.removeExecutables();
     }
 
     /**

@@ -229,12 +229,13 @@ public final class ProcessRunner {
                         + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s" : timeout.toMillis() + "ms"));
                 process.waitFor();
             }
-            // Whatever the leader left behind in its group dies with it, and so does anything carrying its tag.
-            signalGroup("KILL");
             if (sandboxUid != null) {
-                // Everything of the run's user: no process can leave its uid (no_new_privs, no capabilities).
+                // Everything of the run's user, its group included: no process can leave its uid (no_new_privs, no
+                // capabilities). (The group kill below would cost a process start and a scan of every process.)
                 Sandbox.killAll(sandboxUid);
             } else {
+                // Whatever the leader left behind in its group dies with it, and so does anything carrying its tag.
+                signalGroup("KILL");
                 killTagged();
             }
             pump.join(Duration.ofSeconds(10).toMillis());

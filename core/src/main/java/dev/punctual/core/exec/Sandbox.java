@@ -19,22 +19,29 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
  * A user of its own for every run (opt-in, {@code punctual.sandbox}; needs the executor to be root, as changing
  * users does). A run gets a uid from a pool that no live process uses, a private directory (0700, its uid), and
- * a copy of its binary that root owns and nobody can change, verified as it is copied: the bytes executed are the
- * bytes checked. The binary starts through {@code setpriv} with that uid and gid, no supplementary groups and
- * {@code no_new_privs}, so it cannot read the executor's environment or memory, signal it or another run, or write
- * the cache. When the run ends every process of its uid is killed, whatever session or environment it made itself,
- * and only then is the uid given out again.
+ * runs a copy of its binary that root owns and nobody can change, verified as it was copied: the bytes executed are
+ * the bytes checked. The copy is made once per binary and shared by its runs (at a random path in a directory no
+ * run can list, so a run cannot find another tenant's binary to read). The binary starts through {@code setpriv}
+ * with that uid and gid, no supplementary groups and {@code no_new_privs}, so it cannot read the executor's
+ * environment or memory, signal it or another run, or write the cache. When the run ends every process of its uid
+ * is killed, whatever session or environment it made itself, and only then is the uid given out again.
+ *
+ * <p>A uid this JVM has taken stays its own (its lock held) once its run ended with no process left: the next run
+ * gets it without scanning {@code /proc} again, since no process of it can have started in between (only this
+ * JVM starts processes as it). A scan of every process per run was the largest cost of the executor's own code.
  */
 public final class Sandbox {
     private static final System.Logger LOG = System.getLogger(Sandbox.class.getName());
@@ -48,6 +55,20 @@ public final class Sandbox {
     private static final Set<Integer> CLAIMED = ConcurrentHashMap.newKeySet();
 
     private static final Map<Integer, FileChannel> LOCKS = new ConcurrentHashMap<>();
+
+    /** Uids this JVM holds (claimed, locked) that no process uses: handed out again without a scan. */
+    private static final Deque<Integer> IDLE = new ConcurrentLinkedDeque<>();
+
+    /**
+     * Uids whose last scan, since they were last handed out, found no process ({@link #killAll}): their run's end
+     * needs no second scan.
+     */
+    private static final Set<Integer> NONE_LEFT = ConcurrentHashMap.newKeySet();
+
+    /** The executable copies of this sandbox's binaries, by owner and sha256 ({@link #executable}). */
+    private final Map<String, Path> executables = new ConcurrentHashMap<>();
+
+    private final Map<String, Object> copying = new ConcurrentHashMap<>();
 
     private final SandboxConfig config;
     private final boolean active;
@@ -121,38 +142,77 @@ public final class Sandbox {
     /** A run's sandbox: its uid, its private directory, and the executable copy of its binary. */
     public record Lease(int uid, Path dir, Path binary) {}
 
-    /** A uid no live process uses, a private directory for it, and a root-owned copy of the verified binary. */
-    public Lease open(Path cached, String sha256) throws IOException {
+    /** Where a verified binary comes from when it has no executable copy yet (the executor's cache). */
+    @FunctionalInterface
+    public interface Cached {
+        Path fetch() throws IOException;
+    }
+
+    /**
+     * The executable copy of the binary {@code sha256} of {@code owner}, made from {@code cached} on first use (root
+     * owns it, nobody can change it, its bytes hashed as they were copied) and shared by every later run of it.
+     */
+    public Path executable(String owner, String sha256, Cached cached) throws IOException {
+        String key = owner + "/" + sha256;
+        Path made = executables.get(key);
+        if (made != null && Files.isExecutable(made)) {
+            return made;
+        }
+        synchronized (copying.computeIfAbsent(key, k -> new Object())) {
+            made = executables.get(key);
+            if (made != null && Files.isExecutable(made)) {
+                return made;
+            }
+            // The directory's name is random and the sandbox's root cannot be listed by a run: the path is not
+            // one a run of another tenant can guess to read these bytes.
+            Path execDir = Files.createTempDirectory(root, "exec-");
+            Files.setPosixFilePermissions(execDir, PosixFilePermissions.fromString("rwx--x--x"));
+            Path binary = execDir.resolve("binary");
+            try {
+                copyVerified(cached.fetch(), binary, sha256);
+                Files.setPosixFilePermissions(binary, PosixFilePermissions.fromString("r-xr-xr-x"));
+            } catch (IOException | RuntimeException e) {
+                deleteTree(execDir);
+                throw e;
+            }
+            executables.put(key, binary);
+            return binary;
+        }
+    }
+
+    /** A uid no live process uses and a private directory for it, to run {@code executable} (see above). */
+    public Lease open(Path executable) throws IOException {
         int uid = take();
         try {
             Path dir = Files.createTempDirectory(root, "run-");
             Files.setAttribute(dir, "unix:uid", uid);
             Files.setAttribute(dir, "unix:gid", uid);
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-            Path execDir = Files.createDirectory(root.resolve("exec-" + dir.getFileName()));
-            Files.setPosixFilePermissions(execDir, PosixFilePermissions.fromString("rwx--x--x"));
-            Path binary = execDir.resolve("binary");
-            copyVerified(cached, binary, sha256);
-            Files.setPosixFilePermissions(binary, PosixFilePermissions.fromString("r-xr-xr-x"));
-            return new Lease(uid, dir, binary);
+            return new Lease(uid, dir, executable);
         } catch (IOException | RuntimeException e) {
             release(uid);
             throw e;
         }
     }
 
-    /** Kills every process of the lease's uid, removes its directories, and gives the uid back. */
+    /** Kills every process of the lease's uid, removes its directory and leftovers, and gives the uid back. */
     public void close(Lease lease) {
-        boolean gone = killAll(lease.uid());
+        // The run's end (ProcessRunner) has scanned for its processes already, in the usual case.
+        boolean gone = NONE_LEFT.contains(lease.uid()) || killAll(lease.uid());
         deleteTree(lease.dir());
         deleteLeftovers(lease.uid());
-        deleteTree(lease.binary().getParent());
         if (gone) {
             release(lease.uid());
         } else {
             // Something of it survived the kills (a zombie not yet reaped): the uid stays out of the pool.
             LOG.log(Level.WARNING, "uid " + lease.uid() + " still has processes; not reusing it");
         }
+    }
+
+    /** Removes the executable copies (the executor is stopping: no run of this sandbox is left). */
+    public void removeExecutables() {
+        executables.values().forEach(b -> deleteTree(b.getParent()));
+        executables.clear();
     }
 
     /**
@@ -163,6 +223,7 @@ public final class Sandbox {
         for (int round = 0; round < 20; round++) {
             List<Long> pids = pidsOf(uid);
             if (pids.isEmpty()) {
+                NONE_LEFT.add(uid);
                 return true;
             }
             for (long pid : pids) {
@@ -175,37 +236,63 @@ public final class Sandbox {
                                 .join());
             }
         }
-        return pidsOf(uid).isEmpty();
+        boolean none = pidsOf(uid).isEmpty();
+        if (none) {
+            NONE_LEFT.add(uid);
+        }
+        return none;
     }
 
     /** The live processes of {@code uid} (zombies excluded: they hold nothing and cannot be killed). */
     public static List<Long> pidsOf(int uid) {
         List<Long> out = new ArrayList<>();
-        String u = Integer.toString(uid);
+        byte[] buf = new byte[STATUS_HEAD];
         try (DirectoryStream<Path> pids = Files.newDirectoryStream(PROC, "[0-9]*")) {
             for (Path p : pids) {
-                try {
-                    boolean match = false;
-                    boolean zombie = false;
-                    for (String line : Files.readAllLines(p.resolve("status"))) {
-                        if (line.startsWith("State:")) {
-                            zombie = line.contains("Z");
-                        } else if (line.startsWith("Uid:")) {
-                            String[] f = line.split("\\s+", -1);
-                            match = f[1].equals(u) || f[2].equals(u) || f[3].equals(u);
-                        }
-                    }
-                    if (match && !zombie) {
-                        out.add(Long.parseLong(p.getFileName().toString()));
-                    }
-                } catch (IOException | RuntimeException gone) {
-                    // Exited meanwhile.
+                if (isLiveProcessOf(p.resolve("status"), uid, buf)) {
+                    out.add(Long.parseLong(p.getFileName().toString()));
                 }
             }
         } catch (IOException e) {
             return out;
         }
         return out;
+    }
+
+    /** How much of {@code /proc/<pid>/status} is read: its State and Uid lines come within the first few lines. */
+    private static final int STATUS_HEAD = 1024;
+
+    /**
+     * Whether the process of {@code status} is alive (not a zombie) and has {@code uid} as its real, effective or
+     * saved uid. Only the head of the file is read and parsed as bytes: this runs over every process of the host
+     * after every run.
+     */
+    static boolean isLiveProcessOf(Path status, int uid, byte[] buf) {
+        int n;
+        try (InputStream in = Files.newInputStream(status)) {
+            n = in.readNBytes(buf, 0, buf.length);
+        } catch (IOException | RuntimeException gone) {
+            // Exited meanwhile.
+            return false;
+        }
+        String head = new String(buf, 0, n, java.nio.charset.StandardCharsets.US_ASCII);
+        int state = head.indexOf("\nState:");
+        int uids = head.indexOf("\nUid:");
+        if (state < 0 || uids < 0) {
+            return false;
+        }
+        int stateEnd = head.indexOf('\n', state + 1);
+        if (head.substring(state + 7, stateEnd < 0 ? head.length() : stateEnd).contains("Z")) {
+            return false;
+        }
+        int uidsEnd = head.indexOf('\n', uids + 1);
+        if (uidsEnd < 0) {
+            return false;
+        }
+        // "Uid:\treal\teffective\tsaved\tfilesystem"
+        String[] f = head.substring(uids + 5, uidsEnd).trim().split("\\s+", -1);
+        String u = Integer.toString(uid);
+        return f.length >= 3 && (f[0].equals(u) || f[1].equals(u) || f[2].equals(u));
     }
 
     /**
@@ -274,6 +361,12 @@ public final class Sandbox {
     }
 
     private int take() throws IOException {
+        for (Integer idle : IDLE) {
+            if (idle >= config.uidBase() && idle < config.uidBase() + config.uidCount() && IDLE.remove(idle)) {
+                NONE_LEFT.remove(idle);
+                return idle;
+            }
+        }
         for (int i = 0; i < config.uidCount(); i++) {
             int uid = config.uidBase() + i;
             // Claimed first, so two pools of this JVM never check the same uid at once (a second tryLock on a
@@ -298,6 +391,7 @@ public final class Sandbox {
                 }
                 if (free) {
                     LOCKS.put(uid, ch);
+                    NONE_LEFT.remove(uid);
                     return uid;
                 }
             }
@@ -308,16 +402,12 @@ public final class Sandbox {
                 "no free sandbox uid: all " + config.uidCount() + " from " + config.uidBase() + " are in use");
     }
 
+    /**
+     * The uid is free again: kept by this JVM, its lock held, for the next run here. No process of it is left (the
+     * caller checked), and none can start while it is idle: only this JVM starts processes as a pool uid it holds.
+     */
     private static void release(int uid) {
-        FileChannel ch = LOCKS.remove(uid);
-        if (ch != null) {
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // Closing drops the lock either way.
-            }
-        }
-        CLAIMED.remove(uid);
+        IDLE.push(uid);
     }
 
     private static void copyVerified(Path from, Path to, String sha256) throws IOException {

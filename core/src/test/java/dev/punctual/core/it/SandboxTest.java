@@ -124,6 +124,22 @@ class SandboxTest {
     }
 
     @Test
+    void runsOfOneBinaryShareOneReadOnlyCopyAndEachGetsAnEmptyDirectory() throws Exception {
+        String script = "echo \"bin=$0\"\nstat -c 'mode=%a owner=%u' \"$0\"\nls -A\ntouch left-by-me\n";
+        String first = run(script, Map.of());
+        String second = run(script, Map.of());
+        assertThat(first).contains("mode=555 owner=0").doesNotContain("left-by-me");
+        assertThat(second).contains("mode=555 owner=0").doesNotContain("left-by-me");
+        assertThat(second.lines().filter(l -> l.startsWith("bin=")).toList())
+                .as("the same executable copy")
+                .isEqualTo(first.lines().filter(l -> l.startsWith("bin=")).toList())
+                .hasSize(1);
+        try (var copies = Files.newDirectoryStream(tmp.resolve("sandbox"), "exec-*")) {
+            assertThat(copies).hasSize(1);
+        }
+    }
+
+    @Test
     void runsAtTheSameTimeHaveDifferentUsers() {
         String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("sleep 2\necho \"uid=$(id -u)\"\n"));
         JobView a = p.jobService.create(OWNER, oneAttempt("a", binaryId).build());
