@@ -7,6 +7,7 @@ locals {
     "POST /v1/binaries",
     "GET /v1/binaries/{id}",
     "POST /v1/jobs",
+    "POST /v1/jobs/batch",
     "GET /v1/jobs",
     "GET /v1/jobs/{id}",
     "PUT /v1/jobs/{id}",

@@ -110,11 +110,11 @@ locals {
     api = [
       # Create (transaction: job + first run), get and delete jobs; dispatch runs due within the lookahead.
       # BatchGetItem: GET /v1/jobs reads a page's jobs by key (the byOwner index holds keys only).
-      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
+      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
       # GET /v1/jobs: an owner's jobs through the byOwner index.
       { sid = "JobsByOwner", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["jobs"].arn}/index/*"] },
       # First run, dispatch marks, cancellation on delete, and GET /v1/jobs/{id}/runs (a query of the base table).
-      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"], resources = [aws_dynamodb_table.this["runs"].arn] },
+      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem", "dynamodb:Query"], resources = [aws_dynamodb_table.this["runs"].arn] },
       # GET /v1/runs?state=DEAD: an owner's dead runs through the byOwnerState index.
       { sid = "RunsByOwnerState", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
       # Register binaries; mark one uploaded once its object is found (later creations then skip S3).

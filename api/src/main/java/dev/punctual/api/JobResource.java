@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.service.BackfillRequest;
 import dev.punctual.core.service.BackfillView;
+import dev.punctual.core.service.JobBatch;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.Page;
@@ -48,6 +49,18 @@ public class JobResource {
                 .entity(job)
                 .header(HttpHeaders.ETAG, job.etag())
                 .build();
+    }
+
+    /**
+     * Creates up to {@value JobBatch#MAX_JOBS} jobs in one request: all of them, or, when any is invalid, none (one
+     * 422 naming each bad field as {@code jobs[i].<field>}). The answer lists the jobs in the order asked for.
+     */
+    @POST
+    @Path("batch")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public RestResponse<JobBatch> createAll(JobBatch.Request request) {
+        return RestResponse.status(
+                RestResponse.Status.CREATED, punctual.jobService.createAll(tenants.current(), request));
     }
 
     /**

@@ -163,10 +163,33 @@ class ApiLambdaTest {
     }
 
     @Test
+    void aBatchCreatesEveryJobInOrderOrNoneNamingEachBadFieldByIndex() throws Exception {
+        String binaryId = uploaded("batch.sh");
+        int before = countJobs();
+        Map<String, Object> hourly = Problems.hourlyJob("b1", binaryId);
+        postJson("/v1/jobs/batch", Map.of("jobs", List.of(jobBody("b0", binaryId, NOW), hourly)))
+                .then()
+                .statusCode(201)
+                .contentType(ContentType.JSON)
+                .body("jobs.name", org.hamcrest.Matchers.contains("b0", "b1"))
+                .body("jobs[1].state", equalTo("ACTIVE"));
+        assertThat(countJobs()).isEqualTo(before + 2);
+
+        Map<String, Object> bad = jobBody("b3", "bin_nosuchbinarynosuch0", NOW, "maxAttempts", 0);
+        assertProblem(postJson("/v1/jobs/batch", Map.of("jobs", List.of(hourly, bad))), 422)
+                .body(
+                        "errors.field",
+                        org.hamcrest.Matchers.containsInAnyOrder("jobs[1].binaryId", "jobs[1].maxAttempts"));
+        assertField(postJson("/v1/jobs/batch", "{\"jobs\": [], \"extra\": 1}"), 400, "extra");
+        assertField(postJson("/v1/jobs/batch", Map.of("jobs", List.of())), 422, "jobs");
+        assertThat(countJobs()).isEqualTo(before + 2);
+    }
+
+    @Test
     void throttledStorageAnswers503WithRetryAfterAndWritesNothing() throws Exception {
         String binaryId = uploaded("throttled.sh");
         int before = countJobs();
-        FaultInjection.throttleTransactions = true;
+        FaultInjection.throttleWrites = true;
         try {
             postJson("/v1/jobs", jobBody("x", binaryId, NOW))
                     .then()
@@ -175,7 +198,7 @@ class ApiLambdaTest {
                     .contentType("application/problem+json")
                     .body("status", equalTo(503));
         } finally {
-            FaultInjection.throttleTransactions = false;
+            FaultInjection.throttleWrites = false;
         }
         assertThat(countJobs()).isEqualTo(before);
     }

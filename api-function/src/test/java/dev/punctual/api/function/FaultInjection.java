@@ -4,16 +4,19 @@ import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 
-/** Makes DynamoDB throttle every transaction while {@link #throttleTransactions} is set; off by default. */
+/** Makes DynamoDB throttle every write of many items (transactions, batches) while {@link #throttleWrites} is set. */
 public class FaultInjection implements ExecutionInterceptor {
-    static volatile boolean throttleTransactions;
+    static volatile boolean throttleWrites;
 
     @Override
     public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
-        if (throttleTransactions && context.request() instanceof TransactWriteItemsRequest) {
+        if (throttleWrites
+                && (context.request() instanceof TransactWriteItemsRequest
+                        || context.request() instanceof BatchWriteItemRequest)) {
             throw ProvisionedThroughputExceededException.builder()
                     .statusCode(400)
                     .awsErrorDetails(AwsErrorDetails.builder()

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -77,26 +78,38 @@ public final class Dispatcher {
     public static final Duration SEND_FIRST_LEAD = Duration.ofSeconds(2);
 
     /**
-     * Sends the message of a run that is not written yet, when it is due within {@code horizon} and at least
-     * {@link #SEND_FIRST_LEAD} from now; whether it went out. The caller then creates the run QUEUED
-     * ({@link dev.punctual.core.run.Transition#ENQUEUE}) in the transaction that creates its job, so the mark
-     * dispatching writes afterwards is never needed: one transaction per new job instead of two. If that
-     * transaction fails, the message names a run that never comes to exist, and the executor drops it; if it
-     * commits late (after the message became visible), the executor finds no run yet and looks again a little later
-     * ({@code RunWorker}).
+     * Sends the messages of runs that are not written yet, those due within {@code horizon} and at least
+     * {@link #SEND_FIRST_LEAD} from now, ten a call; the indexes (into {@code runs}) whose message went out. The
+     * caller then creates each of those runs QUEUED ({@link dev.punctual.core.run.Transition#ENQUEUE}) as it
+     * creates its job, so the mark dispatching writes afterwards is never needed. If that write fails, the message
+     * names a run that never comes to exist, and the executor drops it; if it lands late (after the message became
+     * visible), the executor finds no run yet and looks again a little later ({@code RunWorker}).
      */
-    public boolean sendBeforeWrite(Run run, Instant horizon) {
+    public Set<Integer> sendBeforeWrite(List<Run> runs, Instant horizon) {
         Instant now = clock.instant();
-        if (run.scheduledAt().isAfter(horizon) || run.scheduledAt().isBefore(now.plus(SEND_FIRST_LEAD))) {
-            return false;
+        List<Integer> ahead = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+            Instant due = runs.get(i).scheduledAt();
+            if (!due.isAfter(horizon) && !due.isBefore(now.plus(SEND_FIRST_LEAD))) {
+                ahead.add(i);
+            }
         }
-        try {
-            return !queue.sendBatch(List.of(new RunMessage(run.jobId(), run.runId(), run.scheduledAt())), now)
-                    .isEmpty();
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "sending " + run.jobId() + "/" + run.runId() + " ahead failed; written first", e);
-            return false;
+        Set<Integer> sent = new HashSet<>();
+        for (int from = 0; from < ahead.size(); from += RunQueue.MAX_BATCH) {
+            List<Integer> chunk = ahead.subList(from, Math.min(ahead.size(), from + RunQueue.MAX_BATCH));
+            try {
+                queue.sendBatch(
+                                chunk.stream()
+                                        .map(runs::get)
+                                        .map(r -> new RunMessage(r.jobId(), r.runId(), r.scheduledAt()))
+                                        .toList(),
+                                now)
+                        .forEach(i -> sent.add(chunk.get(i)));
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "sending " + chunk.size() + " runs ahead failed; written first", e);
+            }
         }
+        return sent;
     }
 
     public DispatchReport dispatch(List<Run> due, Instant horizon) {

@@ -23,10 +23,12 @@ import static dev.punctual.core.job.JobItems.UPDATED_AT;
 import static dev.punctual.core.job.JobItems.VERSION;
 
 import dev.punctual.core.infra.BatchReads;
+import dev.punctual.core.infra.BatchWrites;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -69,6 +71,35 @@ public final class JobRepository {
                         .conditionExpression("attribute_not_exists(#id)")
                         .expressionAttributeNames(Map.of("#id", Resources.JOB_ID)))
                 .build();
+    }
+
+    /**
+     * Writes new jobs (fresh ids) with their secrets, at a plain write's price: the secrets first, so a job is never
+     * seen without them. Their runs are written before them ({@code JobService}).
+     */
+    public void insertAll(List<Job> jobs, Map<String, Map<String, String>> secretsByJob) {
+        if (!secretsByJob.isEmpty()) {
+            BatchWrites.putNew(
+                    dynamo::batchWriteItem,
+                    table.name(),
+                    secretsByJob.entrySet().stream()
+                            .map(e -> putSecrets(e.getKey(), e.getValue()))
+                            .toList());
+        }
+        BatchWrites.putNew(
+                dynamo::batchWriteItem,
+                table.name(),
+                jobs.stream().map(this::insert).toList());
+    }
+
+    /** Removes jobs written by {@link #insertAll} (and their secrets), whose creation is being undone. */
+    public void deleteNew(List<String> jobIds) {
+        List<Map<String, AttributeValue>> keys = new ArrayList<>();
+        jobIds.forEach(id -> {
+            keys.add(key(id));
+            keys.add(secretsKey(id));
+        });
+        BatchWrites.delete(dynamo::batchWriteItem, table.name(), keys);
     }
 
     public Optional<Job> get(String jobId) {

@@ -22,6 +22,7 @@ import static dev.punctual.core.run.RunItems.UPDATED_AT;
 
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.BatchReads;
+import dev.punctual.core.infra.BatchWrites;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
@@ -126,6 +127,25 @@ public final class RunRepository {
             throw new IllegalArgumentException(change.transition() + " does not create a run: use write");
         }
         return compose(change).putItem(RunItems.scheduled(change.seen()));
+    }
+
+    /**
+     * Creates runs of jobs not written yet ({@code JobService}): each change from no run, a fresh run id under a
+     * fresh job id, so the put's condition cannot fail and is left out, at a plain write's price.
+     */
+    public void createAll(List<Change> changes) {
+        BatchWrites.putNew(
+                dynamo::batchWriteItem,
+                table.name(),
+                changes.stream().map(this::create).toList());
+    }
+
+    /** Removes runs written by {@link #createAll} whose job's creation is being undone. */
+    public void deleteNew(List<Run> created) {
+        BatchWrites.delete(
+                dynamo::batchWriteItem,
+                table.name(),
+                created.stream().map(r -> RunItems.key(r.jobId(), r.runId())).toList());
     }
 
     /** The one conditional write a change is: the transition's row, then what it writes besides. */

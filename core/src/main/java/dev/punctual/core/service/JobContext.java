@@ -8,13 +8,16 @@ import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.run.Change;
+import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.UsageRepository;
+import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
@@ -33,6 +36,7 @@ public record JobContext(
         UsageRepository usage,
         Settings settings,
         Clock clock) {
+    private static final System.Logger LOG = System.getLogger(JobContext.class.getName());
 
     /**
      * The caller's job. A job of another owner is "not found" as well, so that a tenant cannot learn which job ids
@@ -45,6 +49,28 @@ public record JobContext(
         return jobs.get(jobId)
                 .filter(j -> j.owner().equals(owner))
                 .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
+    }
+
+    /**
+     * Sends at once those of {@code pending} (runs just written SCHEDULED) due before the next sweep could reach
+     * them, so "now" is not a sweep period late. If that fails, each stays SCHEDULED in a bucket the sweeper has not
+     * passed, and the next sweep sends it.
+     */
+    void dispatchSoon(List<Run> pending, Instant now) {
+        Instant horizon = now.plus(settings.lookahead());
+        List<Run> soon =
+                pending.stream().filter(r -> !r.scheduledAt().isAfter(horizon)).toList();
+        if (soon.isEmpty()) {
+            return;
+        }
+        try {
+            dispatcher.dispatch(soon, horizon);
+        } catch (RuntimeException e) {
+            LOG.log(
+                    Level.WARNING,
+                    "immediate dispatch of " + soon.size() + " runs failed; the sweeper will send them",
+                    e);
+        }
     }
 
     /**

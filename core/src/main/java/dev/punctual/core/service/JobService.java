@@ -1,16 +1,15 @@
 package dev.punctual.core.service;
 
 import dev.punctual.core.binary.ArtifactStore;
+import dev.punctual.core.binary.Binary;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.NotFoundException;
-import dev.punctual.core.error.QuotaExceededException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
-import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.plan.Occurrences;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
@@ -19,11 +18,10 @@ import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.tenant.SchedulePeak;
-import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.Instants;
-import java.lang.System.Logger.Level;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -37,6 +35,7 @@ public final class JobService {
     private static final int RETRIES = 10;
 
     private final JobValidator validator;
+    private final JobCreation creation;
     private final ArtifactStore store;
 
     private final JobContext ctx;
@@ -44,76 +43,59 @@ public final class JobService {
     public JobService(JobContext ctx, BinaryService binaries, ArtifactStore store) {
         this.ctx = ctx;
         this.validator = new JobValidator(binaries, ctx.schedules(), ctx.settings());
+        this.creation = new JobCreation(ctx);
         this.store = store;
     }
 
     /**
-     * Validates and creates the job with its first run in one transaction. A first run due before the next sweep
-     * could reach it is dispatched here, so "now" is not a sweep period late. If that dispatch fails, the run is
-     * still SCHEDULED in a bucket the sweeper has not passed, and the next sweep sends it. A first run due a few
-     * seconds or more ahead (within the lookahead) has its message sent first and is created QUEUED, with the job
-     * already moved on to its next occurrence (or completed): the dispatch's own transaction is not needed.
+     * Validates and creates the job with its first run ({@link JobCreation}). A first run due before the next sweep
+     * could reach it is dispatched here; one due a few seconds or more ahead (within the lookahead) has its message
+     * sent first and is created QUEUED.
      */
     public JobView create(String owner, JobRequest req) {
         Instant now = ctx.clock().instant();
-        JobValidator.Definition d = validator.validate(owner, req, now);
-        String jobId = Ids.next("job");
-        Job draft = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, null, null, List.of());
-        Run run = ctx.planner().plan(draft, d.first(), now);
-        Quotas q = ctx.settings().quotas();
-        if (d.peak() > q.runsPerMinute()) {
-            throw rateQuota(d.peak(), 0, q);
+        return creation.write(owner, List.of(validator.validate(owner, req, now, new HashMap<>())), now)
+                .getFirst();
+    }
+
+    /**
+     * Validates every job of {@code req} and creates them all ({@link JobCreation}), or, when any is invalid, none:
+     * one 422 naming each bad field as {@code jobs[i].<field>}. The tenant's quotas count the batch as a whole.
+     */
+    public JobBatch createAll(String owner, JobBatch.Request req) {
+        if (req == null) {
+            throw ValidationException.of("body", "is required");
         }
-        boolean sent =
-                ctx.dispatcher().sendBeforeWrite(run, now.plus(ctx.settings().lookahead()));
-        // Sent: the job starts where dispatching would have left it, on its next occurrence (none: completed).
-        Optional<Run> next = sent
-                ? Occurrences.firstFree(d.schedule(), d.schedule().next(run.occurrence()), t -> false)
-                        .map(t -> ctx.planner().plan(draft, t, now))
-                : Optional.empty();
-        Run pending = sent ? next.orElse(null) : run;
-        Job job = d.job(
-                jobId,
-                owner,
-                pending == null ? JobState.COMPLETED : JobState.ACTIVE,
-                1,
-                now,
-                now,
-                pending == null ? null : pending.runId(),
-                pending == null ? null : pending.scheduledAt(),
-                List.of());
-        List<TransactWriteItem> items = new ArrayList<>(List.of(
-                ctx.jobs().insert(job),
-                ctx.runs().create(Change.of(sent ? Transition.ENQUEUE : Transition.SCHEDULE, run, now)),
-                ctx.usage().addJob(owner, d.peak(), q)));
-        next.ifPresent(n -> items.add(ctx.runs().create(Change.of(Transition.SCHEDULE, n, now))));
-        if (d.secrets() != null && !d.secrets().isEmpty()) {
-            items.add(ctx.jobs().putSecrets(jobId, d.secrets()));
-        }
-        Transactions.Outcome o = ctx.tx().write(items);
-        if (!o.won()) {
-            if (o.failed(2)) {
-                UsageRepository.Usage u = ctx.usage().get(owner);
-                if (u.jobs() >= q.jobs()) {
-                    throw new QuotaExceededException(
+        if (req.jobs() == null || req.jobs().isEmpty() || req.jobs().size() > JobBatch.MAX_JOBS) {
+            throw new ValidationException(
+                    Rejection.INVALID,
+                    List.of(new FieldError(
                             "jobs",
-                            "this tenant has " + u.jobs() + " jobs, its quota is " + q.jobs()
-                                    + ": delete jobs it no longer needs",
-                            JOB_QUOTA_RETRY_AFTER);
+                            req.jobs() == null || req.jobs().isEmpty()
+                                    ? "is required: 1 to " + JobBatch.MAX_JOBS + " jobs"
+                                    : "has " + req.jobs().size() + " jobs; at most " + JobBatch.MAX_JOBS
+                                            + " per request")));
+        }
+        Instant now = ctx.clock().instant();
+        // A binary named by many jobs of the batch is read once.
+        Map<String, Binary> binaries = new HashMap<>();
+        List<JobValidator.Definition> defs = new ArrayList<>();
+        List<FieldError> errors = new ArrayList<>();
+        Rejection kind = null;
+        for (int i = 0; i < req.jobs().size(); i++) {
+            try {
+                defs.add(validator.validate(owner, req.jobs().get(i), now, binaries));
+            } catch (ValidationException e) {
+                kind = kind == null ? e.kind() : kind;
+                for (FieldError f : e.errors()) {
+                    errors.add(new FieldError("jobs[" + i + "]." + f.field(), f.message()));
                 }
-                throw rateQuota(d.peak(), u.rate(), q);
             }
-            throw new IllegalStateException("a fresh job id collided");
         }
-        if (pending != null) {
-            dispatchIfDueSoon(pending, now);
+        if (!errors.isEmpty()) {
+            throw new ValidationException(kind, errors);
         }
-        // The answer shows the job with its first run to come (ACTIVE, nextRunAt its due time), whichever way it was
-        // written: the same answer as when the run is dispatched after the write, which moves the job on too.
-        return JobView.of(
-                sent
-                        ? d.job(jobId, owner, JobState.ACTIVE, 1, now, now, run.runId(), run.scheduledAt(), List.of())
-                        : job);
+        return new JobBatch(creation.write(owner, defs, now));
     }
 
     /**
@@ -136,7 +118,7 @@ public final class JobService {
             throw JobValidator.stale("job " + jobId + " is at version " + old.version() + ", not " + expected
                     + ": read it again and re-apply your change");
         }
-        JobValidator.Definition d = validator.validate(owner, req, now);
+        JobValidator.Definition d = validator.validate(owner, req, now, new HashMap<>());
         for (int i = 0; i < RETRIES; i++) {
             JobState state = old.state() == JobState.PAUSED ? JobState.PAUSED : JobState.ACTIVE;
             // Only for planning runs: the id, owner, attempts and jitter.
@@ -197,12 +179,12 @@ public final class JobService {
             }
             Transactions.Outcome o = ctx.tx().write(items);
             if (!o.won() && quotaItem >= 0 && o.failed(quotaItem)) {
-                throw rateQuota(
+                throw JobCreation.rateQuota(
                         delta, ctx.usage().get(owner).rate(), ctx.settings().quotas());
             }
             if (o.won()) {
                 if (next != null) {
-                    dispatchIfDueSoon(next, now);
+                    ctx.dispatchSoon(List.of(next), now);
                 }
                 return JobView.of(ctx.owned(owner, jobId));
             }
@@ -220,21 +202,6 @@ public final class JobService {
             // Same version, but a sweep moved the pending run on meanwhile: plan again against the new one.
         }
         throw new IllegalStateException("job " + jobId + " kept changing during update; try again");
-    }
-
-    private void dispatchIfDueSoon(Run run, Instant now) {
-        Instant horizon = now.plus(ctx.settings().lookahead());
-        if (!run.scheduledAt().isAfter(horizon)) {
-            try {
-                ctx.dispatcher().dispatch(List.of(run), horizon);
-            } catch (RuntimeException e) {
-                LOG.log(
-                        Level.WARNING,
-                        "immediate dispatch of " + run.jobId() + "/" + run.runId()
-                                + " failed; the sweeper will send it",
-                        e);
-            }
-        }
     }
 
     /**
@@ -361,17 +328,5 @@ public final class JobService {
         }
         return store.readText(run.logKey())
                 .orElseThrow(() -> new NotFoundException("the log of run " + runId + " has expired"));
-    }
-
-    /** Seconds a client over its job quota is told to wait: only a deletion frees a slot, so this is a pace. */
-    static final long JOB_QUOTA_RETRY_AFTER = 60;
-
-    private static QuotaExceededException rateQuota(int adding, long current, Quotas q) {
-        return new QuotaExceededException(
-                "runsPerMinute",
-                "this schedule adds " + adding
-                        + " starts per minute to the tenant's " + current + "; its quota is " + q.runsPerMinute()
-                        + " (the sum of every job's busiest minute)",
-                JOB_QUOTA_RETRY_AFTER);
     }
 }

@@ -94,8 +94,11 @@ final class JobValidator {
         }
     }
 
-    /** Every check of a job request; one 422 naming each bad field, and nothing written. */
-    Definition validate(String owner, JobRequest req, Instant now) {
+    /**
+     * Every check of a job request; one 422 naming each bad field, and nothing written. {@code known}: binaries
+     * found usable by an earlier request of the same call (a batch), by id; this one's is added.
+     */
+    Definition validate(String owner, JobRequest req, Instant now, Map<String, Binary> known) {
         if (req == null) {
             throw ValidationException.of("body", "is required");
         }
@@ -152,11 +155,16 @@ final class JobValidator {
             errors.add(new FieldError("binaryId", "no binary with this id"));
         } else {
             try {
-                binary = binaries.findForUse(owner, req.binaryId());
-                if (!binaries.uploaded(binary)) {
-                    errors.add(new FieldError(
-                            "binaryId",
-                            "binary " + binary.id() + " is not uploaded yet: PUT it to its uploadUrl first"));
+                binary = known.get(req.binaryId());
+                if (binary == null) {
+                    binary = binaries.findForUse(owner, req.binaryId());
+                    if (binaries.uploaded(binary)) {
+                        known.put(binary.id(), binary);
+                    } else {
+                        errors.add(new FieldError(
+                                "binaryId",
+                                "binary " + binary.id() + " is not uploaded yet: PUT it to its uploadUrl first"));
+                    }
                 }
             } catch (NotFoundException e) {
                 errors.add(new FieldError("binaryId", "no binary with this id"));

@@ -16,8 +16,9 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 /**
  * Every expression of a tenant's usage item. It lives in the jobs table under {@code jobId = tenant#<owner>} with
  * no {@code owner} attribute, so no index sees it and no job id can collide with it (job ids never contain '#').
- * The job count and the scheduled rate change in the same transaction as the job they count; the trigger and
- * backfill counters are fixed windows (calendar minute, UTC day) counted before the action.
+ * The job count and the scheduled rate are reserved before new jobs are written (and given back if their writes are
+ * undone), and change in the same transaction as the job they count when a job is replaced or deleted; the trigger
+ * and backfill counters are fixed windows (calendar minute, UTC day) counted before the action.
  */
 public final class UsageRepository {
     private static final String JOBS = "jobs";
@@ -40,28 +41,42 @@ public final class UsageRepository {
         return Map.of(Resources.JOB_ID, s("tenant#" + owner));
     }
 
-    /** One more job adding {@code rate} starts per minute; fails its condition when either quota would be passed. */
-    public TransactWriteItem addJob(String owner, int rate, Quotas q) {
-        return TransactWriteItem.builder()
-                .update(u -> u.tableName(table)
-                        .key(key(owner))
-                        .updateExpression(
-                                "SET #j = if_not_exists(#j, :zero) + :one, #r = if_not_exists(#r, :zero) + :rate")
-                        .conditionExpression("(attribute_not_exists(#j) OR #j < :maxJobs)"
-                                + " AND (attribute_not_exists(#r) OR #r <= :room)")
-                        .expressionAttributeNames(Map.of("#j", JOBS, "#r", RATE))
-                        .expressionAttributeValues(Map.of(
-                                ":zero",
-                                n(0),
-                                ":one",
-                                n(1),
-                                ":rate",
-                                n(rate),
-                                ":maxJobs",
-                                n(q.jobs()),
-                                ":room",
-                                n((long) q.runsPerMinute() - rate))))
-                .build();
+    /**
+     * Counts {@code jobs} more jobs adding {@code rate} starts per minute, before they are written (see
+     * {@code JobService}); false, and nothing counted, when either quota would be passed.
+     */
+    public boolean reserve(String owner, int jobs, long rate, Quotas q) {
+        try {
+            dynamo.updateItem(u -> u.tableName(table)
+                    .key(key(owner))
+                    .updateExpression("SET #j = if_not_exists(#j, :zero) + :n, #r = if_not_exists(#r, :zero) + :rate")
+                    .conditionExpression("(attribute_not_exists(#j) OR #j <= :jobRoom)"
+                            + " AND (attribute_not_exists(#r) OR #r <= :rateRoom)")
+                    .expressionAttributeNames(Map.of("#j", JOBS, "#r", RATE))
+                    .expressionAttributeValues(Map.of(
+                            ":zero",
+                            n(0),
+                            ":n",
+                            n(jobs),
+                            ":rate",
+                            n(rate),
+                            ":jobRoom",
+                            n((long) q.jobs() - jobs),
+                            ":rateRoom",
+                            n(q.runsPerMinute() - rate))));
+            return true;
+        } catch (ConditionalCheckFailedException full) {
+            return false;
+        }
+    }
+
+    /** Gives back what {@link #reserve} counted for jobs whose creation was undone. */
+    public void release(String owner, int jobs, long rate) {
+        dynamo.updateItem(u -> u.tableName(table)
+                .key(key(owner))
+                .updateExpression("SET #j = if_not_exists(#j, :n) - :n, #r = if_not_exists(#r, :rate) - :rate")
+                .expressionAttributeNames(Map.of("#j", JOBS, "#r", RATE))
+                .expressionAttributeValues(Map.of(":n", n(jobs), ":rate", n(rate))));
     }
 
     /** A deleted job gives back its slot and its rate. Usage from before quotas existed never goes below zero. */

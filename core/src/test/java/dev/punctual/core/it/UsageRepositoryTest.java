@@ -18,22 +18,22 @@ class UsageRepositoryTest {
     private final Punctual p = Fixture.stackAt(now);
 
     @Test
-    void jobSlotsAndScheduledRateAreCountedInTransactionsAndGivenBack() {
+    void jobSlotsAndScheduledRateAreReservedAndGivenBack() {
         Quotas q = new Quotas(2, 20, 10, 10);
-        assertThat(p.tx.write(List.of(p.usage.addJob("t1", 12, q))).won()).isTrue();
-        assertThat(p.tx.write(List.of(p.usage.addJob("t1", 9, q))).won())
-                .as("rate 21 > 20")
-                .isFalse();
-        assertThat(p.tx.write(List.of(p.usage.addJob("t1", 8, q))).won()).isTrue();
-        assertThat(p.tx.write(List.of(p.usage.addJob("t1", 1, q))).won())
-                .as("a third job")
-                .isFalse();
+        assertThat(p.usage.reserve("t1", 1, 12, q)).isTrue();
+        assertThat(p.usage.reserve("t1", 1, 9, q)).as("rate 21 > 20").isFalse();
+        assertThat(p.usage.reserve("t1", 1, 8, q)).isTrue();
+        assertThat(p.usage.reserve("t1", 1, 1, q)).as("a third job").isFalse();
         assertThat(p.usage.get("t1")).isEqualTo(new dev.punctual.core.tenant.UsageRepository.Usage(2, 20));
         assertThat(p.usage.get("t2")).isEqualTo(new dev.punctual.core.tenant.UsageRepository.Usage(0, 0));
 
         assertThat(p.tx.write(List.of(p.usage.changeRate("t1", 1, q))).won()).isFalse();
         assertThat(p.tx.write(List.of(p.usage.changeRate("t1", -5, q))).won()).isTrue();
         assertThat(p.tx.write(List.of(p.usage.removeJob("t1", 12))).won()).isTrue();
+        assertThat(p.usage.get("t1")).isEqualTo(new dev.punctual.core.tenant.UsageRepository.Usage(1, 3));
+        assertThat(p.usage.reserve("t1", 2, 2, q)).as("two more jobs: three").isFalse();
+        assertThat(p.usage.reserve("t1", 1, 2, q)).isTrue();
+        p.usage.release("t1", 1, 2);
         assertThat(p.usage.get("t1")).isEqualTo(new dev.punctual.core.tenant.UsageRepository.Usage(1, 3));
         // Usage of jobs made before quotas existed never goes below zero.
         assertThat(p.tx.write(List.of(p.usage.removeJob("t3", 4))).won()).isTrue();

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -55,19 +56,29 @@ final class Api {
         return created.get("id").asText();
     }
 
-    /** One {@code once} job per due, {@code concurrency} requests in flight; returns when every one is created. */
-    void createOnce(String binaryId, List<Due> dues, Path startsFile, int concurrency) throws Exception {
+    /**
+     * One {@code once} job per due, created {@code perRequest} at a time through {@code POST /v1/jobs/batch} (1: one
+     * {@code POST /v1/jobs} each), {@code concurrency} requests in flight; returns when every one is created.
+     */
+    void createOnce(String binaryId, List<Due> dues, Path startsFile, int concurrency, int perRequest)
+            throws Exception {
         Semaphore inFlight = new Semaphore(concurrency);
+        List<List<Due>> requests = new ArrayList<>();
+        for (int from = 0; from < dues.size(); from += perRequest) {
+            requests.add(dues.subList(from, Math.min(dues.size(), from + perRequest)));
+        }
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<JsonNode>> created = dues.stream()
-                    .map(d -> pool.submit(() -> {
+            List<Future<JsonNode>> created = requests.stream()
+                    .map(batch -> pool.submit(() -> {
                         inFlight.acquire();
                         try {
-                            ObjectNode body =
-                                    JSON.createObjectNode().put("name", d.key()).put("binaryId", binaryId);
-                            d.args(startsFile).forEach(body.putArray("args")::add);
-                            body.putObject("schedule").put("type", "once").put("at", d.at().toString());
-                            return post("/v1/jobs", body, 201);
+                            if (perRequest == 1) {
+                                return post("/v1/jobs", job(binaryId, batch.getFirst(), startsFile), 201);
+                            }
+                            ObjectNode body = JSON.createObjectNode();
+                            var jobs = body.putArray("jobs");
+                            batch.forEach(d -> jobs.add(job(binaryId, d, startsFile)));
+                            return post("/v1/jobs/batch", body, 201);
                         } finally {
                             inFlight.release();
                         }
@@ -77,6 +88,13 @@ final class Api {
                 f.get();
             }
         }
+    }
+
+    private static ObjectNode job(String binaryId, Due d, Path startsFile) {
+        ObjectNode body = JSON.createObjectNode().put("name", d.key()).put("binaryId", binaryId);
+        d.args(startsFile).forEach(body.putArray("args")::add);
+        body.putObject("schedule").put("type", "once").put("at", d.at().toString());
+        return body;
     }
 
     private JsonNode post(String path, JsonNode body, int expected) throws IOException, InterruptedException {

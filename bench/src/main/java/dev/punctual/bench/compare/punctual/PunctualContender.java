@@ -24,6 +24,8 @@ import java.util.Optional;
  */
 public final class PunctualContender implements Contender {
     static final String LOCAL_JAR = "local/target/quarkus-app/quarkus-run.jar";
+    /** Jobs per create request. */
+    static final int CREATE_BATCH = 100;
     static final String EXECUTOR_JAR = "executor/target/quarkus-app/quarkus-run.jar";
     private static final String PREFIX = "bench";
 
@@ -107,7 +109,8 @@ public final class PunctualContender implements Contender {
 
     @Override
     public void schedule(List<Due> dues) throws Exception {
-        api.createOnce(binaryId, dues, setup.startsFile(), 8);
+        // As a client with many jobs would: 100 a request (POST /v1/jobs/batch), two requests in flight.
+        api.createOnce(binaryId, dues, setup.startsFile(), 2, CREATE_BATCH);
     }
 
     @Override

@@ -1,0 +1,182 @@
+package dev.punctual.core.service;
+
+import dev.punctual.core.error.QuotaExceededException;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobState;
+import dev.punctual.core.limits.Quotas;
+import dev.punctual.core.plan.Occurrences;
+import dev.punctual.core.run.Change;
+import dev.punctual.core.run.Run;
+import dev.punctual.core.run.Transition;
+import dev.punctual.core.tenant.UsageRepository;
+import java.lang.System.Logger.Level;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Writes new jobs with their first runs, one or a batch, without a transaction: a transaction's writes cost twice a
+ * plain write's, and the create transaction was 10 of a one-shot run's 14 write units. The writes come in an order
+ * that leaves nothing a reader can trip on wherever they stop:
+ * <ol>
+ * <li>the tenant's usage is reserved (its quotas checked, one conditional update for the whole batch);</li>
+ * <li>the messages of first runs due soon go out ({@link dev.punctual.core.dispatch.Dispatcher#sendBeforeWrite});</li>
+ * <li>the runs are written, then the secrets, then the jobs (BatchWriteItem, 25 a call): a job is never seen
+ *     without its run or its secrets.</li>
+ * </ol>
+ * A failure seen on the way undoes what was written (jobs, runs, the reservation) and is thrown: nothing was
+ * created. A run left without its job (the writer died before the job's write) is shown nowhere, as runs are read
+ * through their job, and the executor that claims it withdraws it as the run of a deleted job; a message sent ahead
+ * for a run never written is dropped after a few looks. What a writer that dies half-way does leave is its
+ * reservation: the tenant's usage counts those jobs until an operator corrects it.
+ */
+final class JobCreation {
+    private static final System.Logger LOG = System.getLogger(JobCreation.class.getName());
+
+    /** Seconds a client over its job quota is told to wait: only a deletion frees a slot, so this is a pace. */
+    static final long JOB_QUOTA_RETRY_AFTER = 60;
+
+    private final JobContext ctx;
+
+    JobCreation(JobContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Creates the validated jobs {@code defs} of {@code owner}; their views, in order. */
+    List<JobView> write(String owner, List<JobValidator.Definition> defs, Instant now) {
+        Quotas q = ctx.settings().quotas();
+        long rate = 0;
+        for (JobValidator.Definition d : defs) {
+            if (d.peak() > q.runsPerMinute()) {
+                throw rateQuota(d.peak(), 0, q);
+            }
+            rate += d.peak();
+        }
+        if (rate > q.runsPerMinute()) {
+            throw rateQuota(rate, 0, q);
+        }
+        List<Job> drafts = new ArrayList<>();
+        List<Run> firsts = new ArrayList<>();
+        for (JobValidator.Definition d : defs) {
+            String jobId = Ids.next("job");
+            Job draft = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, null, null, List.of());
+            drafts.add(draft);
+            firsts.add(ctx.planner().plan(draft, d.first(), now));
+        }
+        if (!ctx.usage().reserve(owner, defs.size(), rate, q)) {
+            throw quotaRefusal(owner, defs.size(), rate, q);
+        }
+        Set<Integer> sent =
+                ctx.dispatcher().sendBeforeWrite(firsts, now.plus(ctx.settings().lookahead()));
+
+        List<Change> runWrites = new ArrayList<>();
+        List<Run> written = new ArrayList<>();
+        List<Job> jobs = new ArrayList<>();
+        Map<String, Map<String, String>> secrets = new HashMap<>();
+        List<Run> pending = new ArrayList<>();
+        List<JobView> views = new ArrayList<>();
+        for (int i = 0; i < defs.size(); i++) {
+            JobValidator.Definition d = defs.get(i);
+            Job draft = drafts.get(i);
+            Run first = firsts.get(i);
+            boolean ahead = sent.contains(i);
+            runWrites.add(Change.of(ahead ? Transition.ENQUEUE : Transition.SCHEDULE, first, now));
+            written.add(first);
+            // Sent: the job starts where dispatching would have left it, on its next occurrence (none: completed).
+            Optional<Run> next = ahead
+                    ? Occurrences.firstFree(d.schedule(), d.schedule().next(first.occurrence()), t -> false)
+                            .map(t -> ctx.planner().plan(draft, t, now))
+                    : Optional.empty();
+            next.ifPresent(n -> {
+                runWrites.add(Change.of(Transition.SCHEDULE, n, now));
+                written.add(n);
+            });
+            Run waiting = ahead ? next.orElse(null) : first;
+            if (waiting != null) {
+                pending.add(waiting);
+            }
+            jobs.add(d.job(
+                    draft.id(),
+                    owner,
+                    waiting == null ? JobState.COMPLETED : JobState.ACTIVE,
+                    1,
+                    now,
+                    now,
+                    waiting == null ? null : waiting.runId(),
+                    waiting == null ? null : waiting.scheduledAt(),
+                    List.of()));
+            if (d.secrets() != null && !d.secrets().isEmpty()) {
+                secrets.put(draft.id(), d.secrets());
+            }
+            // The answer shows the job with its first run to come (ACTIVE, nextRunAt its due time), however it was
+            // written: the same answer as when the run is dispatched after the write, which moves the job on too.
+            views.add(JobView.of(
+                    ahead
+                            ? d.job(
+                                    draft.id(),
+                                    owner,
+                                    JobState.ACTIVE,
+                                    1,
+                                    now,
+                                    now,
+                                    first.runId(),
+                                    first.scheduledAt(),
+                                    List.of())
+                            : jobs.getLast()));
+        }
+        try {
+            ctx.runs().createAll(runWrites);
+            ctx.jobs().insertAll(jobs, secrets);
+        } catch (RuntimeException e) {
+            undo(owner, jobs, written, rate, e);
+            throw e;
+        }
+        ctx.dispatchSoon(pending, now);
+        return views;
+    }
+
+    /**
+     * Removes what a failed creation may have written, and gives its reservation back. Best effort: each step is
+     * tried whatever the one before did, and what fails is added to {@code cause}.
+     */
+    private void undo(String owner, List<Job> jobs, List<Run> runs, long rate, RuntimeException cause) {
+        LOG.log(Level.WARNING, "creating " + jobs.size() + " jobs of " + owner + " failed; undoing", cause);
+        List<Runnable> steps = List.of(
+                () -> ctx.jobs().deleteNew(jobs.stream().map(Job::id).toList()),
+                () -> ctx.runs().deleteNew(runs),
+                () -> ctx.usage().release(owner, jobs.size(), rate));
+        for (Runnable step : steps) {
+            try {
+                step.run();
+            } catch (RuntimeException e) {
+                cause.addSuppressed(e);
+            }
+        }
+    }
+
+    /** Why the reservation was refused: the job count, or the scheduled rate. */
+    private QuotaExceededException quotaRefusal(String owner, int adding, long rate, Quotas q) {
+        UsageRepository.Usage u = ctx.usage().get(owner);
+        if (u.jobs() + adding > q.jobs()) {
+            return new QuotaExceededException(
+                    "jobs",
+                    "this tenant has " + u.jobs() + " jobs" + (adding == 1 ? "" : " and this request adds " + adding)
+                            + ", its quota is " + q.jobs() + ": delete jobs it no longer needs",
+                    JOB_QUOTA_RETRY_AFTER);
+        }
+        return rateQuota(rate, u.rate(), q);
+    }
+
+    static QuotaExceededException rateQuota(long adding, long current, Quotas q) {
+        return new QuotaExceededException(
+                "runsPerMinute",
+                "this schedule adds " + adding
+                        + " starts per minute to the tenant's " + current + "; its quota is " + q.runsPerMinute()
+                        + " (the sum of every job's busiest minute)",
+                JOB_QUOTA_RETRY_AFTER);
+    }
+}
