@@ -74,6 +74,8 @@ public final class CompareCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}; 0 measures from a cold start).")
     int warmup;
 
+    private final List<String> notes = new ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
         // The peers' clients log through slf4j-simple, INFO by default: progress is ours to print.
@@ -97,6 +99,10 @@ public final class CompareCommand implements Callable<Integer> {
         System.out.println(Report.table(results));
         System.out.println(Report.costs(results));
         System.out.println(Report.unitsByOperation(results));
+        if (!notes.isEmpty()) {
+            System.out.println("\nWhat the systems said of their own runs:\n");
+            notes.forEach(System.out::println);
+        }
         return 0;
     }
 
@@ -131,6 +137,7 @@ public final class CompareCommand implements Callable<Integer> {
             progress("starting " + sc.name() + " on " + c.getClass().getSimpleName());
             c.start(new Contender.Setup(binary, starts, nodes, slots, work));
             warmUp(c, starts);
+            c.beginMeasuring();
             String load = Files.readString(Path.of("/proc/loadavg")).strip();
             double cpu0 = ProcessCost.cpuSeconds(c.processes());
             Map<String, Double> kinds0 = ProcessCost.cpuByKind(c.processes());
@@ -174,6 +181,7 @@ public final class CompareCommand implements Callable<Integer> {
                     rss,
                     usage);
             progress(Report.line(r));
+            c.notes().forEach(n -> notes.add("- " + sc.name() + ", " + c.name() + ": " + n));
             return r;
         }
     }

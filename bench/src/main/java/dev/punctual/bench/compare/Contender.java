@@ -31,6 +31,14 @@ public interface Contender extends AutoCloseable {
         return Optional.empty();
     }
 
+    /** The measured scenario starts now: what {@link #notes} reports is what happens from here. */
+    default void beginMeasuring() throws Exception {}
+
+    /** What the system says of the measured scenario besides the table's columns, as Markdown lines. */
+    default List<String> notes() throws Exception {
+        return List.of();
+    }
+
     /** Stops every process {@link #start} started and removes what it wrote; safe to call twice. */
     @Override
     void close() throws Exception;

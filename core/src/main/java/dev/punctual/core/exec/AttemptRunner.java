@@ -103,7 +103,7 @@ public final class AttemptRunner {
     }
 
     /** Runs the claimed attempt's binary and records its outcome (or leaves it, fenced, to the next attempt). */
-    Outcome run(Message message, Run run, Job job) throws InterruptedException {
+    Outcome run(Message message, Run run, Job job, StartTiming timing) throws InterruptedException {
         int attempt = run.attempt();
         String logKey = ArtifactStore.logKey(run.jobId(), run.runId(), attempt);
         Path workDir = null;
@@ -144,6 +144,7 @@ public final class AttemptRunner {
         // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
         WhileHeld.waitUntil(clock, run.scheduledAt());
         try {
+            timing.mark("waited");
             Path binary;
             if (sandbox.active()) {
                 // The executable copy, made from the cache (hashed there and as copied) once per binary.
@@ -155,6 +156,7 @@ public final class AttemptRunner {
                 binary = cache.fetch(job.owner(), job.binarySha256());
                 workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
             }
+            timing.mark("sandbox ready");
             // The log is the executor's, out of the binary's reach when it runs as its own user.
             logFile = Files.createDirectories(workRoot).resolve(workDir.getFileName() + ".log");
             Map<String, String> env = new LinkedHashMap<>(job.env());
@@ -194,6 +196,7 @@ public final class AttemptRunner {
                 throw new FencedBeforeStart();
             }
             held.set(renewedAt[0].plus(settings.lease()));
+            timing.mark("launch written");
             String name = run.jobId() + "." + run.runId() + "." + attempt;
             Integer uid = lease == null ? null : lease.uid();
             // Armed before the binary starts, by its uid: an executor frozen right after the start (before it
@@ -215,6 +218,7 @@ public final class AttemptRunner {
                     logFile,
                     new ProcessRunner.Confinement(uid, limits, sandbox.privateNetwork()));
             running.put(run.jobId() + "/" + run.runId(), handle);
+            timing.mark("started").log(run.jobId() + "/" + run.runId() + " attempt " + attempt);
             long group = handle.pid();
             try {
                 if (supervised != null && !supervisor.extend(name, group, uid, supervisorDeadline(held.get()))) {

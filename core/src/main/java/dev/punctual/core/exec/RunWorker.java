@@ -125,14 +125,12 @@ public final class RunWorker {
             LOG.log(Level.WARNING, "poison message " + message.messageId() + ": " + e.getMessage());
             return Outcome.POISON;
         }
+        StartTiming timing = StartTiming.received(clock, m.scheduledAt());
         Duration early = Duration.between(clock.instant(), m.scheduledAt());
-        if (early.toMillis() > 1000) {
+        if (early.compareTo(RunQueue.EARLY_DELIVERY.plusSeconds(1)) > 0) {
             hideUntil(message, m.scheduledAt(), clock.instant());
             return Outcome.EARLY;
         }
-        // SQS delays have whole-second granularity and were rounded down: wait out the rest, so a run never starts
-        // before its due instant. (The message's due time is only a hint: the claim checks the run's own.)
-        WhileHeld.waitUntil(clock, m.scheduledAt());
 
         for (int race = 0; race < CLAIM_RACES; race++) {
             // Read once per try: its firing policy decides the claim, its active run is what the claim expects,
@@ -143,6 +141,14 @@ public final class RunWorker {
             Optional<Job> job = jobs.get(m.jobId(), race > 0);
             if (job.isEmpty() && race == 0) {
                 job = jobs.get(m.jobId(), true);
+            }
+            timing.mark("job read");
+            if (race == 0) {
+                // The message came up to RunQueue.EARLY_DELIVERY + 1 s early (SQS delays are whole seconds, rounded
+                // down): the job was read meanwhile; wait out the rest, so a run is never claimed, nor started,
+                // before its due instant. (The message's due time is only a hint: the claim checks the run's own.)
+                WhileHeld.waitUntil(clock, m.scheduledAt());
+                timing.mark("due");
             }
             FiringPolicy policy = job.map(Job::firing).orElse(FiringPolicy.DEFAULT);
             Instant now = clock.instant();
@@ -156,7 +162,7 @@ public final class RunWorker {
                 // read back); the job's check comes right after (claimed).
                 RunRepository.Result r = runs.applyReturningNew(grant(m, now));
                 if (r.won()) {
-                    return claimed(message, m, r.found(), now);
+                    return claimed(message, m, r.found(), now, timing.mark("claimed"));
                 }
                 Outcome lost = lostRun(message, m, r.found(), now);
                 if (lost != null) {
@@ -185,7 +191,7 @@ public final class RunWorker {
                                     + " right after our claim");
                     return Outcome.FENCED;
                 }
-                return start(message, run, job.orElseThrow(), now);
+                return start(message, run, job.orElseThrow(), now, timing.mark("claimed"));
             }
             Outcome lost = lostClaim(message, m, claim, c, policy, now);
             if (lost != null) {
@@ -208,7 +214,8 @@ public final class RunWorker {
      * way). Read through a passing store outage: the claim is ours until its lease ends, and giving up here would
      * leave an attempt spent that never started its binary.
      */
-    private Outcome claimed(Message message, RunMessage m, Run run, Instant now) throws InterruptedException {
+    private Outcome claimed(Message message, RunMessage m, Run run, Instant now, StartTiming timing)
+            throws InterruptedException {
         Optional<Job> job = WhileHeld.call(
                 clock,
                 new AtomicReference<>(now.plus(settings.lease())),
@@ -223,16 +230,17 @@ public final class RunWorker {
             queue.delete(message.receiptHandle());
             return Outcome.CANCELLED;
         }
-        return start(message, run, job.get(), now);
+        return start(message, run, job.get(), now, timing.mark("job checked"));
     }
 
     /** Runs the attempt this executor claimed (its firing lateness reported first, where EMF metrics are on). */
-    private Outcome start(Message message, Run run, Job job, Instant now) throws InterruptedException {
+    private Outcome start(Message message, Run run, Job job, Instant now, StartTiming timing)
+            throws InterruptedException {
         if (settings.emfMetrics()) {
             System.out.println(
                     FiringMetrics.latenessLine(settings.prefix(), Duration.between(run.scheduledAt(), now), now));
         }
-        return attempts.run(message, run, job);
+        return attempts.run(message, run, job, timing);
     }
 
     /**

@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
-/** The SQS delay that makes a message visible at its run's due time: never late, never negative, capped. */
+/** The SQS delay that makes a message visible a second or two before its run's due time: never late, never negative, capped. */
 class RunQueueDelayTest {
     private static final Instant NOW = Instant.parse("2030-01-01T12:00:00.250Z");
 
@@ -15,9 +15,11 @@ class RunQueueDelayTest {
     }
 
     @Test
-    void roundsDownSoTheMessageIsNeverLate() {
-        assertThat(delay(Duration.ofMillis(10_999))).isEqualTo(10);
-        assertThat(delay(Duration.ofMillis(11_000))).isEqualTo(11);
+    void isASecondEarlyRoundedDownSoTheMessageIsNeverLate() {
+        assertThat(RunQueue.EARLY_DELIVERY).isEqualTo(Duration.ofSeconds(1));
+        assertThat(delay(Duration.ofMillis(10_999))).as("visible 1.999 s early").isEqualTo(9);
+        assertThat(delay(Duration.ofMillis(11_000))).as("visible 1 s early").isEqualTo(10);
+        assertThat(delay(Duration.ofMillis(1_999))).isZero();
         assertThat(delay(Duration.ofMillis(999))).isZero();
     }
 
@@ -31,8 +33,8 @@ class RunQueueDelayTest {
     @Test
     void isCappedAtTheSqsMaximum() {
         assertThat(RunQueue.MAX_DELAY_SECONDS).isEqualTo(900);
-        assertThat(delay(Duration.ofMillis(899_999))).isEqualTo(899);
-        assertThat(delay(Duration.ofSeconds(900))).isEqualTo(900);
+        assertThat(delay(Duration.ofMillis(900_999))).isEqualTo(899);
+        assertThat(delay(Duration.ofSeconds(901))).isEqualTo(900);
         assertThat(delay(Duration.ofSeconds(901))).isEqualTo(900);
         assertThat(delay(Duration.ofDays(3))).isEqualTo(900);
     }

@@ -7,14 +7,18 @@ import dev.punctual.bench.compare.Usage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Punctual as it is deployed, on one machine: the local runner ({@code --executors 0}: the emulators, the API and
@@ -26,6 +30,7 @@ public final class PunctualContender implements Contender {
     static final String LOCAL_JAR = "local/target/quarkus-app/quarkus-run.jar";
     /** Jobs per create request. */
     static final int CREATE_BATCH = 100;
+
     static final String EXECUTOR_JAR = "executor/target/quarkus-app/quarkus-run.jar";
     private static final String PREFIX = "bench";
 
@@ -93,6 +98,8 @@ public final class PunctualContender implements Contender {
             env.put("PUNCTUAL_EXECUTOR_ID", "bench-executor-" + i);
             env.put("PUNCTUAL_WORK_DIR", work.toString());
             env.put("PUNCTUAL_METERING_FILE", meter.toString());
+            // One line per start with the time of each step since the due instant (see notes()).
+            env.put("QUARKUS_LOG_CATEGORY__DEV_PUNCTUAL_TIMING__LEVEL", "DEBUG");
             if (root()) {
                 // As bin/run-executor does: a run reaches nothing, not even the emulators.
                 env.put("PUNCTUAL_SANDBOX_NETWORK", "none");
@@ -112,6 +119,60 @@ public final class PunctualContender implements Contender {
         // As a client with many jobs would: 100 a request (POST /v1/jobs/batch), two requests in flight.
         api.createOnce(binaryId, dues, setup.startsFile(), 2, CREATE_BATCH);
     }
+
+    /** How far each executor's log had got when the measured scenario began. */
+    private final Map<Path, Long> measuredFrom = new HashMap<>();
+
+    @Override
+    public void beginMeasuring() throws IOException {
+        for (Child c : children.subList(1, children.size())) {
+            measuredFrom.put(c.log(), Files.size(c.log()));
+        }
+    }
+
+    /**
+     * Where the start path's time went: for each step the executors logged ({@code dev.punctual.timing}), the median
+     * time since the due instant at which it was done, over the measured scenario's starts.
+     */
+    @Override
+    public List<String> notes() throws IOException {
+        Map<String, List<Double>> byStep = new LinkedHashMap<>();
+        int starts = 0;
+        for (Map.Entry<Path, Long> e : measuredFrom.entrySet()) {
+            byte[] all = Files.readAllBytes(e.getKey());
+            String since = new String(
+                    all,
+                    (int) Math.min(all.length, e.getValue()),
+                    (int) Math.max(0, all.length - e.getValue()),
+                    StandardCharsets.UTF_8);
+            for (String line : since.split("\n")) {
+                int at = line.indexOf("(from its due instant): ");
+                if (at < 0) {
+                    continue;
+                }
+                starts++;
+                for (String step : line.substring(at + 24).split(", ")) {
+                    Matcher m = STEP.matcher(step.strip());
+                    if (m.matches()) {
+                        byStep.computeIfAbsent(m.group(1), k -> new ArrayList<>())
+                                .add(Double.parseDouble(m.group(2)));
+                    }
+                }
+            }
+        }
+        if (starts == 0) {
+            return List.of();
+        }
+        List<String> medians = new ArrayList<>();
+        byStep.forEach((step, ms) -> {
+            List<Double> sorted = ms.stream().sorted().toList();
+            medians.add(step + " " + String.format("%.1f", sorted.get(sorted.size() / 2)));
+        });
+        return List.of("start path, median ms from the due instant at which each step was done (" + starts
+                + " starts, `dev.punctual.timing`): " + String.join(", ", medians));
+    }
+
+    private static final Pattern STEP = Pattern.compile("(.+) (-?[0-9.]+) ms");
 
     @Override
     public List<ProcessHandle> processes() {
