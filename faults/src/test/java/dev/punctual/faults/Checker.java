@@ -1,6 +1,7 @@
 package dev.punctual.faults;
 
 import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunState;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -19,7 +20,8 @@ import java.util.stream.Collectors;
  *     that always fails): at-least-once at work, reported, not a failure by itself.</li>
  * </ul>
  * Also counted as violations: two processes started under the same attempt number (a fencing token granted twice),
- * starts of runs nobody accepted, runs in the table nobody accepted (or more occurrences than the schedule has), and a
+ * starts of runs nobody accepted, runs in the table nobody accepted (or more occurrences than the schedule has; a run
+ * an undone create left behind, with no job, never started, is a finding), and a
  * recorded outcome whose attempt never started, and an outcome written by another attempt than the run's current one
  * (the log key names the attempt that wrote it: a stale executor's write that won).
  */
@@ -145,6 +147,11 @@ final class Checker {
         }
         for (Run r : runs) {
             if (!s.expected.containsKey(r.jobId())) {
+                if (leftByAnUndoneCreate(s, r, byRun)) {
+                    findings.add("a run left by a create answered with an error (its undo failed too): " + r.jobId()
+                            + "/" + r.runId() + " " + r.state() + ", no job, never started");
+                    continue;
+                }
                 violations++;
                 problems.add("a run nobody accepted: " + r.jobId() + "/" + r.runId() + " " + r.state());
             }
@@ -171,5 +178,19 @@ final class Checker {
                 byRun,
                 String.join("; ", s.notes),
                 List.copyOf(findings));
+    }
+
+    /**
+     * A run whose create was answered with an error and whose undo failed as well (the store failing throughout):
+     * the create writes the run before the job, so such a run has no job. It is harmless only if it never started
+     * and cannot: withdrawn by the executor that claimed it (CANCELLED, as the run of a deleted job), or not claimed
+     * yet (an executor will withdraw it). Anything else of a job nobody accepted is a violation.
+     */
+    private static boolean leftByAnUndoneCreate(Stage s, Run r, Map<String, List<Witness.Attempt>> byRun) {
+        boolean harmless = r.state() == RunState.CANCELLED
+                || (r.attempt() == 0 && (r.state() == RunState.SCHEDULED || r.state() == RunState.QUEUED));
+        return harmless
+                && byRun.getOrDefault(r.jobId() + "/" + r.runId(), List.of()).isEmpty()
+                && s.api.jobs.get(r.jobId()).isEmpty();
     }
 }

@@ -24,8 +24,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -103,7 +106,8 @@ public final class AttemptRunner {
     }
 
     /** Runs the claimed attempt's binary and records its outcome (or leaves it, fenced, to the next attempt). */
-    Outcome run(Message message, Run run, Job job, StartTiming timing) throws InterruptedException {
+    Outcome run(Message message, Run run, Job job, StartTiming timing, Future<Optional<Job>> check)
+            throws InterruptedException {
         int attempt = run.attempt();
         String logKey = ArtifactStore.logKey(run.jobId(), run.runId(), attempt);
         Path workDir = null;
@@ -197,6 +201,19 @@ public final class AttemptRunner {
             }
             held.set(renewedAt[0].plus(settings.lease()));
             timing.mark("launch written");
+            if (check != null) {
+                Outcome stopped;
+                try {
+                    stopped = confirm(message, run, job, check);
+                } catch (FencedBeforeStart e) {
+                    killed = RunWorker.FENCED;
+                    throw e;
+                }
+                if (stopped != null) {
+                    return stopped;
+                }
+                timing.mark("job checked");
+            }
             String name = run.jobId() + "." + run.runId() + "." + attempt;
             Integer uid = lease == null ? null : lease.uid();
             // Armed before the binary starts, by its uid: an executor frozen right after the start (before it
@@ -336,6 +353,47 @@ public final class AttemptRunner {
         int delay = released ? 0 : (int) Math.max(1, backoff.after(attempt).toSeconds());
         queue.changeVisibility(message.receiptHandle(), delay);
         return released ? Outcome.RELEASED : Outcome.FAILED;
+    }
+
+    /**
+     * Waits for the job's strong read that went on beside this launch (see {@code RunWorker.claimed}); null when the
+     * binary may start. A job deleted or paused meanwhile withdraws the run (CANCELLED, its claim undone); a job
+     * replaced since {@code read} (the definition this launch was prepared from) hands the attempt back, and its
+     * message comes back at once for a claim that reads the new definition.
+     */
+    private Outcome confirm(Message message, Run run, Job read, Future<Optional<Job>> check)
+            throws InterruptedException {
+        Optional<Job> current;
+        try {
+            current = check.get();
+        } catch (ExecutionException e) {
+            // The store could not be read while the lease lasted: whether the job may run is unknown, and the run
+            // may be another executor's by now. Not started; the lease ends, and the message brings it back.
+            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + ": job check failed", e.getCause());
+            throw new FencedBeforeStart();
+        }
+        Instant now = clock.instant();
+        Optional<String> stopped = RunWorker.whyNotRunnable(current.map(Job::state));
+        if (stopped.isPresent()) {
+            runs.apply(Change.of(Transition.WITHDRAW, run, now)
+                    .withExecutor(executorId)
+                    .withError(stopped.get()));
+            queue.delete(message.receiptHandle());
+            return Outcome.CANCELLED;
+        }
+        if (current.get().version() != read.version()) {
+            if (!runs.apply(Change.of(Transition.RELEASE, run, now)
+                            .withExecutor(executorId)
+                            .withError("its job was replaced (version "
+                                    + current.get().version() + ") as this "
+                                    + "attempt was claimed: handed back, to start with the new definition"))
+                    .won()) {
+                return Outcome.FENCED;
+            }
+            queue.changeVisibility(message.receiptHandle(), 0);
+            return Outcome.RELEASED;
+        }
+        return null;
     }
 
     /** The wall-clock instant (ms) at which the supervisor kills a run whose lease ends at {@code leaseEnd}. */

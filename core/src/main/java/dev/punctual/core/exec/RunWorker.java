@@ -22,6 +22,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.sqs.model.Message;
@@ -162,7 +166,7 @@ public final class RunWorker {
                 // read back); the job's check comes right after (claimed).
                 RunRepository.Result r = runs.applyReturningNew(grant(m, now));
                 if (r.won()) {
-                    return claimed(message, m, r.found(), now, timing.mark("claimed"));
+                    return claimed(message, m, r.found(), job, now, timing.mark("claimed"));
                 }
                 Outcome lost = lostRun(message, m, r.found(), now);
                 if (lost != null) {
@@ -191,7 +195,7 @@ public final class RunWorker {
                                     + " right after our claim");
                     return Outcome.FENCED;
                 }
-                return start(message, run, job.orElseThrow(), now, timing.mark("claimed"));
+                return start(message, run, job.orElseThrow(), now, timing.mark("claimed"), null);
             }
             Outcome lost = lostClaim(message, m, claim, c, policy, now);
             if (lost != null) {
@@ -213,15 +217,30 @@ public final class RunWorker {
      * it was deleted after the claim, as a job deleted after a transaction's claim (its binary may start either
      * way). Read through a passing store outage: the claim is ours until its lease ends, and giving up here would
      * leave an attempt spent that never started its binary.
+     *
+     * <p>When the job read before the claim ({@code read}) said it may run, this read goes on beside the launch, and
+     * the attempt waits for it only just before its binary would start ({@link AttemptRunner}): one store round
+     * trip less between the due instant and the start.
      */
-    private Outcome claimed(Message message, RunMessage m, Run run, Instant now, StartTiming timing)
+    private Outcome claimed(Message message, RunMessage m, Run run, Optional<Job> read, Instant now, StartTiming timing)
             throws InterruptedException {
-        Optional<Job> job = WhileHeld.call(
+        Callable<Optional<Job>> strong = () -> WhileHeld.call(
                 clock,
                 new AtomicReference<>(now.plus(settings.lease())),
                 "reading the job of the claimed run " + m.jobId() + "/" + m.runId(),
                 Integer.MAX_VALUE,
                 () -> jobs.get(m.jobId(), true));
+        if (read.isPresent() && whyNotRunnable(read.map(Job::state)).isEmpty()) {
+            return start(message, run, read.get(), now, timing, CHECKS.submit(strong));
+        }
+        Optional<Job> job;
+        try {
+            job = strong.call();
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
         Optional<String> stopped = whyNotRunnable(job.map(Job::state));
         if (stopped.isPresent()) {
             runs.apply(Change.of(Transition.WITHDRAW, run, now)
@@ -230,24 +249,31 @@ public final class RunWorker {
             queue.delete(message.receiptHandle());
             return Outcome.CANCELLED;
         }
-        return start(message, run, job.get(), now, timing.mark("job checked"));
+        return start(message, run, job.get(), now, timing.mark("job checked"), null);
     }
 
-    /** Runs the attempt this executor claimed (its firing lateness reported first, where EMF metrics are on). */
-    private Outcome start(Message message, Run run, Job job, Instant now, StartTiming timing)
+    /** Strong job reads that go on beside a launch ({@link #claimed}): each only waits on the store. */
+    private static final ExecutorService CHECKS = Executors.newVirtualThreadPerTaskExecutor();
+
+    /**
+     * Runs the attempt this executor claimed (its firing lateness reported first, where EMF metrics are on);
+     * {@code check}: the job's strong read still under way, which the binary's start waits for (null: done).
+     */
+    private Outcome start(
+            Message message, Run run, Job job, Instant now, StartTiming timing, Future<Optional<Job>> check)
             throws InterruptedException {
         if (settings.emfMetrics()) {
             System.out.println(
                     FiringMetrics.latenessLine(settings.prefix(), Duration.between(run.scheduledAt(), now), now));
         }
-        return attempts.run(message, run, job, timing);
+        return attempts.run(message, run, job, timing, check);
     }
 
     /**
      * Why a run of a job in {@code state} (empty: no job) must not start: "job paused" or "job deleted"; empty when
      * the job may run (ACTIVE or COMPLETED).
      */
-    private static Optional<String> whyNotRunnable(Optional<JobState> state) {
+    static Optional<String> whyNotRunnable(Optional<JobState> state) {
         if (state.filter(st -> st == JobState.ACTIVE || st == JobState.COMPLETED)
                 .isPresent()) {
             return Optional.empty();

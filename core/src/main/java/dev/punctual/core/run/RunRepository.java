@@ -256,7 +256,7 @@ public final class RunRepository {
                 w.add(ATTEMPT, -1)
                         .set(FINISHED_AT, instant(now))
                         .set(ERROR, s(c.error()))
-                        .remove(STARTED_AT, LEASE_OWNER);
+                        .remove(STARTED_AT, LEASE_OWNER, LAUNCHED_AT);
             case CANCEL_UNSTARTED, SKIP_OVERLAPPING, SKIP_MISSED, DEAD_LETTER ->
                 w.set(FINISHED_AT, instant(now)).set(ERROR, s(c.error()));
             // Out of the dead-letter index and without its TTL; the attempt number is kept: the next claim

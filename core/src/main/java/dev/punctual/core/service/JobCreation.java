@@ -10,6 +10,7 @@ import dev.punctual.core.run.Run;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.tenant.UsageRepository;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,10 +30,10 @@ import java.util.Set;
  *     without its run or its secrets.</li>
  * </ol>
  * A failure seen on the way undoes what was written (jobs, runs, the reservation) and is thrown: nothing was
- * created. A run left without its job (the writer died before the job's write) is shown nowhere, as runs are read
- * through their job, and the executor that claims it withdraws it as the run of a deleted job; a message sent ahead
- * for a run never written is dropped after a few looks. What a writer that dies half-way does leave is its
- * reservation: the tenant's usage counts those jobs until an operator corrects it.
+ * created. What a writer that dies half-way, or whose undo fails too (the store failing throughout), leaves: runs
+ * without their job, shown nowhere (runs are read through their job), which the executor that claims one withdraws
+ * as the run of a deleted job, its binary never started; messages sent ahead for runs never written, dropped after a
+ * few looks; and its reservation: the tenant's usage counts those jobs until an operator corrects it.
  */
 final class JobCreation {
     private static final System.Logger LOG = System.getLogger(JobCreation.class.getName());
@@ -139,9 +140,15 @@ final class JobCreation {
         return views;
     }
 
+    /** How many times each step of an undo is tried, and the first wait between tries (doubled each time). */
+    static final int UNDO_TRIES = 5;
+
+    static final Duration UNDO_FIRST_WAIT = Duration.ofMillis(100);
+
     /**
-     * Removes what a failed creation may have written, and gives its reservation back. Best effort: each step is
-     * tried whatever the one before did, and what fails is added to {@code cause}.
+     * Removes what a failed creation may have written, and gives its reservation back. Each step is tried again a
+     * few times with backoff (a store that failed the creation may fail the undo too), whatever the one before did;
+     * what still fails is added to {@code cause}.
      */
     private void undo(String owner, List<Job> jobs, List<Run> runs, long rate, RuntimeException cause) {
         LOG.log(Level.WARNING, "creating " + jobs.size() + " jobs of " + owner + " failed; undoing", cause);
@@ -150,10 +157,24 @@ final class JobCreation {
                 () -> ctx.runs().deleteNew(runs),
                 () -> ctx.usage().release(owner, jobs.size(), rate));
         for (Runnable step : steps) {
-            try {
-                step.run();
-            } catch (RuntimeException e) {
-                cause.addSuppressed(e);
+            Duration wait = UNDO_FIRST_WAIT;
+            for (int tries = 1; ; tries++) {
+                try {
+                    step.run();
+                    break;
+                } catch (RuntimeException e) {
+                    if (tries == UNDO_TRIES) {
+                        cause.addSuppressed(e);
+                        break;
+                    }
+                }
+                try {
+                    Thread.sleep(wait.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                wait = wait.multipliedBy(2);
             }
         }
     }
