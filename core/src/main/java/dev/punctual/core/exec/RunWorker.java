@@ -87,7 +87,7 @@ public final class RunWorker {
         ALREADY_DONE,
         LEASED_ELSEWHERE,
         CONFLICT,
-        /** No such run (yet): looked at again shortly, a few times, then dropped. */
+        /** No such run, or no such job, (yet): looked at again shortly, for a while, then dropped or withdrawn. */
         UNKNOWN_RUN,
         /** Not started: an earlier run of the job is still running and the job says {@code overlap: forbid}. */
         SKIPPED,
@@ -109,6 +109,13 @@ public final class RunWorker {
     static final int UNKNOWN_RUN_RECEIVES = 3;
 
     static final int UNKNOWN_RUN_RETRY_SECONDS = 2;
+
+    /**
+     * How long after its due time a run whose job has no item yet is looked at again rather than withdrawn: longer
+     * than a creation can take (API Gateway gives a request 30 s), so a job whose write is slow is never taken for
+     * one that will not come. A run whose job never comes (an undone creation) is withdrawn after it.
+     */
+    static final Duration JOB_WRITE_GRACE = Duration.ofSeconds(60);
 
     /** How many times SQS has delivered the message, this time included (1 when it does not say). */
     private static int receives(Message message) {
@@ -147,6 +154,14 @@ public final class RunWorker {
                 job = jobs.get(m.jobId(), true);
             }
             timing.mark("job read");
+            if (job.isEmpty() && race == 0 && awaitsItsJob(m)) {
+                // No job item at all (a deleted job keeps its item, DELETED), but the run is there: it was written
+                // before its job (JobCreation), whose own write has not landed yet, or never will (a creation
+                // undone). Look again shortly rather than withdraw a run whose job is about to exist (found by the
+                // fault suite: under throttling, a job's write landed seconds after its run had been withdrawn).
+                queue.changeVisibility(message.receiptHandle(), UNKNOWN_RUN_RETRY_SECONDS);
+                return Outcome.UNKNOWN_RUN;
+            }
             if (race == 0) {
                 // The message came up to RunQueue.EARLY_DELIVERY + 1 s early (SQS delays are whole seconds, rounded
                 // down): the job was read meanwhile; wait out the rest, so a run is never claimed, nor started,
@@ -204,6 +219,14 @@ public final class RunWorker {
             // The job's active run changed between our read and our claim (another run of it started): again.
         }
         return Outcome.CONFLICT;
+    }
+
+    /** Whether the run of {@code m}, whose job has no item, is there, unfinished and within JOB_WRITE_GRACE of due. */
+    private boolean awaitsItsJob(RunMessage m) {
+        return clock.instant().isBefore(m.scheduledAt().plus(JOB_WRITE_GRACE))
+                && runs.get(m.jobId(), m.runId())
+                        .filter(r -> !r.state().terminal())
+                        .isPresent();
     }
 
     private Change grant(RunMessage m, Instant now) {

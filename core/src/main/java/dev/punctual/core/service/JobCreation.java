@@ -31,8 +31,9 @@ import java.util.Set;
  * </ol>
  * A failure seen on the way undoes what was written (jobs, runs, the reservation) and is thrown: nothing was
  * created. What a writer that dies half-way, or whose undo fails too (the store failing throughout), leaves: runs
- * without their job, shown nowhere (runs are read through their job), which the executor that claims one withdraws
- * as the run of a deleted job, its binary never started; messages sent ahead for runs never written, dropped after a
+ * without their job, shown nowhere (runs are read through their job), which an executor looks at again for a minute
+ * past their due time (the job's write may be slow) and then withdraws, its binary never started; messages sent
+ * ahead for runs never written, dropped after a
  * few looks; and its reservation: the tenant's usage counts those jobs until an operator corrects it.
  */
 final class JobCreation {

@@ -116,6 +116,51 @@ class SendFirstCreateTest {
         assertThat(Fixture.queueCounts(p).total()).as("dropped").isZero();
     }
 
+    @Test
+    void aRunWhoseJobIsNotWrittenYetWaitsForItAndRunsOnceItIs() throws Exception {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        SettableClock clock = new SettableClock(now);
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
+        RunWorker worker = p.worker("ex-1", tmp.resolve("ex-1"), timer);
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
+        JobView job = p.jobService.create(
+                OWNER, JobRequest.builder("now", binaryId, Fixture.once(now)).build());
+        // As if the job's own write had not landed yet: its run is written and sent, the job item is not there.
+        var key = java.util.Map.of(
+                "jobId", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(job.id()));
+        var item = Fixture.dynamo()
+                .getItem(b -> b.tableName(p.resources.jobs().name()).key(key).consistentRead(true))
+                .item();
+        Fixture.dynamo().deleteItem(b -> b.tableName(p.resources.jobs().name()).key(key));
+
+        assertThat(worker.handle(receiveOne(p))).isEqualTo(RunWorker.Outcome.UNKNOWN_RUN);
+        assertThat(Fixture.onlyRun(p, job.id()).state()).as("untouched").isEqualTo(RunState.QUEUED);
+
+        Fixture.dynamo().putItem(b -> b.tableName(p.resources.jobs().name()).item(item));
+        assertThat(worker.handle(receiveOne(p))).isEqualTo(RunWorker.Outcome.SUCCEEDED);
+    }
+
+    @Test
+    void aRunWhoseJobNeverComesIsWithdrawnAMinuteAfterItWasDue() throws Exception {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        SettableClock clock = new SettableClock(now);
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
+        RunWorker worker = p.worker("ex-1", tmp.resolve("ex-1"), timer);
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
+        JobView job = p.jobService.create(
+                OWNER, JobRequest.builder("now", binaryId, Fixture.once(now)).build());
+        var key = java.util.Map.of(
+                "jobId", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(job.id()));
+        Fixture.dynamo().deleteItem(b -> b.tableName(p.resources.jobs().name()).key(key));
+
+        assertThat(worker.handle(receiveOne(p))).isEqualTo(RunWorker.Outcome.UNKNOWN_RUN);
+        clock.set(now.plusSeconds(61));
+        assertThat(worker.handle(receiveOne(p))).isEqualTo(RunWorker.Outcome.CANCELLED);
+        Run withdrawn = Fixture.onlyRun(p, job.id());
+        assertThat(withdrawn.state()).isEqualTo(RunState.CANCELLED);
+        assertThat(withdrawn.attempt()).isZero();
+    }
+
     /** The next delivery: a message looked at again comes back after its 2 s invisibility. */
     private static Message receiveOne(Punctual p) {
         long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
