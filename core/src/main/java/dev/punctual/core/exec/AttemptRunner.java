@@ -375,11 +375,7 @@ public final class AttemptRunner {
         Instant now = clock.instant();
         Optional<String> stopped = RunWorker.whyNotRunnable(current.map(Job::state));
         if (stopped.isPresent()) {
-            runs.apply(Change.of(Transition.WITHDRAW, run, now)
-                    .withExecutor(executorId)
-                    .withError(stopped.get()));
-            queue.delete(message.receiptHandle());
-            return Outcome.CANCELLED;
+            return withdraw(message, run, stopped.get());
         }
         if (current.get().version() != read.version()) {
             if (!runs.apply(Change.of(Transition.RELEASE, run, now)
@@ -394,6 +390,18 @@ public final class AttemptRunner {
             return Outcome.RELEASED;
         }
         return null;
+    }
+
+    /**
+     * The claimed run's job was found deleted or paused before its binary started: the run is CANCELLED, its claim
+     * (and launch) undone, and its message deleted.
+     */
+    Outcome withdraw(Message message, Run run, String why) {
+        runs.apply(Change.of(Transition.WITHDRAW, run, clock.instant())
+                .withExecutor(executorId)
+                .withError(why));
+        queue.delete(message.receiptHandle());
+        return Outcome.CANCELLED;
     }
 
     /** The wall-clock instant (ms) at which the supervisor kills a run whose lease ends at {@code leaseEnd}. */

@@ -22,7 +22,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -247,32 +246,25 @@ public final class RunWorker {
      */
     private Outcome claimed(Message message, RunMessage m, Run run, Optional<Job> read, Instant now, StartTiming timing)
             throws InterruptedException {
-        Callable<Optional<Job>> strong = () -> WhileHeld.call(
+        if (read.isPresent() && whyNotRunnable(read.map(Job::state)).isEmpty()) {
+            return start(message, run, read.get(), now, timing, CHECKS.submit(() -> readStrongly(m, now)));
+        }
+        Optional<Job> job = readStrongly(m, now);
+        Optional<String> stopped = whyNotRunnable(job.map(Job::state));
+        if (stopped.isPresent()) {
+            return attempts.withdraw(message, run, stopped.get());
+        }
+        return start(message, run, job.get(), now, timing.mark("job checked"), null);
+    }
+
+    /** The job of a claimed run, read strongly, through a passing store outage while the claim's lease lasts. */
+    private Optional<Job> readStrongly(RunMessage m, Instant claimedAt) throws InterruptedException {
+        return WhileHeld.call(
                 clock,
-                new AtomicReference<>(now.plus(settings.lease())),
+                new AtomicReference<>(claimedAt.plus(settings.lease())),
                 "reading the job of the claimed run " + m.jobId() + "/" + m.runId(),
                 Integer.MAX_VALUE,
                 () -> jobs.get(m.jobId(), true));
-        if (read.isPresent() && whyNotRunnable(read.map(Job::state)).isEmpty()) {
-            return start(message, run, read.get(), now, timing, CHECKS.submit(strong));
-        }
-        Optional<Job> job;
-        try {
-            job = strong.call();
-        } catch (InterruptedException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-        Optional<String> stopped = whyNotRunnable(job.map(Job::state));
-        if (stopped.isPresent()) {
-            runs.apply(Change.of(Transition.WITHDRAW, run, now)
-                    .withExecutor(executorId)
-                    .withError(stopped.get()));
-            queue.delete(message.receiptHandle());
-            return Outcome.CANCELLED;
-        }
-        return start(message, run, job.get(), now, timing.mark("job checked"), null);
     }
 
     /** Strong job reads that go on beside a launch ({@link #claimed}): each only waits on the store. */

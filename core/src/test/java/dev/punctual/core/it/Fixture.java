@@ -126,21 +126,38 @@ final class Fixture {
 
     /** A client of the shared DynamoDB emulator whose calls fail, as if it were unreachable, when {@code fail} says. */
     static DynamoDbClient dynamoFailingWhen(Predicate<SdkRequest> fail) {
+        return dynamoWith(new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                if (fail.test(c.request())) {
+                    throw SdkClientException.create("injected: DynamoDB unreachable");
+                }
+            }
+        });
+    }
+
+    /** A client of the shared DynamoDB emulator with {@code interceptor} on every call. */
+    static DynamoDbClient dynamoWith(ExecutionInterceptor interceptor) {
         var t = TestStack.target();
         return DynamoDbClient.builder()
                 .httpClient(UrlConnectionHttpClient.create())
                 .endpointOverride(t.dynamodb())
                 .region(t.region())
                 .credentialsProvider(t.credentials())
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
-                    @Override
-                    public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
-                        if (fail.test(c.request())) {
-                            throw SdkClientException.create("injected: DynamoDB unreachable");
-                        }
-                    }
-                }))
+                .overrideConfiguration(o -> o.addExecutionInterceptor(interceptor))
                 .build();
+    }
+
+    /** The next message of {@code p}'s queue within 10 s (one looked at again comes back after its invisibility). */
+    static Message nextMessage(Punctual p) {
+        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < until) {
+            List<Message> got = p.queue.receive(1, 5, 30);
+            if (!got.isEmpty()) {
+                return got.get(0);
+            }
+        }
+        throw new AssertionError("no message within 10 s");
     }
 
     static Punctual stack(Settings settings, Clock clock) {

@@ -16,7 +16,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,10 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * Under {@code overlap: allow} the job's strong read after the claim goes on beside the launch, and the binary
@@ -54,24 +51,17 @@ class JobCheckBesideLaunchTest {
     private static Punctual executorChangingTheJobAfterItsFirstRead(Punctual p, Settings s, Runnable change) {
         String jobs = p.resources.jobs().name();
         AtomicBoolean done = new AtomicBoolean();
-        var t = TestStack.target();
-        DynamoDbClient dynamo = DynamoDbClient.builder()
-                .httpClient(UrlConnectionHttpClient.create())
-                .endpointOverride(t.dynamodb())
-                .region(t.region())
-                .credentialsProvider(t.credentials())
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
-                    @Override
-                    public void afterExecution(Context.AfterExecution c, ExecutionAttributes a) {
-                        if (c.request() instanceof GetItemRequest g
-                                && g.tableName().equals(jobs)
-                                && !Boolean.TRUE.equals(g.consistentRead())
-                                && done.compareAndSet(false, true)) {
-                            change.run();
-                        }
-                    }
-                }))
-                .build();
+        DynamoDbClient dynamo = Fixture.dynamoWith(new ExecutionInterceptor() {
+            @Override
+            public void afterExecution(Context.AfterExecution c, ExecutionAttributes a) {
+                if (c.request() instanceof GetItemRequest g
+                        && g.tableName().equals(jobs)
+                        && !Boolean.TRUE.equals(g.consistentRead())
+                        && done.compareAndSet(false, true)) {
+                    change.run();
+                }
+            }
+        });
         return Fixture.executorSide(s, dynamo, Fixture.s3());
     }
 
@@ -95,17 +85,6 @@ class JobCheckBesideLaunchTest {
         return holder[0];
     }
 
-    private static Message receiveOne(Punctual p) {
-        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < until) {
-            List<Message> got = p.queue.receive(1, 5, 30);
-            if (!got.isEmpty()) {
-                return got.get(0);
-            }
-        }
-        throw new AssertionError("no message within 10 s");
-    }
-
     private static Run firstRun(Setup s) {
         return Fixture.runsOf(s.p(), s.job().id()).stream()
                 .filter(r -> r.attempt() > 0 || r.state() != RunState.SCHEDULED)
@@ -124,12 +103,12 @@ class JobCheckBesideLaunchTest {
                                 .env(Map.of("MARK", "new"))
                                 .build()));
 
-        assertThat(s.worker().handle(receiveOne(s.p()))).isEqualTo(RunWorker.Outcome.RELEASED);
+        assertThat(s.worker().handle(Fixture.nextMessage(s.p()))).isEqualTo(RunWorker.Outcome.RELEASED);
         Run handedBack = firstRun(s);
         assertThat(handedBack.state()).isEqualTo(RunState.FAILED);
         assertThat(handedBack.error()).contains("replaced");
 
-        assertThat(s.worker().handle(receiveOne(s.p())))
+        assertThat(s.worker().handle(Fixture.nextMessage(s.p())))
                 .as("at once, read again")
                 .isEqualTo(RunWorker.Outcome.SUCCEEDED);
         Run ran = firstRun(s);
@@ -141,7 +120,7 @@ class JobCheckBesideLaunchTest {
     void aJobDeletedBetweenItsReadAndTheClaimNeverStartsItsRun() throws Exception {
         Setup s = setUp(x -> x.p().jobService.delete(OWNER, x.job().id()));
 
-        assertThat(s.worker().handle(receiveOne(s.p()))).isEqualTo(RunWorker.Outcome.CANCELLED);
+        assertThat(s.worker().handle(Fixture.nextMessage(s.p()))).isEqualTo(RunWorker.Outcome.CANCELLED);
         Run withdrawn = Fixture.run(s.p(), s.job().id(), firstRun(s).runId());
         assertThat(withdrawn.state()).isEqualTo(RunState.CANCELLED);
         assertThat(withdrawn.error()).isEqualTo("job deleted");

@@ -20,11 +20,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
@@ -109,67 +111,53 @@ class SendFirstCreateTest {
         p.queue.sendBatch(List.of(new RunMessage("job_neverwritten0000000", "20300101T100000.000Z", now)), now);
 
         for (int receive = 1; receive < 3; receive++) {
-            Message m = receiveOne(p);
+            Message m = Fixture.nextMessage(p);
             assertThat(worker.handle(m)).as("receive " + receive).isEqualTo(RunWorker.Outcome.UNKNOWN_RUN);
         }
-        assertThat(worker.handle(receiveOne(p))).isEqualTo(RunWorker.Outcome.ALREADY_DONE);
+        assertThat(worker.handle(Fixture.nextMessage(p))).isEqualTo(RunWorker.Outcome.ALREADY_DONE);
         assertThat(Fixture.queueCounts(p).total()).as("dropped").isZero();
+    }
+
+    /** A run due now, written and sent, whose job's item is not there (as if the job's own write had not landed). */
+    private record WithoutItsJob(
+            Punctual p, SettableClock clock, RunWorker worker, JobView job, Map<String, AttributeValue> jobItem) {}
+
+    private WithoutItsJob runWithoutItsJob() {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        SettableClock clock = new SettableClock(now);
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
+        RunWorker worker = p.worker("ex-1", tmp.resolve("ex-1"), timer);
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
+        JobView job = p.jobService.create(
+                OWNER, JobRequest.builder("now", binaryId, Fixture.once(now)).build());
+        Map<String, AttributeValue> key = Map.of("jobId", AttributeValue.fromS(job.id()));
+        Map<String, AttributeValue> item = Fixture.dynamo()
+                .getItem(b -> b.tableName(p.resources.jobs().name()).key(key).consistentRead(true))
+                .item();
+        Fixture.dynamo().deleteItem(b -> b.tableName(p.resources.jobs().name()).key(key));
+        return new WithoutItsJob(p, clock, worker, job, item);
     }
 
     @Test
     void aRunWhoseJobIsNotWrittenYetWaitsForItAndRunsOnceItIs() throws Exception {
-        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-        SettableClock clock = new SettableClock(now);
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        RunWorker worker = p.worker("ex-1", tmp.resolve("ex-1"), timer);
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
-        JobView job = p.jobService.create(
-                OWNER, JobRequest.builder("now", binaryId, Fixture.once(now)).build());
-        // As if the job's own write had not landed yet: its run is written and sent, the job item is not there.
-        var key = java.util.Map.of(
-                "jobId", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(job.id()));
-        var item = Fixture.dynamo()
-                .getItem(b -> b.tableName(p.resources.jobs().name()).key(key).consistentRead(true))
-                .item();
-        Fixture.dynamo().deleteItem(b -> b.tableName(p.resources.jobs().name()).key(key));
+        WithoutItsJob w = runWithoutItsJob();
 
-        assertThat(worker.handle(receiveOne(p))).isEqualTo(RunWorker.Outcome.UNKNOWN_RUN);
-        assertThat(Fixture.onlyRun(p, job.id()).state()).as("untouched").isEqualTo(RunState.QUEUED);
+        assertThat(w.worker().handle(Fixture.nextMessage(w.p()))).isEqualTo(RunWorker.Outcome.UNKNOWN_RUN);
+        assertThat(Fixture.onlyRun(w.p(), w.job().id()).state()).as("untouched").isEqualTo(RunState.QUEUED);
 
-        Fixture.dynamo().putItem(b -> b.tableName(p.resources.jobs().name()).item(item));
-        assertThat(worker.handle(receiveOne(p))).isEqualTo(RunWorker.Outcome.SUCCEEDED);
+        Fixture.dynamo().putItem(b -> b.tableName(w.p().resources.jobs().name()).item(w.jobItem()));
+        assertThat(w.worker().handle(Fixture.nextMessage(w.p()))).isEqualTo(RunWorker.Outcome.SUCCEEDED);
     }
 
     @Test
     void aRunWhoseJobNeverComesIsWithdrawnAMinuteAfterItWasDue() throws Exception {
-        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-        SettableClock clock = new SettableClock(now);
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        RunWorker worker = p.worker("ex-1", tmp.resolve("ex-1"), timer);
-        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
-        JobView job = p.jobService.create(
-                OWNER, JobRequest.builder("now", binaryId, Fixture.once(now)).build());
-        var key = java.util.Map.of(
-                "jobId", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(job.id()));
-        Fixture.dynamo().deleteItem(b -> b.tableName(p.resources.jobs().name()).key(key));
+        WithoutItsJob w = runWithoutItsJob();
 
-        assertThat(worker.handle(receiveOne(p))).isEqualTo(RunWorker.Outcome.UNKNOWN_RUN);
-        clock.set(now.plusSeconds(61));
-        assertThat(worker.handle(receiveOne(p))).isEqualTo(RunWorker.Outcome.CANCELLED);
-        Run withdrawn = Fixture.onlyRun(p, job.id());
+        assertThat(w.worker().handle(Fixture.nextMessage(w.p()))).isEqualTo(RunWorker.Outcome.UNKNOWN_RUN);
+        w.clock().set(w.clock().instant().plusSeconds(61));
+        assertThat(w.worker().handle(Fixture.nextMessage(w.p()))).isEqualTo(RunWorker.Outcome.CANCELLED);
+        Run withdrawn = Fixture.onlyRun(w.p(), w.job().id());
         assertThat(withdrawn.state()).isEqualTo(RunState.CANCELLED);
         assertThat(withdrawn.attempt()).isZero();
-    }
-
-    /** The next delivery: a message looked at again comes back after its 2 s invisibility. */
-    private static Message receiveOne(Punctual p) {
-        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < until) {
-            List<Message> got = p.queue.receive(1, 5, 30);
-            if (!got.isEmpty()) {
-                return got.get(0);
-            }
-        }
-        throw new AssertionError("no message within 10 s");
     }
 }
