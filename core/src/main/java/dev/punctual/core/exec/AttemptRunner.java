@@ -25,8 +25,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -106,7 +108,7 @@ public final class AttemptRunner {
     }
 
     /** Runs the claimed attempt's binary and records its outcome (or leaves it, fenced, to the next attempt). */
-    Outcome run(Message message, Run run, Job job, StartTiming timing, Future<Optional<Job>> check)
+    Outcome run(Message message, Run run, Job job, StartTiming timing, Callable<Optional<Job>> check)
             throws InterruptedException {
         int attempt = run.attempt();
         String logKey = ArtifactStore.logKey(run.jobId(), run.runId(), attempt);
@@ -144,11 +146,8 @@ public final class AttemptRunner {
                     Integer.MAX_VALUE,
                     () -> settle(message, run, null, RunWorker.REFUSED + shown, null, false, false));
         }
-        // The claim may win up to CLAIM_TOLERANCE before the run's due time (it checks whole seconds, and the
-        // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
-        WhileHeld.waitUntil(clock, run.scheduledAt());
+        boolean letThrough = false;
         try {
-            timing.mark("waited");
             Path binary;
             if (sandbox.active()) {
                 // The executable copy, made from the cache (hashed there and as copied) once per binary.
@@ -171,6 +170,37 @@ public final class AttemptRunner {
             env.put("SCHEDULER_SCHEDULED_AT", run.scheduledAt().toString());
             // The same for every attempt of this occurrence: a binary can make its side effects idempotent on it.
             env.put("SCHEDULER_IDEMPOTENCY_KEY", run.jobId() + "@" + run.occurrence());
+            String name = run.jobId() + "." + run.runId() + "." + attempt;
+            Integer uid = lease == null ? null : lease.uid();
+            // Armed before the process starts, by its uid: an executor frozen right after the start (before it
+            // knows the binary's process group) is still covered. (Found by the fault suite: an executor frozen
+            // within milliseconds of starting four binaries had armed none, and all four outlived its lease.)
+            // Without a sandbox there is no uid, and the deadline covers the run only once its group is known.
+            try {
+                supervisor.arm(name, null, uid, supervisorDeadline(held.get()));
+                supervised = name;
+            } catch (IOException e) {
+                // Self-fencing still holds the run; only a frozen JVM escapes it.
+                LOG.log(Level.WARNING, "run " + name + " has no supervisor", e);
+            }
+            // Everything a start costs (the processes that set up its session, namespace, limits and user) is paid
+            // here, before the instant and the launch: the binary itself waits at a gate until the release below.
+            // An executor that dies before the release takes the gated process with it (its parent-death signal):
+            // the binary never ran, and the attempt, not launched, is given back.
+            handle = runner.startGated(
+                    binary,
+                    job.args(),
+                    env,
+                    workDir,
+                    logFile,
+                    new ProcessRunner.Confinement(uid, limits, sandbox.privateNetwork()));
+            timing.mark("spawned");
+            // The claim may win up to CLAIM_TOLERANCE before the run's due time (the executor claims ahead, and the
+            // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
+            WhileHeld.waitUntil(clock, run.scheduledAt());
+            timing.mark("waited");
+            // The job's check reads after the due instant, so a job deleted or paused before it is seen.
+            Future<Optional<Job>> checking = check == null ? null : CHECKS.submit(check);
             // The last moment to find out that this executor was frozen past its lease since the claim (the binary
             // download can take a while too): renewing it now, conditionally on our attempt, proves the run is
             // still ours, and starts the binary under a full lease.
@@ -201,10 +231,10 @@ public final class AttemptRunner {
             }
             held.set(renewedAt[0].plus(settings.lease()));
             timing.mark("launch written");
-            if (check != null) {
+            if (checking != null) {
                 Outcome stopped;
                 try {
-                    stopped = confirm(message, run, job, check);
+                    stopped = confirm(message, run, job, checking);
                 } catch (FencedBeforeStart e) {
                     killed = RunWorker.FENCED;
                     throw e;
@@ -214,27 +244,16 @@ public final class AttemptRunner {
                 }
                 timing.mark("job checked");
             }
-            String name = run.jobId() + "." + run.runId() + "." + attempt;
-            Integer uid = lease == null ? null : lease.uid();
-            // Armed before the binary starts, by its uid: an executor frozen right after the start (before it
-            // knows the binary's process group) is still covered. (Found by the fault suite: an executor frozen
-            // within milliseconds of starting four binaries had armed none, and all four outlived its lease.)
-            // Without a sandbox there is no uid, and the deadline covers the run only once its group is known.
-            try {
-                supervisor.arm(name, null, uid, supervisorDeadline(held.get()));
-                supervised = name;
-            } catch (IOException e) {
-                // Self-fencing still holds the run; only a frozen JVM escapes it.
-                LOG.log(Level.WARNING, "run " + name + " has no supervisor", e);
+            letThrough = handle.release();
+            if (!letThrough) {
+                throw new IOException("its process ended before the binary was let start");
             }
-            handle = runner.start(
-                    binary,
-                    job.args(),
-                    env,
-                    workDir,
-                    logFile,
-                    new ProcessRunner.Confinement(uid, limits, sandbox.privateNetwork()));
             running.put(run.jobId() + "/" + run.runId(), handle);
+            if (settings.emfMetrics()) {
+                Instant startedAt = clock.instant();
+                System.out.println(FiringMetrics.latenessLine(
+                        settings.prefix(), Duration.between(run.scheduledAt(), startedAt), startedAt));
+            }
             timing.mark("started").log(run.jobId() + "/" + run.runId() + " attempt " + attempt);
             long group = handle.pid();
             try {
@@ -287,6 +306,15 @@ public final class AttemptRunner {
             LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " could not start", e);
             error = "could not start: " + e.getMessage();
         } finally {
+            if (handle != null && !letThrough) {
+                // Held at its gate and never let through: ended unstarted (its exit is the gate's).
+                handle.kill(RunWorker.NOT_LET_START);
+                try {
+                    handle.await(Duration.ofSeconds(30));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             if (supervised != null) {
                 supervisor.disarm(supervised);
             }
@@ -391,6 +419,9 @@ public final class AttemptRunner {
         }
         return null;
     }
+
+    /** Strong job reads that go on beside a launch ({@link #confirm}): each only waits on the store. */
+    private static final ExecutorService CHECKS = Executors.newVirtualThreadPerTaskExecutor();
 
     /**
      * The claimed run's job was found deleted or paused before its binary started: the run is CANCELLED, its claim

@@ -11,19 +11,30 @@ import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
- * Long-polls the queue and runs up to {@code concurrency} runs at once. It only asks SQS for as many messages as
- * it has free slots, so a message is never held invisible by an executor that cannot start it.
+ * Long-polls the queue and runs up to {@code concurrency} runs at once.
+ *
+ * <p>It holds up to twice that many messages: a message is received up to two seconds before its run is due
+ * ({@link RunQueue#EARLY_DELIVERY}) and waits for its instant, then for a run slot ({@link RunWorker.Slot}), without
+ * holding one. Under load it asks SQS for messages only once {@code concurrency} (at most ten) can be held, so one
+ * receive fetches several; idle, it asks for as many as it can hold. A held message stays invisible to other
+ * executors only while its visibility timeout (the lease) lasts: one that waits longer for a slot is delivered again,
+ * and the claim lets one of the two take it.
  */
 public final class ExecutorPool implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ExecutorPool.class.getName());
 
     private final RunWorker worker;
     private final RunQueue queue;
-    private final int concurrency;
     private final int waitSeconds;
     private final int visibilitySeconds;
     private final Duration shutdownGrace;
+    /** Messages received and not yet handled: running, or waiting for their instant or a slot. */
+    private final Semaphore held;
+    /** Run slots: claimed runs, from the claim to the outcome. */
     private final Semaphore slots;
+    /** How many messages a receive asks for at least, once some are held. */
+    private final int batch;
+
     private final ExecutorService workers;
     private final Thread receiver;
     private volatile boolean receiving = true;
@@ -37,13 +48,14 @@ public final class ExecutorPool implements AutoCloseable {
             Duration shutdownGrace) {
         this.worker = worker;
         this.queue = queue;
-        this.concurrency = concurrency;
         this.waitSeconds = waitSeconds;
         this.visibilitySeconds = visibilitySeconds;
         this.shutdownGrace = shutdownGrace;
+        this.held = new Semaphore(2 * concurrency);
         this.slots = new Semaphore(concurrency);
+        this.batch = Math.min(RunQueue.MAX_BATCH, concurrency);
         this.workers = Executors.newFixedThreadPool(
-                concurrency, Thread.ofPlatform().name("run-", 0).factory());
+                2 * concurrency, Thread.ofPlatform().name("run-", 0).factory());
         this.receiver =
                 Thread.ofPlatform().name("receiver-" + worker.executorId()).unstarted(this::receiveLoop);
     }
@@ -57,9 +69,9 @@ public final class ExecutorPool implements AutoCloseable {
         while (receiving) {
             int taken = 0;
             try {
-                slots.acquire();
-                taken = 1;
-                while (taken < Math.min(RunQueue.MAX_BATCH, concurrency) && slots.tryAcquire()) {
+                held.acquire(batch);
+                taken = batch;
+                while (taken < RunQueue.MAX_BATCH && held.tryAcquire()) {
                     taken++;
                 }
                 List<Message> messages = queue.receive(taken, waitSeconds, visibilitySeconds);
@@ -67,32 +79,46 @@ public final class ExecutorPool implements AutoCloseable {
                     if (!receiving) {
                         // Received during shutdown: hand it straight back.
                         queue.changeVisibility(m.receiptHandle(), 0);
-                        slots.release();
+                        held.release();
                         continue;
                     }
-                    workers.execute(() -> {
-                        try {
-                            worker.handle(m);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        } catch (RuntimeException e) {
-                            // The message stays in flight and reappears after its visibility timeout.
-                            LOG.log(Level.WARNING, "handling message " + m.messageId() + " failed", e);
-                        } finally {
-                            slots.release();
-                        }
-                    });
+                    workers.execute(() -> handle(m));
                 }
-                slots.release(taken - messages.size());
+                held.release(taken - messages.size());
             } catch (InterruptedException e) {
-                slots.release(taken);
+                held.release(taken);
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                slots.release(taken);
+                held.release(taken);
                 LOG.log(Level.WARNING, "receive failed; retrying", e);
                 pause();
             }
+        }
+    }
+
+    private void handle(Message m) {
+        boolean[] inSlot = {false};
+        try {
+            worker.handle(m, () -> {
+                if (!receiving) {
+                    return false;
+                }
+                slots.acquire();
+                inSlot[0] = true;
+                // Stopping began while it waited: give the slot back, and the run to another executor.
+                return receiving;
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            // The message stays in flight and reappears after its visibility timeout.
+            LOG.log(Level.WARNING, "handling message " + m.messageId() + " failed", e);
+        } finally {
+            if (inSlot[0]) {
+                slots.release();
+            }
+            held.release();
         }
     }
 
@@ -123,6 +149,7 @@ public final class ExecutorPool implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            queue.flushDeletes();
             worker.close();
         }
     }

@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Firing lateness (claim time − due time) as a CloudWatch Embedded Metric Format line. Printed on stdout, the
+ * Firing lateness (the binary's release − due time) as a CloudWatch Embedded Metric Format line. Printed on stdout, the
  * container's log driver ships it and CloudWatch turns it into a metric: no API call and no extra permission.
  */
 public final class FiringMetrics {

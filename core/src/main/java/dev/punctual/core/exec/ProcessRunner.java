@@ -84,6 +84,44 @@ public final class ProcessRunner {
     public Handle start(
             Path binary, List<String> args, Map<String, String> env, Path workDir, Path logFile, Confinement c)
             throws IOException {
+        return start(binary, args, env, workDir, logFile, c, false);
+    }
+
+    /**
+     * The exit code of a process held at its gate ({@link #startGated}) whose gate was closed without a release:
+     * the binary never ran.
+     */
+    public static final int NOT_RELEASED = 125;
+
+    /**
+     * The shell step a gated binary waits in: every step before it (session, namespace, limits, user) is done, and
+     * the binary is exec'd in place once a line is read, with {@code /dev/null} as its input; at end of input it
+     * exits {@value #NOT_RELEASED} instead. The shell would add {@code PWD} to the binary's environment; it is
+     * unset unless the caller passes one.
+     */
+    private static final String GATE = "read -r go || exit " + NOT_RELEASED + "; exec \"$0\" \"$@\" </dev/null";
+
+    /**
+     * Starts the process that will run the binary, held in by {@code c}, but holds it just before the binary:
+     * {@link Handle#release} lets the binary start (an exec in place, well under a millisecond), {@link Handle#kill}
+     * ends it unstarted. Everything a start costs (the process chain, the user and limits) is paid before the
+     * release. Needs {@code /bin/sh}.
+     */
+    public Handle startGated(
+            Path binary, List<String> args, Map<String, String> env, Path workDir, Path logFile, Confinement c)
+            throws IOException {
+        return start(binary, args, env, workDir, logFile, c, true);
+    }
+
+    private Handle start(
+            Path binary,
+            List<String> args,
+            Map<String, String> env,
+            Path workDir,
+            Path logFile,
+            Confinement c,
+            boolean gated)
+            throws IOException {
         Integer sandboxUid = c.uid();
         if (sandboxUid != null && !HAS_SETPRIV) {
             throw new IOException("the sandbox needs util-linux's setpriv");
@@ -119,6 +157,9 @@ public final class ProcessRunner {
             }
             command.addAll(List.of("--pdeathsig", "KILL", "--"));
         }
+        if (gated) {
+            command.addAll(List.of("/bin/sh", "-c", env.containsKey("PWD") ? GATE : "unset PWD; " + GATE));
+        }
         command.add(binary.toAbsolutePath().toString());
         command.addAll(args);
         ProcessBuilder pb =
@@ -131,7 +172,9 @@ public final class ProcessRunner {
         String tag = HexFormat.of().formatHex(RANDOM.generateSeed(12));
         pb.environment().put(TAG, tag);
         Process p = spawn(pb);
-        p.getOutputStream().close();
+        if (!gated) {
+            p.getOutputStream().close();
+        }
         Handle h = new Handle(p, logFile, tag, sandboxUid);
         h.pump.start();
         return h;
@@ -204,6 +247,25 @@ public final class ProcessRunner {
 
         public long pid() {
             return process.pid();
+        }
+
+        /** Ends a gated process's input without a release: its gate exits, the binary unstarted. */
+        void closeGate() throws IOException {
+            process.getOutputStream().close();
+        }
+
+        /**
+         * Lets a gated binary ({@link #startGated}) start: false if its gate is gone (the process ended meanwhile,
+         * or was killed), in which case the binary did not start.
+         */
+        public boolean release() {
+            try (OutputStream gate = process.getOutputStream()) {
+                gate.write('\n');
+                gate.flush();
+                return true;
+            } catch (IOException e) {
+                return false;
+            }
         }
 
         /** Kills the group (TERM, then KILL after the grace period) and records why. */

@@ -22,9 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.sqs.model.Message;
@@ -40,6 +38,8 @@ public final class RunWorker {
     public static final String SHUTDOWN = "executor shutting down";
     public static final String FENCED = "lease lost to another executor";
     public static final String SELF_FENCED = "lease could not be renewed before it expired";
+    /** Why a process held at its gate was ended before its binary started (it never ran). */
+    public static final String NOT_LET_START = "not let start";
 
     private final RunRepository runs;
     private final JobRepository jobs;
@@ -104,6 +104,14 @@ public final class RunWorker {
     public static final String REFUSED = "refused to start: ";
 
     private static final int CLAIM_RACES = 3;
+
+    /**
+     * How long before its due instant a run that may overlap itself is claimed: the claim, the sandbox and the
+     * process chain are done by then, and only the launch and the job's check lie between the instant and the start.
+     * Well within {@link RunRepository#CLAIM_TOLERANCE}, and longer than a claim takes (the bench's p99 on the
+     * emulators is under 100 ms).
+     */
+    static final Duration CLAIM_AHEAD = Duration.ofMillis(500);
     /** How many receives a message for a run that does not exist gets before it is dropped. */
     static final int UNKNOWN_RUN_RECEIVES = 3;
 
@@ -126,7 +134,26 @@ public final class RunWorker {
         }
     }
 
+    /**
+     * A run slot of the executor, taken once the message's run is due, just before its claim: a message that waits
+     * for its due instant, or for a slot, holds none.
+     */
+    @FunctionalInterface
+    public interface Slot {
+        /** No limit: the caller ran out of nothing (a worker on its own, as in tests). */
+        Slot ANY = () -> true;
+
+        /** Waits for a slot; false when the executor is stopping and the run should be left to another. */
+        boolean take() throws InterruptedException;
+    }
+
+    /** Handles one message with no limit on run slots (see {@link #handle(Message, Slot)}). */
     public Outcome handle(Message message) throws InterruptedException {
+        return handle(message, Slot.ANY);
+    }
+
+    /** Handles one message, taking a run slot from {@code slot} just before claiming its run. */
+    public Outcome handle(Message message, Slot slot) throws InterruptedException {
         RunMessage m;
         try {
             m = RunMessage.decode(message.body());
@@ -163,10 +190,21 @@ public final class RunWorker {
             }
             if (race == 0) {
                 // The message came up to RunQueue.EARLY_DELIVERY + 1 s early (SQS delays are whole seconds, rounded
-                // down): the job was read meanwhile; wait out the rest, so a run is never claimed, nor started,
-                // before its due instant. (The message's due time is only a hint: the claim checks the run's own.)
-                WhileHeld.waitUntil(clock, m.scheduledAt());
-                timing.mark("due");
+                // down): the job was read meanwhile; wait out the rest. A run whose job may run, and may overlap
+                // itself, is claimed CLAIM_AHEAD before its instant, and its process readied; it is launched, and
+                // its job checked, only once the instant has come (AttemptRunner). Any other is claimed at its
+                // instant. (The message's due time is only a hint: the claim checks the run's own.)
+                boolean ahead = job.filter(j -> j.firing().overlap() == Overlap.ALLOW)
+                        .filter(j -> whyNotRunnable(Optional.of(j.state())).isEmpty())
+                        .isPresent();
+                WhileHeld.waitUntil(clock, ahead ? m.scheduledAt().minus(CLAIM_AHEAD) : m.scheduledAt());
+                timing.mark(ahead ? "claim ahead" : "due");
+                if (!slot.take()) {
+                    // The executor is stopping and nothing is claimed yet: the message goes straight back.
+                    queue.changeVisibility(message.receiptHandle(), 0);
+                    return Outcome.RELEASED;
+                }
+                timing.mark("slot");
             }
             FiringPolicy policy = job.map(Job::firing).orElse(FiringPolicy.DEFAULT);
             Instant now = clock.instant();
@@ -247,7 +285,7 @@ public final class RunWorker {
     private Outcome claimed(Message message, RunMessage m, Run run, Optional<Job> read, Instant now, StartTiming timing)
             throws InterruptedException {
         if (read.isPresent() && whyNotRunnable(read.map(Job::state)).isEmpty()) {
-            return start(message, run, read.get(), now, timing, CHECKS.submit(() -> readStrongly(m, now)));
+            return start(message, run, read.get(), now, timing, () -> readStrongly(m, now));
         }
         Optional<Job> job = readStrongly(m, now);
         Optional<String> stopped = whyNotRunnable(job.map(Job::state));
@@ -267,20 +305,13 @@ public final class RunWorker {
                 () -> jobs.get(m.jobId(), true));
     }
 
-    /** Strong job reads that go on beside a launch ({@link #claimed}): each only waits on the store. */
-    private static final ExecutorService CHECKS = Executors.newVirtualThreadPerTaskExecutor();
-
     /**
-     * Runs the attempt this executor claimed (its firing lateness reported first, where EMF metrics are on);
-     * {@code check}: the job's strong read still under way, which the binary's start waits for (null: done).
+     * Runs the attempt this executor claimed; {@code check}: the job's strong read, made once the run is due and
+     * awaited before its binary starts (null: done already).
      */
     private Outcome start(
-            Message message, Run run, Job job, Instant now, StartTiming timing, Future<Optional<Job>> check)
+            Message message, Run run, Job job, Instant now, StartTiming timing, Callable<Optional<Job>> check)
             throws InterruptedException {
-        if (settings.emfMetrics()) {
-            System.out.println(
-                    FiringMetrics.latenessLine(settings.prefix(), Duration.between(run.scheduledAt(), now), now));
-        }
         return attempts.run(message, run, job, timing, check);
     }
 

@@ -1,6 +1,7 @@
 package dev.punctual.core.queue;
 
 import dev.punctual.core.infra.QueueSpec;
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -8,6 +9,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
@@ -15,12 +18,14 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 
 /** The run queue. Each message is delayed so that it becomes visible shortly before its run is due. */
 public final class RunQueue {
+    private static final System.Logger LOG = System.getLogger(RunQueue.class.getName());
     public static final int MAX_BATCH = 10;
     public static final int MAX_DELAY_SECONDS = 900;
 
     private final SqsClient sqs;
     private final String queueName;
     private volatile String url;
+    private final PendingDeletes deletes = new PendingDeletes(this::deleteBatch);
 
     public RunQueue(SqsClient sqs, QueueSpec spec, String urlOverride) {
         this.sqs = sqs;
@@ -84,8 +89,35 @@ public final class RunQueue {
                 .messages();
     }
 
+    /**
+     * Deletes a handled message: sent with up to nine others, within {@link PendingDeletes#LINGER} (see there why
+     * nothing waits for it); {@link #flushDeletes} sends what is pending at once.
+     */
     public void delete(String receiptHandle) {
-        sqs.deleteMessage(b -> b.queueUrl(url()).receiptHandle(receiptHandle));
+        deletes.add(receiptHandle);
+    }
+
+    /** Sends the deletes still pending, and returns once they are sent: before an executor stops. */
+    public void flushDeletes() {
+        deletes.flush();
+    }
+
+    private void deleteBatch(List<String> receiptHandles) {
+        List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();
+        for (int i = 0; i < receiptHandles.size(); i++) {
+            entries.add(DeleteMessageBatchRequestEntry.builder()
+                    .id(Integer.toString(i))
+                    .receiptHandle(receiptHandles.get(i))
+                    .build());
+        }
+        DeleteMessageBatchResponse r =
+                sqs.deleteMessageBatch(b -> b.queueUrl(url()).entries(entries));
+        if (!r.failed().isEmpty()) {
+            LOG.log(
+                    Level.WARNING,
+                    r.failed().size() + " of " + entries.size() + " handled messages were not deleted ("
+                            + r.failed().get(0).message() + "); they will come back once");
+        }
     }
 
     /** Makes the message visible again after {@code seconds}: the retry delay, or a lease extension. */

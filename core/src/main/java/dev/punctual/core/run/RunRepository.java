@@ -229,8 +229,11 @@ public final class RunRepository {
                         .set(STARTED_AT, instant(now))
                         .remove(EXIT_CODE, FINISHED_AT, ERROR, LOG_KEY, LOG, LAUNCHED_AT);
             case HEARTBEAT -> w.set(LEASE_EXPIRY, n(c.leaseExpiry().toEpochMilli()));
+            // The start is the launch's time, not the claim's: a run claimed ahead of its instant starts at it.
             case LAUNCH ->
-                w.set(LEASE_EXPIRY, n(c.leaseExpiry().toEpochMilli())).set(LAUNCHED_AT, instant(now));
+                w.set(LEASE_EXPIRY, n(c.leaseExpiry().toEpochMilli()))
+                        .set(LAUNCHED_AT, instant(now))
+                        .set(STARTED_AT, instant(now));
             case SUCCEED, FAIL, RELEASE, DIE -> {
                 w.set(FINISHED_AT, instant(now))
                         .setOrRemove(EXIT_CODE, c.exitCode() == null ? null : n(c.exitCode()))
@@ -357,10 +360,12 @@ public final class RunRepository {
     }
 
     /**
-     * How early before its due time a claim may still win: the executor waits out the sub-second rest of a
-     * message's delay itself, so the condition only has to stop a message that comes (or is sent) early.
+     * How early before its due time a claim may still win: the executor claims a run up to half a second ahead
+     * ({@code RunWorker.CLAIM_AHEAD}) and launches it only at its instant, so the condition only has to stop a
+     * message that comes (or is sent) early. (Whole seconds: a run due at a whole second is claimable from the
+     * second before.)
      */
-    public static final Duration CLAIM_TOLERANCE = Duration.ofSeconds(1);
+    public static final Duration CLAIM_TOLERANCE = Duration.ofSeconds(2);
 
     /**
      * The bound the claim's condition compares {@code scheduledAt} with: {@code scheduledAt <= bound} holds exactly

@@ -69,18 +69,18 @@ class ClaimDueTest {
                 .isTrue();
         assertThat(early.failed(0)).isFalse();
         assertThat(Items.str(early.oldItem(1), "scheduledAt")).isEqualTo(due.toString());
-        assertThat(claim(p, job.id(), job.pendingRunId(), "ex-a", due.minusMillis(501))
+        assertThat(claim(p, job.id(), job.pendingRunId(), "ex-a", due.minusMillis(1501))
                         .won())
-                .as("in the second before the due second")
+                .as("two seconds before the due second")
                 .isFalse();
         Run untouched = Fixture.run(p, job.id(), job.pendingRunId());
         assertThat(untouched.state()).isEqualTo(RunState.SCHEDULED);
         assertThat(untouched.attempt()).isZero();
 
-        // From the start of its due second (at most CLAIM_TOLERANCE early) the claim wins; the executor then waits
-        // out the rest before the binary starts.
-        assertThat(claim(p, job.id(), job.pendingRunId(), "ex-a", due.truncatedTo(ChronoUnit.SECONDS))
-                        .won())
+        // From the start of the second before its due second (at most CLAIM_TOLERANCE early) the claim wins; the
+        // executor then waits out the rest before the binary starts.
+        Instant secondBefore = due.truncatedTo(ChronoUnit.SECONDS).minusSeconds(1);
+        assertThat(claim(p, job.id(), job.pendingRunId(), "ex-a", secondBefore).won())
                 .isTrue();
         assertThat(Fixture.run(p, job.id(), job.pendingRunId()).attempt()).isEqualTo(1);
     }

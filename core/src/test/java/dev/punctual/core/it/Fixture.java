@@ -493,6 +493,8 @@ final class Fixture {
     }
 
     static QueueCounts queueCounts(Punctual p) {
+        // Deletes of handled messages are sent in batches, within a second: count after they are sent.
+        p.queue.flushDeletes();
         Map<QueueAttributeName, String> a = sqs().getQueueAttributes(b -> b.queueUrl(p.queue.url())
                         .attributeNames(
                                 QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,

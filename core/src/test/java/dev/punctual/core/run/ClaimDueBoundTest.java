@@ -54,11 +54,13 @@ class ClaimDueBoundTest {
     void withinOneSecondTheWholeSecondStringSortsLastButTheBoundStillSeparatesSeconds() {
         Instant now = Instant.parse("2030-06-01T12:00:05.200Z");
         assertThat("2030-06-01T12:00:05Z").isGreaterThan("2030-06-01T12:00:05.500Z");
+        // A claim may win up to CLAIM_TOLERANCE (2 s) early: from the start of the second before the due second.
         assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:05Z"), now)).isTrue();
-        assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:05.999Z"), now))
+        assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:06Z"), now)).isTrue();
+        assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:06.999Z"), now))
                 .isTrue();
-        assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:06Z"), now)).isFalse();
-        assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:06.001Z"), now))
+        assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:07Z"), now)).isFalse();
+        assertThat(conditionHolds(Instant.parse("2030-06-01T12:00:07.001Z"), now))
                 .isFalse();
         assertThat(conditionHolds(now.plus(Duration.ofHours(1)), now)).isFalse();
         assertThat(conditionHolds(now.minus(Duration.ofDays(400)), now)).isTrue();
