@@ -92,7 +92,7 @@ final class InjectedFaults {
     }
 
     /**
-     * The claim: the only write that sets startedAt (a withdrawn claim removes it), on its own (an UpdateItem) or in
+     * The claim: the only write that sets leaseOwner (a withdrawn claim removes it), on its own (an UpdateItem) or in
      * a transaction (under an overlap policy).
      */
     static boolean isClaim(Map<String, String> names, String update) {
@@ -102,7 +102,7 @@ final class InjectedFaults {
         int remove = update.indexOf(" REMOVE ");
         String set = remove < 0 ? update : update.substring(0, remove);
         return names.entrySet().stream()
-                .anyMatch(e -> e.getValue().equals("startedAt") && set.contains(e.getKey() + " = "));
+                .anyMatch(e -> e.getValue().equals("leaseOwner") && set.contains(e.getKey() + " = "));
     }
 
     static void announce(PrintStream out, String fault) {

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -143,9 +144,21 @@ class LocalSystemIT {
         String id = job.get("id").asText();
         await().atMost(Duration.ofSeconds(40)).until(() -> started(id) >= 2);
         assertThat(system.delete("/v1/jobs/" + id)).isEqualTo(204);
-        long atDelete = started(id);
-        // Occurrences already queued (with their delays) must fail their claim: nothing more starts.
-        await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(20)).until(() -> started(id) == atDelete);
+        Instant deletedAt = Instant.now();
+        // A run launched before the delete may still finish; after that, nothing more runs. (A run claimed ahead of
+        // its instant shows RUNNING for a moment, then CANCELLED once its job's check after the instant finds it
+        // deleted: it never ran.)
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> runs(id).stream()
+                        .noneMatch(r -> "RUNNING".equals(r.get("state").asText())));
+        long ran = ran(id);
+        await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(20)).until(() -> ran(id) == ran);
+        assertThat(runs(id))
+                .filteredOn(r -> instant(r, "scheduledAt").isAfter(deletedAt))
+                .isNotEmpty()
+                .allSatisfy(r -> assertThat(r.get("state").asText())
+                        .as("due after the delete: %s", r)
+                        .isIn("CANCELLED", "SCHEDULED", "QUEUED"));
         assertThat(system.get("/v1/jobs/" + id).get("state").asText()).isEqualTo("DELETED");
     }
 
@@ -325,6 +338,14 @@ class LocalSystemIT {
     private static JsonNode latestRun(String jobId) throws Exception {
         JsonNode items = system.get("/v1/jobs/" + jobId + "/runs?limit=1").get("items");
         return items.isEmpty() ? null : items.get(0);
+    }
+
+    /** How many of the job's runs ended having run their binary. */
+    private static long ran(String jobId) throws Exception {
+        return runs(jobId).stream()
+                .filter(r -> Set.of("SUCCEEDED", "FAILED", "DEAD")
+                        .contains(r.get("state").asText()))
+                .count();
     }
 
     private static long started(String jobId) throws Exception {

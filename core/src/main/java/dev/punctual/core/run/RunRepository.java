@@ -226,10 +226,10 @@ public final class RunRepository {
                 w.add(ATTEMPT, 1)
                         .set(LEASE_OWNER, s(c.executorId()))
                         .set(LEASE_EXPIRY, n(c.leaseExpiry().toEpochMilli()))
-                        .set(STARTED_AT, instant(now))
-                        .remove(EXIT_CODE, FINISHED_AT, ERROR, LOG_KEY, LOG, LAUNCHED_AT);
+                        .remove(EXIT_CODE, FINISHED_AT, ERROR, LOG_KEY, LOG, LAUNCHED_AT, STARTED_AT);
             case HEARTBEAT -> w.set(LEASE_EXPIRY, n(c.leaseExpiry().toEpochMilli()));
-            // The start is the launch's time, not the claim's: a run claimed ahead of its instant starts at it.
+            // The start is the launch's (a run is claimed up to CLAIM_AHEAD before its instant, and launched at it);
+            // a claimed run not launched yet has none.
             case LAUNCH ->
                 w.set(LEASE_EXPIRY, n(c.leaseExpiry().toEpochMilli()))
                         .set(LAUNCHED_AT, instant(now))

@@ -157,7 +157,7 @@ class RunRepositoryTest {
         assertThat(r.attempt()).isEqualTo(1);
         assertThat(r.leaseOwner()).isEqualTo("ex-a");
         assertThat(r.leaseExpiry()).isEqualTo(now.plus(LEASE));
-        assertThat(r.startedAt()).isEqualTo(now);
+        assertThat(r.startedAt()).as("claimed, not launched yet").isNull();
         // Claimed before anyone marked it: it stays in the due index until a sweep has moved its job on.
         assertThat(Fixture.rawRun(p, job.id(), r.runId())).containsKeys(Resources.DUE_SHARD, Resources.DUE_SORT);
     }
