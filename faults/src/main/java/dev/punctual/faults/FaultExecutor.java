@@ -25,7 +25,7 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  *   -Dfaults.settings=key=value,...   overrides of {@link FaultSettings}
  *   -Dfaults.inject=...               comma-separated faults ({@link InjectedFaults}):
  *      halt-before-result=N   halt (as kill -9 would) right before the Nth DynamoDB write of a run's result
- *      halt-before-delete=N   halt right before the Nth SQS DeleteMessage (the result is already written)
+ *      halt-before-delete=N   halt right before the Nth SQS DeleteMessageBatch (the results are already written)
  *      dynamo-errors=R        answer a fraction R of DynamoDB calls with throttling / 500 / 503 (nothing sent)
  *      fail-log-upload=SUFFIX fail every S3 PutObject whose key ends with SUFFIX (e.g. "/attempt-2.log")
  *      stop-after-claim=N     SIGSTOP itself right after its Nth claim transaction succeeded (before it reads the

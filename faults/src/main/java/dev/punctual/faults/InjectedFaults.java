@@ -23,7 +23,7 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.Update;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
-import software.amazon.awssdk.services.sqs.model.DeleteMessageRequest;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequest;
 import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
 
 /**
@@ -196,8 +196,9 @@ final class InjectedFaults {
     }
 
     /**
-     * The outcome is recorded; the run's message is not deleted. A DeleteMessage names only a receipt handle, so the
-     * bodies received are kept to name the run.
+     * The outcome is recorded; the run's message is not deleted. Deletes go in batches (DeleteMessageBatch, up to ten
+     * handled messages): none of the batch is deleted, and the fault names the first one's run. A delete names only
+     * a receipt handle, so the bodies received are kept to name the run.
      */
     static final class HaltBeforeDelete extends HaltBefore {
         private final Map<String, String> bodies = new ConcurrentHashMap<>();
@@ -215,12 +216,13 @@ final class InjectedFaults {
 
         @Override
         boolean counts(SdkRequest r) {
-            return r instanceof DeleteMessageRequest;
+            return r instanceof DeleteMessageBatchRequest b && !b.entries().isEmpty();
         }
 
         @Override
         String run(SdkRequest r) {
-            RunMessage m = RunMessage.decode(bodies.get(((DeleteMessageRequest) r).receiptHandle()));
+            String handle = ((DeleteMessageBatchRequest) r).entries().get(0).receiptHandle();
+            RunMessage m = RunMessage.decode(bodies.get(handle));
             return m.jobId() + " " + m.runId();
         }
     }
