@@ -25,7 +25,8 @@ public final class RunQueue {
     private final SqsClient sqs;
     private final String queueName;
     private volatile String url;
-    private final PendingDeletes deletes = new PendingDeletes(this::deleteBatch);
+    /** Made at the first delete: only an executor deletes. */
+    private PendingDeletes deletes;
 
     public RunQueue(SqsClient sqs, QueueSpec spec, String urlOverride) {
         this.sqs = sqs;
@@ -94,12 +95,19 @@ public final class RunQueue {
      * nothing waits for it); {@link #flushDeletes} sends what is pending at once.
      */
     public void delete(String receiptHandle) {
-        deletes.add(receiptHandle);
+        pendingDeletes().add(receiptHandle);
     }
 
     /** Sends the deletes still pending, and returns once they are sent: before an executor stops. */
     public void flushDeletes() {
-        deletes.flush();
+        pendingDeletes().flush();
+    }
+
+    private synchronized PendingDeletes pendingDeletes() {
+        if (deletes == null) {
+            deletes = new PendingDeletes(this::deleteBatch);
+        }
+        return deletes;
     }
 
     private void deleteBatch(List<String> receiptHandles) {
