@@ -27,10 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -38,9 +35,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
- * One claimed attempt, from the claim to its recorded outcome: the binary is fetched and verified, started (in its
- * sandbox, under a lease renewed right before the start), watched, heartbeated and supervised, and its outcome and
- * log recorded while the lease lasts. Every write is fenced on the attempt the claim granted.
+ * One claimed attempt, from the claim to its recorded outcome: the binary is fetched and verified, readied at a gate
+ * in its sandbox, let start at its instant (its launch and renewed lease written as it starts), watched, heartbeated
+ * and supervised, and its outcome and log recorded while the lease lasts. Every write is fenced on the attempt the claim granted.
  */
 public final class AttemptRunner {
     private static final System.Logger LOG = System.getLogger(AttemptRunner.class.getName());
@@ -108,7 +105,7 @@ public final class AttemptRunner {
     }
 
     /** Runs the claimed attempt's binary and records its outcome (or leaves it, fenced, to the next attempt). */
-    Outcome run(Message message, Run run, Job job, StartTiming timing, Callable<Optional<Job>> check)
+    Outcome run(Message message, Run run, Job job, StartTiming timing, Callable<Optional<Job>> recheck)
             throws InterruptedException {
         int attempt = run.attempt();
         String logKey = ArtifactStore.logKey(run.jobId(), run.runId(), attempt);
@@ -199,62 +196,56 @@ public final class AttemptRunner {
             // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
             WhileHeld.waitUntil(clock, run.scheduledAt());
             timing.mark("waited");
-            // The job's check reads after the due instant, so a job deleted or paused before it is seen.
-            Future<Optional<Job>> checking = check == null ? null : CHECKS.submit(check);
-            // The last moment to find out that this executor was frozen past its lease since the claim (the binary
-            // download can take a while too): renewing it now, conditionally on our attempt, proves the run is
-            // still ours, and starts the binary under a full lease.
-            // A store error here is tried again while the lease lasts: counted as a failed start, it would spend
-            // an attempt whose binary never ran (found by the fault suite: an always-failing job ended DEAD at an
-            // attempt that never started, its pre-start renewal caught in an outage).
-            Instant[] renewedAt = new Instant[1];
-            boolean ours;
-            try {
-                ours = WhileHeld.call(
-                        clock,
-                        held,
-                        "renewing the lease of " + run.jobId() + "/" + run.runId() + " before its start",
-                        Integer.MAX_VALUE,
-                        () -> {
-                            renewedAt[0] = clock.instant();
-                            return runs.apply(Change.of(Transition.LAUNCH, run, renewedAt[0])
-                                            .withLease(executorId, renewedAt[0].plus(settings.lease())))
-                                    .won();
-                        });
-            } catch (RuntimeException e) {
-                // The lease ran out while the store was unreachable: we cannot tell whether the run is still ours.
-                ours = false;
-            }
-            if (!ours) {
-                killed = RunWorker.FENCED;
-                throw new FencedBeforeStart();
-            }
-            held.set(renewedAt[0].plus(settings.lease()));
-            timing.mark("launch written");
-            if (checking != null) {
-                Outcome stopped;
-                try {
-                    stopped = confirm(message, run, job, checking);
-                } catch (FencedBeforeStart e) {
-                    killed = RunWorker.FENCED;
-                    throw e;
-                }
+            if (recheck != null && clock.instant().isAfter(run.scheduledAt().plus(RunRepository.RELEASE_WINDOW))) {
+                // Claimed ahead, but here later than a delete or pause waits for this run to start
+                // (JobContext.awaitCommittedStarts): the job is read again, as for a run claimed late.
+                Outcome stopped = recheck(message, run, recheck);
                 if (stopped != null) {
                     return stopped;
                 }
-                timing.mark("job checked");
+                timing.mark("job checked again");
+            }
+            if (!clock.instant().isBefore(held.get().minus(Supervisor.margin(settings.lease())))) {
+                // Frozen since the claim for about a lease: the run may be another executor's by now.
+                throw new FencedBeforeStart();
             }
             letThrough = handle.release();
             if (!letThrough) {
                 throw new IOException("its process ended before the binary was let start");
             }
+            Instant startedAt = clock.instant();
             running.put(run.jobId() + "/" + run.runId(), handle);
             if (settings.emfMetrics()) {
-                Instant startedAt = clock.instant();
                 System.out.println(FiringMetrics.latenessLine(
                         settings.prefix(), Duration.between(run.scheduledAt(), startedAt), startedAt));
             }
-            timing.mark("started").log(run.jobId() + "/" + run.runId() + " attempt " + attempt);
+            timing.mark("started");
+            // The launch is written once the binary is on its way, not before: nothing stands between the instant
+            // and the start. It renews the lease, conditionally on our attempt, and marks the attempt launched. An
+            // executor that dies before it lands leaves an attempt that looks unlaunched, which is given back
+            // (GIVE_BACK): its binary may have started, and runs again under the same attempt number, at least
+            // once as promised. The other order would count an attempt whose binary never ran.
+            // A store error here is tried again while the lease lasts; heartbeats renew it after that as usual.
+            try {
+                boolean ours = WhileHeld.call(
+                        clock,
+                        held,
+                        "writing the launch of " + run.jobId() + "/" + run.runId(),
+                        Integer.MAX_VALUE,
+                        () -> runs.apply(Change.of(Transition.LAUNCH, run, startedAt)
+                                        .withLease(executorId, startedAt.plus(settings.lease())))
+                                .won());
+                if (ours) {
+                    held.set(startedAt.plus(settings.lease()));
+                } else {
+                    // Another executor holds the attempt (only after a freeze of about a lease): ours stops now.
+                    handle.kill(RunWorker.FENCED);
+                }
+            } catch (RuntimeException e) {
+                // The lease ran out while the store was unreachable: the run may be another executor's.
+                handle.kill(RunWorker.SELF_FENCED);
+            }
+            timing.mark("launch written").log(run.jobId() + "/" + run.runId() + " attempt " + attempt);
             long group = handle.pid();
             try {
                 if (supervised != null && !supervisor.extend(name, group, uid, supervisorDeadline(held.get()))) {
@@ -301,6 +292,7 @@ public final class AttemptRunner {
                 error += " (non-retryable)";
             }
         } catch (FencedBeforeStart e) {
+            killed = RunWorker.FENCED;
             error = RunWorker.FENCED;
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " could not start", e);
@@ -384,44 +376,43 @@ public final class AttemptRunner {
     }
 
     /**
-     * Waits for the job's strong read that went on beside this launch (see {@code RunWorker.claimed}); null when the
-     * binary may start. A job deleted or paused meanwhile withdraws the run (CANCELLED, its claim undone); a job
-     * replaced since {@code read} (the definition this launch was prepared from) hands the attempt back, and its
-     * message comes back at once for a claim that reads the new definition.
+     * Reads the job again before a start that comes late ({@code recheck}); null when the binary may start. A job
+     * deleted or paused meanwhile withdraws the run (CANCELLED, its claim undone); a job replaced since hands the
+     * attempt back, and its message comes back at once for a claim that reads the new definition.
      */
-    private Outcome confirm(Message message, Run run, Job read, Future<Optional<Job>> check)
-            throws InterruptedException {
+    private Outcome recheck(Message message, Run run, Callable<Optional<Job>> read) throws InterruptedException {
         Optional<Job> current;
         try {
-            current = check.get();
-        } catch (ExecutionException e) {
+            current = read.call();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
             // The store could not be read while the lease lasted: whether the job may run is unknown, and the run
             // may be another executor's by now. Not started; the lease ends, and the message brings it back.
-            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + ": job check failed", e.getCause());
+            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + ": job check failed", e);
             throw new FencedBeforeStart();
         }
-        Instant now = clock.instant();
         Optional<String> stopped = RunWorker.whyNotRunnable(current.map(Job::state));
         if (stopped.isPresent()) {
             return withdraw(message, run, stopped.get());
         }
-        if (current.get().version() != read.version()) {
-            if (!runs.apply(Change.of(Transition.RELEASE, run, now)
-                            .withExecutor(executorId)
-                            .withError("its job was replaced (version "
-                                    + current.get().version() + ") as this "
-                                    + "attempt was claimed: handed back, to start with the new definition"))
-                    .won()) {
-                return Outcome.FENCED;
-            }
-            queue.changeVisibility(message.receiptHandle(), 0);
-            return Outcome.RELEASED;
-        }
         return null;
     }
 
-    /** Strong job reads that go on beside a launch ({@link #confirm}): each only waits on the store. */
-    private static final ExecutorService CHECKS = Executors.newVirtualThreadPerTaskExecutor();
+    /**
+     * Gives the claimed attempt back before its binary started (FAILED, the attempt not used up) and makes its
+     * message visible at once, for a claim that reads the job as it is now.
+     */
+    Outcome handBack(Message message, Run run, String why) {
+        if (!runs.apply(Change.of(Transition.RELEASE, run, clock.instant())
+                        .withExecutor(executorId)
+                        .withError(why))
+                .won()) {
+            return Outcome.FENCED;
+        }
+        queue.changeVisibility(message.receiptHandle(), 0);
+        return Outcome.RELEASED;
+    }
 
     /**
      * The claimed run's job was found deleted or paused before its binary started: the run is CANCELLED, its claim

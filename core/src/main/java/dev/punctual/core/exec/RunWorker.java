@@ -106,8 +106,9 @@ public final class RunWorker {
     private static final int CLAIM_RACES = 3;
 
     /**
-     * How long before its due instant a run that may overlap itself is claimed: the claim, the sandbox and the
-     * process chain are done by then, and only the launch and the job's check lie between the instant and the start.
+     * How long before its due instant a run that may overlap itself is claimed: the claim, the job's check, the
+     * sandbox and the process chain are done by then, and nothing but the release of its gate lies between the
+     * instant and the start.
      * Well within {@link RunRepository#CLAIM_TOLERANCE}, and longer than a claim takes (the bench's p99 on the
      * emulators is under 100 ms).
      */
@@ -191,9 +192,9 @@ public final class RunWorker {
             if (race == 0) {
                 // The message came up to RunQueue.EARLY_DELIVERY + 1 s early (SQS delays are whole seconds, rounded
                 // down): the job was read meanwhile; wait out the rest. A run whose job may run, and may overlap
-                // itself, is claimed CLAIM_AHEAD before its instant, and its process readied; it is launched, and
-                // its job checked, only once the instant has come (AttemptRunner). Any other is claimed at its
-                // instant. (The message's due time is only a hint: the claim checks the run's own.)
+                // itself, is claimed CLAIM_AHEAD before its instant, its job checked and its process readied; its
+                // binary is let start at the instant (AttemptRunner). Any other is claimed at its instant. (The
+                // message's due time is only a hint: the claim checks the run's own.)
                 boolean ahead = job.filter(j -> j.firing().overlap() == Overlap.ALLOW)
                         .filter(j -> whyNotRunnable(Optional.of(j.state())).isEmpty())
                         .isPresent();
@@ -218,7 +219,7 @@ public final class RunWorker {
                 // read back); the job's check comes right after (claimed).
                 RunRepository.Result r = runs.applyReturningNew(grant(m, now));
                 if (r.won()) {
-                    return claimed(message, m, r.found(), job, now, timing.mark("claimed"));
+                    return claimed(message, m, r.found(), now, timing.mark("claimed"));
                 }
                 Outcome lost = lostRun(message, m, r.found(), now);
                 if (lost != null) {
@@ -271,28 +272,37 @@ public final class RunWorker {
     }
 
     /**
-     * A run claimed on its own (under {@code overlap: allow}) starts only if its job, read strongly after the claim,
-     * may run. This is the check the claim transaction makes under the other policies, moved after the claim: a job
-     * deleted or paused before this read is seen here, and the run is withdrawn, never started; one deleted after
-     * it was deleted after the claim, as a job deleted after a transaction's claim (its binary may start either
-     * way). Read through a passing store outage: the claim is ours until its lease ends, and giving up here would
-     * leave an attempt spent that never started its binary.
+     * A run claimed on its own (under {@code overlap: allow}) starts only if its job, read strongly right after the
+     * claim, may run. This is the check the claim transaction makes under the other policies, moved after the claim:
+     * a job deleted or paused before this read is seen here, and the run is withdrawn, never started. A job read
+     * here is what runs (its binary, args and env), whatever the read before the claim said. Read through a passing
+     * store outage: the claim is ours until its lease ends, and giving up here would leave an attempt spent that
+     * never started its binary.
      *
-     * <p>When the job read before the claim ({@code read}) said it may run, this read goes on beside the launch, and
-     * the attempt waits for it only just before its binary would start ({@link AttemptRunner}): one store round
-     * trip less between the due instant and the start.
+     * <p>A run claimed ahead of its instant is then let start at the instant with no store call in between; a
+     * delete or pause that lands after this read answers only once the run has started ({@code
+     * JobContext.awaitCommittedStarts}), and an executor that gets to the instant late reads the job again
+     * ({@link AttemptRunner}).
      */
-    private Outcome claimed(Message message, RunMessage m, Run run, Optional<Job> read, Instant now, StartTiming timing)
+    private Outcome claimed(Message message, RunMessage m, Run run, Instant now, StartTiming timing)
             throws InterruptedException {
-        if (read.isPresent() && whyNotRunnable(read.map(Job::state)).isEmpty()) {
-            return start(message, run, read.get(), now, timing, () -> readStrongly(m, now));
-        }
         Optional<Job> job = readStrongly(m, now);
         Optional<String> stopped = whyNotRunnable(job.map(Job::state));
         if (stopped.isPresent()) {
             return attempts.withdraw(message, run, stopped.get());
         }
-        return start(message, run, job.get(), now, timing.mark("job checked"), null);
+        if (job.get().firing().overlap() != Overlap.ALLOW) {
+            // Replaced since the read before the claim by a definition whose runs must not overlap: this claim did
+            // not check that, the claim transaction does. Handed back, claimed again at once as the policy says.
+            return attempts.handBack(
+                    message,
+                    run,
+                    "its job was replaced (version " + job.get().version()
+                            + ") as this attempt was claimed: handed back, to be claimed as its new overlap policy says");
+        }
+        boolean ahead = now.isBefore(run.scheduledAt());
+        return start(
+                message, run, job.get(), now, timing.mark("job checked"), ahead ? () -> readStrongly(m, now) : null);
     }
 
     /** The job of a claimed run, read strongly, through a passing store outage while the claim's lease lasts. */
@@ -306,13 +316,13 @@ public final class RunWorker {
     }
 
     /**
-     * Runs the attempt this executor claimed; {@code check}: the job's strong read, made once the run is due and
-     * awaited before its binary starts (null: done already).
+     * Runs the attempt this executor claimed; {@code recheck}: the job's strong read again, for a run claimed ahead
+     * of its instant whose start comes later than {@link RunRepository#RELEASE_WINDOW} after it (null: none needed).
      */
     private Outcome start(
-            Message message, Run run, Job job, Instant now, StartTiming timing, Callable<Optional<Job>> check)
+            Message message, Run run, Job job, Instant now, StartTiming timing, Callable<Optional<Job>> recheck)
             throws InterruptedException {
-        return attempts.run(message, run, job, timing, check);
+        return attempts.run(message, run, job, timing, recheck);
     }
 
     /**

@@ -409,6 +409,55 @@ public final class RunRepository {
                 .build();
     }
 
+    /**
+     * How long after its instant a run claimed ahead of it may still be let start on the strength of its job's check
+     * after the claim. An executor that gets there later reads the job again first (as a run claimed late does).
+     */
+    public static final Duration RELEASE_WINDOW = Duration.ofMillis(250);
+
+    /** How far the clocks of the API and the executors may be apart, for {@link #startsCommittedUntil}. */
+    public static final Duration CLOCK_SKEW = Duration.ofMillis(250);
+
+    /**
+     * Until when a run of the job may still start that a delete or pause landing now no longer stops: the latest
+     * instant, plus {@link #RELEASE_WINDOW} and {@link #CLOCK_SKEW}, of the job's runs claimed ahead of their instant
+     * and not launched yet. Their executors checked the job after the claim and let the binary start at its instant
+     * with no store call in between; a delete or pause answers only after this, so that no run starts after the
+     * answer. Empty when there is none (the usual case). A strongly consistent query of the job's runs due around
+     * now (run ids are due instants, in time order; a trigger's id is its instant and a suffix).
+     */
+    public Optional<Instant> startsCommittedUntil(String jobId, Instant now) {
+        Duration after = RELEASE_WINDOW.plus(CLOCK_SKEW);
+        String from = RunIds.forOccurrence(now.minus(after));
+        // '~' sorts after every character of an id's suffix.
+        String to = RunIds.forOccurrence(now.plus(CLAIM_TOLERANCE).plus(CLOCK_SKEW)) + "~";
+        Optional<Instant> latest = Optional.empty();
+        Map<String, AttributeValue> start = null;
+        do {
+            Map<String, AttributeValue> key = start;
+            QueryResponse r = dynamo.query(b -> b.tableName(table.name())
+                    .consistentRead(true)
+                    .keyConditionExpression("#j = :j AND #r BETWEEN :from AND :to")
+                    .filterExpression("#st = :running AND attribute_not_exists(#la)")
+                    .expressionAttributeNames(
+                            Map.of("#j", Resources.JOB_ID, "#r", Resources.RUN_ID, "#st", STATE, "#la", LAUNCHED_AT))
+                    .expressionAttributeValues(Map.of(
+                            ":j", s(jobId),
+                            ":from", s(from),
+                            ":to", s(to),
+                            ":running", s(RunState.RUNNING.name())))
+                    .exclusiveStartKey(key));
+            for (Map<String, AttributeValue> item : r.items()) {
+                Instant until = RunItems.fromItem(item).scheduledAt().plus(after);
+                if (latest.isEmpty() || until.isAfter(latest.get())) {
+                    latest = Optional.of(until);
+                }
+            }
+            start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
+        } while (start != null);
+        return latest.filter(now::isBefore);
+    }
+
     /** One page of a job's runs, newest first. */
     public PageOfRuns listForJob(String jobId, int limit, Map<String, AttributeValue> startKey) {
         QueryResponse r = dynamo.query(b -> b.tableName(table.name())

@@ -85,7 +85,7 @@ public enum Transition {
     CANCEL_UNSTARTED(Set.of(SCHEDULED, QUEUED, FAILED), false, true, CANCELLED, Fence.NONE, Index.REMOVED),
     /**
      * The executor that just claimed the run found its job deleted or paused (a claim under {@code overlap: allow}
-     * checks the job after the claim, not in it, beside the launch): the attempt never starts, and the run is
+     * checks the job right after the claim, not in it, or again at a late start): the attempt never starts, and the run is
      * CANCELLED, its claim undone (attempt, start, launch and executor as they were before it).
      */
     WITHDRAW(Set.of(RUNNING), false, false, CANCELLED, Fence.OWN_ATTEMPT, Index.REMOVED),

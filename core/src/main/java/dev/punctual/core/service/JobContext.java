@@ -16,6 +16,7 @@ import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.UsageRepository;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -72,6 +73,36 @@ public record JobContext(
                     e);
         }
     }
+
+    /**
+     * Returns once no run of the job can start any more that the delete or pause just written does not stop: a run
+     * claimed ahead of its instant, whose job was checked right after the claim, is let start at its instant with no
+     * store call in between ({@code AttemptRunner}), so a delete or pause that lands after that check waits for the
+     * instant (and {@link RunRepository#RELEASE_WINDOW} and {@link RunRepository#CLOCK_SKEW} more) before it
+     * answers. At most about three seconds, and only when a run of the job is that close to its instant.
+     */
+    void awaitCommittedStarts(String jobId) {
+        Instant now = clock.instant();
+        Optional<Instant> until = runs.startsCommittedUntil(jobId, now);
+        if (until.isEmpty()) {
+            return;
+        }
+        // One sleep, from the clock, never a loop on it: a test's fixed clock would never get there.
+        long ms = Duration.between(clock.instant(), until.get()).toMillis() + 1;
+        if (ms <= 0) {
+            return;
+        }
+        try {
+            Thread.sleep(Math.min(ms, MAX_COMMITTED_WAIT.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The most {@link #awaitCommittedStarts} waits, whatever the store says. */
+    static final Duration MAX_COMMITTED_WAIT = RunRepository.CLAIM_TOLERANCE
+            .plus(RunRepository.RELEASE_WINDOW)
+            .plus(RunRepository.CLOCK_SKEW.multipliedBy(2));
 
     /**
      * The cancel of the job's pending run, for the transaction that pauses or deletes the job, while that run is

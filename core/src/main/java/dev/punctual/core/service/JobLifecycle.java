@@ -88,13 +88,16 @@ public final class JobLifecycle {
 
     /**
      * Pauses the job: PAUSED, {@code pausedAt} recorded, and its pending SCHEDULED run cancelled ("job paused"), in
-     * one transaction. Runs already queued do not start: the claim requires a job that is not PAUSED. Pausing a
-     * paused job changes nothing.
+     * one transaction. Runs already queued do not start: their claim checks that the job is not PAUSED. As for a
+     * delete, the answer waits for a run whose check came first and whose instant is near ({@link
+     * JobContext#awaitCommittedStarts}). Pausing a paused job changes nothing.
      */
     public JobView pause(String owner, String jobId) {
         for (int i = 0; i < RETRIES; i++) {
             Job job = ctx.owned(owner, jobId);
             if (job.state() == JobState.PAUSED) {
+                // Paused by a request still waiting for a run (below): this one answers no sooner.
+                ctx.awaitCommittedStarts(jobId);
                 return JobView.of(job);
             }
             if (job.state() != JobState.ACTIVE) {
@@ -106,6 +109,7 @@ public final class JobLifecycle {
             items.add(ctx.jobs().markPaused(jobId, owner, job.pendingRunId(), now));
             ctx.cancelPending(job, now, "job paused").ifPresent(items::add);
             if (ctx.tx().write(items).won()) {
+                ctx.awaitCommittedStarts(jobId);
                 return JobView.of(ctx.owned(owner, jobId));
             }
             // A sweep moved the pending run on meanwhile (or another request changed the job): read again.

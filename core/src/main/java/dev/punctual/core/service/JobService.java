@@ -277,13 +277,18 @@ public final class JobService {
     }
 
     /**
-     * Deletes the job and cancels its pending run atomically. Runs already in the queue are stopped by the claim,
-     * which checks the job in the same transaction. Deleting a deleted job is a no-op.
+     * Deletes the job and cancels its pending run atomically. Runs already in the queue are stopped by their claim,
+     * which checks the job (in its transaction, or right after it). A run claimed ahead of its instant whose check
+     * came before this delete starts at its instant: the delete answers only after that ({@link
+     * JobContext#awaitCommittedStarts}), so no run of the job starts after the answer. Deleting a deleted job is a
+     * no-op.
      */
     public void delete(String owner, String jobId) {
         for (int i = 0; i < RETRIES; i++) {
             Job job = ctx.owned(owner, jobId);
             if (job.state() == JobState.DELETED) {
+                // Deleted by a request still waiting for a run (below): this one answers no sooner.
+                ctx.awaitCommittedStarts(jobId);
                 return;
             }
             Instant now = ctx.clock().instant();
@@ -295,6 +300,7 @@ public final class JobService {
             }
             ctx.cancelPending(job, now, "job deleted").ifPresent(items::add);
             if (ctx.tx().write(items).won()) {
+                ctx.awaitCommittedStarts(jobId);
                 return;
             }
             // A sweep moved the pending run on meanwhile: read again and retry against the new one.

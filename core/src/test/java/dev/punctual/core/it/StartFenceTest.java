@@ -2,11 +2,14 @@ package dev.punctual.core.it;
 
 import static dev.punctual.core.it.Fixture.OWNER;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.RunWorker;
+import dev.punctual.core.job.JobState;
 import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
@@ -18,9 +21,11 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -37,12 +42,13 @@ import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
- * Under {@code overlap: allow} the job's strong read after the claim goes on beside the launch, and the binary
- * starts only once it has said yes: a job deleted, or replaced, between the executor's first read of it and the
- * claim never runs as it was read. The change is made exactly there, by the executor's own DynamoDB client, right
- * after that first read.
+ * The fence of a run claimed ahead of its instant (under {@code overlap: allow}): its job is read strongly right
+ * after the claim, and its binary is let start at the instant with nothing in between. A job deleted, paused or
+ * replaced before that read never runs as it was; a pause that lands after it answers only once the run has started
+ * (or, when the executor gets to the instant late, the job is read again and the run withdrawn): no run starts after
+ * the pause has answered. Each change is made exactly where it matters, from the executor's own DynamoDB client.
  */
-class JobCheckBesideLaunchTest {
+class StartFenceTest {
     @TempDir
     Path tmp;
 
@@ -92,11 +98,12 @@ class JobCheckBesideLaunchTest {
     }
 
     /** {@code strongReads}: when the executor's strong reads of the job were sent. */
-    private record Setup(Punctual p, JobView job, Punctual executor, RunWorker worker, List<Instant> strongReads) {}
+    private record Setup(
+            Punctual p, JobView job, Instant due, Punctual executor, RunWorker worker, List<Instant> strongReads) {}
 
     /** An hourly job whose first run is due in seconds, and a worker whose first read of it is followed by {@code change}. */
     private Setup setUp(Consumer<Setup> change) {
-        return setUp(TestStack.isolatedSettings().build(), JobCheckBesideLaunchTest::firstRead, change);
+        return setUp(TestStack.isolatedSettings().build(), StartFenceTest::firstRead, change);
     }
 
     private Setup setUp(Settings s, Function<Punctual, Predicate<SdkRequest>> when, Consumer<Setup> change) {
@@ -113,7 +120,8 @@ class JobCheckBesideLaunchTest {
         List<Instant> strongReads = new CopyOnWriteArrayList<>();
         Punctual executor =
                 executorChangingTheJobAfter(p, s, when.apply(p), () -> change.accept(holder[0]), strongReads);
-        holder[0] = new Setup(p, job, executor, executor.worker("ex-check", tmp.resolve("ex"), timer), strongReads);
+        holder[0] =
+                new Setup(p, job, start, executor, executor.worker("ex-check", tmp.resolve("ex"), timer), strongReads);
         return holder[0];
     }
 
@@ -122,6 +130,27 @@ class JobCheckBesideLaunchTest {
                 .filter(r -> r.attempt() > 0 || r.state() != RunState.SCHEDULED)
                 .findFirst()
                 .orElseThrow();
+    }
+
+    /** The executor's strong read of the job: its check right after the claim (and again at a late start). */
+    private static Predicate<SdkRequest> check(Punctual p) {
+        String jobs = p.resources.jobs().name();
+        return r ->
+                r instanceof GetItemRequest g && g.tableName().equals(jobs) && Boolean.TRUE.equals(g.consistentRead());
+    }
+
+    /** A pause sent as another client would, from a thread of its own; its answer's instant. */
+    private static CompletableFuture<Instant> pauseFromElsewhere(Setup x) {
+        return CompletableFuture.supplyAsync(() -> {
+            x.p().lifecycle.pause(OWNER, x.job().id());
+            return Instant.now();
+        });
+    }
+
+    /** Until the job is PAUSED in the store (the pause's own write has landed; its answer may still be waited for). */
+    private static void awaitPausedInStore(Setup x) {
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> x.p().jobs.get(x.job().id(), true).orElseThrow().state() == JobState.PAUSED);
     }
 
     @Test
@@ -135,16 +164,11 @@ class JobCheckBesideLaunchTest {
                                 .env(Map.of("MARK", "new"))
                                 .build()));
 
-        assertThat(s.worker().handle(Fixture.nextMessage(s.p()))).isEqualTo(RunWorker.Outcome.RELEASED);
-        Run handedBack = firstRun(s);
-        assertThat(handedBack.state()).isEqualTo(RunState.FAILED);
-        assertThat(handedBack.error()).contains("replaced");
-
         assertThat(s.worker().handle(Fixture.nextMessage(s.p())))
-                .as("at once, read again")
+                .as("the check after the claim read the new definition, which runs")
                 .isEqualTo(RunWorker.Outcome.SUCCEEDED);
         Run ran = firstRun(s);
-        assertThat(ran.state()).isEqualTo(RunState.SUCCEEDED);
+        assertThat(ran.attempt()).isEqualTo(1);
         assertThat(s.p().jobService.log(OWNER, s.job().id(), ran.runId())).isEqualTo("mark=new\n");
     }
 
@@ -164,26 +188,74 @@ class JobCheckBesideLaunchTest {
     }
 
     @Test
-    void aJobPausedAfterItsRunWasClaimedAheadButBeforeItsInstantNeverStartsIt() throws Exception {
-        Instant[] claimedAt = new Instant[1];
-        Setup s = setUp(TestStack.isolatedSettings().build(), JobCheckBesideLaunchTest::claim, x -> {
-            claimedAt[0] = Instant.now();
-            x.p().lifecycle.pause(OWNER, x.job().id());
+    void aJobPausedRightAfterItsRunWasClaimedAheadNeverStartsIt() throws Exception {
+        List<CompletableFuture<Instant>> pause = new CopyOnWriteArrayList<>();
+        Setup s = setUp(TestStack.isolatedSettings().build(), StartFenceTest::claim, x -> {
+            pause.add(pauseFromElsewhere(x));
+            awaitPausedInStore(x);
         });
 
         assertThat(s.worker().handle(Fixture.nextMessage(s.p()))).isEqualTo(RunWorker.Outcome.CANCELLED);
         Run withdrawn = Fixture.run(s.p(), s.job().id(), firstRun(s).runId());
-        assertThat(claimedAt[0])
-                .as("claimed (and paused) before the run's instant")
-                .isBefore(withdrawn.scheduledAt());
         assertThat(withdrawn.state()).isEqualTo(RunState.CANCELLED);
         assertThat(withdrawn.error()).isEqualTo("job paused");
         assertThat(withdrawn.attempt()).as("its claim undone").isZero();
         assertThat(withdrawn.launchedAt()).isNull();
         assertThat(withdrawn.log()).as("nothing ran").isNull();
         assertThat(s.strongReads())
-                .as("the job's check was read once the instant had come, not as the run was claimed")
-                .singleElement()
-                .satisfies(at -> assertThat(at).isAfterOrEqualTo(withdrawn.scheduledAt()));
+                .as("the job's check, read right after the claim, ahead of the instant")
+                .first()
+                .satisfies(at -> assertThat(at).isBefore(s.due()));
+        assertThat(pause.getFirst().get(10, TimeUnit.SECONDS)).isNotNull();
+    }
+
+    @Test
+    void aPauseThatLandsAfterTheCheckAnswersOnlyOnceTheRunHasStarted() throws Exception {
+        List<CompletableFuture<Instant>> pause = new CopyOnWriteArrayList<>();
+        Setup s = setUp(TestStack.isolatedSettings().build(), StartFenceTest::check, x -> {
+            pause.add(pauseFromElsewhere(x));
+            awaitPausedInStore(x);
+        });
+
+        RunWorker.Outcome outcome = s.worker().handle(Fixture.nextMessage(s.p()));
+        Instant answered = pause.getFirst().get(10, TimeUnit.SECONDS);
+        Run run = Fixture.run(s.p(), s.job().id(), firstRun(s).runId());
+        assertThat(s.strongReads().getFirst())
+                .as("checked ahead of the instant")
+                .isBefore(s.due());
+        if (outcome == RunWorker.Outcome.SUCCEEDED) {
+            // The usual case: let start at its instant, as its check said it may, before the pause answered.
+            assertThat(run.startedAt()).isAfterOrEqualTo(s.due()).isBefore(answered);
+        } else {
+            // The executor got to the instant later than RELEASE_WINDOW (a busy machine): it read the job again.
+            assertThat(outcome).isEqualTo(RunWorker.Outcome.CANCELLED);
+            assertThat(run.launchedAt()).as("never started").isNull();
+            assertThat(s.strongReads()).hasSize(2);
+            assertThat(s.strongReads().get(1)).isAfter(s.due().plus(RunRepository.RELEASE_WINDOW));
+        }
+        assertThat(s.p().jobs.get(s.job().id(), true).orElseThrow().state()).isEqualTo(JobState.PAUSED);
+    }
+
+    @Test
+    void aRunClaimedAheadButLetStartLateReadsItsJobAgain() throws Exception {
+        List<CompletableFuture<Instant>> pause = new CopyOnWriteArrayList<>();
+        Setup s = setUp(TestStack.isolatedSettings().build(), StartFenceTest::check, x -> {
+            pause.add(pauseFromElsewhere(x));
+            awaitPausedInStore(x);
+            // The executor held up past its instant and the window (as by a long GC pause).
+            Instant late = x.due().plus(RunRepository.RELEASE_WINDOW).plusMillis(50);
+            await().atMost(Duration.ofSeconds(10)).until(() -> Instant.now().isAfter(late));
+        });
+
+        assertThat(s.worker().handle(Fixture.nextMessage(s.p()))).isEqualTo(RunWorker.Outcome.CANCELLED);
+        Run withdrawn = Fixture.run(s.p(), s.job().id(), firstRun(s).runId());
+        assertThat(withdrawn.error()).isEqualTo("job paused");
+        assertThat(withdrawn.launchedAt()).isNull();
+        assertThat(withdrawn.log()).as("nothing ran").isNull();
+        assertThat(s.strongReads())
+                .as("checked after the claim, then again at the late start")
+                .hasSize(2);
+        assertThat(s.strongReads().get(1)).isAfter(s.due().plus(RunRepository.RELEASE_WINDOW));
+        assertThat(pause.getFirst().get(10, TimeUnit.SECONDS)).isNotNull();
     }
 }
