@@ -145,9 +145,9 @@ class LocalSystemIT {
         await().atMost(Duration.ofSeconds(40)).until(() -> started(id) >= 2);
         assertThat(system.delete("/v1/jobs/" + id)).isEqualTo(204);
         Instant deletedAt = Instant.now();
-        // A run launched before the delete may still finish; after that, nothing more runs. (A run claimed ahead of
-        // its instant shows RUNNING for a moment, then CANCELLED once its job's check after the instant finds it
-        // deleted: it never ran.)
+        // A run started before the delete answered may still finish; after that, nothing more runs. (A run claimed
+        // ahead of its instant whose job's check came first started during the delete, which waited for it; one
+        // checked after the delete shows RUNNING for a moment, then CANCELLED: it never ran.)
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> runs(id).stream()
                         .noneMatch(r -> "RUNNING".equals(r.get("state").asText())));

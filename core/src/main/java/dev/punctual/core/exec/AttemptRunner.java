@@ -27,7 +27,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -113,7 +116,8 @@ public final class AttemptRunner {
         Path logFile = null;
         ProcessRunner.Handle handle = null;
         Sandbox.Lease lease = null;
-        ScheduledFuture<?> beat = null;
+        AtomicReference<ScheduledFuture<?>> beat = new AtomicReference<>();
+        Future<?> launching = null;
         // Until when this executor's attempt surely holds the run: its lease as last renewed. The result is
         // retried until then; after it, another executor may have taken the run over.
         AtomicReference<Instant> held = new AtomicReference<>(run.leaseExpiry());
@@ -220,38 +224,6 @@ public final class AttemptRunner {
                         settings.prefix(), Duration.between(run.scheduledAt(), startedAt), startedAt));
             }
             timing.mark("started");
-            // The launch is written once the binary is on its way, not before: nothing stands between the instant
-            // and the start. It renews the lease, conditionally on our attempt, and marks the attempt launched. An
-            // executor that dies before it lands leaves an attempt that looks unlaunched, which is given back
-            // (GIVE_BACK): its binary may have started, and runs again under the same attempt number, at least
-            // once as promised. The other order would count an attempt whose binary never ran.
-            // A store error here is tried again while the lease lasts; heartbeats renew it after that as usual.
-            // Not at once, though: the write's own CPU (the SDK's, and the store's on a shared host) would compete
-            // with the binary's exec for a small host's cores. LAUNCH_DELAY later (steady load on 2 cores: p50 of the
-            // start 8.5 -> 5.8 ms, p99 16.1 -> 11.2 ms), the window in which an executor's death leaves an
-            // unlaunched-looking attempt grows by that much; nothing else waits for it (the binary's outcome is
-            // awaited after it, so it is never written before the launch).
-            Thread.sleep(LAUNCH_DELAY.toMillis());
-            try {
-                boolean ours = WhileHeld.call(
-                        clock,
-                        held,
-                        "writing the launch of " + run.jobId() + "/" + run.runId(),
-                        Integer.MAX_VALUE,
-                        () -> runs.apply(Change.of(Transition.LAUNCH, run, startedAt)
-                                        .withLease(executorId, startedAt.plus(settings.lease())))
-                                .won());
-                if (ours) {
-                    held.set(startedAt.plus(settings.lease()));
-                } else {
-                    // Another executor holds the attempt (only after a freeze of about a lease): ours stops now.
-                    handle.kill(RunWorker.FENCED);
-                }
-            } catch (RuntimeException e) {
-                // The lease ran out while the store was unreachable: the run may be another executor's.
-                handle.kill(RunWorker.SELF_FENCED);
-            }
-            timing.mark("launch written").log(run.jobId() + "/" + run.runId() + " attempt " + attempt);
             long group = handle.pid();
             try {
                 if (supervised != null && !supervisor.extend(name, group, uid, supervisorDeadline(held.get()))) {
@@ -263,13 +235,15 @@ public final class AttemptRunner {
                 // The binary runs already: it must be awaited whatever happens here. Self-fencing still holds it.
                 LOG.log(Level.WARNING, "cannot give the supervisor the process group of " + name, e);
             }
-            beat = startHeartbeat(message, run, handle, held, expiry -> {
-                try {
-                    supervisor.extend(name, group, uid, supervisorDeadline(expiry));
-                } catch (IOException e) {
-                    LOG.log(Level.WARNING, "cannot move the supervisor's deadline of " + name, e);
-                }
-            });
+            ProcessRunner.Handle started = handle;
+            launching = LAUNCHES.submit(() ->
+                    launchThenBeat(message, run, started, startedAt, held, timing, beat, expiry -> {
+                        try {
+                            supervisor.extend(name, group, uid, supervisorDeadline(expiry));
+                        } catch (IOException e) {
+                            LOG.log(Level.WARNING, "cannot move the supervisor's deadline of " + name, e);
+                        }
+                    }));
             Sandbox.Lease box = lease;
             Path dir = workDir;
             RunWatch watch =
@@ -327,6 +301,14 @@ public final class AttemptRunner {
         // The heartbeat goes on until the outcome is recorded: while the log is uploaded and the result written
         // (retried through a passing outage), the run stays ours.
         try {
+            if (launching != null) {
+                // The outcome is never written before the launch (nor its run's startedAt lost to the race).
+                try {
+                    launching.get();
+                } catch (ExecutionException e) {
+                    LOG.log(Level.WARNING, "writing the launch of " + run.jobId() + "/" + run.runId() + " failed", e);
+                }
+            }
             Log storedLog = storeLog(logKey, logFile, held);
             deleteQuietly(workDir, logFile);
             if (RunWorker.FENCED.equals(killed) || RunWorker.SELF_FENCED.equals(killed)) {
@@ -345,8 +327,9 @@ public final class AttemptRunner {
                     Integer.MAX_VALUE,
                     () -> settle(message, run, code, err, storedLog, released, again));
         } finally {
-            if (beat != null) {
-                beat.cancel(false);
+            ScheduledFuture<?> beating = beat.get();
+            if (beating != null) {
+                beating.cancel(false);
             }
         }
     }
@@ -380,6 +363,64 @@ public final class AttemptRunner {
         queue.changeVisibility(message.receiptHandle(), delay);
         return released ? Outcome.RELEASED : Outcome.FAILED;
     }
+
+    /**
+     * Writes the launch of a binary just let start, then starts its heartbeat; on a thread of its own, so that the
+     * run's own thread awaits the binary meanwhile (a binary that exits during a store outage has its exit read at
+     * once, as before the launch moved after the start).
+     *
+     * <p>The launch is written once the binary is on its way, not before: nothing stands between the instant and the
+     * start. It renews the lease, conditionally on our attempt, and marks the attempt launched. An executor that dies
+     * before it lands leaves an attempt that looks unlaunched, which is given back (GIVE_BACK): its binary may have
+     * started, and runs again under the same attempt number, at least once as promised. The other order would count
+     * an attempt whose binary never ran. Not at once, though: the write's own CPU (the SDK's, and the store's on a
+     * shared host) would compete with the binary's exec for a small host's cores. {@link #LAUNCH_DELAY} later
+     * (steady load on 2 cores: p50 of the start 8.5 to 5.8 ms, p99 16.1 to 11.2 ms), that window grows by as much.
+     * A store error is tried again while the lease lasts (the claim leased the run from its instant on); the
+     * heartbeat starts only once the launch is written, so the two renewals never race.
+     */
+    private void launchThenBeat(
+            Message message,
+            Run run,
+            ProcessRunner.Handle handle,
+            Instant startedAt,
+            AtomicReference<Instant> held,
+            StartTiming timing,
+            AtomicReference<ScheduledFuture<?>> beat,
+            java.util.function.Consumer<Instant> renewed) {
+        try {
+            Thread.sleep(LAUNCH_DELAY.toMillis());
+            Instant[] renewedAt = new Instant[1];
+            boolean ours = WhileHeld.call(
+                    clock, held, "writing the launch of " + run.jobId() + "/" + run.runId(), Integer.MAX_VALUE, () -> {
+                        renewedAt[0] = clock.instant();
+                        return runs.apply(Change.of(Transition.LAUNCH, run, startedAt)
+                                        .withLease(executorId, renewedAt[0].plus(settings.lease())))
+                                .won();
+                    });
+            if (!ours) {
+                // Another executor holds the attempt (only after a freeze of about a lease): ours stops now.
+                handle.kill(RunWorker.FENCED);
+                return;
+            }
+            held.set(renewedAt[0].plus(settings.lease()));
+            renewed.accept(held.get());
+            timing.mark("launch written").log(run.jobId() + "/" + run.runId() + " attempt " + run.attempt());
+            beat.set(startHeartbeat(message, run, handle, held, renewed));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            // The lease ran out while the store was unreachable: the run may be another executor's, so a binary
+            // still running stops (as the heartbeat's self-fencing would). One that has exited is recorded if the
+            // outcome's write, fenced on our attempt, still can be.
+            if (handle.running()) {
+                handle.kill(RunWorker.SELF_FENCED);
+            }
+        }
+    }
+
+    /** Launch writes ({@link #launchThenBeat}): each only waits on the store. */
+    private static final ExecutorService LAUNCHES = Executors.newVirtualThreadPerTaskExecutor();
 
     /**
      * Reads the job again before a start that comes late ({@code recheck}); null when the binary may start. A job

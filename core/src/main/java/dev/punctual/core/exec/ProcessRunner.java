@@ -245,6 +245,11 @@ public final class ProcessRunner {
                     Thread.ofPlatform().daemon().name("log-" + process.pid()).unstarted(() -> copy(logFile));
         }
 
+        /** Whether the binary (or its gate) has not exited yet. */
+        public boolean running() {
+            return process.isAlive();
+        }
+
         public long pid() {
             return process.pid();
         }

@@ -267,8 +267,21 @@ public final class RunWorker {
                         .isPresent();
     }
 
+    /**
+     * The claim's change. A claim ahead of the instant leases the run from the instant on (at most
+     * {@link RunRepository#CLAIM_TOLERANCE} ahead, what the claim's condition allows): its binary starts with the
+     * whole lease before it, as a run claimed at its instant does. Its launch, written after the start, is the first
+     * renewal, and a store outage around the start must not eat into the lease that covers it.
+     */
     private Change grant(RunMessage m, Instant now) {
-        return Change.of(Transition.CLAIM, m.jobId(), m.runId(), now).withLease(executorId, now.plus(settings.lease()));
+        Instant from =
+                m.scheduledAt().isAfter(now) ? min(m.scheduledAt(), now.plus(RunRepository.CLAIM_TOLERANCE)) : now;
+        return Change.of(Transition.CLAIM, m.jobId(), m.runId(), now)
+                .withLease(executorId, from.plus(settings.lease()));
+    }
+
+    private static Instant min(Instant a, Instant b) {
+        return a.isBefore(b) ? a : b;
     }
 
     /**
