@@ -13,6 +13,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -30,28 +32,38 @@ class ExecutorFreezeTest extends FaultScenarios {
         scenario("2. SIGSTOP past the lease, SIGCONT", Map.of("inlineLogBytes", "0"), s -> {
             Thread submit = s.startUnderLoad(RUNS, 0.3, 1.2);
             s.awaitStarts(RUNS / 4, Duration.ofSeconds(60));
-            Exec victim = s.live().get(0);
-            // Freeze it while at least half its slots run a binary and no slot holds a run not started: then no
-            // thread of it is between a claim and a binary's start (that window is scenario 2b's).
+            // Freeze an executor while at least half its slots run a binary and no slot holds a run not started:
+            // then no thread of it is between a claim and a binary's start (that window is scenario 2b's). Any of
+            // the three will do: waiting on one alone was found flaky in CI, where the load (about 20 s) ended
+            // before that one executor was ever seen busy enough.
             List<Run> held = List.of();
+            Exec victim = null;
             for (int tries = 0; tries < 20 && held.isEmpty(); tries++) {
-                await().atMost(Duration.ofSeconds(30))
-                        .pollInterval(Duration.ofMillis(20))
-                        .until(() -> busyRunning(s, victim));
-                victim.stop();
+                Exec busy;
+                try {
+                    busy = await().atMost(Duration.ofSeconds(30))
+                            .pollInterval(Duration.ofMillis(20))
+                            .until(() -> busyRunning(s, s.live()), Optional::isPresent)
+                            .orElseThrow();
+                } catch (ConditionTimeoutException neverBusy) {
+                    break;
+                }
+                busy.stop();
                 // Requests already on the wire when it stopped may still land: it counts as frozen busy only
                 // if it stays busy for half a second.
                 try {
                     await().during(Duration.ofMillis(500))
                             .atMost(Duration.ofSeconds(2))
-                            .until(() -> busyRunning(s, victim));
-                    held = s.heldBy(victim.id);
+                            .until(() -> busyRunning(s, busy));
+                    held = s.heldBy(busy.id);
+                    victim = busy;
                 } catch (ConditionTimeoutException notBusy) {
-                    victim.cont();
+                    busy.cont();
                 }
             }
-            assertThat(held).as("the frozen executor holds runs").isNotEmpty();
+            assertThat(held).as("an executor frozen while busy holds runs").isNotEmpty();
             List<Run> frozenHeld = held;
+            Exec frozen = victim;
             // The fault lasts until every run it held has been taken over: its lease expired in DynamoDB and
             // another executor claimed the next attempt while this one was still frozen.
             try {
@@ -69,7 +81,7 @@ class ExecutorFreezeTest extends FaultScenarios {
                                         .toList(),
                         e);
             }
-            victim.cont();
+            frozen.cont();
             submit.join();
             Checker.Result r = s.drainAndCheck(DRAIN);
             for (Run h : held) {
@@ -87,7 +99,7 @@ class ExecutorFreezeTest extends FaultScenarios {
                         .as("outcome written by the newest attempt")
                         .endsWith("/attempt-" + f.attempt() + ".log");
             }
-            s.notes.add(victim.id + " frozen holding " + held.size() + " runs past its "
+            s.notes.add(frozen.id + " frozen holding " + held.size() + " runs past its "
                     + FaultSettings.LEASE.toSeconds() + " s lease; all taken over, no stale result recorded");
         });
     }
@@ -207,24 +219,35 @@ class ExecutorFreezeTest extends FaultScenarios {
                 .toList();
     }
 
-    /** Every slot of the executor holds a RUNNING run whose current attempt's binary has started. */
+    /** At least half the executor's slots hold a RUNNING run, and each run it holds has its binary started. */
     static boolean busyRunning(Stage s, Exec e) {
-        List<Run> held = s.heldBy(e.id);
-        // At least half its slots: a slot also holds a run claimed half a second ahead of its instant, not started
-        // yet (that window is scenario 2b's), so every slot running a binary at once has become rare.
-        if (held.size() < Math.max(1, s.settings.executorConcurrency() / 2)) {
-            return false;
-        }
-        List<Witness.Attempt> as = s.witness.attempts();
-        return held.stream()
-                .allMatch(h -> as.stream()
-                        .anyMatch(a ->
-                                a.jobId.equals(h.jobId()) && a.runId.equals(h.runId()) && a.attempt == h.attempt()));
+        return busyRunning(s, List.of(e)).isPresent();
     }
 
-    /** Every run has moved on to a later attempt than the one held: another executor claimed it. */
+    /** The first of {@code candidates} that is busy running, as above; one scan of the runs for all of them. */
+    static Optional<Exec> busyRunning(Stage s, List<Exec> candidates) {
+        Map<String, List<Run>> heldByOwner = s.allRuns().stream()
+                .filter(r -> r.state() == RunState.RUNNING && r.leaseOwner() != null)
+                .collect(Collectors.groupingBy(Run::leaseOwner));
+        List<Witness.Attempt> as = s.witness.attempts();
+        // At least half its slots: a slot also holds a run claimed half a second ahead of its instant, not started
+        // yet (that window is scenario 2b's), so every slot running a binary at once has become rare.
+        int enough = Math.max(1, s.settings.executorConcurrency() / 2);
+        return candidates.stream()
+                .filter(e -> {
+                    List<Run> held = heldByOwner.getOrDefault(e.id, List.of());
+                    return held.size() >= enough
+                            && held.stream()
+                                    .allMatch(h -> as.stream()
+                                            .anyMatch(a -> a.jobId.equals(h.jobId())
+                                                    && a.runId.equals(h.runId())
+                                                    && a.attempt == h.attempt()));
+                })
+                .findFirst();
+    }
+
     /**
-     * Every held run's next attempt was claimed elsewhere; or, held on its last attempt, another executor ended it
+     * Every run has moved on to a later attempt than the one held: another executor claimed it. Every held run's next attempt was claimed elsewhere; or, held on its last attempt, another executor ended it
      * DEAD (its attempt ended without an outcome, and none is left). Found flaky without the second case: a failing
      * job's third attempt held by the frozen executor is never taken over.
      */
