@@ -3,11 +3,16 @@ package dev.punctual.core.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The supervisor kills a run whose deadline passed, from a process of its own (so a frozen executor JVM does not
@@ -16,10 +21,23 @@ import org.junit.jupiter.api.Test;
 class SupervisorTest extends ScriptTestBase {
     private static final Duration LONG = Duration.ofSeconds(60);
 
-    @Test
-    void aRunWhoseDeadlinePassesIsKilledAndTheExecutorIsToldSo() throws Exception {
+    /** Both loops: bash's, which the executor uses where there is bash, and the POSIX shell's. */
+    static List<String> shells() {
+        assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "no /bin/bash here: the bash loop cannot be tested");
+        return List.of("bash", "sh");
+    }
+
+    static List<String> loop(String shell) {
+        return shell.equals("bash")
+                ? List.of("/bin/bash", "-c", Supervisor.BASH_SCRIPT)
+                : List.of("/bin/sh", "-c", Supervisor.SH_SCRIPT);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("shells")
+    void aRunWhoseDeadlinePassesIsKilledAndTheExecutorIsToldSo(String shell) throws Exception {
         ProcessRunner.Handle h = scripts.start(scripts.write("long", "echo started; sleep 60; echo finished"));
-        try (Supervisor s = new Supervisor(temp.resolve("deadlines"))) {
+        try (Supervisor s = new Supervisor(temp.resolve("deadlines"), loop(shell))) {
             long armedAt = System.currentTimeMillis();
             s.arm("run-a", h.pid(), null, armedAt + 500);
             ProcessRunner.Result r = h.await(LONG);
@@ -36,10 +54,11 @@ class SupervisorTest extends ScriptTestBase {
         }
     }
 
-    @Test
-    void aDeadlineThatKeepsMovingKillsNothingAndAFinishedRunIsDisarmed() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("shells")
+    void aDeadlineThatKeepsMovingKillsNothingAndAFinishedRunIsDisarmed(String shell) throws Exception {
         ProcessRunner.Handle h = scripts.start(scripts.write("short", "sleep 2; echo finished"));
-        try (Supervisor s = new Supervisor(temp.resolve("deadlines"))) {
+        try (Supervisor s = new Supervisor(temp.resolve("deadlines"), loop(shell))) {
             s.arm("run-b", h.pid(), null, System.currentTimeMillis() + 700);
             // Heartbeats, as the executor's: every 200 ms the deadline moves 700 ms ahead, past the binary's end.
             ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor();
@@ -66,11 +85,12 @@ class SupervisorTest extends ScriptTestBase {
         }
     }
 
-    @Test
-    void aRunArmedBeforeItsBinaryStartsIsKilledByItsUidAndCannotBeMovedAfterwards() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("shells")
+    void aRunArmedBeforeItsBinaryStartsIsKilledByItsUidAndCannotBeMovedAfterwards(String shell) throws Exception {
         assumeTrue(Sandbox.isRoot(), "runs the binary under a uid of its own, which needs root");
         String uid = "64123";
-        try (Supervisor s = new Supervisor(temp.resolve("deadlines"))) {
+        try (Supervisor s = new Supervisor(temp.resolve("deadlines"), loop(shell))) {
             // As the executor does: armed by uid before the start, since the process group is not known yet.
             s.arm("run-c", null, Integer.valueOf(uid), System.currentTimeMillis() + 500);
             Process p = new ProcessBuilder("setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "sleep", "60")
