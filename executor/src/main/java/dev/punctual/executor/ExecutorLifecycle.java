@@ -18,8 +18,14 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class ExecutorLifecycle {
     private static final Logger LOG = Logger.getLogger(ExecutorLifecycle.class);
-    /** SQS long-poll wait, the maximum SQS allows: fewer empty receives, and a message is seen as it arrives. */
-    static final int LONG_POLL_SECONDS = 20;
+    /**
+     * SQS long-poll wait. A message is seen as it arrives whatever the wait; the wait bounds how long a stop of an
+     * idle executor takes, since a receive under way cannot be cut short safely (a connection closed under a long
+     * poll can still be handed messages, which then stay invisible for their whole visibility timeout and start
+     * that late). At 20 s (SQS's maximum) an idle executor took about 29 s to stop; at 5 s it polls 12 times a
+     * minute when idle instead of 3, about $0.20 a month more per executor.
+     */
+    static final int LONG_POLL_SECONDS = 5;
 
     @Inject
     Punctual punctual;
