@@ -10,6 +10,7 @@ import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.Page;
 import dev.punctual.core.service.ResumeRequest;
+import dev.punctual.core.service.RunListing;
 import dev.punctual.core.service.RunView;
 import dev.punctual.core.service.SchedulePreview;
 import jakarta.inject.Inject;
@@ -76,7 +77,7 @@ public class JobResource {
     }
 
     @GET
-    public Page<JobView> list(@RestQuery String limit, @RestQuery String cursor) {
+    public Page<JobView> list(@RestQuery("limit") String limit, @RestQuery("cursor") String cursor) {
         return punctual.jobService.list(tenants.current(), Params.integer("limit", limit), cursor);
     }
 
@@ -135,14 +136,32 @@ public class JobResource {
 
     @GET
     @Path("{id}/next")
-    public SchedulePreview next(@RestPath String id, @RestQuery String count) {
+    public SchedulePreview next(@RestPath String id, @RestQuery("count") String count) {
         return punctual.jobService.next(tenants.current(), id, Params.integer("count", count));
     }
 
+    /**
+     * The job's runs, newest first: those due by now unless {@code future=true}; {@code state} (comma-separated),
+     * {@code from} and {@code to} (instants, inclusive) narrow them ({@link RunListing}).
+     */
     @GET
     @Path("{id}/runs")
-    public Page<RunView> runs(@RestPath String id, @RestQuery String limit, @RestQuery String cursor) {
-        return punctual.jobService.runs(tenants.current(), id, Params.integer("limit", limit), cursor);
+    public Page<RunView> runs(
+            @RestPath String id,
+            @RestQuery("state") String state,
+            @RestQuery("from") String from,
+            @RestQuery("to") String to,
+            @RestQuery("future") String future,
+            @RestQuery("limit") String limit,
+            @RestQuery("cursor") String cursor) {
+        return punctual.jobService.runs(
+                tenants.current(), id, Params.integer("limit", limit), cursor, new RunListing(state, from, to, future));
+    }
+
+    @GET
+    @Path("{id}/runs/{runId}")
+    public RunView run(@RestPath String id, @RestPath String runId) {
+        return punctual.jobService.run(tenants.current(), id, runId);
     }
 
     @POST

@@ -25,6 +25,11 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
             dev.punctual.core.firing.JitterSpec.class,
             dev.punctual.core.firing.CatchUpSpec.class,
             dev.punctual.core.limits.RunLimits.class,
-            Problem.class
+            Problem.class,
+            // KnownQueryParams reads each endpoint's @RestQuery annotations.
+            JobResource.class,
+            RunResource.class,
+            BinaryResource.class,
+            ScheduleResource.class
         })
 public class ReflectionConfig {}

@@ -21,7 +21,8 @@ public class RunResource {
     Tenants tenants;
 
     @GET
-    public Page<RunView> list(@RestQuery String state, @RestQuery String limit, @RestQuery String cursor) {
+    public Page<RunView> list(
+            @RestQuery("state") String state, @RestQuery("limit") String limit, @RestQuery("cursor") String cursor) {
         return punctual.deadLetters.list(tenants.current(), state, Params.integer("limit", limit), cursor);
     }
 }

@@ -93,7 +93,7 @@ class LocalAuthIT {
         assertThat(job.get("owner").asText()).isEqualTo("punctual-local|sub:alice");
         JsonNode run = await().atMost(Duration.ofSeconds(30))
                 .until(
-                        () -> system.get("/v1/jobs/" + id + "/runs")
+                        () -> system.get("/v1/jobs/" + id + "/runs?future=true")
                                 .get("items")
                                 .get(0),
                         r -> "SUCCEEDED".equals(r.get("state").asText()));

@@ -87,7 +87,8 @@ class LocalSystemIT {
                 .until(
                         () -> latestRun(id),
                         r -> r != null && "SUCCEEDED".equals(r.get("state").asText()));
-        assertThat(system.get("/v1/jobs/" + id + "/runs").get("items")).hasSize(1);
+        assertThat(system.get("/v1/jobs/" + id + "/runs?future=true").get("items"))
+                .hasSize(1);
         assertThat(run.get("attempt").asInt()).isEqualTo(1);
         assertThat(run.get("exitCode").asInt()).isZero();
         Duration lateness = LocalSystem.between(run, "scheduledAt", "startedAt");
@@ -336,7 +337,8 @@ class LocalSystemIT {
     }
 
     private static JsonNode latestRun(String jobId) throws Exception {
-        JsonNode items = system.get("/v1/jobs/" + jobId + "/runs?limit=1").get("items");
+        JsonNode items =
+                system.get("/v1/jobs/" + jobId + "/runs?future=true&limit=1").get("items");
         return items.isEmpty() ? null : items.get(0);
     }
 
@@ -350,7 +352,8 @@ class LocalSystemIT {
 
     private static long started(String jobId) throws Exception {
         long n = 0;
-        for (JsonNode r : system.get("/v1/jobs/" + jobId + "/runs?limit=100").get("items")) {
+        for (JsonNode r :
+                system.get("/v1/jobs/" + jobId + "/runs?future=true&limit=100").get("items")) {
             if (r.get("attempt").asInt() > 0) {
                 n++;
             }
@@ -365,7 +368,7 @@ class LocalSystemIT {
         List<JsonNode> all = new ArrayList<>();
         String cursor = null;
         do {
-            JsonNode page = system.get("/v1/jobs/" + jobId + "/runs?limit=100"
+            JsonNode page = system.get("/v1/jobs/" + jobId + "/runs?future=true&limit=100"
                     + (cursor == null ? "" : "&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8)));
             page.get("items").forEach(all::add);
             cursor =

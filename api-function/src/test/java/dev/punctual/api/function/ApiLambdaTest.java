@@ -91,7 +91,7 @@ class ApiLambdaTest {
                 .body("env.GREETING", equalTo("hi"))
                 .body("schedule.type", equalTo("once"))
                 .body("schedule.at", equalTo(at));
-        given().get("/v1/jobs/" + id + "/runs")
+        given().get("/v1/jobs/" + id + "/runs?future=true")
                 .then()
                 .statusCode(200)
                 .body("items[0].state", equalTo("SCHEDULED"))
@@ -106,7 +106,7 @@ class ApiLambdaTest {
                 .statusCode(200)
                 .body("state", equalTo("DELETED"))
                 .body("nextRunAt", nullValue());
-        given().get("/v1/jobs/" + id + "/runs").then().body("items[0].state", equalTo("CANCELLED"));
+        given().get("/v1/jobs/" + id + "/runs?future=true").then().body("items[0].state", equalTo("CANCELLED"));
         given().delete("/v1/jobs/" + id).then().statusCode(204);
     }
 

@@ -121,6 +121,7 @@ class IsolationLambdaTest {
                                 .post(job + "/backfill")),
                 Map.entry("next", r -> r.get(job + "/next")),
                 Map.entry("runs", r -> r.get(job + "/runs")),
+                Map.entry("run", r -> r.get("/v1/jobs/" + deadJobId + "/runs/" + deadRunId)),
                 Map.entry("log", r -> r.get("/v1/jobs/" + deadJobId + "/runs/" + deadRunId + "/log")),
                 Map.entry("retry", r -> r.post("/v1/jobs/" + deadJobId + "/runs/" + deadRunId + "/retry")));
     }
@@ -141,7 +142,7 @@ class IsolationLambdaTest {
                 .body("version", equalTo(1))
                 .body("env.DB_HOST", equalTo("alice.internal"));
         as(ALICE)
-                .get("/v1/jobs/" + jobId + "/runs")
+                .get("/v1/jobs/" + jobId + "/runs?future=true")
                 .then()
                 .body("items.size()", equalTo(1))
                 .body("items[0].state", equalTo("SCHEDULED"));

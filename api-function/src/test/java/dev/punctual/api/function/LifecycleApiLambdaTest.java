@@ -36,7 +36,7 @@ class LifecycleApiLambdaTest {
                 .body("attempt", equalTo(0))
                 .body("runId", matchesPattern("\\d{8}T\\d{6}\\.\\d{3}Z-t[0-9a-f]{6}"));
         given().get("/v1/jobs/" + id).then().body("nextRunAt", equalTo(start)).body("state", equalTo("ACTIVE"));
-        given().get("/v1/jobs/" + id + "/runs").then().body("items.size()", equalTo(2));
+        given().get("/v1/jobs/" + id + "/runs?future=true").then().body("items.size()", equalTo(2));
 
         String pausedAt = given().post("/v1/jobs/" + id + "/pause")
                 .then()
@@ -53,7 +53,7 @@ class LifecycleApiLambdaTest {
                 .body("state", equalTo("PAUSED"))
                 .body("pausedAt", equalTo(pausedAt))
                 .body("version", equalTo(2));
-        given().get("/v1/jobs/" + id + "/runs")
+        given().get("/v1/jobs/" + id + "/runs?future=true")
                 .then()
                 .body("items.find { it.scheduledAt == '" + start + "' }.state", equalTo("CANCELLED"));
         conflict(given().post("/v1/jobs/" + id + "/trigger"));
@@ -86,7 +86,7 @@ class LifecycleApiLambdaTest {
                 .statusCode(200)
                 .body("state", equalTo("ACTIVE"))
                 .body("nextRunAt", equalTo(start));
-        given().get("/v1/jobs/" + id + "/runs")
+        given().get("/v1/jobs/" + id + "/runs?future=true")
                 .then()
                 .body("items.findAll { it.state == 'SCHEDULED' }.size()", equalTo(1));
     }
@@ -99,7 +99,7 @@ class LifecycleApiLambdaTest {
         conflict(given().post("/v1/jobs/" + id + "/trigger"));
         conflict(given().post("/v1/jobs/" + id + "/pause"));
         conflict(postJson("/v1/jobs/" + id + "/resume", Map.of("catchUp", "all")));
-        given().get("/v1/jobs/" + id + "/runs").then().body("items.size()", equalTo(1));
+        given().get("/v1/jobs/" + id + "/runs?future=true").then().body("items.size()", equalTo(1));
 
         for (String op : new String[] {"trigger", "pause", "resume"}) {
             given().post("/v1/jobs/job_doesnotexist/" + op)

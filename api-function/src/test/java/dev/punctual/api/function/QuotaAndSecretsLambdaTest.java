@@ -73,7 +73,7 @@ class QuotaAndSecretsLambdaTest {
         } while (r.statusCode() == 202 && triggered < 3);
         r.then().statusCode(429).body("field", equalTo("triggersPerMinute"));
         assertThat(Integer.parseInt(r.header("Retry-After"))).isBetween(1, 60);
-        given().get("/v1/jobs/" + id + "/runs")
+        given().get("/v1/jobs/" + id + "/runs?future=true")
                 .then()
                 .body("items.size()", equalTo(1 + triggered))
                 .body(not(org.hamcrest.Matchers.containsString("do-not-show-me")));

@@ -89,7 +89,7 @@ class UpdateApiLambdaTest {
                 .body("catchUp.maxRuns", equalTo(10))
                 .body("overlap", equalTo("forbid"))
                 .body("maxRunAge", equalTo("PT2H"));
-        given().get("/v1/jobs/" + id + "/runs")
+        given().get("/v1/jobs/" + id + "/runs?future=true")
                 .then()
                 .body("items.findAll { it.state == 'SCHEDULED' }", hasSize(1))
                 .body("items.findAll { it.state == 'CANCELLED' }", hasSize(1));
@@ -126,6 +126,6 @@ class UpdateApiLambdaTest {
                 .statusCode(422)
                 .contentType("application/problem+json")
                 .body("field", equalTo("to"));
-        given().get("/v1/jobs/" + id + "/runs").then().body("items", hasSize(1));
+        given().get("/v1/jobs/" + id + "/runs?future=true").then().body("items", hasSize(1));
     }
 }

@@ -32,6 +32,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -460,10 +461,56 @@ public final class RunRepository {
 
     /** One page of a job's runs, newest first. */
     public PageOfRuns listForJob(String jobId, int limit, Map<String, AttributeValue> startKey) {
+        return listForJob(jobId, limit, startKey, RunRange.ALL);
+    }
+
+    /**
+     * Which runs of a job: due from {@code from} to {@code to} (inclusive, null: unbounded), in one of
+     * {@code states} (empty: any).
+     */
+    public record RunRange(Instant from, Instant to, Set<RunState> states) {
+        public static final RunRange ALL = new RunRange(null, null, Set.of());
+
+        public RunRange {
+            states = Set.copyOf(states);
+        }
+    }
+
+    /**
+     * One page of a job's runs in {@code range}, newest first. The range of due times is part of the key (a run's
+     * id is its due instant, an extra run's with a suffix); the states are a filter, applied after the page's
+     * {@code limit} items are read, so a page may hold fewer (even none) and still have a next one.
+     */
+    public PageOfRuns listForJob(String jobId, int limit, Map<String, AttributeValue> startKey, RunRange range) {
+        Map<String, String> names = new HashMap<>(Map.of("#j", Resources.JOB_ID));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":j", s(jobId)));
+        String key = "#j = :j";
+        if (range.from() != null || range.to() != null) {
+            names.put("#r", Resources.RUN_ID);
+            // An extra run's id is its instant's and "-t..." after it: "~" sorts after "-", so one made at `to`
+            // is in; "0" is before every id (a four-digit year).
+            values.put(":lo", s(range.from() == null ? "0" : RunIds.forOccurrence(range.from())));
+            values.put(":hi", s(range.to() == null ? "~" : RunIds.forOccurrence(range.to()) + "~"));
+            key += " AND #r BETWEEN :lo AND :hi";
+        }
+        String filter = null;
+        if (!range.states().isEmpty()) {
+            names.put("#st", STATE);
+            List<String> in = new ArrayList<>();
+            for (RunState st : range.states()) {
+                String v = ":st" + in.size();
+                values.put(v, s(st.name()));
+                in.add(v);
+            }
+            filter = "#st IN (" + String.join(", ", in) + ")";
+        }
+        String keyCondition = key;
+        String stateFilter = filter;
         QueryResponse r = dynamo.query(b -> b.tableName(table.name())
-                .keyConditionExpression("#j = :j")
-                .expressionAttributeNames(Map.of("#j", Resources.JOB_ID))
-                .expressionAttributeValues(Map.of(":j", s(jobId)))
+                .keyConditionExpression(keyCondition)
+                .filterExpression(stateFilter)
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)
                 .scanIndexForward(false)
                 .limit(limit)
                 .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));

@@ -14,6 +14,7 @@ import dev.punctual.core.plan.Occurrences;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
+import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
@@ -309,23 +310,39 @@ public final class JobService {
     }
 
     public Page<RunView> runs(String owner, String jobId, Integer limit, String cursor) {
+        return runs(owner, jobId, limit, cursor, RunListing.DEFAULT);
+    }
+
+    /** A page of the job's runs that {@code listing} asks for, newest first (see {@link RunListing}). */
+    public Page<RunView> runs(String owner, String jobId, Integer limit, String cursor, RunListing listing) {
+        RunRepository.RunRange range = listing.resolve(ctx.clock().instant());
         ctx.owned(owner, jobId);
         var key = Cursors.decode(
                 cursor,
                 Map.<String, Predicate<String>>of(Resources.JOB_ID, jobId::equals, Resources.RUN_ID, Keys::runId));
-        var page = ctx.runs().listForJob(jobId, Cursors.pageSize(limit), key);
+        var page = ctx.runs().listForJob(jobId, Cursors.pageSize(limit), key, range);
         return new Page<>(page.items().stream().map(RunView::of).toList(), Cursors.encode(page.lastKey()));
+    }
+
+    /** One run of the job, read strongly: what an attempt wrote last is what is shown. */
+    public RunView run(String owner, String jobId, String runId) {
+        ctx.owned(owner, jobId);
+        return RunView.of(existing(jobId, runId));
+    }
+
+    private Run existing(String jobId, String runId) {
+        if (!Keys.runId(runId)) {
+            throw new NotFoundException("not a run id");
+        }
+        return ctx.runs()
+                .get(jobId, runId)
+                .orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
     }
 
     /** The captured output of the run's latest attempt. */
     public String log(String owner, String jobId, String runId) {
         ctx.owned(owner, jobId);
-        if (!Keys.runId(runId)) {
-            throw new NotFoundException("not a run id");
-        }
-        Run run = ctx.runs()
-                .get(jobId, runId)
-                .orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
+        Run run = existing(jobId, runId);
         if (run.log() != null) {
             return run.log();
         }
