@@ -13,6 +13,7 @@ locals {
     "PUT /v1/jobs/{id}",
     "DELETE /v1/jobs/{id}",
     "GET /v1/jobs/{id}/runs",
+    "GET /v1/jobs/{id}/runs/{runId}",
     "GET /v1/jobs/{id}/runs/{runId}/log",
     "POST /v1/jobs/{id}/runs/{runId}/retry",
     "GET /v1/runs",

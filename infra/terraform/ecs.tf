@@ -66,6 +66,20 @@ resource "aws_ecs_cluster" "this" {
   tags = var.tags
 }
 
+locals {
+  # ECS replaces an executor whose pool stopped taking runs. There is no HTTP server to ask: the executor touches
+  # healthy in its work directory every 10 s while its receiver is alive and not stuck in a receive
+  # (ExecutorLifecycle.HEALTH_FILE, HEALTH_BEAT); 45 s without a touch (three beats missed) is unhealthy, three
+  # checks in a row replace the task. Before the first touch (JVM start) startPeriod covers it.
+  executor_health_check = {
+    command     = ["CMD-SHELL", "test $(( $(date +%s) - $(stat -c %Y /var/lib/punctual/work/healthy) )) -lt 45"]
+    interval    = 15
+    timeout     = 5
+    retries     = 3
+    startPeriod = 60
+  }
+}
+
 resource "aws_ecs_task_definition" "executor" {
   count = var.create_executor_service ? 1 : 0
 
@@ -104,8 +118,10 @@ resource "aws_ecs_task_definition" "executor" {
 
       # Seconds between SIGTERM and SIGKILL (Fargate's maximum). On SIGTERM the executor stops receiving, lets
       # running binaries finish for the shutdown grace (30 s), kills and releases the rest for retry; a receive
-      # already waiting can take the 20 s long poll. 120 >= 30 + 20, with margin for uploading logs.
+      # already waiting can take the 5 s long poll. 120 >= 30 + 5, with margin for uploading logs.
       stopTimeout = 120
+
+      healthCheck = local.executor_health_check
 
       environment = [for name, value in local.executor_environment : { name = name, value = value }]
 
@@ -132,8 +148,8 @@ resource "aws_ecs_task_definition" "executor" {
     }
 
     precondition {
-      condition     = local.shutdown_grace_seconds + 20 <= 120
-      error_message = "shutdown_grace plus the 20 s long poll must fit in the task's 120 s stop timeout."
+      condition     = local.shutdown_grace_seconds + 5 <= 120
+      error_message = "shutdown_grace plus the 5 s long poll must fit in the task's 120 s stop timeout."
     }
 
     precondition {

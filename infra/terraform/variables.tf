@@ -321,7 +321,7 @@ variable "executor_concurrency" {
 }
 
 variable "shutdown_grace" {
-  description = "ISO-8601 duration running binaries may finish in after SIGTERM (`punctual.shutdown-grace`). Plus the 20 s long poll it must fit in the task's 120 s stop timeout."
+  description = "ISO-8601 duration running binaries may finish in after SIGTERM (`punctual.shutdown-grace`). Plus the 5 s long poll it must fit in the task's 120 s stop timeout."
   type        = string
   default     = "PT30S"
 

@@ -8,7 +8,15 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -33,18 +41,52 @@ public class ExecutorLifecycle {
     @Inject
     PunctualConfig config;
 
+    /**
+     * The file, in the executor's work directory, whose modification time says the executor is healthy: touched
+     * every {@link #HEALTH_BEAT} while its pool takes runs ({@link ExecutorPool#healthy}). The ECS task's
+     * {@code healthCheck} reads its age (infra/terraform/ecs.tf), so a container whose pool stopped or got stuck, or
+     * whose JVM froze, is replaced; there is no HTTP server to ask.
+     */
+    public static final String HEALTH_FILE = "healthy";
+
+    public static final Duration HEALTH_BEAT = Duration.ofSeconds(10);
+
     private ExecutorPool pool;
+    private ScheduledExecutorService health;
 
     void start(@Observes StartupEvent e) {
         String id = config.executorId().orElseGet(Punctual::defaultExecutorId);
         Path work = Path.of(config.workDir().orElse(System.getProperty("java.io.tmpdir") + "/punctual-executor"));
         pool = punctual.startExecutor(id, work, LONG_POLL_SECONDS);
+        Path healthFile = work.resolve(HEALTH_FILE);
+        health = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().daemon().name("health").factory());
+        health.scheduleWithFixedDelay(() -> beat(healthFile), 0, HEALTH_BEAT.toMillis(), TimeUnit.MILLISECONDS);
         LOG.infof(
                 "executor %s polling %s with %d slots",
                 id, punctual.queue.url(), punctual.settings.executorConcurrency());
     }
 
+    private void beat(Path healthFile) {
+        if (!pool.healthy()) {
+            LOG.warnf("not healthy: the pool's receiver has stopped or is stuck; %s is not touched", healthFile);
+            return;
+        }
+        try {
+            if (!Files.exists(healthFile)) {
+                Files.createDirectories(healthFile.getParent());
+                Files.createFile(healthFile);
+            }
+            Files.setLastModifiedTime(healthFile, FileTime.from(Instant.now()));
+        } catch (IOException e) {
+            LOG.warnf(e, "cannot touch %s", healthFile);
+        }
+    }
+
     void stop(@Observes ShutdownEvent e) {
+        if (health != null) {
+            health.shutdownNow();
+        }
         if (pool != null) {
             LOG.info("draining: no new runs; running ones get the shutdown grace period");
             pool.close();

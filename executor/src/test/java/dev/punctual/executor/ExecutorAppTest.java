@@ -11,13 +11,17 @@ import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.BinaryRequest;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
+import dev.punctual.wiring.PunctualConfig;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +38,9 @@ class ExecutorAppTest {
 
     @Inject
     S3Client s3;
+
+    @Inject
+    PunctualConfig config;
 
     @Test
     void runsAJobSentToItsQueueAndRecordsTheOutcome() throws Exception {
@@ -61,6 +68,17 @@ class ExecutorAppTest {
         assertThat(run.attempt()).isEqualTo(1);
         assertThat(punctual.jobService.log("local", job.id(), run.runId()))
                 .contains("ran " + run.runId() + " attempt 1");
+    }
+
+    @Test
+    void touchesItsHealthFileWhileItsPoolTakesRuns() throws Exception {
+        Path file = Path.of(config.workDir().orElse(System.getProperty("java.io.tmpdir") + "/punctual-executor"))
+                .resolve(ExecutorLifecycle.HEALTH_FILE);
+        Instant asked = Instant.now();
+        // Touched again after this instant: the beat goes on (the ECS health check reads the file's age).
+        await().atMost(ExecutorLifecycle.HEALTH_BEAT.multipliedBy(3))
+                .until(() -> Files.exists(file)
+                        && !Files.getLastModifiedTime(file).toInstant().isBefore(asked.minusSeconds(1)));
     }
 
     private RunState state(String jobId) {

@@ -202,6 +202,18 @@ class DriftDetectionTest {
                         mentioning(".user (root in the container, to give each run a uid of its own): "
                                 + "expected 0, found 185")),
                 reported(
+                        "no health check",
+                        s -> s.replace("healthCheck = local.executor_health_check", ""),
+                        (t, dir) -> new HardeningContract(t).taskDefinition(),
+                        mentioning("the executor's container has no healthCheck")),
+                reported(
+                        "a health check on another file, or too impatient",
+                        s -> s.replace("/var/lib/punctual/work/healthy", "/tmp/healthy")
+                                .replace("-lt 45", "-lt 15"),
+                        (t, dir) -> new HardeningContract(t).taskDefinition(),
+                        mentioning("does not read /var/lib/punctual/work/healthy"),
+                        mentioning("must allow at least 30 s")),
+                reported(
                         "a capability kept or a needed one dropped",
                         s -> s.replace("\"NET_RAW\", ", "\"SETUID\", "),
                         (t, dir) -> new HardeningContract(t).taskDefinition(),

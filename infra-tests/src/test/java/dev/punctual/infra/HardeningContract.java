@@ -1,6 +1,7 @@
 package dev.punctual.infra;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.punctual.executor.ExecutorLifecycle;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -104,6 +105,47 @@ final class HardeningContract {
         drift.addAll(capabilities(where, linux.path("capabilities")));
         drift.addAll(ulimits(where, h.path("ulimits")));
         drift.addAll(mount(where, h.path("mountPoints"), task));
+        drift.addAll(healthCheck(definitions));
+        return drift;
+    }
+
+    private static final Pattern HEALTH_CHECK = Pattern.compile("\\bhealthCheck\\s*=\\s*local\\.(\\w+)");
+    private static final Pattern STALE_AFTER = Pattern.compile("-lt\\s+(\\d+)");
+
+    /**
+     * The container's health check reads the age of the file the executor touches while its pool takes runs
+     * ({@link ExecutorLifecycle#HEALTH_FILE}, in its work directory), and allows at least three of its beats.
+     */
+    private List<String> healthCheck(String definitions) {
+        Matcher m = HEALTH_CHECK.matcher(definitions);
+        if (!m.find()) {
+            return List.of("the executor's container has no healthCheck = local.<name>: ECS would keep a task "
+                    + "whose pool stopped taking runs");
+        }
+        String where = "local." + m.group(1);
+        JsonNode check = tf.local(m.group(1)).orElse(null);
+        if (check == null
+                || !check.path("command").isArray()
+                || check.path("command").size() != 2) {
+            return List.of(where + ".command must be [\"CMD-SHELL\", <a test of the health file's age>]");
+        }
+        List<String> drift = new ArrayList<>();
+        expect(
+                drift,
+                where + ".command[0]",
+                "CMD-SHELL",
+                check.path("command").get(0).asText());
+        String shell = check.path("command").get(1).asText();
+        String file = directories().get("PUNCTUAL_WORK_DIR") + "/" + ExecutorLifecycle.HEALTH_FILE;
+        if (!shell.contains(file)) {
+            drift.add(where + ".command does not read " + file + ", the file the executor touches: " + shell);
+        }
+        Matcher stale = STALE_AFTER.matcher(shell);
+        long beats = 3 * ExecutorLifecycle.HEALTH_BEAT.toSeconds();
+        if (!stale.find() || Long.parseLong(stale.group(1)) < beats) {
+            drift.add(where + ".command must allow at least " + beats + " s (three beats of the executor) since "
+                    + "the last touch: " + shell);
+        }
         return drift;
     }
 

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 
 /**
@@ -24,6 +25,13 @@ final class PreviousLayout {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private PreviousLayout() {}
+
+    /**
+     * Resources AWS never updates, only registers anew: any change of the executor's container (its image, its
+     * environment, its health check) is a new task definition revision, which the service then rolls its tasks to.
+     * Replacing one loses nothing; deleting one without a replacement would still be drift.
+     */
+    static final Set<String> REVISIONED = Set.of("aws_ecs_task_definition");
 
     /** Every resource instance of the previous layout's state, by address ({@code type.name[0]}, {@code ["k"]}). */
     static List<String> addresses() throws IOException {
@@ -168,6 +176,10 @@ final class PreviousLayout {
             }
             List<String> actions = new ArrayList<>();
             c.path("change").path("actions").forEach(a -> actions.add(a.asText()));
+            if (REVISIONED.contains(c.path("type").asText())
+                    && c.path("action_reason").asText().equals("replace_because_cannot_update")) {
+                continue;
+            }
             if (actions.contains("delete") || actions.contains("create")) {
                 drift.add(address + " of the previous layout would be " + String.join(" and ", actions)
                         + (c.path("address").asText().equals(address)

@@ -123,6 +123,29 @@ class RunQueriesLambdaTest {
     }
 
     @Test
+    void aDeletedJobsRunsThatWillNotStartReadCancelledAtOnce() throws Exception {
+        // Due in 30 s: inside the lookahead, so the API queues it at once (no executor runs in these tests).
+        String start =
+                Instant.now().plusSeconds(30).truncatedTo(ChronoUnit.SECONDS).toString();
+        String id = job(
+                jobBody("queued", uploaded("queued.sh"), Map.of("type", "interval", "every", "PT1H", "start", start)));
+        given().post("/v1/jobs/" + id + "/trigger").then().statusCode(202);
+        // The first occurrence and the extra run are queued; the next occurrence, in an hour, is the pending run.
+        List<String> before = given().get("/v1/jobs/" + id + "/runs?future=true")
+                .then()
+                .extract()
+                .path("items.state");
+        assertThat(before).containsExactlyInAnyOrder("SCHEDULED", "QUEUED", "QUEUED");
+
+        given().delete("/v1/jobs/" + id).then().statusCode(204);
+        given().get("/v1/jobs/" + id + "/runs?future=true")
+                .then()
+                .body("items", hasSize(3))
+                .body("items.state", org.hamcrest.Matchers.everyItem(equalTo("CANCELLED")))
+                .body("items.error", org.hamcrest.Matchers.everyItem(equalTo("job deleted")));
+    }
+
+    @Test
     void aBadFilterIsA400NamingIt() throws Exception {
         String id = job(
                 jobBody("filters", uploaded("filters.sh"), Map.of("type", "once", "at", later(1, ChronoUnit.HOURS))));

@@ -38,6 +38,8 @@ public final class ExecutorPool implements AutoCloseable {
     private final ExecutorService workers;
     private final Thread receiver;
     private volatile boolean receiving = true;
+    /** When the receive under way was sent ({@link System#nanoTime}), or 0 while none is. */
+    private volatile long receiveSentAt;
 
     public ExecutorPool(
             RunWorker worker,
@@ -74,7 +76,13 @@ public final class ExecutorPool implements AutoCloseable {
                 while (taken < RunQueue.MAX_BATCH && held.tryAcquire()) {
                     taken++;
                 }
-                List<Message> messages = queue.receive(taken, waitSeconds, visibilitySeconds);
+                List<Message> messages;
+                receiveSentAt = System.nanoTime() | 1;
+                try {
+                    messages = queue.receive(taken, waitSeconds, visibilitySeconds);
+                } finally {
+                    receiveSentAt = 0;
+                }
                 for (Message m : messages) {
                     if (!receiving) {
                         // Received during shutdown: hand it straight back.
@@ -95,6 +103,28 @@ public final class ExecutorPool implements AutoCloseable {
                 pause();
             }
         }
+    }
+
+    /**
+     * How long past its long poll one receive may take before the pool is taken for stuck: longer than the SDK's
+     * retries of a failing receive take.
+     */
+    static final Duration STUCK_AFTER = Duration.ofSeconds(60);
+
+    /**
+     * Whether the pool still takes runs: its receiver is alive and not stuck in one receive (longer than its long
+     * poll plus {@link #STUCK_AFTER}). A receiver that waits for room, every message it may hold taken by long runs,
+     * is healthy. False once it stops receiving.
+     */
+    public boolean healthy() {
+        long sent = receiveSentAt;
+        return receiving
+                && receiver.isAlive()
+                && (sent == 0
+                        || System.nanoTime() - sent
+                                < Duration.ofSeconds(waitSeconds)
+                                        .plus(STUCK_AFTER)
+                                        .toNanos());
     }
 
     private void handle(Message m) {

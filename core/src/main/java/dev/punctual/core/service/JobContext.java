@@ -119,4 +119,39 @@ public record JobContext(
         return Optional.of(runs.write(
                 Change.of(Transition.CANCEL_SCHEDULED, job.id(), pending, now).withError(why)));
     }
+
+    /**
+     * How far back a delete looks for the job's runs that have not started: runs queued (the sweeper sends them up
+     * to its lookahead ahead) and runs waiting for a retry are due within it. One older still waiting reads
+     * {@code QUEUED} until its message comes, and is cancelled then, as every such run was before.
+     */
+    static final Duration CANCEL_LOOKBACK = Duration.ofMinutes(15);
+
+    /**
+     * Marks CANCELLED, now, the runs of a deleted job that will not start: those due from {@link #CANCEL_LOOKBACK}
+     * ago on, not started (queued, or failed and waiting for a retry). Only after the delete has won: from then on
+     * every claim fails on the job, so a run this misses (written a moment ago, or not found by the eventually
+     * consistent query) is cancelled by the executor that receives it, and one claimed before the delete is RUNNING
+     * and untouched (each write is conditional on the run not having started). A failure here changes nothing the
+     * executor would not do anyway: it is logged, not answered.
+     */
+    void cancelUnstarted(String jobId, Instant now, String why) {
+        RunRepository.RunRange unstarted = new RunRepository.RunRange(
+                now.minus(CANCEL_LOOKBACK),
+                null,
+                java.util.Set.of(RunState.SCHEDULED, RunState.QUEUED, RunState.FAILED));
+        try {
+            java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> start = null;
+            do {
+                RunRepository.PageOfRuns page = runs.listForJob(jobId, 100, start, unstarted);
+                for (Run r : page.items()) {
+                    runs.apply(Change.of(Transition.CANCEL_UNSTARTED, jobId, r.runId(), now)
+                            .withError(why));
+                }
+                start = page.lastKey();
+            } while (start != null);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "job " + jobId + ": its unstarted runs will read CANCELLED only when due", e);
+        }
+    }
 }

@@ -301,16 +301,13 @@ public final class JobService {
             }
             ctx.cancelPending(job, now, "job deleted").ifPresent(items::add);
             if (ctx.tx().write(items).won()) {
+                ctx.cancelUnstarted(jobId, now, "job deleted");
                 ctx.awaitCommittedStarts(jobId);
                 return;
             }
             // A sweep moved the pending run on meanwhile: read again and retry against the new one.
         }
         throw new IllegalStateException("job " + jobId + " kept changing during delete; try again");
-    }
-
-    public Page<RunView> runs(String owner, String jobId, Integer limit, String cursor) {
-        return runs(owner, jobId, limit, cursor, RunListing.DEFAULT);
     }
 
     /** A page of the job's runs that {@code listing} asks for, newest first (see {@link RunListing}). */

@@ -23,6 +23,8 @@ import java.util.stream.Collectors;
 public record RunListing(String state, String from, String to, String future) {
     /** No filter: the runs due by now, every state. */
     public static final RunListing DEFAULT = new RunListing(null, null, null, null);
+    /** Every run, those not due yet too. */
+    public static final RunListing ALL = new RunListing(null, null, null, "true");
 
     private static final String STATES =
             Arrays.stream(RunState.values()).map(Enum::name).collect(Collectors.joining(", "));

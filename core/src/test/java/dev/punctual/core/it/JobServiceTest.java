@@ -15,6 +15,7 @@ import dev.punctual.core.service.BinaryView;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.Page;
+import dev.punctual.core.service.RunListing;
 import dev.punctual.core.service.RunView;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
@@ -139,7 +140,9 @@ class JobServiceTest {
         assertThat(job.maxAttempts()).isEqualTo(2);
         assertThat(job.nextRunAt())
                 .isEqualTo(clock.instant().plus(Duration.ofDays(1)).toString());
-        assertThat(p.jobService.runs(OWNER, job.id(), null, null).items())
+        assertThat(p.jobService
+                        .runs(OWNER, job.id(), null, null, RunListing.ALL)
+                        .items())
                 .singleElement()
                 .satisfies(r -> assertThat(r.state()).isEqualTo(RunState.SCHEDULED.name()));
         // Beyond the lookahead: nothing sent yet.
@@ -197,7 +200,7 @@ class JobServiceTest {
         String cursor = null;
         int pages = 0;
         do {
-            Page<RunView> page = p.jobService.runs(OWNER, job.id(), 5, cursor);
+            Page<RunView> page = p.jobService.runs(OWNER, job.id(), 5, cursor, RunListing.ALL);
             assertThat(page.items().size()).isLessThanOrEqualTo(5);
             all.addAll(page.items());
             cursor = page.nextCursor();
