@@ -63,6 +63,14 @@ class LocalSystemIT {
     }
 
     @Test
+    void itIsLiveAndReadyWhileItsTablesAnswer() throws Exception {
+        assertThat(system.get("/q/health/live").get("status").asText()).isEqualTo("UP");
+        JsonNode ready = system.get("/q/health/ready");
+        assertThat(ready.get("status").asText()).isEqualTo("UP");
+        assertThat(ready.get("checks").findValuesAsText("name")).contains("jobs table");
+    }
+
+    @Test
     void theReadyLineSaysHowRunsAreHeldIn() {
         if ("root".equals(System.getProperty("user.name"))) {
             assertThat(system.output()).contains("| runs isolated (a user of its own each, no network)");
