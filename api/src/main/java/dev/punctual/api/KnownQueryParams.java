@@ -1,6 +1,8 @@
 package dev.punctual.api;
 
 import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.Rejection;
+import dev.punctual.core.error.ValidationException;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Response;
@@ -53,16 +55,7 @@ public class KnownQueryParams {
         if (unknown.isEmpty()) {
             return null;
         }
-        return ProblemMappers.problem(
-                400,
-                "invalid-request",
-                "Bad request",
-                unknown.stream()
-                        .map(f -> f.field() + ": " + f.message())
-                        .reduce((a, b) -> a + "; " + b)
-                        .orElseThrow(),
-                unknown.get(0).field(),
-                unknown);
+        return ProblemMappers.problem(new ValidationException(Rejection.MALFORMED, unknown));
     }
 
     /** The endpoint's query parameters, in the order it declares them. */

@@ -32,6 +32,11 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response validation(ValidationException e) {
+        return problem(e);
+    }
+
+    /** The problem a rejection of the request's fields is answered with (also used outside the mappers). */
+    static Response problem(ValidationException e) {
         List<FieldError> errors = e.errors();
         Status s = status(e.kind());
         return problem(

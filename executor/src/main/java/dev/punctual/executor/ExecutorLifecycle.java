@@ -56,7 +56,7 @@ public class ExecutorLifecycle {
 
     void start(@Observes StartupEvent e) {
         String id = config.executorId().orElseGet(Punctual::defaultExecutorId);
-        Path work = Path.of(config.workDir().orElse(System.getProperty("java.io.tmpdir") + "/punctual-executor"));
+        Path work = workDir(config);
         pool = punctual.startExecutor(id, work, LONG_POLL_SECONDS);
         Path healthFile = work.resolve(HEALTH_FILE);
         health = Executors.newSingleThreadScheduledExecutor(
@@ -65,6 +65,11 @@ public class ExecutorLifecycle {
         LOG.infof(
                 "executor %s polling %s with %d slots",
                 id, punctual.queue.url(), punctual.settings.executorConcurrency());
+    }
+
+    /** The executor's work directory: {@code punctual.work-dir}, else one under the JVM's temporary directory. */
+    static Path workDir(PunctualConfig config) {
+        return Path.of(config.workDir().orElse(System.getProperty("java.io.tmpdir") + "/punctual-executor"));
     }
 
     private void beat(Path healthFile) {

@@ -72,8 +72,7 @@ class ExecutorAppTest {
 
     @Test
     void touchesItsHealthFileWhileItsPoolTakesRuns() throws Exception {
-        Path file = Path.of(config.workDir().orElse(System.getProperty("java.io.tmpdir") + "/punctual-executor"))
-                .resolve(ExecutorLifecycle.HEALTH_FILE);
+        Path file = ExecutorLifecycle.workDir(config).resolve(ExecutorLifecycle.HEALTH_FILE);
         Instant asked = Instant.now();
         // Touched again after this instant: the beat goes on (the ECS health check reads the file's age).
         await().atMost(ExecutorLifecycle.HEALTH_BEAT.multipliedBy(3))

@@ -19,7 +19,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
@@ -137,11 +140,9 @@ public record JobContext(
      */
     void cancelUnstarted(String jobId, Instant now, String why) {
         RunRepository.RunRange unstarted = new RunRepository.RunRange(
-                now.minus(CANCEL_LOOKBACK),
-                null,
-                java.util.Set.of(RunState.SCHEDULED, RunState.QUEUED, RunState.FAILED));
+                now.minus(CANCEL_LOOKBACK), null, Set.of(RunState.SCHEDULED, RunState.QUEUED, RunState.FAILED));
         try {
-            java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> start = null;
+            Map<String, AttributeValue> start = null;
             do {
                 RunRepository.PageOfRuns page = runs.listForJob(jobId, 100, start, unstarted);
                 for (Run r : page.items()) {
