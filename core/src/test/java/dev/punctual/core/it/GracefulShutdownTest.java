@@ -12,6 +12,7 @@ import dev.punctual.core.service.JobView;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -71,8 +72,17 @@ class GracefulShutdownTest {
 
         // Visible again at once (not after the 20 s lease): a second executor finishes it as attempt 2.
         try (ExecutorPool second = p.startExecutor("ex-next", tmp.resolve("b"), 1)) {
-            Run done = await().atMost(Duration.ofSeconds(15))
-                    .until(() -> Fixture.run(p, job.id(), runId), r -> r.state() == RunState.SUCCEEDED);
+            Run done;
+            try {
+                done = await().atMost(Duration.ofSeconds(15))
+                        .until(() -> Fixture.run(p, job.id(), runId), r -> r.state() == RunState.SUCCEEDED);
+            } catch (ConditionTimeoutException e) {
+                // Seen once in CI (1 in about 30 runs), not reproduced alone: say where the message was.
+                throw new AssertionError(
+                        "not finished by ex-next within 15 s; queue " + Fixture.queueCounts(p) + ", run "
+                                + Fixture.run(p, job.id(), runId),
+                        e);
+            }
             assertThat(done.attempt()).isEqualTo(2);
             assertThat(done.leaseOwner()).isEqualTo("ex-next");
         }
