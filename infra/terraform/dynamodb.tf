@@ -13,7 +13,8 @@ locals {
       # Listing an owner's jobs, oldest first (ownerSort = createdAt#jobId). Keys only: the listing reads the jobs
       # by key, and a job's dispatches (which change its pending run) cost the index nothing.
       indexes = { byOwner = { hash_key = "owner", range_key = "ownerSort", projection = "KEYS_ONLY" } }
-      ttl     = []
+      # Only idempotency keys (idem#…) carry expiresAt, 24 h after their first use; jobs never expire.
+      ttl = ["expiresAt"]
     }
 
     runs = {

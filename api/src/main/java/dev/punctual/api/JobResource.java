@@ -6,9 +6,11 @@ import dev.punctual.core.Punctual;
 import dev.punctual.core.service.BackfillRequest;
 import dev.punctual.core.service.BackfillView;
 import dev.punctual.core.service.JobBatch;
+import dev.punctual.core.service.JobListing;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.Page;
+import dev.punctual.core.service.PauseRequest;
 import dev.punctual.core.service.ResumeRequest;
 import dev.punctual.core.service.RunListing;
 import dev.punctual.core.service.RunView;
@@ -33,6 +35,9 @@ import org.jboss.resteasy.reactive.RestResponse;
 @Path("/v1/jobs")
 @Produces(MediaType.APPLICATION_JSON)
 public class JobResource {
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    static final String REPLAYED = "Idempotent-Replayed";
+
     @Inject
     Punctual punctual;
 
@@ -42,26 +47,35 @@ public class JobResource {
     @Inject
     ObjectMapper json;
 
+    /**
+     * With an {@code Idempotency-Key}, a repeat of the same request (same key and body, within 24 hours) answers
+     * with the job the first one created, as it is now, and {@code Idempotent-Replayed: true}.
+     */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public RestResponse<JobView> create(JobRequest request) {
-        JobView job = punctual.jobService.create(tenants.current(), request);
+    public RestResponse<JobView> create(@RestHeader(IDEMPOTENCY_KEY) String key, JobRequest request) {
+        var outcome = punctual.jobService.create(tenants.current(), request, key);
+        JobView job = outcome.value();
         return RestResponse.ResponseBuilder.<JobView>created(URI.create("/v1/jobs/" + job.id()))
                 .entity(job)
                 .header(HttpHeaders.ETAG, job.etag())
+                .header(REPLAYED, outcome.replayed() ? "true" : null)
                 .build();
     }
 
     /**
      * Creates up to {@value JobBatch#MAX_JOBS} jobs in one request: all of them, or, when any is invalid, none (one
      * 422 naming each bad field as {@code jobs[i].<field>}). The answer lists the jobs in the order asked for.
+     * {@code Idempotency-Key} as for {@link #create}.
      */
     @POST
     @Path("batch")
     @Consumes(MediaType.APPLICATION_JSON)
-    public RestResponse<JobBatch> createAll(JobBatch.Request request) {
-        return RestResponse.status(
-                RestResponse.Status.CREATED, punctual.jobService.createAll(tenants.current(), request));
+    public RestResponse<JobBatch> createAll(@RestHeader(IDEMPOTENCY_KEY) String key, JobBatch.Request request) {
+        var outcome = punctual.jobService.createAll(tenants.current(), request, key);
+        return RestResponse.ResponseBuilder.create(RestResponse.Status.CREATED, outcome.value())
+                .header(REPLAYED, outcome.replayed() ? "true" : null)
+                .build();
     }
 
     /**
@@ -76,9 +90,16 @@ public class JobResource {
         return withEtag(punctual.jobService.update(tenants.current(), id, ifMatch, request));
     }
 
+    /** Your jobs, oldest first; {@code state}, {@code label} and {@code namePrefix} narrow them ({@link JobListing}). */
     @GET
-    public Page<JobView> list(@RestQuery("limit") String limit, @RestQuery("cursor") String cursor) {
-        return punctual.jobService.list(tenants.current(), Params.integer("limit", limit), cursor);
+    public Page<JobView> list(
+            @RestQuery("state") String state,
+            @RestQuery("label") String label,
+            @RestQuery("namePrefix") String namePrefix,
+            @RestQuery("limit") String limit,
+            @RestQuery("cursor") String cursor) {
+        return punctual.jobService.list(
+                tenants.current(), Params.integer("limit", limit), cursor, new JobListing(state, label, namePrefix));
     }
 
     @GET
@@ -115,10 +136,12 @@ public class JobResource {
         return RestResponse.accepted(punctual.lifecycle.backfill(tenants.current(), id, request));
     }
 
+    /** The body is optional ({@code {"note": "..."}}), read by hand for the reason {@link #resume} gives. */
     @POST
     @Path("{id}/pause")
-    public JobView pause(@RestPath String id) {
-        return punctual.lifecycle.pause(tenants.current(), id);
+    @Consumes(MediaType.WILDCARD)
+    public JobView pause(@RestPath String id, String body) throws JsonProcessingException {
+        return punctual.lifecycle.pause(tenants.current(), id, optional(body, PauseRequest.class));
     }
 
     /**
@@ -130,8 +153,12 @@ public class JobResource {
     @Path("{id}/resume")
     @Consumes(MediaType.WILDCARD)
     public JobView resume(@RestPath String id, String body) throws JsonProcessingException {
-        ResumeRequest request = body == null || body.isBlank() ? null : json.readValue(body, ResumeRequest.class);
-        return punctual.lifecycle.resume(tenants.current(), id, request);
+        return punctual.lifecycle.resume(tenants.current(), id, optional(body, ResumeRequest.class));
+    }
+
+    /** An optional body: null when there is none. */
+    private <T> T optional(String body, Class<T> type) throws JsonProcessingException {
+        return body == null || body.isBlank() ? null : json.readValue(body, type);
     }
 
     @GET

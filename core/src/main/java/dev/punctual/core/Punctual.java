@@ -25,6 +25,7 @@ import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.sweep.WatermarkRepository;
+import dev.punctual.core.tenant.IdempotencyRepository;
 import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.TimeBuckets;
 import java.io.IOException;
@@ -95,7 +96,7 @@ public final class Punctual {
                 runs, watermarks, dispatcher, buckets, settings, clock, new DeadLetterQueue(sqs, resources.runQueue()));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
         JobContext jobContext = new JobContext(jobs, runs, tx, dispatcher, schedules, planner, usage, settings, clock);
-        this.jobService = new JobService(jobContext, binaries, store);
+        this.jobService = new JobService(jobContext, binaries, store, new IdempotencyRepository(dynamo, resources));
         this.deadLetters = new DeadLetterService(jobs, runs, queue, clock);
         this.lifecycle = new JobLifecycle(jobContext);
     }

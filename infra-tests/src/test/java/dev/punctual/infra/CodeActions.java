@@ -27,18 +27,20 @@ final class CodeActions {
     private static final String SDK = "software/amazon/awssdk/services/";
 
     /** Which resource each adapter class acts on: the key is a Terraform resource kind and the table suffix. */
-    static final Map<String, String> ADAPTER_RESOURCE = Map.of(
-            "dev/punctual/core/job/JobRepository", "table:jobs",
+    static final Map<String, String> ADAPTER_RESOURCE = Map.ofEntries(
+            Map.entry("dev/punctual/core/job/JobRepository", "table:jobs"),
             // A tenant's usage item lives in the jobs table (tenant#<owner>).
-            "dev/punctual/core/tenant/UsageRepository", "table:jobs",
-            "dev/punctual/core/run/RunRepository", "table:runs",
+            Map.entry("dev/punctual/core/tenant/UsageRepository", "table:jobs"),
+            // So do a tenant's idempotency keys (idem#<hash>).
+            Map.entry("dev/punctual/core/tenant/IdempotencyRepository", "table:jobs"),
+            Map.entry("dev/punctual/core/run/RunRepository", "table:runs"),
             // Builds the runs table's transaction items (put and update) for RunRepository.
-            "dev/punctual/core/run/RunWrite", "table:runs",
-            "dev/punctual/core/binary/BinaryRepository", "table:binaries",
-            "dev/punctual/core/sweep/WatermarkRepository", "table:sweeps",
-            "dev/punctual/core/queue/RunQueue", "queue:runs",
-            "dev/punctual/core/queue/DeadLetterQueue", "queue:runs-dlq",
-            "dev/punctual/core/binary/ArtifactStore", "bucket:artifacts");
+            Map.entry("dev/punctual/core/run/RunWrite", "table:runs"),
+            Map.entry("dev/punctual/core/binary/BinaryRepository", "table:binaries"),
+            Map.entry("dev/punctual/core/sweep/WatermarkRepository", "table:sweeps"),
+            Map.entry("dev/punctual/core/queue/RunQueue", "queue:runs"),
+            Map.entry("dev/punctual/core/queue/DeadLetterQueue", "queue:runs-dlq"),
+            Map.entry("dev/punctual/core/binary/ArtifactStore", "bucket:artifacts"));
 
     /** A permission the code needs: an IAM action on a resource key (see {@link #ADAPTER_RESOURCE}). */
     record Permission(String action, String resource) implements Comparable<Permission> {

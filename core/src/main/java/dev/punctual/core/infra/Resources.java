@@ -46,7 +46,8 @@ public final class Resources {
                 // Keys only: a job's every dispatch changes it (its pending run), which would otherwise be a
                 // second write each time, for the listing alone.
                 List.of(new TableSpec.IndexSpec(JOBS_BY_OWNER, OWNER, OWNER_SORT, true)),
-                null);
+                // Only idempotency keys carry it (IdempotencyRepository); jobs never expire.
+                EXPIRES_AT);
     }
 
     public TableSpec runs() {

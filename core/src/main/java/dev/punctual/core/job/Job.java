@@ -15,6 +15,8 @@ import java.util.Map;
  * {@code secretNames}: the names of the job's secret variables; their values are kept apart
  * ({@link JobRepository#secrets}) and never leave the storage except into the binary's environment.
  * {@code limits}: what a run may use, as the job asked ({@link RunLimits#NONE} when it named none).
+ * {@code labels}: the owner's {@code key=value} tags, to group and filter jobs by ({@link Labels}); {@code pauseNote}:
+ * why it was paused, as the pausing request said, while it is PAUSED.
  */
 public record Job(
         String id,
@@ -38,10 +40,13 @@ public record Job(
         FiringPolicy firing,
         String activeRunId,
         List<String> secretNames,
-        RunLimits limits) {
+        RunLimits limits,
+        Map<String, String> labels,
+        String pauseNote) {
 
     public Job {
         limits = limits == null ? RunLimits.NONE : limits;
+        labels = labels == null ? Map.of() : labels;
         nonRetryableExitCodes = nonRetryableExitCodes == null ? List.of() : List.copyOf(nonRetryableExitCodes);
         firing = firing == null ? FiringPolicy.DEFAULT : firing;
         secretNames = secretNames == null ? List.of() : List.copyOf(secretNames);
@@ -75,7 +80,9 @@ public record Job(
                 .firing(firing)
                 .activeRunId(activeRunId)
                 .secretNames(secretNames)
-                .limits(limits);
+                .limits(limits)
+                .labels(labels)
+                .pauseNote(pauseNote);
     }
 
     /** Builds a {@link Job}; what is left unset is null, 0 or false, and the record's own defaults apply. */
@@ -102,6 +109,8 @@ public record Job(
         private String activeRunId;
         private List<String> secretNames;
         private RunLimits limits;
+        private Map<String, String> labels;
+        private String pauseNote;
 
         private Builder() {}
 
@@ -215,6 +224,16 @@ public record Job(
             return this;
         }
 
+        public Builder labels(Map<String, String> labels) {
+            this.labels = labels;
+            return this;
+        }
+
+        public Builder pauseNote(String pauseNote) {
+            this.pauseNote = pauseNote;
+            return this;
+        }
+
         public Job build() {
             return new Job(
                     id,
@@ -238,7 +257,9 @@ public record Job(
                     firing,
                     activeRunId,
                     secretNames,
-                    limits);
+                    limits,
+                    labels,
+                    pauseNote);
         }
     }
 }

@@ -45,6 +45,8 @@ final class JobItems {
     static final String ACTIVE_RUN = "activeRunId";
     static final String SECRET_NAMES = "secretNames";
     static final String LIMITS = "limits";
+    static final String LABELS = "labels";
+    static final String PAUSE_NOTE = "pauseNote";
 
     private JobItems() {}
 
@@ -68,6 +70,9 @@ final class JobItems {
         item.put(FIRING, firingValue(job.firing()));
         item.put(SECRET_NAMES, Items.strings(job.secretNames()));
         item.put(LIMITS, limitsValue(job.limits()));
+        if (!job.labels().isEmpty()) {
+            item.put(LABELS, Items.stringMap(job.labels()));
+        }
         item.put(STATE, s(job.state().name()));
         item.put(VERSION, n(job.version()));
         item.put(CREATED_AT, instant(job.createdAt()));
@@ -205,7 +210,9 @@ final class JobItems {
                 firing(item.get(FIRING)),
                 Items.str(item, ACTIVE_RUN),
                 item.containsKey(SECRET_NAMES) ? Items.strings(item, SECRET_NAMES) : List.of(),
-                limits(item.get(LIMITS)));
+                limits(item.get(LIMITS)),
+                item.containsKey(LABELS) ? Items.stringMap(item, LABELS) : Map.of(),
+                Items.str(item, PAUSE_NOTE));
     }
 
     /** The limits the job named, by their JSON names; a job stored before limits existed named none. */

@@ -8,12 +8,14 @@ import static dev.punctual.core.job.JobItems.ARGS;
 import static dev.punctual.core.job.JobItems.BINARY_SHA;
 import static dev.punctual.core.job.JobItems.ENV;
 import static dev.punctual.core.job.JobItems.FIRING;
+import static dev.punctual.core.job.JobItems.LABELS;
 import static dev.punctual.core.job.JobItems.LIMITS;
 import static dev.punctual.core.job.JobItems.MAX_ATTEMPTS;
 import static dev.punctual.core.job.JobItems.NAME;
 import static dev.punctual.core.job.JobItems.NEXT_RUN_AT;
 import static dev.punctual.core.job.JobItems.NO_RETRY_CODES;
 import static dev.punctual.core.job.JobItems.PAUSED_AT;
+import static dev.punctual.core.job.JobItems.PAUSE_NOTE;
 import static dev.punctual.core.job.JobItems.PENDING;
 import static dev.punctual.core.job.JobItems.SCHEDULE;
 import static dev.punctual.core.job.JobItems.SECRET_NAMES;
@@ -166,11 +168,17 @@ public final class JobRepository {
      * cancel of that run written in the same transaction is the right one. Records {@code pausedAt}, from which
      * resume counts the missed occurrences, and keeps {@code nextRunAt} (the cancelled run's due time, which a
      * lagging sweep may have left before {@code pausedAt}) so resume counts from that one if it is earlier.
+     * {@code note}: why, as the request said (null: none), shown until the job is resumed.
      */
-    public TransactWriteItem markPaused(String jobId, String owner, String expectedPending, Instant now) {
+    public TransactWriteItem markPaused(String jobId, String owner, String expectedPending, String note, Instant now) {
         Map<String, AttributeValue> values = ownerAt(owner, now);
         String cond = "#o = :owner AND #st = :active AND " + pendingIs(expectedPending, values);
-        return conditionalUpdate(jobId, "SET #st = :paused, #pa = :now, " + BUMP + " REMOVE #p", cond, values);
+        String update = "SET #st = :paused, #pa = :now, " + BUMP;
+        if (note != null) {
+            values.put(":note", s(note));
+            update += ", #pn = :note";
+        }
+        return conditionalUpdate(jobId, update + " REMOVE #p", cond, values);
     }
 
     /**
@@ -182,8 +190,8 @@ public final class JobRepository {
         Map<String, AttributeValue> values = ownerAt(owner, now);
         values.put(":pausedAt", instant(pausedAt));
         String update = nextRunId != null
-                ? "SET #st = :active, " + pendingTo(nextRunId, nextRunAt, values) + ", " + BUMP + " REMOVE #pa"
-                : "SET #st = :completed, " + BUMP + " REMOVE #pa, #p, #n";
+                ? "SET #st = :active, " + pendingTo(nextRunId, nextRunAt, values) + ", " + BUMP + " REMOVE #pa, #pn"
+                : "SET #st = :completed, " + BUMP + " REMOVE #pa, #pn, #p, #n";
         return conditionalUpdate(jobId, update, "#o = :owner AND #st = :paused AND #pa = :pausedAt", values);
     }
 
@@ -257,11 +265,23 @@ public final class JobRepository {
                 instant(job.updatedAt()),
                 ":owner",
                 s(job.owner())));
+        List<String> removed = new ArrayList<>();
         String update = "SET #name = :name, #b = :b, #sha = :sha, #args = :args, #env = :env, #sch = :sch, #to = :to,"
-                + " #ma = :ma, #nr = :nr, #f = :f, #sn = :sn, #lim = :lim, #st = :st, #v = :v, #u = :now"
-                + (job.pendingRunId() != null
-                        ? ", " + pendingTo(job.pendingRunId(), job.nextRunAt(), values)
-                        : " REMOVE #p, #n");
+                + " #ma = :ma, #nr = :nr, #f = :f, #sn = :sn, #lim = :lim, #st = :st, #v = :v, #u = :now";
+        if (job.labels().isEmpty()) {
+            removed.add("#lab");
+        } else {
+            values.put(":lab", Items.stringMap(job.labels()));
+            update += ", #lab = :lab";
+        }
+        if (job.pendingRunId() != null) {
+            update += ", " + pendingTo(job.pendingRunId(), job.nextRunAt(), values);
+        } else {
+            removed.addAll(List.of("#p", "#n"));
+        }
+        if (!removed.isEmpty()) {
+            update += " REMOVE " + String.join(", ", removed);
+        }
         String cond = "#o = :owner AND #v = :expected AND #st <> :deleted AND " + pendingIs(expectedPending, values);
         return conditionalUpdate(job.id(), update, cond, values);
     }
@@ -344,7 +364,9 @@ public final class JobRepository {
             Map.entry("#nr", NO_RETRY_CODES),
             Map.entry("#f", FIRING),
             Map.entry("#sn", SECRET_NAMES),
-            Map.entry("#lim", LIMITS));
+            Map.entry("#lim", LIMITS),
+            Map.entry("#lab", LABELS),
+            Map.entry("#pn", PAUSE_NOTE));
 
     private static final Pattern NAME_PLACEHOLDER = Pattern.compile("#[a-z]+");
     private static final Pattern STATE_VALUE = Pattern.compile(":(active|completed|paused|deleted)\\b");

@@ -48,8 +48,11 @@ final class JobCreation {
         this.ctx = ctx;
     }
 
-    /** Creates the validated jobs {@code defs} of {@code owner}; their views, in order. */
-    List<JobView> write(String owner, List<JobValidator.Definition> defs, Instant now) {
+    /**
+     * Creates the validated jobs {@code defs} of {@code owner} under the ids {@code jobIds} (null: new ones); their
+     * views, in order.
+     */
+    List<JobView> write(String owner, List<JobValidator.Definition> defs, Instant now, List<String> jobIds) {
         Quotas q = ctx.settings().quotas();
         long rate = 0;
         for (JobValidator.Definition d : defs) {
@@ -63,8 +66,9 @@ final class JobCreation {
         }
         List<Job> drafts = new ArrayList<>();
         List<Run> firsts = new ArrayList<>();
-        for (JobValidator.Definition d : defs) {
-            String jobId = Ids.next("job");
+        for (int i = 0; i < defs.size(); i++) {
+            JobValidator.Definition d = defs.get(i);
+            String jobId = jobIds == null ? Ids.next("job") : jobIds.get(i);
             Job draft = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, null, null, List.of());
             drafts.add(draft);
             firsts.add(ctx.planner().plan(draft, d.first(), now));

@@ -90,9 +90,23 @@ public final class JobLifecycle {
      * Pauses the job: PAUSED, {@code pausedAt} recorded, and its pending SCHEDULED run cancelled ("job paused"), in
      * one transaction. Runs already queued do not start: their claim checks that the job is not PAUSED. As for a
      * delete, the answer waits for a run whose check came first and whose instant is near ({@link
-     * JobContext#awaitCommittedStarts}). Pausing a paused job changes nothing.
+     * JobContext#awaitCommittedStarts}). Pausing a paused job changes nothing, its note included.
      */
     public JobView pause(String owner, String jobId) {
+        return pause(owner, jobId, null);
+    }
+
+    /** {@link #pause(String, String)}, with the request's note (null: none), shown on the job while it is paused. */
+    public JobView pause(String owner, String jobId, PauseRequest req) {
+        String note = req == null ? null : req.note();
+        if (note != null
+                && (note.length() > PauseRequest.MAX_NOTE || note.chars().anyMatch(Character::isISOControl))) {
+            throw new ValidationException(
+                    Rejection.INVALID,
+                    List.of(new FieldError(
+                            "note",
+                            "must be at most " + PauseRequest.MAX_NOTE + " characters, without control characters")));
+        }
         for (int i = 0; i < RETRIES; i++) {
             Job job = ctx.owned(owner, jobId);
             if (job.state() == JobState.PAUSED) {
@@ -106,7 +120,7 @@ public final class JobLifecycle {
             }
             Instant now = ctx.clock().instant();
             List<TransactWriteItem> items = new ArrayList<>();
-            items.add(ctx.jobs().markPaused(jobId, owner, job.pendingRunId(), now));
+            items.add(ctx.jobs().markPaused(jobId, owner, job.pendingRunId(), note, now));
             ctx.cancelPending(job, now, "job paused").ifPresent(items::add);
             if (ctx.tx().write(items).won()) {
                 ctx.awaitCommittedStarts(jobId);

@@ -13,7 +13,8 @@ import java.util.Map;
  * at once. {@code jitter}, {@code catchUp}, {@code overlap}, {@code maxRunAge}: the firing policy
  * ({@link dev.punctual.core.firing.FiringPolicy}); absent fields take their defaults. {@code secrets}: variables
  * whose values the API never returns (only their names); on {@code PUT}, absent means "keep the current ones".
- * {@code limits}: what one run may use (absent fields: this deployment's maxima).
+ * {@code limits}: what one run may use (absent fields: this deployment's maxima). {@code labels}: {@code key=value}
+ * tags to group and filter jobs by ({@link dev.punctual.core.job.Labels}); on {@code PUT}, absent means none.
  */
 public record JobRequest(
         String name,
@@ -29,7 +30,8 @@ public record JobRequest(
         String overlap,
         String maxRunAge,
         Map<String, String> secrets,
-        RunLimits limits) {
+        RunLimits limits,
+        Map<String, String> labels) {
 
     /** A request with what every job needs; the other fields are named on the builder, or left absent. */
     public static Builder builder(String name, String binaryId, ScheduleSpec schedule) {
@@ -52,6 +54,7 @@ public record JobRequest(
         private String maxRunAge;
         private Map<String, String> secrets;
         private RunLimits limits;
+        private Map<String, String> labels;
 
         private Builder(String name, String binaryId, ScheduleSpec schedule) {
             this.name = name;
@@ -114,6 +117,11 @@ public record JobRequest(
             return this;
         }
 
+        public Builder labels(Map<String, String> labels) {
+            this.labels = labels;
+            return this;
+        }
+
         public JobRequest build() {
             return new JobRequest(
                     name,
@@ -129,7 +137,8 @@ public record JobRequest(
                     overlap,
                     maxRunAge,
                     secrets,
-                    limits);
+                    limits,
+                    labels);
         }
     }
 }

@@ -18,6 +18,7 @@ import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
+import dev.punctual.core.tenant.IdempotencyRepository;
 import dev.punctual.core.tenant.SchedulePeak;
 import dev.punctual.core.time.Instants;
 import java.time.Instant;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
@@ -37,12 +39,15 @@ public final class JobService {
 
     private final JobValidator validator;
     private final JobCreation creation;
+    private final IdempotentCreation idempotent;
     private final ArtifactStore store;
 
     private final JobContext ctx;
 
-    public JobService(JobContext ctx, BinaryService binaries, ArtifactStore store) {
+    public JobService(
+            JobContext ctx, BinaryService binaries, ArtifactStore store, IdempotencyRepository idempotencyKeys) {
         this.ctx = ctx;
+        this.idempotent = new IdempotentCreation(idempotencyKeys, ctx);
         this.validator = new JobValidator(binaries, ctx.schedules(), ctx.settings());
         this.creation = new JobCreation(ctx);
         this.store = store;
@@ -54,9 +59,23 @@ public final class JobService {
      * sent first and is created QUEUED.
      */
     public JobView create(String owner, JobRequest req) {
-        Instant now = ctx.clock().instant();
-        return creation.write(owner, List.of(validator.validate(owner, req, now, new HashMap<>())), now)
-                .getFirst();
+        return create(owner, req, null).value();
+    }
+
+    /**
+     * {@link #create(String, JobRequest)}, once per {@code idempotencyKey} (null: no key): a repeat with the same
+     * key and body answers with the job the first one created ({@link IdempotentCreation}).
+     */
+    public Created<JobView> create(String owner, JobRequest req, String idempotencyKey) {
+        Function<List<String>, JobView> create = ids -> {
+            Instant now = ctx.clock().instant();
+            return creation.write(owner, List.of(validator.validate(owner, req, now, new HashMap<>())), now, ids)
+                    .getFirst();
+        };
+        if (idempotencyKey == null) {
+            return new Created<>(create.apply(null), false);
+        }
+        return idempotent.once(owner, idempotencyKey, req, 1, create, jobs -> JobView.of(jobs.getFirst()));
     }
 
     /**
@@ -64,6 +83,26 @@ public final class JobService {
      * one 422 naming each bad field as {@code jobs[i].<field>}. The tenant's quotas count the batch as a whole.
      */
     public JobBatch createAll(String owner, JobBatch.Request req) {
+        return createAll(owner, req, null).value();
+    }
+
+    /** {@link #createAll(String, JobBatch.Request)}, once per {@code idempotencyKey}, as {@link #create} is. */
+    public Created<JobBatch> createAll(String owner, JobBatch.Request req, String idempotencyKey) {
+        checkBatchSize(req);
+        Function<List<String>, JobBatch> create = ids -> createBatch(owner, req, ids);
+        if (idempotencyKey == null) {
+            return new Created<>(create.apply(null), false);
+        }
+        return idempotent.once(
+                owner,
+                idempotencyKey,
+                req,
+                req.jobs().size(),
+                create,
+                jobs -> new JobBatch(jobs.stream().map(JobView::of).toList()));
+    }
+
+    private static void checkBatchSize(JobBatch.Request req) {
         if (req == null) {
             throw ValidationException.of("body", "is required");
         }
@@ -77,6 +116,9 @@ public final class JobService {
                                     : "has " + req.jobs().size() + " jobs; at most " + JobBatch.MAX_JOBS
                                             + " per request")));
         }
+    }
+
+    private JobBatch createBatch(String owner, JobBatch.Request req, List<String> ids) {
         Instant now = ctx.clock().instant();
         // A binary named by many jobs of the batch is read once.
         Map<String, Binary> binaries = new HashMap<>();
@@ -96,7 +138,7 @@ public final class JobService {
         if (!errors.isEmpty()) {
             throw new ValidationException(kind, errors);
         }
-        return new JobBatch(creation.write(owner, defs, now));
+        return new JobBatch(creation.write(owner, defs, now, ids));
     }
 
     /**
@@ -263,6 +305,12 @@ public final class JobService {
     }
 
     public Page<JobView> list(String owner, Integer limit, String cursor) {
+        return list(owner, limit, cursor, JobListing.ALL);
+    }
+
+    /** A page of the owner's jobs that {@code listing} asks for, oldest first (see {@link JobListing}). */
+    public Page<JobView> list(String owner, Integer limit, String cursor, JobListing listing) {
+        Predicate<Job> wanted = listing.resolve();
         int n = Cursors.pageSize(limit);
         var key = Cursors.decode(
                 cursor,
@@ -274,7 +322,8 @@ public final class JobService {
                         Resources.OWNER_SORT,
                         sort -> true));
         var page = ctx.jobs().listByOwner(owner, n, key);
-        return new Page<>(page.items().stream().map(JobView::of).toList(), Cursors.encode(page.lastKey()));
+        return new Page<>(
+                page.items().stream().filter(wanted).map(JobView::of).toList(), Cursors.encode(page.lastKey()));
     }
 
     /**

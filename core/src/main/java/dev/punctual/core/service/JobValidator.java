@@ -11,6 +11,7 @@ import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.job.CommandLine;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.job.Labels;
 import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
@@ -22,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 
 /**
  * The checks of what a client sends to the jobs API, made before anything is written: a job request
@@ -54,7 +56,8 @@ final class JobValidator {
             Instant first,
             Map<String, String> secrets,
             int peak,
-            RunLimits limits) {
+            RunLimits limits,
+            Map<String, String> labels) {
         /** {@code secretNames}: of the new secrets, or (a PUT that leaves them out) of the job's current ones. */
         Job job(
                 String id,
@@ -90,6 +93,7 @@ final class JobValidator {
                                     ? secretNames
                                     : secrets.keySet().stream().sorted().toList())
                     .limits(limits)
+                    .labels(labels)
                     .build();
         }
     }
@@ -142,6 +146,7 @@ final class JobValidator {
         FiringPolicy firing = FiringPolicies.parse(req.jitter(), req.catchUp(), req.overlap(), req.maxRunAge(), errors);
         RunLimits limits = req.limits() == null ? RunLimits.NONE : req.limits();
         limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
+        errors.addAll(Labels.problems(req.labels()));
         Schedule schedule = null;
         try {
             schedule = schedules.parse(req.schedule(), now, "schedule");
@@ -190,7 +195,8 @@ final class JobValidator {
                 first.get(),
                 secrets == null ? null : Map.copyOf(secrets),
                 SchedulePeak.of(schedule.spec(), schedules),
-                limits);
+                limits,
+                req.labels() == null ? Map.of() : new TreeMap<>(req.labels()));
     }
 
     /**

@@ -14,7 +14,8 @@ import java.util.Map;
 /**
  * A job as the API shows it, firing policy defaults filled in; a paused job has no {@code nextRunAt}. {@code version}
  * is also the job's ETag: {@code PUT} must send it back in {@code If-Match}. {@code limits}: only those the job
- * named (the rest are the executors' maxima), absent when it named none.
+ * named (the rest are the executors' maxima), absent when it named none. {@code labels}: always present ({@code {}}
+ * when none); {@code pauseNote}: why it was paused, while it is.
  */
 public record JobView(
         String id,
@@ -38,7 +39,9 @@ public record JobView(
         String overlap,
         String maxRunAge,
         List<String> secrets,
-        RunLimits limits) {
+        RunLimits limits,
+        Map<String, String> labels,
+        String pauseNote) {
 
     public static JobView of(Job j) {
         return new JobView(
@@ -63,7 +66,9 @@ public record JobView(
                 j.firing().overlap().wire(),
                 j.firing().maxRunAge().toString(),
                 j.secretNames(),
-                j.limits().none() ? null : j.limits());
+                j.limits().none() ? null : j.limits(),
+                j.labels(),
+                j.state() == JobState.PAUSED ? j.pauseNote() : null);
     }
 
     /** The ETag of this version of the job. */

@@ -164,6 +164,15 @@ final class Fixture {
         return TestStack.create(settings, clock);
     }
 
+    /** A scheduler on a clock the test moves, standing at the current second, and one uploaded binary of OWNER. */
+    record ClockedStack(SettableClock clock, Punctual p, String binaryId) {}
+
+    static ClockedStack clockedStack() {
+        SettableClock clock = new SettableClock(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+        Punctual p = stack(TestStack.isolatedSettings().build(), clock);
+        return new ClockedStack(clock, p, uploadBinary(p, OWNER, script("echo hi")));
+    }
+
     /** A scheduler with the default settings whose clock stands at {@code now} (until the test moves it). */
     static Punctual stackAt(Instant now) {
         return stack(TestStack.isolatedSettings().build(), new SettableClock(now));

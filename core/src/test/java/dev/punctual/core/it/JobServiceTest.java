@@ -17,11 +17,9 @@ import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.Page;
 import dev.punctual.core.service.RunListing;
 import dev.punctual.core.service.RunView;
-import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -38,9 +36,10 @@ class JobServiceTest {
 
     @BeforeEach
     void setUp() {
-        clock = new SettableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
-        p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
-        binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("echo hi"));
+        Fixture.ClockedStack s = Fixture.clockedStack();
+        clock = s.clock();
+        p = s.p();
+        binaryId = s.binaryId();
     }
 
     private ScheduleSpec tomorrow() {
