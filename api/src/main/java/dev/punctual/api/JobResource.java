@@ -15,6 +15,7 @@ import dev.punctual.core.service.ResumeRequest;
 import dev.punctual.core.service.RunListing;
 import dev.punctual.core.service.RunView;
 import dev.punctual.core.service.SchedulePreview;
+import dev.punctual.core.service.TriggerRequest;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -121,11 +122,16 @@ public class JobResource {
         return RestResponse.noContent();
     }
 
-    /** One extra run now, outside the schedule: 202 with the run. */
+    /**
+     * One extra run now, outside the schedule: 202 with the run. The body is optional ({@code {"args": [...], "env":
+     * {...}}}, for this run only), read by hand as {@link #resume}'s is.
+     */
     @POST
     @Path("{id}/trigger")
-    public RestResponse<RunView> trigger(@RestPath String id) {
-        return RestResponse.accepted(punctual.lifecycle.trigger(tenants.current(), id));
+    @Consumes(MediaType.WILDCARD)
+    public RestResponse<RunView> trigger(@RestPath String id, String body) throws JsonProcessingException {
+        return RestResponse.accepted(
+                punctual.lifecycle.trigger(tenants.current(), id, optional(body, TriggerRequest.class)));
     }
 
     /** A run for each past occurrence in {@code [from, to]} that has none: 202 with what was created. */
@@ -200,7 +206,7 @@ public class JobResource {
     @GET
     @Path("{id}/runs/{runId}/log")
     @Produces(MediaType.TEXT_PLAIN)
-    public String log(@RestPath String id, @RestPath String runId) {
-        return punctual.jobService.log(tenants.current(), id, runId);
+    public String log(@RestPath String id, @RestPath String runId, @RestQuery("attempt") String attempt) {
+        return punctual.jobService.log(tenants.current(), id, runId, Params.integer("attempt", attempt));
     }
 }

@@ -11,7 +11,7 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 /**
  * Every request body is JSON and says so: a body with another content type, or none, is a 415. JAX-RS alone would
  * read a body without a content type as JSON for a JSON-only method, and any body for the one that takes an
- * optional body ({@code pause}, {@code resume}); a request without a body passes whatever it declares.
+ * optional body ({@code trigger}, {@code pause}, {@code resume}); a request without a body passes whatever it declares.
  */
 public class JsonBodies {
     static final String JSON = "application/json";

@@ -21,6 +21,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
             dev.punctual.core.service.PreviewOccurrence.class,
             dev.punctual.core.service.ResumeRequest.class,
             dev.punctual.core.service.PauseRequest.class,
+            dev.punctual.core.service.TriggerRequest.class,
             dev.punctual.core.service.BackfillRequest.class,
             dev.punctual.core.service.BackfillView.class,
             dev.punctual.core.firing.JitterSpec.class,

@@ -110,6 +110,30 @@ class LifecycleApiLambdaTest {
         }
     }
 
+    @Test
+    void aTriggerBodyOverridesArgsAndEnvForThatRunAndIsCheckedLikeAJobs() throws Exception {
+        String id = createJob(later(1, ChronoUnit.DAYS));
+        given().contentType(ContentType.JSON)
+                .body(Map.of("args", java.util.List.of("--full"), "env", Map.of("MODE", "rebuild")))
+                .post("/v1/jobs/" + id + "/trigger")
+                .then()
+                .statusCode(202)
+                .body("args[0]", equalTo("--full"))
+                .body("env.MODE", equalTo("rebuild"));
+        Problems.assertProblem(
+                given().contentType(ContentType.JSON)
+                        .body(Map.of("env", Map.of("AWS_SECRET_ACCESS_KEY", "x")))
+                        .post("/v1/jobs/" + id + "/trigger"),
+                422,
+                "env.AWS_SECRET_ACCESS_KEY");
+        Problems.assertProblem(
+                given().contentType(ContentType.JSON)
+                        .body(Map.of("argz", java.util.List.of()))
+                        .post("/v1/jobs/" + id + "/trigger"),
+                400,
+                "argz");
+    }
+
     private static void conflict(io.restassured.response.Response r) {
         r.then()
                 .statusCode(409)

@@ -108,8 +108,10 @@ public final class AttemptRunner {
     }
 
     /** Runs the claimed attempt's binary and records its outcome (or leaves it, fenced, to the next attempt). */
-    Outcome run(Message message, Run run, Job job, StartTiming timing, Callable<Optional<Job>> recheck)
+    Outcome run(Message message, Run run, Job stored, StartTiming timing, Callable<Optional<Job>> recheck)
             throws InterruptedException {
+        // A triggered run may carry its own args and env: checked and run as the job's would be.
+        Job job = stored.overridden(run.overrides().args(), run.overrides().env());
         int attempt = run.attempt();
         String logKey = ArtifactStore.logKey(run.jobId(), run.runId(), attempt);
         Path workDir = null;
@@ -309,7 +311,12 @@ public final class AttemptRunner {
                     LOG.log(Level.WARNING, "writing the launch of " + run.jobId() + "/" + run.runId() + " failed", e);
                 }
             }
-            Log storedLog = storeLog(logKey, logFile, held);
+            // An attempt to be retried keeps its log in the bucket, under its attempt number: the run item holds
+            // only the latest attempt's, which the retry replaces. Retries are few, so most runs still need no
+            // S3 request for a short log.
+            boolean retried =
+                    error != null && !RunWorker.SHUTDOWN.equals(killed) && retryable && attempt < run.maxAttempts();
+            Log storedLog = storeLog(logKey, logFile, !retried, held);
             deleteQuietly(workDir, logFile);
             if (RunWorker.FENCED.equals(killed) || RunWorker.SELF_FENCED.equals(killed)) {
                 // Not ours to record any more (or we cannot tell): the lease expires, and the message or the
@@ -556,12 +563,13 @@ public final class AttemptRunner {
      * A log of at most {@code inlineLogBytes} is kept on the run (no S3 request at all); a larger one is uploaded.
      * Null: no log, or its upload failed (the outcome is recorded without it rather than not at all).
      */
-    private Log storeLog(String key, Path logFile, AtomicReference<Instant> held) throws InterruptedException {
+    private Log storeLog(String key, Path logFile, boolean mayInline, AtomicReference<Instant> held)
+            throws InterruptedException {
         if (logFile == null || !Files.exists(logFile)) {
             return null;
         }
         try {
-            if (settings.inlineLogBytes() > 0 && Files.size(logFile) <= settings.inlineLogBytes()) {
+            if (mayInline && settings.inlineLogBytes() > 0 && Files.size(logFile) <= settings.inlineLogBytes()) {
                 // Decoded as the API decodes a stored log: a sequence cut or malformed becomes U+FFFD.
                 return new Log(null, new String(Files.readAllBytes(logFile), StandardCharsets.UTF_8));
             }

@@ -52,6 +52,19 @@ public record Job(
         secretNames = secretNames == null ? List.of() : List.copyOf(secretNames);
     }
 
+    /**
+     * The job as one run runs it: {@code args} instead of its own (null: its own), {@code env} set over its own. A
+     * triggered run's overrides ({@code dev.punctual.core.run.Overrides}).
+     */
+    public Job overridden(List<String> args, Map<String, String> env) {
+        if (args == null && env.isEmpty()) {
+            return this;
+        }
+        Map<String, String> merged = new java.util.LinkedHashMap<>(this.env);
+        merged.putAll(env);
+        return toBuilder().args(args == null ? this.args : args).env(merged).build();
+    }
+
     public static Builder builder() {
         return new Builder();
     }

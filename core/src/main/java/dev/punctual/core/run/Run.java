@@ -30,10 +30,37 @@ public record Run(
         Instant createdAt,
         Instant occurrence,
         Instant queuedAt,
-        Instant launchedAt) {
+        Instant launchedAt,
+        Overrides overrides) {
 
     public Run {
         occurrence = occurrence == null ? scheduledAt : occurrence;
+        overrides = overrides == null ? Overrides.NONE : overrides;
+    }
+
+    /** This run with {@code overrides} of its job's command line (a triggered run's). */
+    public Run withOverrides(Overrides overrides) {
+        return new Run(
+                jobId,
+                runId,
+                owner,
+                scheduledAt,
+                state,
+                attempt,
+                maxAttempts,
+                leaseOwner,
+                leaseExpiry,
+                exitCode,
+                startedAt,
+                finishedAt,
+                error,
+                logKey,
+                log,
+                createdAt,
+                occurrence,
+                queuedAt,
+                launchedAt,
+                overrides);
     }
 
     public static Run scheduled(
@@ -63,7 +90,8 @@ public record Run(
                 now,
                 occurrence,
                 null,
-                null);
+                null,
+                Overrides.NONE);
     }
 
     /** When the run became due: its due time, or its creation if it was created late (catch-up, backfill). */

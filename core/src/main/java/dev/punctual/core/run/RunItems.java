@@ -34,6 +34,10 @@ public final class RunItems {
     static final String OCCURRENCE = "occurrence";
     /** When the current attempt's executor was about to start the binary (absent: it never got that far). */
     static final String LAUNCHED_AT = "launchedAt";
+    /** A triggered run's own command line ({@link Overrides}); absent on every other run. */
+    static final String ARGS = "args";
+
+    static final String ENV = "env";
 
     private RunItems() {}
 
@@ -56,6 +60,12 @@ public final class RunItems {
         item.put(MAX_ATTEMPTS, n(run.maxAttempts()));
         item.put(CREATED_AT, instant(run.createdAt()));
         item.put(UPDATED_AT, instant(run.createdAt()));
+        if (run.overrides().args() != null) {
+            item.put(ARGS, Items.strings(run.overrides().args()));
+        }
+        if (!run.overrides().env().isEmpty()) {
+            item.put(ENV, Items.stringMap(run.overrides().env()));
+        }
         return item;
     }
 
@@ -84,6 +94,11 @@ public final class RunItems {
                 Items.instant(item, CREATED_AT),
                 Items.instant(item, OCCURRENCE),
                 Items.instant(item, QUEUED_AT),
-                Items.instant(item, LAUNCHED_AT));
+                Items.instant(item, LAUNCHED_AT),
+                item.containsKey(ARGS) || item.containsKey(ENV)
+                        ? new Overrides(
+                                item.containsKey(ARGS) ? Items.strings(item, ARGS) : null,
+                                item.containsKey(ENV) ? Items.stringMap(item, ENV) : Map.of())
+                        : Overrides.NONE);
     }
 }

@@ -6,9 +6,11 @@ import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.job.JobState;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
@@ -53,6 +55,34 @@ public record JobContext(
         return jobs.get(jobId)
                 .filter(j -> j.owner().equals(owner))
                 .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
+    }
+
+    /** The job as the API shows it now: {@link JobView}, {@code nextRunAt} its next fire time ({@link #nextFire}). */
+    JobView view(Job job) {
+        return JobView.of(job, nextFire(job, clock.instant()));
+    }
+
+    /**
+     * When an ACTIVE job next fires: its schedule's first occurrence from {@code now}. The job item holds only the
+     * first occurrence not yet queued (the sweeper queues a couple of minutes ahead), so the schedule is asked;
+     * when that occurrence is the pending run's, the run's own due time is given (its jitter included), else the
+     * occurrence (a run queued already may start up to its jitter later). A pending run due before it (a sweep
+     * behind) comes first. Null for a job that is not ACTIVE.
+     */
+    Instant nextFire(Job job, Instant now) {
+        if (job.state() != JobState.ACTIVE) {
+            return null;
+        }
+        Instant pendingAt = job.nextRunAt();
+        Optional<Instant> next =
+                schedules.parse(job.schedule(), job.createdAt(), "schedule").first(now);
+        if (next.isEmpty()
+                || (pendingAt != null
+                        && (!pendingAt.isAfter(next.get())
+                                || RunIds.forOccurrence(next.get()).equals(job.pendingRunId())))) {
+            return pendingAt;
+        }
+        return next.get();
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.plan.Occurrences;
 import dev.punctual.core.run.Change;
+import dev.punctual.core.run.Overrides;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.Transition;
@@ -56,8 +57,14 @@ public final class JobLifecycle {
      * job's pending run, which stays as it was.
      */
     public RunView trigger(String owner, String jobId) {
+        return trigger(owner, jobId, null);
+    }
+
+    /** {@link #trigger(String, String)}, with the request's args and env for this run only ({@link Overrides}). */
+    public RunView trigger(String owner, String jobId, TriggerRequest req) {
         Job job = ctx.owned(owner, jobId);
         refuseUnlessRunnable(job, "trigger");
+        Overrides overrides = JobValidator.overrides(job, req);
         Instant now = ctx.clock().instant();
         int perMinute = ctx.settings().quotas().triggersPerMinute();
         if (!ctx.usage().countTrigger(owner, now, perMinute)) {
@@ -68,7 +75,8 @@ public final class JobLifecycle {
         }
         String runId = RunIds.forOccurrence(now) + "-t"
                 + HexFormat.of().toHexDigits(RANDOM.nextInt()).substring(0, 6);
-        Run run = Run.scheduled(jobId, runId, owner, now, job.maxAttempts(), now);
+        Run run =
+                Run.scheduled(jobId, runId, owner, now, job.maxAttempts(), now).withOverrides(overrides);
         if (!ctx.tx()
                 .write(List.of(
                         ctx.jobs().conditionRunnable(jobId),
@@ -112,7 +120,7 @@ public final class JobLifecycle {
             if (job.state() == JobState.PAUSED) {
                 // Paused by a request still waiting for a run (below): this one answers no sooner.
                 ctx.awaitCommittedStarts(jobId);
-                return JobView.of(job);
+                return ctx.view(job);
             }
             if (job.state() != JobState.ACTIVE) {
                 throw new ConflictException(
@@ -124,7 +132,7 @@ public final class JobLifecycle {
             ctx.cancelPending(job, now, "job paused").ifPresent(items::add);
             if (ctx.tx().write(items).won()) {
                 ctx.awaitCommittedStarts(jobId);
-                return JobView.of(ctx.owned(owner, jobId));
+                return ctx.view(ctx.owned(owner, jobId));
             }
             // A sweep moved the pending run on meanwhile (or another request changed the job): read again.
         }
@@ -219,7 +227,7 @@ public final class JobLifecycle {
                 LOG.log(Level.WARNING, "dispatch after resuming " + jobId + " failed; the sweeper sends the runs", e);
             }
         }
-        return JobView.of(ctx.owned(owner, jobId));
+        return ctx.view(ctx.owned(owner, jobId));
     }
 
     /**

@@ -23,11 +23,13 @@ import dev.punctual.core.tenant.SchedulePeak;
 import dev.punctual.core.time.Instants;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
@@ -75,7 +77,7 @@ public final class JobService {
         if (idempotencyKey == null) {
             return new Created<>(create.apply(null), false);
         }
-        return idempotent.once(owner, idempotencyKey, req, 1, create, jobs -> JobView.of(jobs.getFirst()));
+        return idempotent.once(owner, idempotencyKey, req, 1, create, jobs -> ctx.view(jobs.getFirst()));
     }
 
     /**
@@ -99,7 +101,7 @@ public final class JobService {
                 req,
                 req.jobs().size(),
                 create,
-                jobs -> new JobBatch(jobs.stream().map(JobView::of).toList()));
+                jobs -> new JobBatch(jobs.stream().map(ctx::view).toList()));
     }
 
     private static void checkBatchSize(JobBatch.Request req) {
@@ -229,7 +231,7 @@ public final class JobService {
                 if (next != null) {
                     ctx.dispatchSoon(List.of(next), now);
                 }
-                return JobView.of(ctx.owned(owner, jobId));
+                return ctx.view(ctx.owned(owner, jobId));
             }
             old = ctx.owned(owner, jobId);
             if (old.state() == JobState.DELETED) {
@@ -301,7 +303,7 @@ public final class JobService {
     }
 
     public JobView get(String owner, String jobId) {
-        return JobView.of(ctx.owned(owner, jobId));
+        return ctx.view(ctx.owned(owner, jobId));
     }
 
     public Page<JobView> list(String owner, Integer limit, String cursor) {
@@ -322,8 +324,7 @@ public final class JobService {
                         Resources.OWNER_SORT,
                         sort -> true));
         var page = ctx.jobs().listByOwner(owner, n, key);
-        return new Page<>(
-                page.items().stream().filter(wanted).map(JobView::of).toList(), Cursors.encode(page.lastKey()));
+        return new Page<>(page.items().stream().filter(wanted).map(ctx::view).toList(), Cursors.encode(page.lastKey()));
     }
 
     /**
@@ -362,18 +363,42 @@ public final class JobService {
     /** A page of the job's runs that {@code listing} asks for, newest first (see {@link RunListing}). */
     public Page<RunView> runs(String owner, String jobId, Integer limit, String cursor, RunListing listing) {
         RunRepository.RunRange range = listing.resolve(ctx.clock().instant());
-        ctx.owned(owner, jobId);
+        boolean paused = ctx.owned(owner, jobId).state() == JobState.PAUSED;
         var key = Cursors.decode(
                 cursor,
                 Map.<String, Predicate<String>>of(Resources.JOB_ID, jobId::equals, Resources.RUN_ID, Keys::runId));
+        Set<RunState> asked = range.states();
+        boolean asksPaused = listing.asksPaused();
+        Predicate<Run> shown = r -> true;
+        if (asksPaused || (paused && !asked.isEmpty())) {
+            // PAUSED is how a paused job's unstarted runs show: asked for, those; asked for by their own state,
+            // not those.
+            if (!paused && asked.isEmpty()) {
+                return new Page<>(List.of(), null);
+            }
+            Set<RunState> stored = EnumSet.noneOf(RunState.class);
+            stored.addAll(asked);
+            if (paused && asksPaused) {
+                stored.addAll(RunListing.UNSTARTED);
+            }
+            range = new RunRepository.RunRange(range.from(), range.to(), stored);
+            shown = r -> paused && RunListing.UNSTARTED.contains(r.state()) ? asksPaused : asked.contains(r.state());
+        }
         var page = ctx.runs().listForJob(jobId, Cursors.pageSize(limit), key, range);
-        return new Page<>(page.items().stream().map(RunView::of).toList(), Cursors.encode(page.lastKey()));
+        return new Page<>(
+                page.items().stream().filter(shown).map(r -> view(r, paused)).toList(), Cursors.encode(page.lastKey()));
+    }
+
+    /** The run as the API shows it; one of a paused job that has not started shows {@link RunListing#PAUSED}. */
+    private static RunView view(Run r, boolean jobPaused) {
+        RunView v = RunView.of(r);
+        return jobPaused && RunListing.UNSTARTED.contains(r.state()) ? v.withState(RunListing.PAUSED) : v;
     }
 
     /** One run of the job, read strongly: what an attempt wrote last is what is shown. */
     public RunView run(String owner, String jobId, String runId) {
-        ctx.owned(owner, jobId);
-        return RunView.of(existing(jobId, runId));
+        boolean paused = ctx.owned(owner, jobId).state() == JobState.PAUSED;
+        return view(existing(jobId, runId), paused);
     }
 
     private Run existing(String jobId, String runId) {
@@ -387,8 +412,30 @@ public final class JobService {
 
     /** The captured output of the run's latest attempt. */
     public String log(String owner, String jobId, String runId) {
+        return log(owner, jobId, runId, null);
+    }
+
+    /**
+     * The output of attempt {@code attempt} of the run (null: its latest). The run item holds the latest attempt's
+     * log (inline when short, else its key); an earlier attempt's, retried since, is in the bucket under its number.
+     */
+    public String log(String owner, String jobId, String runId, Integer attempt) {
         ctx.owned(owner, jobId);
         Run run = existing(jobId, runId);
+        if (attempt != null && (attempt < 1 || attempt > run.attempt())) {
+            throw new ValidationException(
+                    Rejection.MALFORMED,
+                    List.of(new FieldError(
+                            "attempt",
+                            run.attempt() == 0
+                                    ? "run " + runId + " has had no attempt yet"
+                                    : "must be between 1 and " + run.attempt() + ", the run's attempts so far")));
+        }
+        if (attempt != null && attempt < run.attempt()) {
+            return store.readText(ArtifactStore.logKey(jobId, runId, attempt))
+                    .orElseThrow(() -> new NotFoundException("attempt " + attempt + " of run " + runId
+                            + " left no log (none was written, it expired, or it ended with its executor)"));
+        }
         if (run.log() != null) {
             return run.log();
         }

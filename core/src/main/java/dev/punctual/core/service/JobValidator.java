@@ -13,6 +13,7 @@ import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.job.Labels;
 import dev.punctual.core.limits.RunLimits;
+import dev.punctual.core.run.Overrides;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.SchedulePeak;
@@ -259,6 +260,38 @@ final class JobValidator {
                         "must be at most " + CommandLine.MAX_VALUE_LENGTH + " characters and contain no NUL"));
             }
         }
+    }
+
+    /**
+     * The overrides a trigger asks for, checked by the rules of a job's own args and env, applied to the job's: one
+     * 422 naming each bad field, or a 413 when the run's command line would be too large to store.
+     */
+    static Overrides overrides(Job job, TriggerRequest req) {
+        if (req == null || (req.args() == null && req.env() == null)) {
+            return Overrides.NONE;
+        }
+        List<FieldError> errors = new ArrayList<>();
+        if (req.args() != null) {
+            validateArgs(req.args(), errors);
+        }
+        Map<String, String> env = req.env() == null ? Map.of() : req.env();
+        validateVariables("env", env, CommandLine.MAX_ENV, errors);
+        env.keySet().stream()
+                .filter(job.secretNames()::contains)
+                .sorted()
+                .forEach(name -> errors.add(
+                        new FieldError("env." + name, "is a secret of the job: it cannot be" + " overridden")));
+        if (!errors.isEmpty()) {
+            throw new ValidationException(Rejection.INVALID, errors);
+        }
+        Overrides o = new Overrides(req.args(), env);
+        Job applied = job.overridden(o.args(), o.env());
+        if (applied.env().size() > CommandLine.MAX_ENV) {
+            throw ValidationException.of(
+                    "env", "with the job's own, makes more than " + CommandLine.MAX_ENV + " entries");
+        }
+        checkArgsEnvBudget(applied.args(), applied.env());
+        return o;
     }
 
     /**

@@ -12,7 +12,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A job as the API shows it, firing policy defaults filled in; a paused job has no {@code nextRunAt}. {@code version}
+ * A job as the API shows it, firing policy defaults filled in. {@code nextRunAt}: when it next fires (its schedule's
+ * next occurrence from now, {@code JobContext#nextFire}); a job that is not ACTIVE has none. {@code version}
  * is also the job's ETag: {@code PUT} must send it back in {@code If-Match}. {@code limits}: only those the job
  * named (the rest are the executors' maxima), absent when it named none. {@code labels}: always present ({@code {}}
  * when none); {@code pauseNote}: why it was paused, while it is.
@@ -43,7 +44,13 @@ public record JobView(
         Map<String, String> labels,
         String pauseNote) {
 
+    /** The job, {@code nextRunAt} the due time of its pending run (the first occurrence not yet queued). */
     public static JobView of(Job j) {
+        return of(j, j.state() == JobState.PAUSED ? null : j.nextRunAt());
+    }
+
+    /** The job with {@code nextRunAt} as given (its next fire time, see {@code JobContext#nextFire}). */
+    static JobView of(Job j, Instant nextRunAt) {
         return new JobView(
                 j.id(),
                 j.name(),
@@ -58,7 +65,7 @@ public record JobView(
                 j.version(),
                 str(j.createdAt()),
                 str(j.updatedAt()),
-                j.state() == JobState.PAUSED ? null : str(j.nextRunAt()),
+                str(nextRunAt),
                 str(j.pausedAt()),
                 j.nonRetryableExitCodes(),
                 FiringPolicies.jitterSpec(j.firing()),

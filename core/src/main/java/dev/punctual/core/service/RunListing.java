@@ -26,8 +26,23 @@ public record RunListing(String state, String from, String to, String future) {
     /** Every run, those not due yet too. */
     public static final RunListing ALL = new RunListing(null, null, null, "true");
 
+    /**
+     * Not a state of its own: how a run of a PAUSED job that has not started shows (SCHEDULED, QUEUED, or FAILED and
+     * waiting for its retry). It starts only if the job is resumed before it is due; its own state comes back then.
+     */
+    public static final String PAUSED = "PAUSED";
+
+    /** The runs {@link #PAUSED} stands for while their job is paused. */
+    static final Set<RunState> UNSTARTED = Set.of(RunState.SCHEDULED, RunState.QUEUED, RunState.FAILED);
+
     private static final String STATES =
-            Arrays.stream(RunState.values()).map(Enum::name).collect(Collectors.joining(", "));
+            Arrays.stream(RunState.values()).map(Enum::name).collect(Collectors.joining(", ")) + ", " + PAUSED;
+
+    /** Whether {@code state} asks for {@link #PAUSED} runs. */
+    boolean asksPaused() {
+        return state != null
+                && Arrays.stream(state.split(",", -1)).anyMatch(s -> s.strip().equals(PAUSED));
+    }
 
     /** The range of due times and the states asked for; a 400 naming each bad parameter. */
     RunRange resolve(Instant now) {
@@ -61,6 +76,9 @@ public record RunListing(String state, String from, String to, String future) {
         }
         Set<RunState> out = EnumSet.noneOf(RunState.class);
         for (String s : state.split(",", -1)) {
+            if (s.strip().equals(PAUSED)) {
+                continue;
+            }
             try {
                 out.add(RunState.valueOf(s.strip()));
             } catch (IllegalArgumentException e) {

@@ -1,8 +1,13 @@
 package dev.punctual.core.service;
 
 import dev.punctual.core.run.Run;
+import java.util.List;
+import java.util.Map;
 
-/** A run as the API shows it. {@code executorId} is the executor that holds or last held it. */
+/**
+ * A run as the API shows it. {@code executorId} is the executor that holds or last held it. {@code args},
+ * {@code env}: what a triggered run was asked to run with instead of its job's (absent otherwise).
+ */
 public record RunView(
         String runId,
         String jobId,
@@ -14,7 +19,27 @@ public record RunView(
         String startedAt,
         String finishedAt,
         String executorId,
-        String error) {
+        String error,
+        List<String> args,
+        Map<String, String> env) {
+
+    /** This run shown in {@code state} (a view state such as {@link RunListing#PAUSED}). */
+    RunView withState(String state) {
+        return new RunView(
+                runId,
+                jobId,
+                scheduledAt,
+                state,
+                attempt,
+                maxAttempts,
+                exitCode,
+                startedAt,
+                finishedAt,
+                executorId,
+                error,
+                args,
+                env);
+    }
 
     public static RunView of(Run r) {
         return new RunView(
@@ -28,6 +53,8 @@ public record RunView(
                 JobView.str(r.startedAt()),
                 JobView.str(r.finishedAt()),
                 r.leaseOwner(),
-                r.error());
+                r.error(),
+                r.overrides().args(),
+                r.overrides().env().isEmpty() ? null : r.overrides().env());
     }
 }

@@ -3,11 +3,14 @@ package dev.punctual.core.it;
 import static dev.punctual.core.it.Fixture.OWNER;
 import static dev.punctual.core.it.Fixture.lines;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.error.FieldError;
+import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.exec.ProcessRunner;
 import dev.punctual.core.infra.Transactions;
@@ -123,7 +126,7 @@ class ExecutorTest {
         Path witness = fastStackWithAnExecutor();
 
         JobView job = create(
-                "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\necho failing\nexit 3",
+                "echo \"$SCHEDULER_ATTEMPT\" >> \"$WITNESS\"\necho failing $SCHEDULER_ATTEMPT\nexit 3",
                 NOW,
                 j -> j.env(Fixture.witnessEnv(witness)).maxAttempts(3));
 
@@ -133,10 +136,22 @@ class ExecutorTest {
         assertThat(r.exitCode()).isEqualTo(3);
         assertThat(r.error()).isEqualTo("exited with code 3");
         assertThat(lines(witness)).containsExactly("1", "2", "3");
-        // Each attempt's output is small: kept on the run (the last attempt's), with no S3 object.
-        assertThat(p.store.logKeys(job.id(), r.runId())).isEmpty();
-        assertThat(r.log()).isEqualTo("failing\n");
-        assertThat(p.jobService.log(OWNER, job.id(), r.runId())).isEqualTo("failing\n");
+        // Each attempt's output is small. The last one's is kept on the run; those retried went to the bucket
+        // under their attempt numbers, as the run item holds one log only.
+        assertThat(p.store.logKeys(job.id(), r.runId()))
+                .containsExactlyInAnyOrder(
+                        ArtifactStore.logKey(job.id(), r.runId(), 1), ArtifactStore.logKey(job.id(), r.runId(), 2));
+        assertThat(r.log()).isEqualTo("failing 3\n");
+        assertThat(p.jobService.log(OWNER, job.id(), r.runId())).isEqualTo("failing 3\n");
+        assertThat(p.jobService.log(OWNER, job.id(), r.runId(), 1)).isEqualTo("failing 1\n");
+        assertThat(p.jobService.log(OWNER, job.id(), r.runId(), 2)).isEqualTo("failing 2\n");
+        assertThat(p.jobService.log(OWNER, job.id(), r.runId(), 3)).isEqualTo("failing 3\n");
+        assertThatThrownBy(() -> p.jobService.log(OWNER, job.id(), r.runId(), 4))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors())
+                                .extracting(FieldError::field)
+                                .containsExactly("attempt"));
         // No fourth attempt: the message is gone.
         await().during(Duration.ofSeconds(3))
                 .atMost(Duration.ofSeconds(5))

@@ -151,6 +151,60 @@ class JobServiceTest {
     }
 
     @Test
+    void nextRunAtIsTheNextFireTimeNotTheFirstOccurrenceNotYetQueued() {
+        Instant start = clock.instant();
+        JobView job = p.jobService.create(
+                OWNER,
+                JobRequest.builder("every 10 s", binaryId, Fixture.interval(Duration.ofSeconds(10), start))
+                        .build());
+        clock.advance(Duration.ofSeconds(3));
+        // The sweeper queues the occurrences of its lookahead (minutes): the job's pending run moves far out.
+        p.sweeper.sweep();
+        var stored = p.jobs.get(job.id()).orElseThrow();
+        assertThat(stored.nextRunAt()).isAfter(start.plus(Duration.ofMinutes(1)));
+
+        assertThat(p.jobService.get(OWNER, job.id()).nextRunAt())
+                .isEqualTo(start.plusSeconds(10).toString());
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(p.jobService.list(OWNER, null, null).items())
+                .singleElement()
+                .satisfies(j -> assertThat(j.nextRunAt())
+                        .isEqualTo(start.plusSeconds(20).toString()));
+        // Paused: it does not fire.
+        assertThat(p.lifecycle.pause(OWNER, job.id()).nextRunAt()).isNull();
+    }
+
+    @Test
+    void aPausedJobsRunsThatHaveNotStartedShowPausedAtOnceAndTheirOwnStateAgainOnResume() {
+        JobView job = p.jobService.create(
+                OWNER,
+                JobRequest.builder("every 10 s", binaryId, Fixture.interval(Duration.ofSeconds(10), clock.instant()))
+                        .build());
+        p.sweeper.sweep();
+        RunListing queued = new RunListing("QUEUED", null, null, "true");
+        RunListing paused = new RunListing("PAUSED", null, null, "true");
+        List<String> queuedIds = p.jobService.runs(OWNER, job.id(), 100, null, queued).items().stream()
+                .map(RunView::runId)
+                .toList();
+        assertThat(queuedIds).hasSizeGreaterThan(2);
+
+        p.lifecycle.pause(OWNER, job.id());
+        assertThat(p.jobService.runs(OWNER, job.id(), 100, null, queued).items())
+                .isEmpty();
+        assertThat(p.jobService.runs(OWNER, job.id(), 100, null, paused).items())
+                .extracting(RunView::runId)
+                .containsExactlyInAnyOrderElementsOf(queuedIds);
+        assertThat(p.jobService.run(OWNER, job.id(), queuedIds.getFirst()).state())
+                .isEqualTo("PAUSED");
+
+        p.lifecycle.resume(OWNER, job.id(), null);
+        assertThat(p.jobService.run(OWNER, job.id(), queuedIds.getFirst()).state())
+                .isEqualTo("QUEUED");
+        assertThat(p.jobService.runs(OWNER, job.id(), 100, null, paused).items())
+                .isEmpty();
+    }
+
+    @Test
     void listingJobsPaginatesOldestFirstAcrossThreePagesAndSeesOnlyTheOwnersJobs() {
         List<String> created = new ArrayList<>();
         for (int i = 0; i < 7; i++) {

@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.error.ConflictException;
+import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
@@ -23,6 +24,7 @@ import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.ResumeRequest;
 import dev.punctual.core.service.RunView;
+import dev.punctual.core.service.TriggerRequest;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
 import java.nio.file.Path;
@@ -30,6 +32,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -62,6 +65,57 @@ class LifecycleTest {
                 "echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\"",
                 schedule,
                 j -> j.env(Fixture.witnessEnv(witness)));
+    }
+
+    @Test
+    void aTriggerMayRunWithItsOwnArgsAndEnvForThatRunOnly() {
+        Punctual p = realTimeStackWithExecutor();
+        Path witness = Fixture.witness(tmp);
+        Instant start = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
+        JobView job = Fixture.createJob(
+                p,
+                "overrides",
+                "echo \"$MODE $* $WITNESS_TAG\" >> \"$WITNESS\"",
+                ScheduleSpec.interval("PT1H", start.toString(), null),
+                j -> j.args(List.of("daily"))
+                        .env(Map.of("WITNESS", witness.toString(), "MODE", "normal", "WITNESS_TAG", "job")));
+
+        RunView once = p.lifecycle.trigger(
+                OWNER, job.id(), new TriggerRequest(List.of("backfill", "2026-11-01"), Map.of("MODE", "catch-up")));
+        assertThat(once.args()).containsExactly("backfill", "2026-11-01");
+        assertThat(once.env()).containsExactlyEntriesOf(Map.of("MODE", "catch-up"));
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> Fixture.run(p, job.id(), once.runId()).state() == RunState.SUCCEEDED);
+        RunView plain = p.lifecycle.trigger(OWNER, job.id());
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> Fixture.run(p, job.id(), plain.runId()).state() == RunState.SUCCEEDED);
+
+        // The override's run had its own args and its env over the job's; the next run, the job's own.
+        assertThat(lines(witness)).containsExactly("catch-up backfill 2026-11-01 job", "normal daily job");
+        assertThat(plain.args()).isNull();
+        assertThat(p.jobService.get(OWNER, job.id()).args()).containsExactly("daily");
+    }
+
+    @Test
+    void aTriggerWithBadOverridesIsRefusedAndRunsNothing() {
+        Punctual p = Fixture.realTimeStack();
+        JobView job = Fixture.createJob(
+                p,
+                "overrides",
+                "true",
+                ScheduleSpec.interval(
+                        "PT1H", Instant.now().plus(Duration.ofHours(1)).toString(), null),
+                j -> j.secrets(Map.of("TOKEN", "s3cr3t")));
+        java.util.List<String> withNull = new java.util.ArrayList<>(List.of("ok"));
+        withNull.add(null);
+        assertThatThrownBy(() -> p.lifecycle.trigger(
+                        OWNER, job.id(), new TriggerRequest(withNull, Map.of("LD_PRELOAD", "/x.so", "TOKEN", "x"))))
+                .isInstanceOfSatisfying(
+                        ValidationException.class,
+                        e -> assertThat(e.errors())
+                                .extracting(FieldError::field)
+                                .containsExactlyInAnyOrder("args[1]", "env.LD_PRELOAD", "env.TOKEN"));
+        assertThat(Fixture.runsOf(p, job.id())).hasSize(1);
     }
 
     @Test

@@ -116,6 +116,7 @@ class TransitionTest {
                 NOW,
                 NOW,
                 queuedAt,
+                null,
                 null);
     }
 
