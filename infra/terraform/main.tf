@@ -44,6 +44,9 @@ locals {
       PUNCTUAL_SHUTDOWN_GRACE       = var.shutdown_grace
       # Firing lateness as Embedded Metric Format lines on stdout; the awslogs driver ships them to CloudWatch.
       PUNCTUAL_EMF_METRICS = "true"
+      # One JSON object per run transition on stdout (job, run, attempt, state, executor, lateness), which Logs
+      # Insights reads field by field.
+      PUNCTUAL_JSON_RUN_EVENTS = "true"
     },
     local.executor_sandbox_environment,
     var.extra_environment,

@@ -44,6 +44,7 @@ public class CoreProducer {
         c.shutdownGrace().ifPresent(b::shutdownGrace);
         c.retention().ifPresent(b::retention);
         c.emfMetrics().ifPresent(b::emfMetrics);
+        c.jsonRunEvents().ifPresent(b::jsonRunEvents);
         Quotas d = Quotas.DEFAULTS;
         b.quotas(new Quotas(
                 c.quotaJobs().orElse(d.jobs()),

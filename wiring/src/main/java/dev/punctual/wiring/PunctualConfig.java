@@ -60,6 +60,9 @@ public interface PunctualConfig {
     /** Print firing lateness as CloudWatch Embedded Metric Format lines on stdout (set on ECS). */
     Optional<Boolean> emfMetrics();
 
+    /** Print each run transition as a JSON line on stdout, for CloudWatch Logs Insights (set on ECS). */
+    Optional<Boolean> jsonRunEvents();
+
     /**
      * How the API knows who is calling: {@code jwt} (API Gateway's JWT authorizer; the tenant comes from the
      * token's claims), {@code iam} (AWS_IAM authorization; the tenant is the caller's principal) or {@code none}

@@ -35,6 +35,7 @@ public record Settings(
         Duration retention,
         Duration uploadUrlTtl,
         boolean emfMetrics,
+        boolean jsonRunEvents,
         Quotas quotas,
         SandboxConfig sandbox,
         RunLimits limits) {
@@ -137,6 +138,7 @@ public record Settings(
         private Duration retention = DEFAULT_RETENTION;
         private Duration uploadUrlTtl = DEFAULT_UPLOAD_URL_TTL;
         private boolean emfMetrics;
+        private boolean jsonRunEvents;
         private Quotas quotas = Quotas.DEFAULTS;
         private SandboxConfig sandbox = SandboxConfig.DEFAULT;
         private RunLimits limits = RunLimits.DEFAULT_MAXIMA;
@@ -265,6 +267,12 @@ public record Settings(
             emfMetrics = v;
             return this;
         }
+
+        /** Executors print each run transition as a JSON line on stdout ({@code RunEvent}), not as log text. */
+        public Builder jsonRunEvents(boolean v) {
+            jsonRunEvents = v;
+            return this;
+        }
         /** Per-tenant limits ({@link Quotas}). */
         public Builder quotas(Quotas v) {
             quotas = v;
@@ -308,6 +316,7 @@ public record Settings(
                     retention,
                     uploadUrlTtl,
                     emfMetrics,
+                    jsonRunEvents,
                     quotas,
                     sandbox,
                     limits);

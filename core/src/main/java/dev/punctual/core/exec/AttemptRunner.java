@@ -68,6 +68,8 @@ public final class AttemptRunner {
 
     private final Map<String, ProcessRunner.Handle> running = new ConcurrentHashMap<>();
 
+    private final RunEvents events;
+
     public AttemptRunner(
             RunRepository runs,
             JobRepository jobs,
@@ -93,6 +95,7 @@ public final class AttemptRunner {
         this.executorId = executorId;
         this.workRoot = workRoot;
         this.sandbox = Sandbox.create(settings.sandbox());
+        this.events = new RunEvents(settings.jsonRunEvents());
         this.timer = timer;
         try {
             this.supervisor = new Supervisor(workRoot.resolveSibling("deadlines"));
@@ -226,6 +229,16 @@ public final class AttemptRunner {
                         settings.prefix(), Duration.between(run.scheduledAt(), startedAt), startedAt));
             }
             timing.mark("started");
+            events.emit(new RunEvent(
+                    startedAt,
+                    run.jobId(),
+                    run.runId(),
+                    attempt,
+                    RunEvent.STARTED,
+                    executorId,
+                    Duration.between(run.scheduledAt(), startedAt).toMillis(),
+                    null,
+                    null));
             long group = handle.pid();
             try {
                 if (supervised != null && !supervisor.extend(name, group, uid, supervisorDeadline(held.get()))) {
@@ -358,6 +371,7 @@ public final class AttemptRunner {
         if (!runs.apply(change).won()) {
             return Outcome.FENCED;
         }
+        events.emit(RunEvent.of(change, executorId));
         if (outcome == Transition.SUCCEED) {
             queue.delete(message.receiptHandle());
             return Outcome.SUCCEEDED;
@@ -458,12 +472,13 @@ public final class AttemptRunner {
      * message visible at once, for a claim that reads the job as it is now.
      */
     Outcome handBack(Message message, Run run, String why) {
-        if (!runs.apply(Change.of(Transition.RELEASE, run, clock.instant())
-                        .withExecutor(executorId)
-                        .withError(why))
-                .won()) {
+        Change change = Change.of(Transition.RELEASE, run, clock.instant())
+                .withExecutor(executorId)
+                .withError(why);
+        if (!runs.apply(change).won()) {
             return Outcome.FENCED;
         }
+        events.emit(RunEvent.of(change, executorId));
         queue.changeVisibility(message.receiptHandle(), 0);
         return Outcome.RELEASED;
     }
@@ -473,9 +488,12 @@ public final class AttemptRunner {
      * (and launch) undone, and its message deleted.
      */
     Outcome withdraw(Message message, Run run, String why) {
-        runs.apply(Change.of(Transition.WITHDRAW, run, clock.instant())
+        Change change = Change.of(Transition.WITHDRAW, run, clock.instant())
                 .withExecutor(executorId)
-                .withError(why));
+                .withError(why);
+        if (runs.apply(change).won()) {
+            events.emit(RunEvent.of(change, executorId));
+        }
         queue.delete(message.receiptHandle());
         return Outcome.CANCELLED;
     }

@@ -49,6 +49,7 @@ public final class RunWorker {
     private final Clock clock;
     private final String executorId;
     private final AttemptRunner attempts;
+    private final RunEvents events;
 
     /** {@code attempts} runs what this worker claims, on the same executor ({@link AttemptRunner#executorId}). */
     public RunWorker(
@@ -67,6 +68,7 @@ public final class RunWorker {
         this.clock = clock;
         this.executorId = attempts.executorId();
         this.attempts = attempts;
+        this.events = new RunEvents(settings.jsonRunEvents());
     }
 
     public String executorId() {
@@ -385,12 +387,10 @@ public final class RunWorker {
         }
         String why = "not started within maxRunAge " + policy.maxRunAge() + " of becoming due at "
                 + run.get().dueSince();
-        if (!runs.apply(Change.of(Transition.DEAD_LETTER, run.get(), now).withError(why))
-                .won()) {
+        if (!applyAndTell(Change.of(Transition.DEAD_LETTER, run.get(), now).withError(why))) {
             // Running under a live lease, or it moved on meanwhile: not ours to end.
             return false;
         }
-        LOG.log(Level.INFO, "run " + m.jobId() + "/" + m.runId() + " " + why);
         queue.delete(message.receiptHandle());
         return true;
     }
@@ -407,7 +407,7 @@ public final class RunWorker {
                 return null;
             }
             // The job was deleted or paused while this run waited in the queue: it must not start.
-            runs.apply(Change.of(Transition.CANCEL_UNSTARTED, m.jobId(), m.runId(), now)
+            applyAndTell(Change.of(Transition.CANCEL_UNSTARTED, m.jobId(), m.runId(), now)
                     .withError(stopped.get()));
             queue.delete(message.receiptHandle());
             return Outcome.CANCELLED;
@@ -484,11 +484,9 @@ public final class RunWorker {
                         + "executor " + seen.leaseOwner() + " stopped: crashed, froze or lost its lease), and no "
                         + "attempt is left"
                 : "no attempt is left (" + seen.attempt() + " of " + seen.maxAttempts() + " used)";
-        if (!runs.apply(Change.of(Transition.DEAD_LETTER, seen, now).withError(why))
-                .won()) {
+        if (!applyAndTell(Change.of(Transition.DEAD_LETTER, seen, now).withError(why))) {
             return Outcome.CONFLICT;
         }
-        LOG.log(Level.INFO, "run " + seen.jobId() + "/" + seen.runId() + " is DEAD: " + why);
         queue.delete(message.receiptHandle());
         return Outcome.DEAD;
     }
@@ -508,9 +506,8 @@ public final class RunWorker {
             queue.delete(message.receiptHandle());
             return Outcome.WAITING;
         }
-        if (runs.apply(Change.of(Transition.SKIP_OVERLAPPING, m.jobId(), m.runId(), now)
-                        .withError("run " + active + " of this job was still running (overlap: forbid)"))
-                .won()) {
+        if (applyAndTell(Change.of(Transition.SKIP_OVERLAPPING, m.jobId(), m.runId(), now)
+                .withError("run " + active + " of this job was still running (overlap: forbid)"))) {
             queue.delete(message.receiptHandle());
             return Outcome.SKIPPED;
         }
@@ -526,6 +523,15 @@ public final class RunWorker {
                 1,
                 Math.min(MAX_VISIBILITY.toSeconds(), Duration.between(now, due).toSeconds()));
         queue.changeVisibility(message.receiptHandle(), (int) seconds);
+    }
+
+    /** Applies {@code change}; when it wins, logs the run's transition ({@link RunEvent}). Whether it won. */
+    private boolean applyAndTell(Change change) {
+        if (!runs.apply(change).won()) {
+            return false;
+        }
+        events.emit(RunEvent.of(change, executorId));
+        return true;
     }
 
     /** Stops the supervisor and the watches (the executor is stopping; no run is left to watch). */

@@ -33,7 +33,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -123,6 +126,22 @@ class ExecutorTest {
 
     @Test
     void aFailingBinaryIsRetriedUntilDeadAfterExactlyMaxAttempts() {
+        // Every transition the executor makes is logged, one line each.
+        List<String> events = new CopyOnWriteArrayList<>();
+        java.util.logging.Logger eventLog = java.util.logging.Logger.getLogger("dev.punctual.core.exec.RunEvents");
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                events.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        eventLog.addHandler(capture);
         Path witness = fastStackWithAnExecutor();
 
         JobView job = create(
@@ -152,6 +171,18 @@ class ExecutorTest {
                         e -> assertThat(e.errors())
                                 .extracting(FieldError::field)
                                 .containsExactly("attempt"));
+        eventLog.removeHandler(capture);
+        assertThat(events.stream()
+                        .filter(e -> e.contains("run=" + r.runId()))
+                        .map(e -> e.replaceAll(" job=.* attempt=(\\d+).*", " $1"))
+                        .toList())
+                .containsExactly(
+                        "run STARTED 1",
+                        "run FAILED 1",
+                        "run STARTED 2",
+                        "run FAILED 2",
+                        "run STARTED 3",
+                        "run DEAD 3");
         // No fourth attempt: the message is gone.
         await().during(Duration.ofSeconds(3))
                 .atMost(Duration.ofSeconds(5))

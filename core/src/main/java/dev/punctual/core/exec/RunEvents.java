@@ -1,0 +1,26 @@
+package dev.punctual.core.exec;
+
+import java.lang.System.Logger.Level;
+
+/**
+ * Where an executor says what happened to each run ({@link RunEvent}): a log line at INFO, readable; or, with
+ * {@code json}, a JSON object per line straight on stdout, so that CloudWatch (the ECS task's awslogs driver) gets
+ * nothing else on that line to parse around.
+ */
+final class RunEvents {
+    private static final System.Logger LOG = System.getLogger(RunEvents.class.getName());
+
+    private final boolean json;
+
+    RunEvents(boolean json) {
+        this.json = json;
+    }
+
+    void emit(RunEvent event) {
+        if (json) {
+            System.out.println(event.line(true));
+        } else {
+            LOG.log(Level.INFO, event.line(false));
+        }
+    }
+}
