@@ -24,6 +24,12 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import java.net.URI;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
@@ -31,6 +37,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 
 /** Jobs and their runs. Maps HTTP to {@link dev.punctual.core.service.JobService}; decides nothing itself. */
 @Path("/v1/jobs")
+@Tag(name = "Jobs", description = "Jobs, their runs and their lifecycle")
 @Produces(MediaType.APPLICATION_JSON)
 public class JobResource {
     @Inject
@@ -44,6 +51,8 @@ public class JobResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
+    @APIResponseSchema(value = JobView.class, responseCode = "201", responseDescription = "The job; ETag, Location")
+    @APIResponse(responseCode = "429")
     public RestResponse<JobView> create(JobRequest request) {
         JobView job = punctual.jobService.create(tenants.current(), request);
         return RestResponse.ResponseBuilder.<JobView>created(URI.create("/v1/jobs/" + job.id()))
@@ -59,6 +68,8 @@ public class JobResource {
     @POST
     @Path("batch")
     @Consumes(MediaType.APPLICATION_JSON)
+    @APIResponseSchema(value = JobBatch.class, responseCode = "201", responseDescription = "The jobs, as asked for")
+    @APIResponse(responseCode = "429")
     public RestResponse<JobBatch> createAll(JobBatch.Request request) {
         return RestResponse.status(
                 RestResponse.Status.CREATED, punctual.jobService.createAll(tenants.current(), request));
@@ -71,6 +82,8 @@ public class JobResource {
     @PUT
     @Path("{id}")
     @Consumes(MediaType.APPLICATION_JSON)
+    @APIResponseSchema(value = JobView.class, responseDescription = "The job, version + 1; ETag")
+    @APIResponse(responseCode = "429")
     public RestResponse<JobView> update(
             @RestPath String id, @RestHeader("If-Match") String ifMatch, JobRequest request) {
         return withEtag(punctual.jobService.update(tenants.current(), id, ifMatch, request));
@@ -103,6 +116,9 @@ public class JobResource {
     /** One extra run now, outside the schedule: 202 with the run. */
     @POST
     @Path("{id}/trigger")
+    @APIResponseSchema(value = RunView.class, responseCode = "202", responseDescription = "The run")
+    @APIResponse(responseCode = "409")
+    @APIResponse(responseCode = "429")
     public RestResponse<RunView> trigger(@RestPath String id) {
         return RestResponse.accepted(punctual.lifecycle.trigger(tenants.current(), id));
     }
@@ -111,12 +127,17 @@ public class JobResource {
     @POST
     @Path("{id}/backfill")
     @Consumes(MediaType.APPLICATION_JSON)
+    @APIResponseSchema(value = BackfillView.class, responseCode = "202", responseDescription = "What was created")
+    @APIResponse(responseCode = "409")
+    @APIResponse(responseCode = "429")
     public RestResponse<BackfillView> backfill(@RestPath String id, BackfillRequest request) {
         return RestResponse.accepted(punctual.lifecycle.backfill(tenants.current(), id, request));
     }
 
     @POST
     @Path("{id}/pause")
+    @APIResponseSchema(value = JobView.class, responseDescription = "The job, PAUSED")
+    @APIResponse(responseCode = "409")
     public JobView pause(@RestPath String id) {
         return punctual.lifecycle.pause(tenants.current(), id);
     }
@@ -129,7 +150,18 @@ public class JobResource {
     @POST
     @Path("{id}/resume")
     @Consumes(MediaType.WILDCARD)
-    public JobView resume(@RestPath String id, String body) throws JsonProcessingException {
+    @APIResponseSchema(value = JobView.class, responseDescription = "The job, ACTIVE")
+    @APIResponse(responseCode = "409")
+    public JobView resume(
+            @RestPath String id,
+            @RequestBody(
+                            required = false,
+                            content =
+                                    @Content(
+                                            mediaType = MediaType.APPLICATION_JSON,
+                                            schema = @Schema(implementation = ResumeRequest.class)))
+                    String body)
+            throws JsonProcessingException {
         ResumeRequest request = body == null || body.isBlank() ? null : json.readValue(body, ResumeRequest.class);
         return punctual.lifecycle.resume(tenants.current(), id, request);
     }
@@ -166,6 +198,8 @@ public class JobResource {
 
     @POST
     @Path("{id}/runs/{runId}/retry")
+    @APIResponseSchema(value = RunView.class, responseCode = "202", responseDescription = "The run, queued again")
+    @APIResponse(responseCode = "409")
     public RestResponse<RunView> retry(@RestPath String id, @RestPath String runId) {
         return RestResponse.accepted(punctual.deadLetters.retry(tenants.current(), id, runId));
     }
