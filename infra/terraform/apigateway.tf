@@ -1,6 +1,7 @@
-# The HTTP API: exactly the routes the api module serves (infra-tests compares them with its JAX-RS annotations),
-# each proxied to the api Lambda with payload format 2.0. Anything else is answered 404 by API Gateway itself.
-# Every route requires what var.auth says (auth.tf): a JWT of jwt_issuer for jwt_audience, or a SigV4 signature.
+# The HTTP API: exactly the routes the api module serves (infra-tests compares them with its JAX-RS annotations,
+# and with the path it serves its OpenAPI document at), each proxied to the api Lambda with payload format 2.0.
+# Anything else is answered 404 by API Gateway itself. Every route requires what var.auth says (auth.tf): a JWT of
+# jwt_issuer for jwt_audience, or a SigV4 signature.
 
 locals {
   api_routes = [
@@ -23,6 +24,10 @@ locals {
     "POST /v1/jobs/{id}/resume",
     "POST /v1/jobs/{id}/backfill",
     "POST /v1/schedules/preview",
+    # The OpenAPI document (YAML; ?format=json). Served by Quarkus outside the resources, so the function itself asks
+    # no identity for it (its tenant checks are in the resources): the authorizer here is what guards it. It holds
+    # the API's shape only, no tenant's data.
+    "GET /v1/openapi",
   ]
 }
 

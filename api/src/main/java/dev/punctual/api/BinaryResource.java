@@ -13,11 +13,14 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.net.URI;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /** Binaries: register one to get a presigned upload, then ask whether it arrived. */
 @Path("/v1/binaries")
+@Tag(name = "Binaries", description = "The executables jobs run")
 @Produces(MediaType.APPLICATION_JSON)
 public class BinaryResource {
     @Inject
@@ -28,6 +31,10 @@ public class BinaryResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
+    @APIResponseSchema(
+            value = BinaryView.class,
+            responseCode = "201",
+            responseDescription = "The binary, with its presigned upload; Location")
     public RestResponse<BinaryView> register(BinaryRequest request) {
         BinaryView b = punctual.binaries.register(tenants.current(), request);
         return RestResponse.ResponseBuilder.<BinaryView>created(URI.create("/v1/binaries/" + b.id()))

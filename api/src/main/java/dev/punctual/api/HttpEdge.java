@@ -58,14 +58,14 @@ public class HttpEdge {
             // The body is not read: close the connection rather than leave its bytes to be parsed as a request.
             ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
             String message = "must be at most " + maxBody.get().asLongValue() + " bytes";
-            send(ctx, 413, "too-large", "Content too large", "body", message);
+            send(ctx, 413, ProblemType.TOO_LARGE, "Content too large", "body", message);
             return;
         }
         if (ctx.request().uri().length() > MAX_URI_LENGTH) {
             send(
                     ctx,
                     414,
-                    "uri-too-long",
+                    ProblemType.URI_TOO_LONG,
                     "URI too long",
                     null,
                     "the request's URI is longer than " + MAX_URI_LENGTH + " characters");
@@ -77,7 +77,7 @@ public class HttpEdge {
             send(
                     ctx,
                     400,
-                    "invalid-request",
+                    ProblemType.INVALID_REQUEST,
                     "Bad request",
                     bad,
                     bad == null ? "the request's URI is not valid (RFC 3986)" : "is not valid percent-encoding");
@@ -97,7 +97,7 @@ public class HttpEdge {
                 send(
                         ctx,
                         413,
-                        "too-large",
+                        ProblemType.TOO_LARGE,
                         "Content too large",
                         "body",
                         "must be at most "
@@ -106,7 +106,7 @@ public class HttpEdge {
                 send(
                         ctx,
                         414,
-                        "uri-too-long",
+                        ProblemType.URI_TOO_LONG,
                         "URI too long",
                         null,
                         "the request's URI is longer than " + MAX_URI_LENGTH + " characters");
@@ -114,11 +114,12 @@ public class HttpEdge {
                 send(
                         ctx,
                         431,
-                        "headers-too-large",
+                        ProblemType.HEADERS_TOO_LARGE,
                         "Request header fields too large",
                         null,
                         "the request's headers are too large");
-            default -> send(ctx, 400, "invalid-request", "Bad request", null, "the request could not be read");
+            default ->
+                send(ctx, 400, ProblemType.INVALID_REQUEST, "Bad request", null, "the request could not be read");
         }
     }
 
@@ -172,15 +173,10 @@ public class HttpEdge {
         return true;
     }
 
-    private void send(RoutingContext ctx, int status, String type, String title, String field, String message) {
+    private void send(RoutingContext ctx, int status, ProblemType type, String title, String field, String message) {
         String detail = field == null ? message : field + ": " + message;
         Problem p = new Problem(
-                "urn:punctual:problem:" + type,
-                title,
-                status,
-                detail,
-                field,
-                field == null ? null : List.of(new FieldError(field, message)));
+                type, title, status, detail, field, field == null ? null : List.of(new FieldError(field, message)));
         String body;
         try {
             body = json.writeValueAsString(p);

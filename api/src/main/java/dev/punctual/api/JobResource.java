@@ -27,6 +27,12 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import java.net.URI;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 import org.jboss.resteasy.reactive.RestQuery;
@@ -34,6 +40,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 
 /** Jobs and their runs. Maps HTTP to {@link dev.punctual.core.service.JobService}; decides nothing itself. */
 @Path("/v1/jobs")
+@Tag(name = "Jobs", description = "Jobs, their runs and their lifecycle")
 @Produces(MediaType.APPLICATION_JSON)
 public class JobResource {
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
@@ -54,6 +61,8 @@ public class JobResource {
      */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
+    @APIResponseSchema(value = JobView.class, responseCode = "201", responseDescription = "The job; ETag, Location")
+    @APIResponse(responseCode = "429")
     public RestResponse<JobView> create(@RestHeader(IDEMPOTENCY_KEY) String key, JobRequest request) {
         var outcome = punctual.jobService.create(tenants.current(), request, key);
         JobView job = outcome.value();
@@ -72,6 +81,8 @@ public class JobResource {
     @POST
     @Path("batch")
     @Consumes(MediaType.APPLICATION_JSON)
+    @APIResponseSchema(value = JobBatch.class, responseCode = "201", responseDescription = "The jobs, as asked for")
+    @APIResponse(responseCode = "429")
     public RestResponse<JobBatch> createAll(@RestHeader(IDEMPOTENCY_KEY) String key, JobBatch.Request request) {
         var outcome = punctual.jobService.createAll(tenants.current(), request, key);
         return RestResponse.ResponseBuilder.create(RestResponse.Status.CREATED, outcome.value())
@@ -86,6 +97,8 @@ public class JobResource {
     @PUT
     @Path("{id}")
     @Consumes(MediaType.APPLICATION_JSON)
+    @APIResponseSchema(value = JobView.class, responseDescription = "The job, version + 1; ETag")
+    @APIResponse(responseCode = "429")
     public RestResponse<JobView> update(
             @RestPath String id, @RestHeader("If-Match") String ifMatch, JobRequest request) {
         return withEtag(punctual.jobService.update(tenants.current(), id, ifMatch, request));
@@ -129,7 +142,19 @@ public class JobResource {
     @POST
     @Path("{id}/trigger")
     @Consumes(MediaType.WILDCARD)
-    public RestResponse<RunView> trigger(@RestPath String id, String body) throws JsonProcessingException {
+    @APIResponseSchema(value = RunView.class, responseCode = "202", responseDescription = "The run")
+    @APIResponse(responseCode = "409")
+    @APIResponse(responseCode = "429")
+    public RestResponse<RunView> trigger(
+            @RestPath String id,
+            @RequestBody(
+                            required = false,
+                            content =
+                                    @Content(
+                                            mediaType = MediaType.APPLICATION_JSON,
+                                            schema = @Schema(implementation = TriggerRequest.class)))
+                    String body)
+            throws JsonProcessingException {
         return RestResponse.accepted(
                 punctual.lifecycle.trigger(tenants.current(), id, optional(body, TriggerRequest.class)));
     }
@@ -138,6 +163,9 @@ public class JobResource {
     @POST
     @Path("{id}/backfill")
     @Consumes(MediaType.APPLICATION_JSON)
+    @APIResponseSchema(value = BackfillView.class, responseCode = "202", responseDescription = "What was created")
+    @APIResponse(responseCode = "409")
+    @APIResponse(responseCode = "429")
     public RestResponse<BackfillView> backfill(@RestPath String id, BackfillRequest request) {
         return RestResponse.accepted(punctual.lifecycle.backfill(tenants.current(), id, request));
     }
@@ -146,7 +174,18 @@ public class JobResource {
     @POST
     @Path("{id}/pause")
     @Consumes(MediaType.WILDCARD)
-    public JobView pause(@RestPath String id, String body) throws JsonProcessingException {
+    @APIResponseSchema(value = JobView.class, responseDescription = "The job, PAUSED")
+    @APIResponse(responseCode = "409")
+    public JobView pause(
+            @RestPath String id,
+            @RequestBody(
+                            required = false,
+                            content =
+                                    @Content(
+                                            mediaType = MediaType.APPLICATION_JSON,
+                                            schema = @Schema(implementation = PauseRequest.class)))
+                    String body)
+            throws JsonProcessingException {
         return punctual.lifecycle.pause(tenants.current(), id, optional(body, PauseRequest.class));
     }
 
@@ -158,7 +197,18 @@ public class JobResource {
     @POST
     @Path("{id}/resume")
     @Consumes(MediaType.WILDCARD)
-    public JobView resume(@RestPath String id, String body) throws JsonProcessingException {
+    @APIResponseSchema(value = JobView.class, responseDescription = "The job, ACTIVE")
+    @APIResponse(responseCode = "409")
+    public JobView resume(
+            @RestPath String id,
+            @RequestBody(
+                            required = false,
+                            content =
+                                    @Content(
+                                            mediaType = MediaType.APPLICATION_JSON,
+                                            schema = @Schema(implementation = ResumeRequest.class)))
+                    String body)
+            throws JsonProcessingException {
         return punctual.lifecycle.resume(tenants.current(), id, optional(body, ResumeRequest.class));
     }
 
@@ -199,6 +249,8 @@ public class JobResource {
 
     @POST
     @Path("{id}/runs/{runId}/retry")
+    @APIResponseSchema(value = RunView.class, responseCode = "202", responseDescription = "The run, queued again")
+    @APIResponse(responseCode = "409")
     public RestResponse<RunView> retry(@RestPath String id, @RestPath String runId) {
         return RestResponse.accepted(punctual.deadLetters.retry(tenants.current(), id, runId));
     }

@@ -28,7 +28,7 @@ public class JsonBodies {
         String message = "must be " + JSON + " for a request with a body";
         return ProblemMappers.problem(
                 415,
-                "unsupported-media-type",
+                ProblemType.UNSUPPORTED_MEDIA_TYPE,
                 "Unsupported media type",
                 HttpHeaders.CONTENT_TYPE + ": " + message,
                 HttpHeaders.CONTENT_TYPE,

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
+import jakarta.ws.rs.NotAcceptableException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.NotSupportedException;
@@ -49,28 +50,28 @@ public class ProblemMappers {
     }
 
     /** An HTTP status with its problem type and title. */
-    record Status(int code, String type, String title) {}
+    record Status(int code, ProblemType type, String title) {}
 
     /** The one place where the core's kinds of rejection become HTTP statuses. */
     static Status status(Rejection kind) {
         return switch (kind) {
-            case MALFORMED -> new Status(400, "invalid-request", "Bad request");
-            case INVALID -> new Status(422, "invalid-request", "Unprocessable request");
-            case TOO_LARGE -> new Status(413, "too-large", "Content too large");
-            case CONFLICT -> new Status(409, "conflict", "Conflict");
-            case PRECONDITION_FAILED -> new Status(412, "precondition-failed", "Precondition failed");
-            case PRECONDITION_REQUIRED -> new Status(428, "invalid-request", "Precondition required");
+            case MALFORMED -> new Status(400, ProblemType.INVALID_REQUEST, "Bad request");
+            case INVALID -> new Status(422, ProblemType.INVALID_REQUEST, "Unprocessable request");
+            case TOO_LARGE -> new Status(413, ProblemType.TOO_LARGE, "Content too large");
+            case CONFLICT -> new Status(409, ProblemType.CONFLICT, "Conflict");
+            case PRECONDITION_FAILED -> new Status(412, ProblemType.PRECONDITION_FAILED, "Precondition failed");
+            case PRECONDITION_REQUIRED -> new Status(428, ProblemType.INVALID_REQUEST, "Precondition required");
         };
     }
 
     @ServerExceptionMapper
     public Response notFound(dev.punctual.core.error.NotFoundException e) {
-        return problem(404, "not-found", "Not found", e.getMessage(), null, null);
+        return problem(404, ProblemType.NOT_FOUND, "Not found", e.getMessage(), null, null);
     }
 
     @ServerExceptionMapper
     public Response conflict(dev.punctual.core.error.ConflictException e) {
-        return problem(409, "conflict", "Conflict", e.getMessage(), null, null);
+        return problem(409, ProblemType.CONFLICT, "Conflict", e.getMessage(), null, null);
     }
 
     @ServerExceptionMapper
@@ -78,7 +79,7 @@ public class ProblemMappers {
         String field = path(e);
         return problem(
                 400,
-                "invalid-request",
+                ProblemType.INVALID_REQUEST,
                 "Bad request",
                 field + ": unknown field",
                 field,
@@ -110,7 +111,7 @@ public class ProblemMappers {
         }
         return problem(
                 400,
-                "invalid-request",
+                ProblemType.INVALID_REQUEST,
                 "Bad request",
                 field + ": " + message,
                 field,
@@ -126,7 +127,7 @@ public class ProblemMappers {
         if (status == 400) {
             return problem(
                     400,
-                    "invalid-request",
+                    ProblemType.INVALID_REQUEST,
                     "Bad request",
                     "body: " + e.getMessage(),
                     "body",
@@ -135,11 +136,12 @@ public class ProblemMappers {
         if (e instanceof NotSupportedException) {
             return JsonBodies.unsupported();
         }
-        String type = e instanceof NotFoundException
-                ? "not-found"
-                : e instanceof NotAllowedException
-                        ? "method-not-allowed"
-                        : e instanceof NotSupportedException ? "unsupported-media-type" : "http-" + status;
+        ProblemType type = switch (e) {
+            case NotFoundException n -> ProblemType.NOT_FOUND;
+            case NotAllowedException n -> ProblemType.METHOD_NOT_ALLOWED;
+            case NotAcceptableException n -> ProblemType.NOT_ACCEPTABLE;
+            default -> ProblemType.HTTP_STATUS;
+        };
         return problem(status, type, e.getResponse().getStatusInfo().getReasonPhrase(), e.getMessage(), null, null);
     }
 
@@ -154,7 +156,7 @@ public class ProblemMappers {
         LOG.warn("AWS unavailable or throttling", e);
         return Response.fromResponse(problem(
                         503,
-                        "unavailable",
+                        ProblemType.UNAVAILABLE,
                         "Service unavailable",
                         "storage is busy or unavailable; retry later",
                         null,
@@ -166,7 +168,7 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response unexpected(RuntimeException e) {
         LOG.error("unexpected error", e);
-        return problem(500, "internal", "Internal error", "an unexpected error occurred", null, null);
+        return problem(500, ProblemType.INTERNAL, "Internal error", "an unexpected error occurred", null, null);
     }
 
     private static String path(JsonMappingException e) {
@@ -205,10 +207,10 @@ public class ProblemMappers {
     }
 
     static Response problem(
-            int status, String type, String title, String detail, String field, List<FieldError> errors) {
+            int status, ProblemType type, String title, String detail, String field, List<FieldError> errors) {
         return Response.status(status)
                 .type(Problem.MEDIA_TYPE)
-                .entity(new Problem("urn:punctual:problem:" + type, title, status, detail, field, errors))
+                .entity(new Problem(type, title, status, detail, field, errors))
                 .build();
     }
 }

@@ -12,12 +12,7 @@ public class QuotaProblems {
                 .type(Problem.MEDIA_TYPE)
                 .header("Retry-After", Math.max(1, e.retryAfterSeconds()))
                 .entity(new Problem(
-                        "urn:punctual:problem:quota-exceeded",
-                        "Too many requests",
-                        429,
-                        e.getMessage(),
-                        e.quota(),
-                        null))
+                        ProblemType.QUOTA_EXCEEDED, "Too many requests", 429, e.getMessage(), e.quota(), null))
                 .build();
     }
 }

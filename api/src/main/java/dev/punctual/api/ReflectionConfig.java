@@ -28,6 +28,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
             dev.punctual.core.firing.CatchUpSpec.class,
             dev.punctual.core.limits.RunLimits.class,
             Problem.class,
+            ProblemType.class,
             // KnownQueryParams reads each endpoint's @RestQuery annotations.
             JobResource.class,
             RunResource.class,

@@ -8,9 +8,11 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestQuery;
 
 /** Runs across jobs: the dead letters. Maps HTTP to {@link dev.punctual.core.service.DeadLetterService}. */
+@Tag(name = "Runs", description = "Runs across jobs")
 @Path("/v1/runs")
 @Produces(MediaType.APPLICATION_JSON)
 public class RunResource {

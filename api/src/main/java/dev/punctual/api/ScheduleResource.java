@@ -9,8 +9,10 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** Schedules on their own, before any job has them: {@code POST /v1/schedules/preview}. */
+@Tag(name = "Schedules", description = "Schedules on their own")
 @Path("/v1/schedules")
 @Produces(MediaType.APPLICATION_JSON)
 public class ScheduleResource {

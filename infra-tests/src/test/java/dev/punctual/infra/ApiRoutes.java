@@ -15,11 +15,18 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 
-/** The HTTP routes the api module serves, read from its JAX-RS annotations ("POST /v1/jobs", …). */
+/**
+ * The HTTP routes the api module serves: those of its JAX-RS resources ("POST /v1/jobs", …), read from their
+ * annotations, and the one it serves outside JAX-RS, its OpenAPI document, at the path its configuration gives.
+ */
 final class ApiRoutes {
+    /** Where the api module sets the document's path (a Quarkus build-time property). */
+    static final String OPENAPI_PATH = "quarkus.smallrye-openapi.path";
+
     private static final Map<Class<? extends Annotation>, String> VERBS = Map.of(
             GET.class, "GET", POST.class, "POST", PUT.class, "PUT", DELETE.class, "DELETE", PATCH.class, "PATCH");
 
@@ -39,6 +46,25 @@ final class ApiRoutes {
             }
         }
         return out;
+    }
+
+    /** {@code GET <path>} of the OpenAPI document, as the api module's microprofile-config.properties sets it. */
+    static String documentRoute() throws IOException {
+        Set<String> paths = new TreeSet<>();
+        var configs = ApiRoutes.class.getClassLoader().getResources("META-INF/microprofile-config.properties");
+        for (var url : java.util.Collections.list(configs)) {
+            Properties p = new Properties();
+            try (var in = url.openStream()) {
+                p.load(in);
+            }
+            if (p.getProperty(OPENAPI_PATH) != null) {
+                paths.add(p.getProperty(OPENAPI_PATH));
+            }
+        }
+        if (paths.size() != 1) {
+            throw new IllegalStateException("expected the api module to set " + OPENAPI_PATH + " once: " + paths);
+        }
+        return "GET " + paths.iterator().next();
     }
 
     /** Every class of the api module annotated with @Path. */

@@ -1,6 +1,7 @@
 package dev.punctual.local;
 
 import dev.punctual.api.Problem;
+import dev.punctual.api.ProblemType;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.HostAndPort;
 import jakarta.ws.rs.core.Response;
@@ -25,7 +26,7 @@ public class LoopbackHostFilter {
         return Response.status(403)
                 .type(Problem.MEDIA_TYPE)
                 .entity(new Problem(
-                        "urn:punctual:problem:host-not-allowed",
+                        ProblemType.HOST_NOT_ALLOWED,
                         "Forbidden",
                         403,
                         "the local API answers only requests to localhost, 127.0.0.1 or [::1]",

@@ -71,6 +71,13 @@ class LocalSystemIT {
     }
 
     @Test
+    void servesItsOpenApiDocumentAndSwaggerUiOnIt() throws Exception {
+        assertThat(system.get("/v1/openapi?format=json").get("openapi").asText())
+                .startsWith("3.1.");
+        assertThat(system.text("/q/swagger-ui/")).contains("/v1/openapi");
+    }
+
+    @Test
     void theReadyLineSaysHowRunsAreHeldIn() {
         if ("root".equals(System.getProperty("user.name"))) {
             assertThat(system.output()).contains("| runs isolated (a user of its own each, no network)");

@@ -1,6 +1,7 @@
 package dev.punctual.api.auth;
 
 import dev.punctual.api.Problem;
+import dev.punctual.api.ProblemType;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
@@ -12,8 +13,7 @@ public class AuthProblems {
         return Response.status(401)
                 .type(Problem.MEDIA_TYPE)
                 .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer")
-                .entity(new Problem(
-                        "urn:punctual:problem:unauthenticated", "Unauthenticated", 401, e.getMessage(), null, null))
+                .entity(new Problem(ProblemType.UNAUTHENTICATED, "Unauthenticated", 401, e.getMessage(), null, null))
                 .build();
     }
 }

@@ -1,0 +1,323 @@
+package dev.punctual.api.function;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.punctual.api.Problem;
+import dev.punctual.api.ProblemType;
+import dev.punctual.wiring.testing.EmulatorsTestResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.jboss.resteasy.reactive.RestQuery;
+import org.jboss.resteasy.reactive.RestResponse;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The OpenAPI document the function serves (through the Lambda path, as API Gateway would) says what the code does:
+ * the same routes as the JAX-RS resources, each with the body types its Java signature has, problem responses that
+ * are {@code application/problem+json} {@link Problem}s, and every {@link ProblemType}.
+ */
+@QuarkusTest
+@WithTestResource(EmulatorsTestResource.class)
+class OpenApiLambdaTest {
+    private static final String SCHEMAS = "#/components/schemas/";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static JsonNode doc;
+    private static List<ResourceRoutes.Route> routes;
+
+    /** Read once, in the first test: RestAssured reaches the function only once a test runs. */
+    @BeforeEach
+    void read() throws Exception {
+        if (doc == null) {
+            doc = JSON.readTree(given().queryParam("format", "json")
+                    .get("/v1/openapi")
+                    .then()
+                    .statusCode(200)
+                    .extract()
+                    .asString());
+            routes = ResourceRoutes.all();
+        }
+    }
+
+    @Test
+    void isOpenApi31AboutPunctualAtTheProjectsVersion() {
+        assertThat(doc.path("openapi").asText()).startsWith("3.1.");
+        assertThat(doc.path("info").path("title").asText()).isEqualTo("Punctual");
+        assertThat(doc.path("info").path("version").asText())
+                .isEqualTo(ConfigProvider.getConfig().getValue("quarkus.application.version", String.class));
+    }
+
+    @Test
+    void isServedAsYamlByDefault() {
+        String yaml =
+                given().get("/v1/openapi").then().statusCode(200).extract().asString();
+        assertThat(yaml).contains("openapi: 3.1.");
+    }
+
+    @Test
+    void hasExactlyTheRoutesOfTheResources() {
+        Set<String> documented = new TreeSet<>();
+        doc.path("paths")
+                .properties()
+                .forEach(p -> p.getValue()
+                        .properties()
+                        .forEach(op ->
+                                documented.add(op.getKey().toUpperCase(java.util.Locale.ROOT) + " " + p.getKey())));
+        Set<String> served = new TreeSet<>();
+        routes.forEach(r -> served.add(r.key()));
+        assertThat(documented).isEqualTo(served);
+    }
+
+    @Test
+    void eachOperationHasTheBodiesAndQueryParametersOfItsJavaMethod() {
+        for (ResourceRoutes.Route r : routes) {
+            JsonNode op = operation(r);
+            String where = r.key();
+            Map.Entry<String, JsonNode> success = success(op, where);
+            Type returned = unwrap(r.javaMethod().getGenericReturnType());
+            if (returned == Void.class) {
+                assertThat(success.getKey()).as(where).isEqualTo("204");
+                assertThat(success.getValue().has("content")).as(where).isFalse();
+            } else {
+                JsonNode schema = onlyContent(success.getValue(), where).path("schema");
+                assertThat(schemaName(schema)).as(where).isEqualTo(expectedName(returned));
+            }
+            Class<?> bodyType = bodyType(r.javaMethod());
+            JsonNode body = op.path("requestBody");
+            if (bodyType == null) {
+                assertThat(body.isMissingNode()).as(where + " has no body").isTrue();
+            } else {
+                JsonNode json = body.path("content").path("application/json");
+                assertThat(schemaName(json.path("schema"))).as(where).isEqualTo(expectedName(bodyType));
+            }
+            Set<String> query = new TreeSet<>();
+            op.path("parameters").forEach(p -> {
+                if (p.path("in").asText().equals("query")) {
+                    query.add(p.path("name").asText());
+                }
+            });
+            assertThat(query).as(where).isEqualTo(queryParams(r.javaMethod()));
+        }
+    }
+
+    @Test
+    void resumesBodyIsAnOptionalResumeRequest() {
+        JsonNode body =
+                doc.path("paths").path("/v1/jobs/{id}/resume").path("post").path("requestBody");
+        assertThat(body.path("required").asBoolean(true)).isFalse();
+        assertThat(body.path("content")
+                        .path("application/json")
+                        .path("schema")
+                        .path("$ref")
+                        .asText())
+                .isEqualTo(SCHEMAS + "ResumeRequest");
+    }
+
+    @Test
+    void queryParametersHaveTheirWireTypes() {
+        Map<String, String> types = Map.of(
+                "limit", "integer", "count", "integer", "future", "boolean", "from", "string", "to", "string",
+                "attempt", "integer");
+        int seen = 0;
+        for (ResourceRoutes.Route r : routes) {
+            for (JsonNode p : operation(r).path("parameters")) {
+                String type = types.get(p.path("name").asText());
+                if (type != null && p.path("in").asText().equals("query")) {
+                    seen++;
+                    assertThat(p.path("schema").path("type").asText())
+                            .as(r.key() + " " + p)
+                            .isEqualTo(type);
+                    if (type.equals("string")) {
+                        assertThat(p.path("schema").path("format").asText()).isEqualTo("date-time");
+                    }
+                }
+            }
+        }
+        assertThat(seen)
+                .as("limit, count, future, from and to are documented somewhere")
+                .isGreaterThan(5);
+    }
+
+    @Test
+    void everyErrorResponseIsAProblemAndEveryOperationHasTheCommonOnes() {
+        for (ResourceRoutes.Route r : routes) {
+            JsonNode responses = operation(r).path("responses");
+            assertThat(names(responses)).as(r.key()).contains("400", "401", "4XX", "5XX");
+            if (r.path().contains("{")) {
+                assertThat(names(responses)).as(r.key()).contains("404");
+            }
+            for (APIResponse declared : r.javaMethod().getAnnotationsByType(APIResponse.class)) {
+                assertThat(names(responses)).as(r.key()).contains(declared.responseCode());
+            }
+            responses.properties().forEach(e -> {
+                if (!e.getKey().startsWith("2")) {
+                    JsonNode content = e.getValue().path("content");
+                    assertThat(names(content)).as(r.key() + " " + e.getKey()).containsExactly(Problem.MEDIA_TYPE);
+                    assertThat(content.path(Problem.MEDIA_TYPE)
+                                    .path("schema")
+                                    .path("$ref")
+                                    .asText())
+                            .as(r.key() + " " + e.getKey())
+                            .isEqualTo(SCHEMAS + "Problem");
+                }
+            });
+        }
+    }
+
+    @Test
+    void theProblemSchemaIsTheRecordAndListsEveryProblemType() {
+        JsonNode problem = doc.path("components").path("schemas").path("Problem");
+        assertThat(names(problem.path("properties")))
+                .containsExactlyInAnyOrderElementsOf(Arrays.stream(Problem.class.getRecordComponents())
+                        .map(RecordComponent::getName)
+                        .toList());
+        assertThat(problem.path("properties").path("type").path("$ref").asText())
+                .isEqualTo(SCHEMAS + "ProblemType");
+        Set<String> listed = new TreeSet<>();
+        doc.path("components").path("schemas").path("ProblemType").path("enum").forEach(t -> listed.add(t.asText()));
+        Set<String> produced = new TreeSet<>();
+        Arrays.stream(ProblemType.values()).forEach(t -> produced.add(t.uri()));
+        assertThat(listed).isEqualTo(produced);
+    }
+
+    @Test
+    void aProblemTheFunctionAnswersHasATypeTheDocumentLists() {
+        String type = given().header("Accept", "text/html")
+                .get("/v1/jobs")
+                .then()
+                .statusCode(406)
+                .contentType(Problem.MEDIA_TYPE)
+                .extract()
+                .path("type");
+        assertThat(type).isEqualTo(ProblemType.NOT_ACCEPTABLE.uri());
+    }
+
+    @Test
+    void everyOperationRequiresTheBearerJwt() {
+        JsonNode scheme = doc.path("components").path("securitySchemes").path("bearer");
+        assertThat(scheme.path("type").asText()).isEqualTo("http");
+        assertThat(scheme.path("scheme").asText()).isEqualTo("bearer");
+        assertThat(scheme.path("bearerFormat").asText()).isEqualTo("JWT");
+        assertThat(doc.path("security").findValues("bearer")).isNotEmpty();
+    }
+
+    /**
+     * The document is no resource of the api module: no identity is asked for it (API Gateway's authorizer guards
+     * the route in AWS). It holds no tenant's data.
+     */
+    @Test
+    void isServedWithoutTheApisOwnIdentityCheck() {
+        given().header(Gateway.USER, Gateway.ANONYMOUS)
+                .get("/v1/openapi")
+                .then()
+                .statusCode(200);
+        given().header(Gateway.USER, Gateway.ANONYMOUS).get("/v1/jobs").then().statusCode(401);
+    }
+
+    private static JsonNode operation(ResourceRoutes.Route r) {
+        JsonNode op = doc.path("paths").path(r.path()).path(r.method().toLowerCase(java.util.Locale.ROOT));
+        assertThat(op.isMissingNode()).as(r.key() + " is documented").isFalse();
+        return op;
+    }
+
+    private static Map.Entry<String, JsonNode> success(JsonNode op, String where) {
+        List<Map.Entry<String, JsonNode>> ok = new ArrayList<>();
+        op.path("responses").properties().forEach(e -> {
+            if (e.getKey().startsWith("2")) {
+                ok.add(e);
+            }
+        });
+        assertThat(ok).as(where + ": one success response").hasSize(1);
+        return ok.get(0);
+    }
+
+    private static JsonNode onlyContent(JsonNode response, String where) {
+        JsonNode content = response.path("content");
+        assertThat(content.size()).as(where + ": one media type").isEqualTo(1);
+        return content.elements().next();
+    }
+
+    /** A schema's component name, or its inline type. */
+    private static String schemaName(JsonNode schema) {
+        String ref = schema.path("$ref").asText();
+        return ref.startsWith(SCHEMAS)
+                ? ref.substring(SCHEMAS.length())
+                : schema.path("type").asText();
+    }
+
+    /** How the generator names a Java type: Page<JobView> is PageJobView, JobBatch.Request JobBatchRequest. */
+    private static String expectedName(Type t) {
+        if (t == String.class) {
+            return "string";
+        }
+        if (t instanceof ParameterizedType p) {
+            StringBuilder b = new StringBuilder(((Class<?>) p.getRawType()).getSimpleName());
+            Arrays.stream(p.getActualTypeArguments()).forEach(a -> b.append(expectedName(a)));
+            return b.toString();
+        }
+        Class<?> c = (Class<?>) t;
+        return c.getEnclosingClass() == null
+                ? c.getSimpleName()
+                : c.getEnclosingClass().getSimpleName() + c.getSimpleName();
+    }
+
+    private static Type unwrap(Type t) {
+        if (t instanceof ParameterizedType p && p.getRawType() == RestResponse.class) {
+            return p.getActualTypeArguments()[0];
+        }
+        return t;
+    }
+
+    /**
+     * The type of the method's entity parameter (the one without a JAX-RS annotation), or the type its OpenAPI
+     * {@link RequestBody} names when it reads the body itself.
+     */
+    private static Class<?> bodyType(Method m) {
+        for (var p : m.getParameters()) {
+            RequestBody declared = p.getAnnotation(RequestBody.class);
+            if (declared != null) {
+                return declared.content()[0].schema().implementation();
+            }
+            boolean annotated = Arrays.stream(p.getAnnotations())
+                    .anyMatch(a -> a.annotationType().getPackageName().startsWith("org.jboss.resteasy.reactive"));
+            if (!annotated) {
+                return p.getType();
+            }
+        }
+        return null;
+    }
+
+    private static Set<String> queryParams(Method m) {
+        Set<String> out = new TreeSet<>();
+        for (var p : m.getParameters()) {
+            RestQuery q = p.getAnnotation(RestQuery.class);
+            if (q != null) {
+                out.add(q.value());
+            }
+        }
+        return out;
+    }
+
+    private static Set<String> names(JsonNode object) {
+        Set<String> out = new LinkedHashSet<>();
+        object.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
+}
