@@ -15,6 +15,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -114,7 +115,7 @@ class LifecycleApiLambdaTest {
     void aTriggerBodyOverridesArgsAndEnvForThatRunAndIsCheckedLikeAJobs() throws Exception {
         String id = createJob(later(1, ChronoUnit.DAYS));
         given().contentType(ContentType.JSON)
-                .body(Map.of("args", java.util.List.of("--full"), "env", Map.of("MODE", "rebuild")))
+                .body(Map.of("args", List.of("--full"), "env", Map.of("MODE", "rebuild")))
                 .post("/v1/jobs/" + id + "/trigger")
                 .then()
                 .statusCode(202)
@@ -128,7 +129,7 @@ class LifecycleApiLambdaTest {
                 "env.AWS_SECRET_ACCESS_KEY");
         Problems.assertProblem(
                 given().contentType(ContentType.JSON)
-                        .body(Map.of("argz", java.util.List.of()))
+                        .body(Map.of("argz", List.of()))
                         .post("/v1/jobs/" + id + "/trigger"),
                 400,
                 "argz");

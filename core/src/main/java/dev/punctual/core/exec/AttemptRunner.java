@@ -327,8 +327,7 @@ public final class AttemptRunner {
             // An attempt to be retried keeps its log in the bucket, under its attempt number: the run item holds
             // only the latest attempt's, which the retry replaces. Retries are few, so most runs still need no
             // S3 request for a short log.
-            boolean retried =
-                    error != null && !RunWorker.SHUTDOWN.equals(killed) && retryable && attempt < run.maxAttempts();
+            boolean retried = retried(run, error, RunWorker.SHUTDOWN.equals(killed), retryable);
             Log storedLog = storeLog(logKey, logFile, !retried, held);
             deleteQuietly(workDir, logFile);
             if (RunWorker.FENCED.equals(killed) || RunWorker.SELF_FENCED.equals(killed)) {
@@ -354,10 +353,18 @@ public final class AttemptRunner {
         }
     }
 
+    /**
+     * Whether an attempt that ended with {@code error} is tried again: it failed, was not given back ({@code
+     * released}), may be retried and has attempts left. One that failed otherwise is DEAD.
+     */
+    private static boolean retried(Run run, String error, boolean released, boolean retryable) {
+        return error != null && !released && retryable && run.attempt() < run.maxAttempts();
+    }
+
     private Outcome settle(
             Message message, Run run, Integer exitCode, String error, Log log, boolean released, boolean retryable) {
         int attempt = run.attempt();
-        boolean dead = error != null && !released && (!retryable || attempt >= run.maxAttempts());
+        boolean dead = error != null && !released && !retried(run, error, released, retryable);
         Transition outcome = error == null
                 ? Transition.SUCCEED
                 : released ? Transition.RELEASE : dead ? Transition.DIE : Transition.FAIL;

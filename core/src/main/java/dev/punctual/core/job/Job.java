@@ -4,6 +4,7 @@ import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.schedule.ScheduleSpec;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -60,7 +61,7 @@ public record Job(
         if (args == null && env.isEmpty()) {
             return this;
         }
-        Map<String, String> merged = new java.util.LinkedHashMap<>(this.env);
+        Map<String, String> merged = new LinkedHashMap<>(this.env);
         merged.putAll(env);
         return toBuilder().args(args == null ? this.args : args).env(merged).build();
     }

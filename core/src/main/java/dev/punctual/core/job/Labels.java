@@ -52,13 +52,10 @@ public final class Labels {
 
     /**
      * A filter: every {@code key=value} of {@code selector} (comma-separated; a bare {@code key} asks only that the
-     * label is there). Null when {@code selector} is; what does not parse is {@code null} too, reported by
-     * {@link #selectorProblem}.
+     * label is there), a value null for any. {@code selector} is one {@link #selectorProblem} found nothing wrong
+     * with.
      */
     public static Map<String, String> selector(String selector) {
-        if (selector == null || selectorProblem(selector) != null) {
-            return null;
-        }
         Map<String, String> out = new TreeMap<>();
         for (String part : selector.split(",", -1)) {
             int eq = part.indexOf('=');

@@ -47,8 +47,9 @@ public record JobListing(String state, String label, String namePrefix) {
             String problem = Labels.selectorProblem(label);
             if (problem != null) {
                 errors.add(new FieldError("label", problem));
+            } else {
+                selector = Labels.selector(label);
             }
-            selector = Labels.selector(label);
         }
         if (namePrefix != null && namePrefix.length() > 128) {
             errors.add(new FieldError("namePrefix", "must be at most 128 characters"));

@@ -31,6 +31,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -106,7 +107,7 @@ class LifecycleTest {
                 ScheduleSpec.interval(
                         "PT1H", Instant.now().plus(Duration.ofHours(1)).toString(), null),
                 j -> j.secrets(Map.of("TOKEN", "s3cr3t")));
-        java.util.List<String> withNull = new java.util.ArrayList<>(List.of("ok"));
+        List<String> withNull = new ArrayList<>(List.of("ok"));
         withNull.add(null);
         assertThatThrownBy(() -> p.lifecycle.trigger(
                         OWNER, job.id(), new TriggerRequest(withNull, Map.of("LD_PRELOAD", "/x.so", "TOKEN", "x"))))
