@@ -22,3 +22,18 @@ resource "aws_lambda_permission" "sweep" {
   principal     = "events.amazonaws.com"
   source_arn    = aws_cloudwatch_event_rule.sweep.arn
 }
+
+# Run outcomes (SUCCEEDED, FAILED, DEAD, CANCELLED, SKIPPED), published by the executors and the sweeper as
+# "Punctual Run State Change" events with source "punctual" (core/.../notify/RunNotice.java; schema in the README).
+# A bus of its own, so that rules on it see only these and its policy can be given to whoever consumes them. It
+# exists whether or not run_events publishes on it (an idle bus costs nothing).
+resource "aws_cloudwatch_event_bus" "runs" {
+  name = "${var.name_prefix}-runs"
+
+  tags = var.tags
+}
+
+locals {
+  # Only the components that publish (the API writes no outcome): punctual.events.bus-name.
+  run_events_environment = var.run_events ? { PUNCTUAL_EVENTS_BUS_NAME = aws_cloudwatch_event_bus.runs.name } : {}
+}

@@ -142,6 +142,8 @@ locals {
       { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.runs.arn] },
       # Dead-letter reconciliation: each sweep drains the run queue's DLQ and marks the runs it names DEAD.
       { sid = "RunDeadLetterQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.dlq.arn] },
+      # Outcomes the sweeper writes (a run a catch-up policy leaves out, a dead-lettered run), on the runs bus.
+      { sid = "RunEvents", actions = ["events:PutEvents"], resources = [aws_cloudwatch_event_bus.runs.arn] },
     ]
 
     executor = [
@@ -155,6 +157,7 @@ locals {
       { sid = "RunQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl", "sqs:SendMessage"], resources = [aws_sqs_queue.runs.arn] },
       { sid = "ReadBinaries", actions = ["s3:GetObject"], resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*"] },
       { sid = "WriteLogs", actions = ["s3:PutObject"], resources = ["${aws_s3_bucket.artifacts.arn}/logs/*"] },
+      { sid = "RunEvents", actions = ["events:PutEvents"], resources = [aws_cloudwatch_event_bus.runs.arn] },
     ]
   }
 }

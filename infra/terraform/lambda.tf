@@ -21,7 +21,7 @@ locals {
       timeout     = var.sweeper_timeout
       # Sweeps are idempotent; a cap keeps a slow sweep and the next tick from piling up further ones.
       reserved_concurrency = var.sweeper_reserved_concurrency
-      environment          = local.lambda_environment
+      environment          = merge(local.lambda_environment, local.run_events_environment)
     }
   }
 }

@@ -48,6 +48,7 @@ locals {
       # Insights reads field by field.
       PUNCTUAL_JSON_RUN_EVENTS = "true"
     },
+    local.run_events_environment,
     local.executor_sandbox_environment,
     var.extra_environment,
   )

@@ -17,6 +17,8 @@ locals {
     logs      = "Interface"
     "ecr.api" = "Interface"
     "ecr.dkr" = "Interface"
+    # Run outcomes published on the runs bus (run_events).
+    events = "Interface"
   }
   gateway_endpoint_types = { for service, type in local.vpc_endpoint_types : service => type if type == "Gateway" }
 
@@ -52,7 +54,7 @@ resource "aws_security_group" "executor" {
 
     precondition {
       condition     = var.create_vpc_endpoints || var.run_egress != "aws-endpoints" || length(var.vpc_endpoint_security_group_ids) > 0
-      error_message = "vpc_endpoint_security_group_ids is required with create_vpc_endpoints = false and run_egress = \"aws-endpoints\": the security groups of the VPC's SQS, CloudWatch Logs and ECR interface endpoints, the only HTTPS the executor may then reach besides S3 and DynamoDB."
+      error_message = "vpc_endpoint_security_group_ids is required with create_vpc_endpoints = false and run_egress = \"aws-endpoints\": the security groups of the VPC's SQS, CloudWatch Logs, EventBridge and ECR interface endpoints, the only HTTPS the executor may then reach besides S3 and DynamoDB."
     }
 
     precondition {
@@ -77,12 +79,12 @@ resource "aws_vpc_security_group_egress_rule" "executor_gateway_endpoints" {
   tags = var.tags
 }
 
-# SQS, CloudWatch Logs and ECR on 443, at their interface endpoints only.
+# SQS, CloudWatch Logs, EventBridge and ECR on 443, at their interface endpoints only.
 resource "aws_vpc_security_group_egress_rule" "executor_interface_endpoints" {
   count = var.create_executor_service ? local.interface_endpoint_security_group_count : 0
 
   security_group_id            = aws_security_group.executor[0].id
-  description                  = "HTTPS to the SQS, CloudWatch Logs and ECR interface endpoints"
+  description                  = "HTTPS to the SQS, CloudWatch Logs, EventBridge and ECR interface endpoints"
   ip_protocol                  = "tcp"
   from_port                    = 443
   to_port                      = 443

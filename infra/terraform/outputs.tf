@@ -120,3 +120,13 @@ output "vpc_endpoint_security_group_id" {
   description = "Security group of the interface endpoints the module created (HTTPS from the VPC)."
   value       = try(aws_security_group.vpc_endpoints[0].id, null)
 }
+
+output "run_events_bus_name" {
+  description = "The EventBridge bus run outcomes are published on (with run_events): put your rules on it, matching source \"punctual\" and detail-type \"Punctual Run State Change\"."
+  value       = aws_cloudwatch_event_bus.runs.name
+}
+
+output "run_events_bus_arn" {
+  description = "ARN of the run events bus."
+  value       = aws_cloudwatch_event_bus.runs.arn
+}

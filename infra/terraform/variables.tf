@@ -380,7 +380,7 @@ variable "executor_assign_public_ip" {
 }
 
 variable "run_egress" {
-  description = "What the executor tasks, and so every binary they run, may reach (a run shares its task's network on Fargate). \"aws-endpoints\": HTTPS to the VPC endpoints of S3, DynamoDB, SQS, CloudWatch Logs and ECR, and nothing else: no NAT gateway needed, no internet for runs. \"internet-https\": also HTTPS (443) to any address, through the subnets' NAT gateway or a public IP, as before this variable existed. See the README's \"What a run can reach\"."
+  description = "What the executor tasks, and so every binary they run, may reach (a run shares its task's network on Fargate). \"aws-endpoints\": HTTPS to the VPC endpoints of S3, DynamoDB, SQS, CloudWatch Logs, EventBridge and ECR, and nothing else: no NAT gateway needed, no internet for runs. \"internet-https\": also HTTPS (443) to any address, through the subnets' NAT gateway or a public IP, as before this variable existed. See the README's \"What a run can reach\"."
   type        = string
   default     = "aws-endpoints"
   nullable    = false
@@ -392,7 +392,7 @@ variable "run_egress" {
 }
 
 variable "create_vpc_endpoints" {
-  description = "Create the VPC endpoints the executor uses: gateway endpoints for S3 and DynamoDB on vpc_endpoint_route_table_ids, and interface endpoints with private DNS for SQS, CloudWatch Logs, ECR API and ECR Docker in private_subnet_ids, whose security group admits HTTPS from the VPC. Private DNS points every workload of the VPC at them, and a VPC can have only one private-DNS endpoint per service: if yours has them already, set false and give their security groups in vpc_endpoint_security_group_ids."
+  description = "Create the VPC endpoints the executor uses: gateway endpoints for S3 and DynamoDB on vpc_endpoint_route_table_ids, and interface endpoints with private DNS for SQS, CloudWatch Logs, EventBridge, ECR API and ECR Docker in private_subnet_ids, whose security group admits HTTPS from the VPC. Private DNS points every workload of the VPC at them, and a VPC can have only one private-DNS endpoint per service: if yours has them already, set false and give their security groups in vpc_endpoint_security_group_ids."
   type        = bool
   default     = true
   nullable    = false
@@ -442,4 +442,11 @@ variable "firing_lateness_alarm_ms" {
   description = "Alarm when the p99 firing lateness (claim time minus due time) over 5 minutes exceeds this many milliseconds."
   type        = number
   default     = 1000
+}
+
+variable "run_events" {
+  description = "Publish every run outcome (SUCCEEDED, FAILED, DEAD, CANCELLED, SKIPPED) as a \"Punctual Run State Change\" event on the <name_prefix>-runs EventBridge bus, from the executors and the sweeper (schema in the README). EventBridge charges about 1 USD per million events: about one per run, two or more for a run retried. The executor reaches EventBridge through an interface VPC endpoint (created with the others)."
+  type        = bool
+  default     = true
+  nullable    = false
 }

@@ -85,8 +85,8 @@ run "the_container_is_hardened_and_runs_reach_only_the_endpoints" {
   }
 
   assert {
-    condition     = toset(keys(aws_vpc_endpoint.this)) == toset(["s3", "dynamodb", "sqs", "logs", "ecr.api", "ecr.dkr"])
-    error_message = "Expected the six VPC endpoints, got ${jsonencode(keys(aws_vpc_endpoint.this))}."
+    condition     = toset(keys(aws_vpc_endpoint.this)) == toset(["s3", "dynamodb", "sqs", "logs", "ecr.api", "ecr.dkr", "events"])
+    error_message = "Expected the seven VPC endpoints, got ${jsonencode(keys(aws_vpc_endpoint.this))}."
   }
 
   assert {

@@ -9,10 +9,12 @@ import dev.punctual.core.exec.Backoff;
 import dev.punctual.core.exec.BinaryCache;
 import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.exec.ProcessRunner;
+import dev.punctual.core.exec.RunEvents;
 import dev.punctual.core.exec.RunWorker;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.notify.RunNotices;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunQueue;
@@ -68,6 +70,8 @@ public final class Punctual {
     public final JobService jobService;
     public final DeadLetterService deadLetters;
     public final JobLifecycle lifecycle;
+    /** Where run outcomes are published (executors and the sweeper publish; the API does not). */
+    public final RunNotices notices;
 
     public Punctual(
             DynamoDbClient dynamo,
@@ -77,7 +81,20 @@ public final class Punctual {
             Settings settings,
             Clock clock,
             String queueUrl) {
+        this(dynamo, sqs, s3, presigner, settings, clock, queueUrl, RunNotices.NONE);
+    }
+
+    public Punctual(
+            DynamoDbClient dynamo,
+            SqsClient sqs,
+            S3Client s3,
+            S3Presigner presigner,
+            Settings settings,
+            Clock clock,
+            String queueUrl,
+            RunNotices notices) {
         this.settings = settings;
+        this.notices = notices;
         this.clock = clock;
         this.resources = new Resources(settings);
         this.buckets = new TimeBuckets(settings.shards());
@@ -91,7 +108,7 @@ public final class Punctual {
         this.store = new ArtifactStore(s3, presigner, resources.bucket());
         this.schedules = new Schedules(settings.minInterval());
         this.planner = new RunPlanner(new SecureRandom());
-        this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, clock, planner);
+        this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, clock, planner, notices);
         this.sweeper = new Sweeper(
                 runs, watermarks, dispatcher, buckets, settings, clock, new DeadLetterQueue(sqs, resources.runQueue()));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
@@ -120,7 +137,8 @@ public final class Punctual {
                     clock,
                     executorId,
                     workRoot.resolve("runs"),
-                    timer);
+                    timer,
+                    new RunEvents(settings.jsonRunEvents(), notices));
             return new RunWorker(runs, jobs, tx, queue, settings, clock, attempts);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

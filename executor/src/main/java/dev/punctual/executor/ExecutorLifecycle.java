@@ -96,5 +96,14 @@ public class ExecutorLifecycle {
             LOG.info("draining: no new runs; running ones get the shutdown grace period");
             pool.close();
         }
+        try {
+            // Outcomes of the runs drained above are still to be published; what cannot go in time is logged.
+            punctual.notices.close(NOTICES_GRACE);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
     }
+
+    /** How long a stopping executor waits for the run outcomes it has not published yet. */
+    static final Duration NOTICES_GRACE = Duration.ofSeconds(5);
 }

@@ -40,7 +40,8 @@ final class CodeActions {
             Map.entry("dev/punctual/core/sweep/WatermarkRepository", "table:sweeps"),
             Map.entry("dev/punctual/core/queue/RunQueue", "queue:runs"),
             Map.entry("dev/punctual/core/queue/DeadLetterQueue", "queue:runs-dlq"),
-            Map.entry("dev/punctual/core/binary/ArtifactStore", "bucket:artifacts"));
+            Map.entry("dev/punctual/core/binary/ArtifactStore", "bucket:artifacts"),
+            Map.entry("dev/punctual/core/notify/EventBusNotices", "bus:runs"));
 
     /** A permission the code needs: an IAM action on a resource key (see {@link #ADAPTER_RESOURCE}). */
     record Permission(String action, String resource) implements Comparable<Permission> {
@@ -146,6 +147,13 @@ final class CodeActions {
                     case "deleteObject" -> List.of("s3:DeleteObject");
                     case "listObjectsV2", "listObjectsV2Paginator" -> List.of("s3:ListBucket");
                     default -> throw new AssertionError("unmapped S3 call " + name);
+                };
+            case "EventBridgeClient" ->
+                switch (name) {
+                    case "putEvents" -> List.of("events:PutEvents");
+                    // Building and closing a client are no requests.
+                    case "builder", "close" -> List.of();
+                    default -> throw new AssertionError("unmapped EventBridge call " + name);
                 };
             // A presigned URL carries the signer's permissions: the API's role must itself allow the upload.
             case "S3Presigner" ->

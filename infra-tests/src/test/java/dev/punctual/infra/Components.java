@@ -1,6 +1,7 @@
 package dev.punctual.infra;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.punctual.wiring.CoreProducer;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -29,16 +30,18 @@ final class Components {
             return List.of(
                     // The API: every public method of every REST resource.
                     new Component("api", ApiRoutes.resourceClasses(), Set.of(), document("api"), "api"),
+                    // The sweeper and the executor also publish run outcomes from what their configuration builds
+                    // (CoreProducer.notices: a publisher whose thread sends them).
                     new Component(
                             "sweeper",
-                            List.of(dev.punctual.sweeper.SweepHandler.class),
-                            Set.of("handleRequest"),
+                            List.of(dev.punctual.sweeper.SweepHandler.class, CoreProducer.class),
+                            Set.of("handleRequest", "notices"),
                             document("sweeper"),
                             "sweeper"),
                     new Component(
                             "executor",
-                            List.of(dev.punctual.executor.ExecutorLifecycle.class),
-                            Set.of("start", "stop"),
+                            List.of(dev.punctual.executor.ExecutorLifecycle.class, CoreProducer.class),
+                            Set.of("start", "stop", "notices"),
                             document("executor"),
                             // The task role; the execution role is ECS's own, not the program's.
                             "executor-task"));

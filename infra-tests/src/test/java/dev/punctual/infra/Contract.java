@@ -27,6 +27,7 @@ final class Contract {
             Pattern.compile("aws_dynamodb_table\\.(\\w+(?:\\[\"[^\"]*\"])?)\\.arn(/index/\\*)?");
     private static final Pattern QUEUE_REF = Pattern.compile("aws_sqs_queue\\.(\\w+)\\.arn");
     private static final Pattern BUCKET_REF = Pattern.compile("aws_s3_bucket\\.(\\w+)\\.arn");
+    private static final Pattern BUS_REF = Pattern.compile("aws_cloudwatch_event_bus\\.(\\w+)\\.arn");
     private static final Pattern ENV_NAME = Pattern.compile("\\b(PUNCTUAL_[A-Z0-9_]+)\\b");
 
     private final Terraform tf;
@@ -201,7 +202,7 @@ final class Contract {
             }
             for (JsonNode a : st.path("actions")) {
                 String action = a.asText();
-                if (!action.matches("(dynamodb|sqs|s3):.*")) {
+                if (!action.matches("(dynamodb|sqs|s3|events):.*")) {
                     continue;
                 }
                 for (JsonNode r : st.path("resources")) {
@@ -276,6 +277,11 @@ final class Contract {
         }
         if (BUCKET_REF.matcher(arnExpr).find()) {
             return Optional.of("bucket:artifacts");
+        }
+        Matcher bus = BUS_REF.matcher(arnExpr);
+        if (bus.find()) {
+            return suffix(tf.resources("aws_cloudwatch_event_bus").get(bus.group(1)))
+                    .map(s -> "bus:" + s);
         }
         return Optional.empty();
     }

@@ -41,7 +41,8 @@ class DerivedActionsTest {
                                 "dynamodb:UpdateItem table:runs",
                                 "s3:GetObject bucket:artifacts",
                                 "s3:PutObject bucket:artifacts",
-                                "sqs:SendMessage queue:runs"),
+                                "sqs:SendMessage queue:runs",
+                                "events:PutEvents bus:runs"),
                         new Condition<>(
                                 x -> x.action().equals("dynamodb:Query")
                                         || x.action().equals("dynamodb:PutItem"),
@@ -52,7 +53,8 @@ class DerivedActionsTest {
                                 "dynamodb:Query table:runs",
                                 "sqs:SendMessage queue:runs",
                                 "dynamodb:UpdateItem table:sweeps",
-                                "dynamodb:PutItem table:runs"),
+                                "dynamodb:PutItem table:runs",
+                                "events:PutEvents bus:runs"),
                         new Condition<>(
                                 x -> x.resource().startsWith("bucket:") || x.equals(RECEIVE_RUNS),
                                 "S3, or receiving runs")),
@@ -63,7 +65,9 @@ class DerivedActionsTest {
                                 "sqs:SendMessage queue:runs",
                                 "dynamodb:PutItem table:binaries",
                                 "dynamodb:Query table:jobs"),
-                        new Condition<>(RECEIVE_RUNS::equals, "receiving runs")));
+                        new Condition<>(
+                                x -> x.equals(RECEIVE_RUNS) || x.action().startsWith("events:"),
+                                "receiving runs, or publishing run outcomes")));
     }
 
     private static final Permission RECEIVE_RUNS = new Permission("sqs:ReceiveMessage", "queue:runs");

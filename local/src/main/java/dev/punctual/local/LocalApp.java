@@ -10,6 +10,7 @@ import io.quarkus.runtime.QuarkusApplication;
 import jakarta.inject.Inject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -28,6 +29,8 @@ public class LocalApp implements QuarkusApplication {
     static final int LONG_POLL_SECONDS = 20;
     /** How long a stopping runner waits for a sweep under way before it interrupts it. */
     static final int SWEEP_STOP_SECONDS = 10;
+    /** How long a stopping runner waits for the run outcomes it has not published yet (with a bus configured). */
+    static final Duration NOTICES_GRACE = Duration.ofSeconds(5);
 
     @Inject
     Punctual punctual;
@@ -73,6 +76,7 @@ public class LocalApp implements QuarkusApplication {
             timer.shutdownNow();
         }
         pools.forEach(ExecutorPool::close);
+        punctual.notices.close(NOTICES_GRACE);
         return 0;
     }
 

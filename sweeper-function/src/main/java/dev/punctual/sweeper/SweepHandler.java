@@ -7,6 +7,7 @@ import dev.punctual.core.sweep.Sweeper;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
+import java.time.Duration;
 import java.util.Map;
 import org.jboss.logging.Logger;
 
@@ -20,6 +21,9 @@ import org.jboss.logging.Logger;
 public class SweepHandler implements RequestHandler<Map<String, Object>, Sweeper.SweepReport> {
     private static final Logger LOG = Logger.getLogger(SweepHandler.class);
 
+    /** How long a sweep waits for the outcomes it wrote (catch-up skips, dead letters) to be published. */
+    static final Duration NOTICES_WAIT = Duration.ofSeconds(10);
+
     @Inject
     Punctual punctual;
 
@@ -27,6 +31,15 @@ public class SweepHandler implements RequestHandler<Map<String, Object>, Sweeper
     public Sweeper.SweepReport handleRequest(Map<String, Object> event, Context context) {
         Sweeper.SweepReport r = punctual.sweeper.sweep();
         LOG.infof("sweep %s", r);
+        try {
+            // A Lambda's sandbox is frozen once it returns: what it has not published by then would wait for the
+            // next invocation, or be lost with the sandbox.
+            if (!punctual.notices.flush(NOTICES_WAIT)) {
+                LOG.warnf("run notices still unpublished after %s", NOTICES_WAIT);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         if (r.failed() > 0) {
             // Reported as success: the failed runs stay SCHEDULED and the next sweep retries them; a Lambda retry
             // would only repeat the same work sooner.

@@ -6,6 +6,8 @@ import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.limits.RunLimits;
+import dev.punctual.core.notify.EventBusNotices;
+import dev.punctual.core.notify.RunNotices;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
@@ -80,6 +82,21 @@ public class CoreProducer {
                 AwsClients.presignerFromEnvironment(c.s3PathStyle().orElse(false)),
                 settings,
                 clock,
-                c.queueUrl().orElse(null));
+                c.queueUrl().orElse(null),
+                notices(c));
     }
+
+    /** Run outcomes go to the configured EventBridge bus; with none, nowhere (the default). */
+    static RunNotices notices(PunctualConfig c) {
+        return c.eventsBusName()
+                .filter(name -> !name.isBlank())
+                .<RunNotices>map(name -> new EventBusNotices(
+                        AwsClients.eventBridgeFromEnvironment(),
+                        name,
+                        c.eventsSource().orElse(DEFAULT_SOURCE)))
+                .orElse(RunNotices.NONE);
+    }
+
+    /** The events' source when none is configured. */
+    static final String DEFAULT_SOURCE = "punctual";
 }

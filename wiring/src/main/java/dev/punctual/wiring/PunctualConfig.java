@@ -1,6 +1,7 @@
 package dev.punctual.wiring;
 
 import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithName;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -62,6 +63,17 @@ public interface PunctualConfig {
 
     /** Print each run transition as a JSON line on stdout, for CloudWatch Logs Insights (set on ECS). */
     Optional<Boolean> jsonRunEvents();
+
+    /**
+     * The EventBridge bus run outcomes are published on ({@code punctual.events.bus-name}; unset: not published).
+     * Its endpoint is the SDK's ({@code AWS_ENDPOINT_URL_EVENTBRIDGE} points it elsewhere, e.g. LocalStack).
+     */
+    @WithName("events.bus-name")
+    Optional<String> eventsBusName();
+
+    /** The events' {@code source} (default {@code punctual}), what rules match on. */
+    @WithName("events.source")
+    Optional<String> eventsSource();
 
     /**
      * How the API knows who is calling: {@code jwt} (API Gateway's JWT authorizer; the tenant comes from the

@@ -5,6 +5,8 @@ import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.notify.RunNotice;
+import dev.punctual.core.notify.RunNotices;
 import dev.punctual.core.plan.Occurrences;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.queue.RunMessage;
@@ -53,6 +55,8 @@ public final class Dispatcher {
     private final Clock clock;
     private final RunPlanner planner;
 
+    private final RunNotices notices;
+
     public Dispatcher(
             RunRepository runs,
             JobRepository jobs,
@@ -60,8 +64,10 @@ public final class Dispatcher {
             Transactions tx,
             Schedules schedules,
             Clock clock,
-            RunPlanner planner) {
+            RunPlanner planner,
+            RunNotices notices) {
         this.planner = planner;
+        this.notices = notices;
         this.runs = runs;
         this.jobs = jobs;
         this.queue = queue;
@@ -413,6 +419,9 @@ public final class Dispatcher {
                 // The job or run moved on meanwhile (another sweeper, a delete, a pause): nothing to send from here.
                 return Optional.empty();
             }
+            // Published with the run as read (its tenant, due time and attempt); the write fenced on its state only.
+            RunNotice.of(Change.of(Transition.SKIP_MISSED, run, now).withError(why), job, SWEEPER)
+                    .ifPresent(notices::publish);
             report.skipped++;
             LOG.log(Level.INFO, "job " + job.id() + ": " + why);
             next.ifPresent(n -> {
@@ -427,6 +436,14 @@ public final class Dispatcher {
             report.failed(run);
             return Optional.empty();
         }
+    }
+
+    /** Outcomes the dispatcher writes (a run its job's catch-up leaves out) are published as by {@value}. */
+    public static final String SWEEPER = "sweeper";
+
+    /** Where the outcomes this dispatcher writes are published. */
+    public RunNotices notices() {
+        return notices;
     }
 
     /** What one dispatch did. Failed runs stay SCHEDULED for a later sweep. */

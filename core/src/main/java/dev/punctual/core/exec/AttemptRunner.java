@@ -82,7 +82,8 @@ public final class AttemptRunner {
             Clock clock,
             String executorId,
             Path workRoot,
-            ScheduledExecutorService timer) {
+            ScheduledExecutorService timer,
+            RunEvents events) {
         this.runs = runs;
         this.jobs = jobs;
         this.queue = queue;
@@ -95,7 +96,7 @@ public final class AttemptRunner {
         this.executorId = executorId;
         this.workRoot = workRoot;
         this.sandbox = Sandbox.create(settings.sandbox());
-        this.events = new RunEvents(settings.jsonRunEvents());
+        this.events = events;
         this.timer = timer;
         try {
             this.supervisor = new Supervisor(workRoot.resolveSibling("deadlines"));
@@ -108,6 +109,10 @@ public final class AttemptRunner {
 
     String executorId() {
         return executorId;
+    }
+
+    RunEvents events() {
+        return events;
     }
 
     /** Runs the claimed attempt's binary and records its outcome (or leaves it, fenced, to the next attempt). */
@@ -150,7 +155,7 @@ public final class AttemptRunner {
                     held,
                     "recording the refusal of " + run.jobId() + "/" + run.runId(),
                     Integer.MAX_VALUE,
-                    () -> settle(message, run, null, RunWorker.REFUSED + shown, null, false, false));
+                    () -> settle(message, run, job, null, RunWorker.REFUSED + shown, null, false, false));
         }
         boolean letThrough = false;
         try {
@@ -344,7 +349,7 @@ public final class AttemptRunner {
                     held,
                     "recording the outcome of " + run.jobId() + "/" + run.runId(),
                     Integer.MAX_VALUE,
-                    () -> settle(message, run, code, err, storedLog, released, again));
+                    () -> settle(message, run, job, code, err, storedLog, released, again));
         } finally {
             ScheduledFuture<?> beating = beat.get();
             if (beating != null) {
@@ -362,7 +367,14 @@ public final class AttemptRunner {
     }
 
     private Outcome settle(
-            Message message, Run run, Integer exitCode, String error, Log log, boolean released, boolean retryable) {
+            Message message,
+            Run run,
+            Job job,
+            Integer exitCode,
+            String error,
+            Log log,
+            boolean released,
+            boolean retryable) {
         int attempt = run.attempt();
         boolean dead = error != null && !released && !retried(run, error, released, retryable);
         Transition outcome = error == null
@@ -378,7 +390,7 @@ public final class AttemptRunner {
         if (!runs.apply(change).won()) {
             return Outcome.FENCED;
         }
-        events.emit(RunEvent.of(change, executorId));
+        events.emit(change, job, executorId);
         if (outcome == Transition.SUCCEED) {
             queue.delete(message.receiptHandle());
             return Outcome.SUCCEEDED;
@@ -469,7 +481,7 @@ public final class AttemptRunner {
         }
         Optional<String> stopped = RunWorker.whyNotRunnable(current.map(Job::state));
         if (stopped.isPresent()) {
-            return withdraw(message, run, stopped.get());
+            return withdraw(message, run, current.orElse(null), stopped.get());
         }
         return null;
     }
@@ -494,12 +506,12 @@ public final class AttemptRunner {
      * The claimed run's job was found deleted or paused before its binary started: the run is CANCELLED, its claim
      * (and launch) undone, and its message deleted.
      */
-    Outcome withdraw(Message message, Run run, String why) {
+    Outcome withdraw(Message message, Run run, Job job, String why) {
         Change change = Change.of(Transition.WITHDRAW, run, clock.instant())
                 .withExecutor(executorId)
                 .withError(why);
         if (runs.apply(change).won()) {
-            events.emit(RunEvent.of(change, executorId));
+            events.emit(change, job, executorId);
         }
         queue.delete(message.receiptHandle());
         return Outcome.CANCELLED;

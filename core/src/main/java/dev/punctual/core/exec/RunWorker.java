@@ -68,7 +68,7 @@ public final class RunWorker {
         this.clock = clock;
         this.executorId = attempts.executorId();
         this.attempts = attempts;
-        this.events = new RunEvents(settings.jsonRunEvents());
+        this.events = attempts.events();
     }
 
     public String executorId() {
@@ -213,7 +213,7 @@ public final class RunWorker {
             Instant now = clock.instant();
             if (race == 0
                     && now.isAfter(m.scheduledAt().plus(policy.maxRunAge()))
-                    && expired(message, m, policy, now)) {
+                    && expired(message, m, job.orElse(null), policy, now)) {
                 return Outcome.EXPIRED;
             }
             if (policy.overlap() == Overlap.ALLOW) {
@@ -223,7 +223,7 @@ public final class RunWorker {
                 if (r.won()) {
                     return claimed(message, m, r.found(), now, timing.mark("claimed"));
                 }
-                Outcome lost = lostRun(message, m, r.found(), now);
+                Outcome lost = lostRun(message, m, job.orElse(null), r.found(), now);
                 if (lost != null) {
                     return lost;
                 }
@@ -252,7 +252,7 @@ public final class RunWorker {
                 }
                 return start(message, run, job.orElseThrow(), now, timing.mark("claimed"), null);
             }
-            Outcome lost = lostClaim(message, m, claim, c, policy, now);
+            Outcome lost = lostClaim(message, m, job.orElse(null), claim, c, policy, now);
             if (lost != null) {
                 return lost;
             }
@@ -304,7 +304,7 @@ public final class RunWorker {
         Optional<Job> job = readStrongly(m, now);
         Optional<String> stopped = whyNotRunnable(job.map(Job::state));
         if (stopped.isPresent()) {
-            return attempts.withdraw(message, run, stopped.get());
+            return attempts.withdraw(message, run, job.orElse(null), stopped.get());
         }
         if (job.get().firing().overlap() != Overlap.ALLOW) {
             // Replaced since the read before the claim by a definition whose runs must not overlap: this claim did
@@ -378,7 +378,7 @@ public final class RunWorker {
     }
 
     /** Whether the run has waited longer than the job's maxRunAge; if so it is now DEAD and the message gone. */
-    private boolean expired(Message message, RunMessage m, FiringPolicy policy, Instant now) {
+    private boolean expired(Message message, RunMessage m, Job job, FiringPolicy policy, Instant now) {
         Optional<Run> run = runs.get(m.jobId(), m.runId());
         if (run.isEmpty()
                 || run.get().state().terminal()
@@ -387,7 +387,7 @@ public final class RunWorker {
         }
         String why = "not started within maxRunAge " + policy.maxRunAge() + " of becoming due at "
                 + run.get().dueSince();
-        if (!applyAndTell(Change.of(Transition.DEAD_LETTER, run.get(), now).withError(why))) {
+        if (!applyAndTell(Change.of(Transition.DEAD_LETTER, run.get(), now).withError(why), job)) {
             // Running under a live lease, or it moved on meanwhile: not ours to end.
             return false;
         }
@@ -397,9 +397,15 @@ public final class RunWorker {
 
     /** What a lost claim means; null: a race on the job's active run, to be tried again. */
     private Outcome lostClaim(
-            Message message, RunMessage m, Transactions.Outcome claim, Claim c, FiringPolicy policy, Instant now) {
+            Message message,
+            RunMessage m,
+            Job job,
+            Transactions.Outcome claim,
+            Claim c,
+            FiringPolicy policy,
+            Instant now) {
         if (claim.failed(c.runIndex())) {
-            return lostRun(message, m, RunItems.fromItem(claim.oldItem(c.runIndex())), now);
+            return lostRun(message, m, job, RunItems.fromItem(claim.oldItem(c.runIndex())), now);
         }
         if (claim.failed(0)) {
             Optional<String> stopped = whyNotRunnable(JobRepository.stateOf(claim.oldItem(0)));
@@ -407,19 +413,21 @@ public final class RunWorker {
                 return null;
             }
             // The job was deleted or paused while this run waited in the queue: it must not start.
-            applyAndTell(Change.of(Transition.CANCEL_UNSTARTED, m.jobId(), m.runId(), now)
-                    .withError(stopped.get()));
+            applyAndTell(
+                    Change.of(Transition.CANCEL_UNSTARTED, m.jobId(), m.runId(), now)
+                            .withError(stopped.get()),
+                    job);
             queue.delete(message.receiptHandle());
             return Outcome.CANCELLED;
         }
         if (c.overlapIndex() >= 0 && claim.failed(c.overlapIndex())) {
-            return overlapping(message, m, c.active(), policy, now);
+            return overlapping(message, m, job, c.active(), policy, now);
         }
         return Outcome.CONFLICT;
     }
 
     /** What a claim lost on the run's own condition means ({@code seen}: the run as the claim found it). */
-    private Outcome lostRun(Message message, RunMessage m, Run seen, Instant now) {
+    private Outcome lostRun(Message message, RunMessage m, Job job, Run seen, Instant now) {
         if (seen == null && receives(message) < UNKNOWN_RUN_RECEIVES) {
             // A job created with its first run's message sent before the transaction that writes the run
             // (Dispatcher.sendBeforeWrite) may not have committed yet: look again in a moment rather than drop
@@ -451,7 +459,7 @@ public final class RunWorker {
                                 + " never started its binary; given back");
                 return null;
             }
-            return exhausted(message, seen, now);
+            return exhausted(message, job, seen, now);
         }
         Instant due = seen.scheduledAt();
         if (!RunRepository.dueForClaim(due, now)) {
@@ -478,13 +486,13 @@ public final class RunWorker {
      * The run has used every attempt, yet a message brought it back: its last attempt's executor stopped without an
      * outcome (crashed, froze, or lost its lease), which counts as a failed attempt. It ends DEAD, saying so.
      */
-    private Outcome exhausted(Message message, Run seen, Instant now) {
+    private Outcome exhausted(Message message, Job job, Run seen, Instant now) {
         String why = seen.state() == RunState.RUNNING
                 ? "attempt " + seen.attempt() + " of " + seen.maxAttempts() + " ended without an outcome (its "
                         + "executor " + seen.leaseOwner() + " stopped: crashed, froze or lost its lease), and no "
                         + "attempt is left"
                 : "no attempt is left (" + seen.attempt() + " of " + seen.maxAttempts() + " used)";
-        if (!applyAndTell(Change.of(Transition.DEAD_LETTER, seen, now).withError(why))) {
+        if (!applyAndTell(Change.of(Transition.DEAD_LETTER, seen, now).withError(why), job)) {
             return Outcome.CONFLICT;
         }
         queue.delete(message.receiptHandle());
@@ -492,11 +500,12 @@ public final class RunWorker {
     }
 
     /** The job's run {@code active} is still running: skip this one (forbid) or look again shortly (queue). */
-    private Outcome overlapping(Message message, RunMessage m, String active, FiringPolicy policy, Instant now) {
+    private Outcome overlapping(
+            Message message, RunMessage m, Job job, String active, FiringPolicy policy, Instant now) {
         if (policy.overlap() == Overlap.QUEUE) {
             // The re-sent messages carry the time of the next look, not the run's due time, so the age is
             // checked against the run itself here.
-            if (expired(message, m, policy, now)) {
+            if (expired(message, m, job, policy, now)) {
                 return Outcome.EXPIRED;
             }
             // A fresh message rather than a longer invisibility: a long wait must not count towards the queue's
@@ -506,8 +515,10 @@ public final class RunWorker {
             queue.delete(message.receiptHandle());
             return Outcome.WAITING;
         }
-        if (applyAndTell(Change.of(Transition.SKIP_OVERLAPPING, m.jobId(), m.runId(), now)
-                .withError("run " + active + " of this job was still running (overlap: forbid)"))) {
+        if (applyAndTell(
+                Change.of(Transition.SKIP_OVERLAPPING, m.jobId(), m.runId(), now)
+                        .withError("run " + active + " of this job was still running (overlap: forbid)"),
+                job)) {
             queue.delete(message.receiptHandle());
             return Outcome.SKIPPED;
         }
@@ -525,12 +536,15 @@ public final class RunWorker {
         queue.changeVisibility(message.receiptHandle(), (int) seconds);
     }
 
-    /** Applies {@code change}; when it wins, logs the run's transition ({@link RunEvent}). Whether it won. */
-    private boolean applyAndTell(Change change) {
+    /**
+     * Applies {@code change}; when it wins, logs the run's transition ({@link RunEvent}) and publishes it if it is an
+     * outcome ({@code job}: as read, null if not). Whether it won.
+     */
+    private boolean applyAndTell(Change change, Job job) {
         if (!runs.apply(change).won()) {
             return false;
         }
-        events.emit(RunEvent.of(change, executorId));
+        events.emit(change, job, executorId);
         return true;
     }
 

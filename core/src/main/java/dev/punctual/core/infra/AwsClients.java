@@ -10,6 +10,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.presigner.S3Presigner;
@@ -72,6 +73,28 @@ public final class AwsClients {
                         .pathStyleAccessEnabled(t.s3() != null)
                         .build());
         return (t.s3() == null ? b : b.endpointOverride(t.s3())).build();
+    }
+
+    /**
+     * An EventBridge client for the deployables, which have no Quarkus extension for it: endpoint, region and
+     * credentials as the SDK resolves them ({@code AWS_ENDPOINT_URL_EVENTBRIDGE} or {@code AWS_ENDPOINT_URL}).
+     */
+    public static EventBridgeClient eventBridgeFromEnvironment() {
+        return EventBridgeClient.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(new Metering()))
+                .build();
+    }
+
+    /** An EventBridge client at {@code endpoint} (tests), with {@code t}'s region and credentials. */
+    public static EventBridgeClient eventBridge(Target t, URI endpoint) {
+        return EventBridgeClient.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(new Metering()))
+                .region(t.region())
+                .credentialsProvider(t.credentials())
+                .endpointOverride(endpoint)
+                .build();
     }
 
     /** A presigner for the deployables: endpoint from the environment, region and credentials from the SDK chain. */

@@ -3,6 +3,7 @@ package dev.punctual.core.sweep;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.infra.Resources;
+import dev.punctual.core.notify.RunNotice;
 import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.Change;
@@ -193,10 +194,12 @@ public final class Sweeper {
                     continue;
                 }
                 Instant now = clock.instant();
-                RunRepository.Result dead = runs.apply(Change.of(Transition.DEAD_LETTER, run.get(), now)
-                        .withError("message dead-lettered after " + Resources.MAX_RECEIVE_COUNT + " receives"));
+                Change change = Change.of(Transition.DEAD_LETTER, run.get(), now)
+                        .withError("message dead-lettered after " + Resources.MAX_RECEIVE_COUNT + " receives");
+                RunRepository.Result dead = runs.apply(change);
                 if (dead.won()) {
                     marked++;
+                    RunNotice.of(change, null, Dispatcher.SWEEPER).ifPresent(dispatcher.notices()::publish);
                     LOG.log(
                             Level.WARNING,
                             "run " + m.jobId() + "/" + m.runId() + " is DEAD: its message was" + " dead-lettered");

@@ -327,7 +327,7 @@ class SweeperTest {
 
         RunQueue broken = new RunQueue(
                 Fixture.sqs(), p.resources.runQueue(), TestStack.aws().sqsEndpoint() + "/000000000000/nope");
-        Dispatcher failing = new Dispatcher(p.runs, p.jobs, broken, p.tx, p.schedules, clock, p.planner);
+        Dispatcher failing = new Dispatcher(p.runs, p.jobs, broken, p.tx, p.schedules, clock, p.planner, p.notices);
         Sweeper badSweeper = new Sweeper(p.runs, p.watermarks, failing, p.buckets, settings, clock, null);
 
         Sweeper.SweepReport bad = badSweeper.sweep();

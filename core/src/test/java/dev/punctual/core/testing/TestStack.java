@@ -5,6 +5,7 @@ import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.infra.Provisioner;
 import dev.punctual.core.infra.Resources;
+import dev.punctual.core.notify.RunNotices;
 import dev.punctual.emulators.EmbeddedAws;
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,12 +43,17 @@ public final class TestStack {
 
     /** A provisioned scheduler on the shared emulators. */
     public static Punctual create(Settings settings, Clock clock) {
+        return create(settings, clock, RunNotices.NONE);
+    }
+
+    /** A provisioned scheduler on the shared emulators that publishes run outcomes to {@code notices}. */
+    public static Punctual create(Settings settings, Clock clock, RunNotices notices) {
         AwsClients.Target t = target();
         Provisioner.provision(t, new Resources(settings));
         DynamoDbClient d = AwsClients.dynamo(t);
         SqsClient q = AwsClients.sqs(t);
         S3Client s = AwsClients.s3(t);
         S3Presigner p = AwsClients.presigner(t);
-        return new Punctual(d, q, s, p, settings, clock, null);
+        return new Punctual(d, q, s, p, settings, clock, null, notices);
     }
 }
