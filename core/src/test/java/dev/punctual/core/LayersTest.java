@@ -27,7 +27,7 @@ class LayersTest {
             Set.of("schedule", "firing", "config"),
             Set.of("infra"),
             Set.of("job", "run", "binary", "queue", "tenant"),
-            Set.of("plan"),
+            Set.of("plan", "notify"),
             Set.of("dispatch", "exec"),
             Set.of("sweep", "service"),
             Set.of(""));
