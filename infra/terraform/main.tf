@@ -27,6 +27,8 @@ locals {
     PUNCTUAL_BUCKET    = aws_s3_bucket.artifacts.id
     PUNCTUAL_QUEUE_URL = aws_sqs_queue.runs.url
     PUNCTUAL_LEASE     = "PT${var.lease_seconds}S"
+    # Jobs' webhooks are posted by the executors: only where they may reach the internet (run_egress).
+    PUNCTUAL_WEBHOOKS = var.run_egress == "internet-https" ? "public" : "off"
   }
 
   # The sweeper's environment; the api Lambda adds local.auth_environment (auth.tf).

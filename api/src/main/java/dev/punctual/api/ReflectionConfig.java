@@ -7,6 +7,8 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         targets = {
             dev.punctual.core.service.JobRequest.class,
             dev.punctual.core.service.JobView.class,
+            dev.punctual.core.service.JobView.WebhookView.class,
+            dev.punctual.core.service.WebhookRequest.class,
             dev.punctual.core.service.JobBatch.class,
             dev.punctual.core.service.JobBatch.Request.class,
             dev.punctual.core.service.RunView.class,

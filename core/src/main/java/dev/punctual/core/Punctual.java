@@ -3,6 +3,7 @@ package dev.punctual.core;
 import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.binary.BinaryRepository;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.WebhookMode;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.exec.AttemptRunner;
 import dev.punctual.core.exec.Backoff;
@@ -15,6 +16,8 @@ import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.notify.RunNotices;
+import dev.punctual.core.notify.WebhookNotices;
+import dev.punctual.core.notify.Webhooks;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunQueue;
@@ -38,6 +41,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -73,6 +77,9 @@ public final class Punctual {
     /** Where run outcomes are published (executors and the sweeper publish; the API does not). */
     public final RunNotices notices;
 
+    /** The wait before a webhook post's second try (the third waits four times as long). */
+    static final Duration WEBHOOK_BACKOFF = Duration.ofSeconds(1);
+
     public Punctual(
             DynamoDbClient dynamo,
             SqsClient sqs,
@@ -92,13 +99,16 @@ public final class Punctual {
             Settings settings,
             Clock clock,
             String queueUrl,
-            RunNotices notices) {
+            RunNotices bus) {
         this.settings = settings;
-        this.notices = notices;
         this.clock = clock;
         this.resources = new Resources(settings);
         this.buckets = new TimeBuckets(settings.shards());
         this.jobs = new JobRepository(dynamo, resources);
+        // Jobs' webhooks are posted from wherever outcomes are published, beside the bus.
+        this.notices = settings.webhooks() == WebhookMode.OFF
+                ? bus
+                : new WebhookNotices(bus, new Webhooks(jobs, clock, settings.webhooks(), WEBHOOK_BACKOFF));
         this.runs = new RunRepository(dynamo, resources, buckets, settings);
         this.binaryRepository = new BinaryRepository(dynamo, resources);
         this.usage = new UsageRepository(dynamo, resources);
@@ -108,7 +118,7 @@ public final class Punctual {
         this.store = new ArtifactStore(s3, presigner, resources.bucket());
         this.schedules = new Schedules(settings.minInterval());
         this.planner = new RunPlanner(new SecureRandom());
-        this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, clock, planner, notices);
+        this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, clock, planner, this.notices);
         this.sweeper = new Sweeper(
                 runs, watermarks, dispatcher, buckets, settings, clock, new DeadLetterQueue(sqs, resources.runQueue()));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
@@ -138,7 +148,7 @@ public final class Punctual {
                     executorId,
                     workRoot.resolve("runs"),
                     timer,
-                    new RunEvents(settings.jsonRunEvents(), notices));
+                    new RunEvents(settings.jsonRunEvents(), this.notices));
             return new RunWorker(runs, jobs, tx, queue, settings, clock, attempts);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

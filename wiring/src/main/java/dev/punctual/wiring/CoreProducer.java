@@ -3,6 +3,7 @@ package dev.punctual.wiring;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.SandboxConfig;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.WebhookMode;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.limits.RunLimits;
@@ -47,6 +48,7 @@ public class CoreProducer {
         c.retention().ifPresent(b::retention);
         c.emfMetrics().ifPresent(b::emfMetrics);
         c.jsonRunEvents().ifPresent(b::jsonRunEvents);
+        c.webhooks().map(WebhookMode::parse).ifPresent(b::webhooks);
         Quotas d = Quotas.DEFAULTS;
         b.quotas(new Quotas(
                 c.quotaJobs().orElse(d.jobs()),

@@ -71,6 +71,12 @@ public interface PunctualConfig {
     @WithName("events.bus-name")
     Optional<String> eventsBusName();
 
+    /**
+     * What jobs' webhooks may reach: {@code public} (https to public addresses, the default), {@code any} (also http
+     * and private addresses: a developer's machine) or {@code off} (a job naming one is refused).
+     */
+    Optional<String> webhooks();
+
     /** The events' {@code source} (default {@code punctual}), what rules match on. */
     @WithName("events.source")
     Optional<String> eventsSource();

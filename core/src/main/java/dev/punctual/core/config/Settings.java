@@ -38,7 +38,8 @@ public record Settings(
         boolean jsonRunEvents,
         Quotas quotas,
         SandboxConfig sandbox,
-        RunLimits limits) {
+        RunLimits limits,
+        WebhookMode webhooks) {
 
     public static final String DEFAULT_PREFIX = "punctual";
     public static final int DEFAULT_SHARDS = 4;
@@ -142,6 +143,7 @@ public record Settings(
         private Quotas quotas = Quotas.DEFAULTS;
         private SandboxConfig sandbox = SandboxConfig.DEFAULT;
         private RunLimits limits = RunLimits.DEFAULT_MAXIMA;
+        private WebhookMode webhooks = WebhookMode.PUBLIC;
 
         public Builder prefix(String v) {
             prefix = v;
@@ -289,6 +291,11 @@ public record Settings(
             return this;
         }
 
+        public Builder webhooks(WebhookMode v) {
+            webhooks = v;
+            return this;
+        }
+
         public Settings build() {
             return new Settings(
                     prefix,
@@ -319,7 +326,8 @@ public record Settings(
                     jsonRunEvents,
                     quotas,
                     sandbox,
-                    limits);
+                    limits,
+                    webhooks);
         }
     }
 }

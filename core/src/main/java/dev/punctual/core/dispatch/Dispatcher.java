@@ -441,6 +441,11 @@ public final class Dispatcher {
     /** Outcomes the dispatcher writes (a run its job's catch-up leaves out) are published as by {@value}. */
     public static final String SWEEPER = "sweeper";
 
+    /** The job, read eventually consistently: for a notice of an outcome written elsewhere (a dead letter). */
+    public Optional<Job> job(String jobId) {
+        return jobs.get(jobId, false);
+    }
+
     /** Where the outcomes this dispatcher writes are published. */
     public RunNotices notices() {
         return notices;

@@ -17,7 +17,8 @@ import java.util.Map;
  * ({@link JobRepository#secrets}) and never leave the storage except into the binary's environment.
  * {@code limits}: what a run may use, as the job asked ({@link RunLimits#NONE} when it named none).
  * {@code labels}: the owner's {@code key=value} tags, to group and filter jobs by ({@link Labels}); {@code pauseNote}:
- * why it was paused, as the pausing request said, while it is PAUSED.
+ * why it was paused, as the pausing request said, while it is PAUSED. {@code webhook}: where its outcomes are posted
+ * (null: nowhere).
  */
 public record Job(
         String id,
@@ -43,7 +44,8 @@ public record Job(
         List<String> secretNames,
         RunLimits limits,
         Map<String, String> labels,
-        String pauseNote) {
+        String pauseNote,
+        Webhook webhook) {
 
     public Job {
         limits = limits == null ? RunLimits.NONE : limits;
@@ -96,7 +98,8 @@ public record Job(
                 .secretNames(secretNames)
                 .limits(limits)
                 .labels(labels)
-                .pauseNote(pauseNote);
+                .pauseNote(pauseNote)
+                .webhook(webhook);
     }
 
     /** Builds a {@link Job}; what is left unset is null, 0 or false, and the record's own defaults apply. */
@@ -125,6 +128,7 @@ public record Job(
         private RunLimits limits;
         private Map<String, String> labels;
         private String pauseNote;
+        private Webhook webhook;
 
         private Builder() {}
 
@@ -248,6 +252,11 @@ public record Job(
             return this;
         }
 
+        public Builder webhook(Webhook webhook) {
+            this.webhook = webhook;
+            return this;
+        }
+
         public Job build() {
             return new Job(
                     id,
@@ -273,7 +282,8 @@ public record Job(
                     secretNames,
                     limits,
                     labels,
-                    pauseNote);
+                    pauseNote,
+                    webhook);
         }
     }
 }

@@ -47,6 +47,7 @@ final class JobItems {
     static final String LIMITS = "limits";
     static final String LABELS = "labels";
     static final String PAUSE_NOTE = "pauseNote";
+    static final String WEBHOOK = "webhook";
 
     private JobItems() {}
 
@@ -72,6 +73,9 @@ final class JobItems {
         item.put(LIMITS, limitsValue(job.limits()));
         if (!job.labels().isEmpty()) {
             item.put(LABELS, Items.stringMap(job.labels()));
+        }
+        if (job.webhook() != null) {
+            item.put(WEBHOOK, webhookValue(job.webhook()));
         }
         item.put(STATE, s(job.state().name()));
         item.put(VERSION, n(job.version()));
@@ -212,7 +216,20 @@ final class JobItems {
                 item.containsKey(SECRET_NAMES) ? Items.strings(item, SECRET_NAMES) : List.of(),
                 limits(item.get(LIMITS)),
                 item.containsKey(LABELS) ? Items.stringMap(item, LABELS) : Map.of(),
-                Items.str(item, PAUSE_NOTE));
+                Items.str(item, PAUSE_NOTE),
+                webhook(item.get(WEBHOOK)));
+    }
+
+    static AttributeValue webhookValue(Webhook w) {
+        return AttributeValue.fromM(Map.of("url", s(w.url()), "on", Items.strings(w.onNames())));
+    }
+
+    private static Webhook webhook(AttributeValue value) {
+        if (value == null || !value.hasM()) {
+            return null;
+        }
+        Map<String, AttributeValue> m = value.m();
+        return new Webhook(Items.str(m, "url"), java.util.Set.copyOf(Items.strings(m, "on")));
     }
 
     /** The limits the job named, by their JSON names; a job stored before limits existed named none. */

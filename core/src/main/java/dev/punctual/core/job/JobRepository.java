@@ -51,6 +51,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 public final class JobRepository {
     /** The attribute of a job's secrets item ({@code jobId = <job>#secrets}) that holds the values. */
     private static final String SECRET_VALUES = "values";
+    /** The attribute of a job's webhook item ({@code jobId = <job>#webhook}) that holds its signing secret. */
+    private static final String WEBHOOK_SECRET = "secret";
 
     private final DynamoDbClient dynamo;
     private final TableSpec table;
@@ -79,14 +81,13 @@ public final class JobRepository {
      * Writes new jobs (fresh ids) with their secrets, at a plain write's price: the secrets first, so a job is never
      * seen without them. Their runs are written before them ({@code JobService}).
      */
-    public void insertAll(List<Job> jobs, Map<String, Map<String, String>> secretsByJob) {
-        if (!secretsByJob.isEmpty()) {
-            BatchWrites.putNew(
-                    dynamo::batchWriteItem,
-                    table.name(),
-                    secretsByJob.entrySet().stream()
-                            .map(e -> putSecrets(e.getKey(), e.getValue()))
-                            .toList());
+    public void insertAll(
+            List<Job> jobs, Map<String, Map<String, String>> secretsByJob, Map<String, String> webhookSecrets) {
+        List<TransactWriteItem> apart = new ArrayList<>();
+        secretsByJob.forEach((id, values) -> apart.add(putSecrets(id, values)));
+        webhookSecrets.forEach((id, secret) -> apart.add(putWebhookSecret(id, secret)));
+        if (!apart.isEmpty()) {
+            BatchWrites.putNew(dynamo::batchWriteItem, table.name(), apart);
         }
         BatchWrites.putNew(
                 dynamo::batchWriteItem,
@@ -100,6 +101,7 @@ public final class JobRepository {
         jobIds.forEach(id -> {
             keys.add(key(id));
             keys.add(secretsKey(id));
+            keys.add(webhookKey(id));
         });
         BatchWrites.delete(dynamo::batchWriteItem, table.name(), keys);
     }
@@ -274,6 +276,12 @@ public final class JobRepository {
             values.put(":lab", Items.stringMap(job.labels()));
             update += ", #lab = :lab";
         }
+        if (job.webhook() == null) {
+            removed.add("#wh");
+        } else {
+            values.put(":wh", JobItems.webhookValue(job.webhook()));
+            update += ", #wh = :wh";
+        }
         if (job.pendingRunId() != null) {
             update += ", " + pendingTo(job.pendingRunId(), job.nextRunAt(), values);
         } else {
@@ -366,7 +374,8 @@ public final class JobRepository {
             Map.entry("#sn", SECRET_NAMES),
             Map.entry("#lim", LIMITS),
             Map.entry("#lab", LABELS),
-            Map.entry("#pn", PAUSE_NOTE));
+            Map.entry("#pn", PAUSE_NOTE),
+            Map.entry("#wh", JobItems.WEBHOOK));
 
     private static final Pattern NAME_PLACEHOLDER = Pattern.compile("#[a-z]+");
     private static final Pattern STATE_VALUE = Pattern.compile(":(active|completed|paused|deleted)\\b");
@@ -426,6 +435,34 @@ public final class JobRepository {
         return TransactWriteItem.builder()
                 .put(p -> p.tableName(table.name()).item(item))
                 .build();
+    }
+
+    /*
+     * A webhook's signing secret: an item of its own, jobId = "<job>#webhook", for the same reasons as the secrets,
+     * and apart from them so that either can be replaced without the other. Only whoever delivers reads it.
+     */
+
+    private static Map<String, AttributeValue> webhookKey(String jobId) {
+        return key(jobId + "#webhook");
+    }
+
+    /** Sets (or, null, clears) the job's webhook signing secret, in the transaction that writes the job. */
+    public TransactWriteItem putWebhookSecret(String jobId, String secret) {
+        Map<String, AttributeValue> item = new HashMap<>(webhookKey(jobId));
+        if (secret != null) {
+            item.put(WEBHOOK_SECRET, s(secret));
+        }
+        return TransactWriteItem.builder()
+                .put(p -> p.tableName(table.name()).item(item))
+                .build();
+    }
+
+    /** The job's webhook signing secret, if it has one. */
+    public Optional<String> webhookSecret(String jobId) {
+        var item = dynamo.getItem(
+                        b -> b.tableName(table.name()).key(webhookKey(jobId)).consistentRead(true))
+                .item();
+        return Optional.ofNullable(item == null ? null : Items.str(item, WEBHOOK_SECRET));
     }
 
     /** The job's secret values (empty when it has none). */

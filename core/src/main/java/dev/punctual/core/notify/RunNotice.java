@@ -3,6 +3,7 @@ package dev.punctual.core.notify;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.punctual.core.job.Job;
+import dev.punctual.core.job.Webhook;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
@@ -17,6 +18,7 @@ import java.util.Set;
  * What happened to a run, as it is published (the "Punctual Run State Change" event, schema version 1, documented in
  * the README): an outcome of an attempt or of the run. {@code by}: the executor that wrote it, or {@code sweeper}.
  * {@code jobName} and {@code labels} are the job's as the writer read it (absent when it had not read the job).
+ * {@code webhook}: the job's, when it asks for this state (not published: where the notice is also posted).
  */
 public record RunNotice(
         Instant at,
@@ -30,7 +32,8 @@ public record RunNotice(
         RunState state,
         Integer exitCode,
         String error,
-        String by) {
+        String by,
+        Webhook webhook) {
     public static final String SCHEMA_VERSION = "1";
     public static final String DETAIL_TYPE = "Punctual Run State Change";
 
@@ -67,6 +70,7 @@ public record RunNotice(
         Run run = change.run();
         String tenant = job != null ? job.owner() : run != null ? run.owner() : null;
         Integer attempt = change.attempt() != null ? change.attempt() : run != null ? run.attempt() : null;
+        RunState state = change.transition().to().orElseThrow();
         return Optional.of(new RunNotice(
                 change.now(),
                 tenant,
@@ -76,10 +80,11 @@ public record RunNotice(
                 change.runId(),
                 run == null ? null : run.scheduledAt(),
                 attempt,
-                change.transition().to().orElseThrow(),
+                state,
                 change.exitCode(),
                 change.error(),
-                by));
+                by,
+                job != null && job.webhook() != null && job.webhook().wants(state.name()) ? job.webhook() : null));
     }
 
     /** Whether the run is over (a FAILED attempt will be retried: the run is not). */

@@ -83,6 +83,7 @@ final class JobCreation {
         List<Run> written = new ArrayList<>();
         List<Job> jobs = new ArrayList<>();
         Map<String, Map<String, String>> secrets = new HashMap<>();
+        Map<String, String> webhookSecrets = new HashMap<>();
         List<Run> pending = new ArrayList<>();
         List<JobView> views = new ArrayList<>();
         for (int i = 0; i < defs.size(); i++) {
@@ -118,6 +119,9 @@ final class JobCreation {
             if (d.secrets() != null && !d.secrets().isEmpty()) {
                 secrets.put(draft.id(), d.secrets());
             }
+            if (d.webhook() != null) {
+                webhookSecrets.put(draft.id(), d.webhookSecret());
+            }
             // The answer shows the job with its first run to come (ACTIVE, nextRunAt its due time), however it was
             // written: the same answer as when the run is dispatched after the write, which moves the job on too.
             views.add(JobView.of(
@@ -136,7 +140,7 @@ final class JobCreation {
         }
         try {
             ctx.runs().createAll(runWrites);
-            ctx.jobs().insertAll(jobs, secrets);
+            ctx.jobs().insertAll(jobs, secrets, webhookSecrets);
         } catch (RuntimeException e) {
             undo(owner, jobs, written, rate, e);
             throw e;

@@ -15,6 +15,7 @@ import java.util.Map;
  * whose values the API never returns (only their names); on {@code PUT}, absent means "keep the current ones".
  * {@code limits}: what one run may use (absent fields: this deployment's maxima). {@code labels}: {@code key=value}
  * tags to group and filter jobs by ({@link dev.punctual.core.job.Labels}); on {@code PUT}, absent means none.
+ * {@code webhook}: where the job's run outcomes are posted ({@link WebhookRequest}); on {@code PUT}, absent means none.
  */
 public record JobRequest(
         String name,
@@ -31,7 +32,8 @@ public record JobRequest(
         String maxRunAge,
         Map<String, String> secrets,
         RunLimits limits,
-        Map<String, String> labels) {
+        Map<String, String> labels,
+        WebhookRequest webhook) {
 
     /** A request with what every job needs; the other fields are named on the builder, or left absent. */
     public static Builder builder(String name, String binaryId, ScheduleSpec schedule) {
@@ -55,6 +57,7 @@ public record JobRequest(
         private Map<String, String> secrets;
         private RunLimits limits;
         private Map<String, String> labels;
+        private WebhookRequest webhook;
 
         private Builder(String name, String binaryId, ScheduleSpec schedule) {
             this.name = name;
@@ -122,6 +125,11 @@ public record JobRequest(
             return this;
         }
 
+        public Builder webhook(WebhookRequest webhook) {
+            this.webhook = webhook;
+            return this;
+        }
+
         public JobRequest build() {
             return new JobRequest(
                     name,
@@ -138,7 +146,8 @@ public record JobRequest(
                     maxRunAge,
                     secrets,
                     limits,
-                    labels);
+                    labels,
+                    webhook);
         }
     }
 }

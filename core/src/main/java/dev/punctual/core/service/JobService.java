@@ -163,7 +163,7 @@ public final class JobService {
             throw JobValidator.stale("job " + jobId + " is at version " + old.version() + ", not " + expected
                     + ": read it again and re-apply your change");
         }
-        JobValidator.Definition d = validator.validate(owner, req, now, new HashMap<>());
+        JobValidator.Definition d = validator.validate(owner, req, now, new HashMap<>(), old);
         for (int i = 0; i < RETRIES; i++) {
             JobState state = old.state() == JobState.PAUSED ? JobState.PAUSED : JobState.ACTIVE;
             // Only for planning runs: the id, owner, attempts and jitter.
@@ -221,6 +221,10 @@ public final class JobService {
             }
             if (d.secrets() != null) {
                 items.add(ctx.jobs().putSecrets(jobId, d.secrets()));
+            }
+            if (d.webhookSecret() != null || (d.webhook() == null && old.webhook() != null)) {
+                // A new secret, or none left with the webhook gone; absent with a webhook kept: the current one.
+                items.add(ctx.jobs().putWebhookSecret(jobId, d.webhook() == null ? null : d.webhookSecret()));
             }
             Transactions.Outcome o = ctx.tx().write(items);
             if (!o.won() && quotaItem >= 0 && o.failed(quotaItem)) {
@@ -348,6 +352,9 @@ public final class JobService {
             items.add(ctx.usage().removeJob(owner, SchedulePeak.of(job.schedule(), ctx.schedules())));
             if (!job.secretNames().isEmpty()) {
                 items.add(ctx.jobs().putSecrets(jobId, Map.of()));
+            }
+            if (job.webhook() != null) {
+                items.add(ctx.jobs().putWebhookSecret(jobId, null));
             }
             ctx.cancelPending(job, now, "job deleted").ifPresent(items::add);
             if (ctx.tx().write(items).won()) {

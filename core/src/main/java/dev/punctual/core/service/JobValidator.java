@@ -12,18 +12,22 @@ import dev.punctual.core.job.CommandLine;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.job.Labels;
+import dev.punctual.core.job.Webhook;
 import dev.punctual.core.limits.RunLimits;
+import dev.punctual.core.notify.WebhookTargets;
 import dev.punctual.core.run.Overrides;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.SchedulePeak;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -58,7 +62,9 @@ final class JobValidator {
             Map<String, String> secrets,
             int peak,
             RunLimits limits,
-            Map<String, String> labels) {
+            Map<String, String> labels,
+            Webhook webhook,
+            String webhookSecret) {
         /** {@code secretNames}: of the new secrets, or (a PUT that leaves them out) of the job's current ones. */
         Job job(
                 String id,
@@ -95,8 +101,43 @@ final class JobValidator {
                                     : secrets.keySet().stream().sorted().toList())
                     .limits(limits)
                     .labels(labels)
+                    .webhook(webhook)
                     .build();
         }
+    }
+
+    static final int MIN_WEBHOOK_SECRET = 16;
+    static final int MAX_WEBHOOK_SECRET = 256;
+
+    /**
+     * The request's webhook, checked (null: none). Its secret may be left out only where there is one to keep
+     * ({@code hasSecret}: the job replaced had a webhook).
+     */
+    private Webhook webhook(WebhookRequest w, boolean hasSecret, List<FieldError> errors) {
+        if (w == null) {
+            return null;
+        }
+        int before = errors.size();
+        WebhookTargets.problem(w.url(), settings.webhooks())
+                .ifPresent(p -> errors.add(new FieldError("webhook.url", p)));
+        if (w.secret() == null && !hasSecret) {
+            errors.add(new FieldError("webhook.secret", "is required: the key its posts are signed with"));
+        }
+        if (w.secret() != null
+                && (w.secret().length() < MIN_WEBHOOK_SECRET || w.secret().length() > MAX_WEBHOOK_SECRET)) {
+            errors.add(new FieldError(
+                    "webhook.secret", "must be " + MIN_WEBHOOK_SECRET + " to " + MAX_WEBHOOK_SECRET + " characters"));
+        }
+        Set<String> on = new HashSet<>();
+        List<String> names = w.on() == null ? List.of() : w.on();
+        for (int i = 0; i < names.size(); i++) {
+            if (Webhook.OUTCOMES.contains(names.get(i))) {
+                on.add(names.get(i));
+            } else {
+                errors.add(new FieldError("webhook.on[" + i + "]", "must be one of " + Webhook.OUTCOMES));
+            }
+        }
+        return errors.size() == before ? new Webhook(w.url(), on) : null;
     }
 
     /**
@@ -104,6 +145,11 @@ final class JobValidator {
      * found usable by an earlier request of the same call (a batch), by id; this one's is added.
      */
     Definition validate(String owner, JobRequest req, Instant now, Map<String, Binary> known) {
+        return validate(owner, req, now, known, null);
+    }
+
+    /** {@link #validate}, of a request that replaces {@code current}. */
+    Definition validate(String owner, JobRequest req, Instant now, Map<String, Binary> known, Job current) {
         if (req == null) {
             throw ValidationException.of("body", "is required");
         }
@@ -148,6 +194,7 @@ final class JobValidator {
         RunLimits limits = req.limits() == null ? RunLimits.NONE : req.limits();
         limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
         errors.addAll(Labels.problems(req.labels()));
+        Webhook webhook = webhook(req.webhook(), current != null && current.webhook() != null, errors);
         Schedule schedule = null;
         try {
             schedule = schedules.parse(req.schedule(), now, "schedule");
@@ -197,7 +244,9 @@ final class JobValidator {
                 secrets == null ? null : Map.copyOf(secrets),
                 SchedulePeak.of(schedule.spec(), schedules),
                 limits,
-                req.labels() == null ? Map.of() : new TreeMap<>(req.labels()));
+                req.labels() == null ? Map.of() : new TreeMap<>(req.labels()),
+                webhook,
+                req.webhook() == null ? null : req.webhook().secret());
     }
 
     /**

@@ -16,7 +16,7 @@ import java.util.Map;
  * next occurrence from now, {@code JobContext#nextFire}); a job that is not ACTIVE has none. {@code version}
  * is also the job's ETag: {@code PUT} must send it back in {@code If-Match}. {@code limits}: only those the job
  * named (the rest are the executors' maxima), absent when it named none. {@code labels}: always present ({@code {}}
- * when none); {@code pauseNote}: why it was paused, while it is.
+ * when none); {@code pauseNote}: why it was paused, while it is. {@code webhook}: where its outcomes are posted.
  */
 public record JobView(
         String id,
@@ -42,7 +42,11 @@ public record JobView(
         List<String> secrets,
         RunLimits limits,
         Map<String, String> labels,
-        String pauseNote) {
+        String pauseNote,
+        WebhookView webhook) {
+
+    /** A job's webhook as shown: where and on which states; never its secret. */
+    public record WebhookView(String url, List<String> on) {}
 
     /** The job, {@code nextRunAt} the due time of its pending run (the first occurrence not yet queued). */
     public static JobView of(Job j) {
@@ -75,7 +79,10 @@ public record JobView(
                 j.secretNames(),
                 j.limits().none() ? null : j.limits(),
                 j.labels(),
-                j.state() == JobState.PAUSED ? j.pauseNote() : null);
+                j.state() == JobState.PAUSED ? j.pauseNote() : null,
+                j.webhook() == null
+                        ? null
+                        : new WebhookView(j.webhook().url(), j.webhook().onNames()));
     }
 
     /** The ETag of this version of the job. */

@@ -199,7 +199,8 @@ public final class Sweeper {
                 RunRepository.Result dead = runs.apply(change);
                 if (dead.won()) {
                     marked++;
-                    RunNotice.of(change, null, Dispatcher.SWEEPER).ifPresent(dispatcher.notices()::publish);
+                    RunNotice.of(change, dispatcher.job(m.jobId()).orElse(null), Dispatcher.SWEEPER)
+                            .ifPresent(dispatcher.notices()::publish);
                     LOG.log(
                             Level.WARNING,
                             "run " + m.jobId() + "/" + m.runId() + " is DEAD: its message was" + " dead-lettered");

@@ -44,7 +44,8 @@ class EventBusNoticesTest {
                 state,
                 state == RunState.SUCCEEDED ? 0 : 3,
                 state == RunState.SUCCEEDED ? null : "exited with code 3",
-                "ex-1");
+                "ex-1",
+                null);
     }
 
     @Test
