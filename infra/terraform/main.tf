@@ -29,6 +29,8 @@ locals {
     PUNCTUAL_LEASE     = "PT${var.lease_seconds}S"
     # Jobs' webhooks are posted by the executors: only where they may reach the internet (run_egress).
     PUNCTUAL_WEBHOOKS = var.run_egress == "internet-https" ? "public" : "off"
+    # One JSON object per log line (level, logger, message, thread, exception), for Logs Insights.
+    QUARKUS_LOG_CONSOLE_JSON_ENABLED = "true"
   }
 
   # The sweeper's environment; the api Lambda adds local.auth_environment (auth.tf).
