@@ -27,8 +27,18 @@ import java.util.Optional;
 public final class RunLogs {
     /** The longest a read waits for new output: well within API Gateway's 30 s. */
     public static final int MAX_WAIT_SECONDS = 20;
-    /** How often a waiting read looks again (the run, then the chunks after its offset). */
-    static final Duration POLL = Duration.ofSeconds(1);
+    /**
+     * How often a waiting read looks again (the run, then the chunks after its offset): half the chunk interval,
+     * within 1 to 5 s. New output only comes a chunk at a time, so looking more often would buy little latency for
+     * an S3 listing and a read of the run each time (and a Lambda's duration is billed meanwhile either way).
+     */
+    static Duration poll(Duration chunkInterval) {
+        Duration half = chunkInterval.dividedBy(2);
+        return half.compareTo(MIN_POLL) < 0 ? MIN_POLL : half.compareTo(MAX_POLL) > 0 ? MAX_POLL : half;
+    }
+
+    private static final Duration MIN_POLL = Duration.ofSeconds(1);
+    private static final Duration MAX_POLL = Duration.ofSeconds(5);
     /** Chunks read per answer at most (a GET each); the next read goes on from where this one stopped. */
     static final int MAX_CHUNKS = 100;
 
@@ -89,7 +99,8 @@ public final class RunLogs {
                 return shipped;
             }
             try {
-                Thread.sleep(left.compareTo(POLL) < 0 ? left : POLL);
+                Duration poll = poll(ctx.settings().logChunkInterval());
+                Thread.sleep(left.compareTo(poll) < 0 ? left : poll);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return shipped;

@@ -3,6 +3,7 @@ package dev.punctual.core.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -30,5 +31,13 @@ class RunLogsTest {
         // Continuation bytes with no lead byte: nothing to wait for.
         assertThat(RunLogs.completeCharacters(new byte[] {'a', (byte) 0x80, (byte) 0x80, (byte) 0x80}))
                 .isEqualTo(4);
+    }
+
+    @Test
+    void aWaitingReadLooksAgainAtHalfTheChunkIntervalWithinOneToFiveSeconds() {
+        assertThat(RunLogs.poll(Duration.ofSeconds(5))).isEqualTo(Duration.ofMillis(2500));
+        assertThat(RunLogs.poll(Duration.ofMillis(200))).isEqualTo(Duration.ofSeconds(1));
+        assertThat(RunLogs.poll(Duration.ZERO)).isEqualTo(Duration.ofSeconds(1));
+        assertThat(RunLogs.poll(Duration.ofMinutes(1))).isEqualTo(Duration.ofSeconds(5));
     }
 }
