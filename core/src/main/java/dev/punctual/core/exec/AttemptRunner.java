@@ -267,15 +267,16 @@ public final class AttemptRunner {
             watching = watchTimer.scheduleAtFixedRate(
                     watch::check, RunWatch.PERIOD.toMillis(), RunWatch.PERIOD.toMillis(), TimeUnit.MILLISECONDS);
             // The output so far, readable through the API while the binary runs (best effort, never holding it up).
-            shipping = LogShipper.start(
-                    store,
-                    run.jobId(),
-                    run.runId(),
-                    attempt,
-                    logFile,
-                    started::written,
-                    settings.logChunkInterval(),
-                    clock);
+            shipping = new LogShipper(
+                            store,
+                            run.jobId(),
+                            run.runId(),
+                            attempt,
+                            logFile,
+                            started::written,
+                            settings.logChunkInterval(),
+                            clock)
+                    .start();
             ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));
             exitCode = result.exitCode();
             killed = result.killedBecause();

@@ -46,7 +46,8 @@ final class LogShipper {
     private long shipped;
     private Instant last;
 
-    private LogShipper(
+    /** Ships the output counted by {@code written} (bytes of {@code logFile}) once {@link #start}ed. */
+    LogShipper(
             ArtifactStore store,
             String jobId,
             String runId,
@@ -66,27 +67,14 @@ final class LogShipper {
         this.last = clock.instant();
     }
 
-    /**
-     * Starts shipping the output counted by {@code written} (bytes of {@code logFile}); null when {@code interval}
-     * is zero (shipping off).
-     */
-    static LogShipper start(
-            ArtifactStore store,
-            String jobId,
-            String runId,
-            int attempt,
-            Path logFile,
-            LongSupplier written,
-            Duration interval,
-            Clock clock) {
-        if (interval.isZero() || interval.isNegative()) {
-            return null;
+    /** Starts shipping, unless the interval is zero (shipping off). */
+    LogShipper start() {
+        if (interval.isPositive()) {
+            Thread.ofVirtual()
+                    .name("log-ship-" + jobId + "/" + runId + "/" + attempt)
+                    .start(this::loop);
         }
-        LogShipper s = new LogShipper(store, jobId, runId, attempt, logFile, written, interval, clock);
-        Thread.ofVirtual()
-                .name("log-ship-" + jobId + "/" + runId + "/" + attempt)
-                .start(s::loop);
-        return s;
+        return this;
     }
 
     /**
