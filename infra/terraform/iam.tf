@@ -123,9 +123,11 @@ locals {
       { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.runs.arn] },
       # The presigned upload URL carries the API role's permissions: the role itself must allow the PUT.
       { sid = "UploadBinaries", actions = ["s3:PutObject"], resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*"] },
-      # HeadObject of a binary (uploaded yet?) and reading run logs.
+      # HeadObject of a binary (uploaded yet?) and reading run logs, and the chunks of a running attempt's output.
       { sid = "ReadArtifacts", actions = ["s3:GetObject"], resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*", "${aws_s3_bucket.artifacts.arn}/logs/*"] },
-      # Listing a run's log objects; also makes a HeadObject of a missing key answer 404 rather than 403.
+      # Listing the chunks of a running attempt's output (GET …/log while RUNNING: logs/<job>/<run>/attempt-<n>/);
+      # also makes a HeadObject of a missing key answer 404 rather than 403, which is why it cannot be narrowed by an
+      # s3:prefix condition (a HeadObject carries no prefix, and would then be refused).
       { sid = "ListArtifacts", actions = ["s3:ListBucket"], resources = [aws_s3_bucket.artifacts.arn] },
     ]
 
@@ -156,6 +158,8 @@ locals {
       # message for a run waiting on an overlapping one (overlap: queue).
       { sid = "RunQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl", "sqs:SendMessage"], resources = [aws_sqs_queue.runs.arn] },
       { sid = "ReadBinaries", actions = ["s3:GetObject"], resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*"] },
+      # An attempt's log at its end, and the chunks of its output while it runs. No DeleteObject: the chunks are left
+      # to the bucket's expire-run-logs rule (s3.tf), with the logs.
       { sid = "WriteLogs", actions = ["s3:PutObject"], resources = ["${aws_s3_bucket.artifacts.arn}/logs/*"] },
       { sid = "RunEvents", actions = ["events:PutEvents"], resources = [aws_cloudwatch_event_bus.runs.arn] },
     ]

@@ -1,5 +1,7 @@
 # The artifacts bucket: binaries under binaries/<owner-key>/sha256/<hex> (per owner, uploaded through presigned PUTs
-# that sign the body's checksum) and run logs under logs/<job>/<run>/attempt-<n>.log.
+# that sign the body's checksum) and run logs under logs/<job>/<run>/attempt-<n>.log, with the chunks of a running
+# attempt's output beside it under logs/<job>/<run>/attempt-<n>/<end offset>. The chunks are never deleted: once the
+# attempt's log is stored they are no longer read, and expire-run-logs below removes them with it.
 
 resource "aws_s3_bucket" "artifacts" {
   bucket        = local.bucket_name

@@ -1,6 +1,7 @@
 package dev.punctual.api;
 
 import dev.punctual.core.service.Cursors;
+import dev.punctual.core.service.RunLogs;
 import dev.punctual.core.service.SchedulePreview;
 import io.quarkus.smallrye.openapi.OpenApiFilter;
 import java.math.BigDecimal;
@@ -67,7 +68,18 @@ public class ApiDocument implements OASFilter {
                     () -> OASFactory.createSchema()
                             .addType(SchemaType.INTEGER)
                             .minimum(java.math.BigDecimal.ONE)
-                            .description("the attempt whose log (default: the latest)"));
+                            .description("the attempt whose log (default: the latest)"),
+            "offset",
+                    () -> OASFactory.createSchema()
+                            .addType(SchemaType.INTEGER)
+                            .format("int64")
+                            .minimum(BigDecimal.ZERO)
+                            .defaultValue(0)
+                            .description("the byte of the log to start from (follow: the last Punctual-Log-Offset)"),
+            "wait",
+                    () -> integer(0, RunLogs.MAX_WAIT_SECONDS)
+                            .defaultValue(0)
+                            .description("seconds a read of a running attempt waits for new output or its end"));
 
     @Override
     public void filterOpenAPI(OpenAPI api) {

@@ -13,6 +13,7 @@ import dev.punctual.core.service.Page;
 import dev.punctual.core.service.PauseRequest;
 import dev.punctual.core.service.ResumeRequest;
 import dev.punctual.core.service.RunListing;
+import dev.punctual.core.service.RunLogs;
 import dev.punctual.core.service.RunView;
 import dev.punctual.core.service.SchedulePreview;
 import dev.punctual.core.service.TriggerRequest;
@@ -27,6 +28,8 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import java.net.URI;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
@@ -255,10 +258,50 @@ public class JobResource {
         return RestResponse.accepted(punctual.deadLetters.retry(tenants.current(), id, runId));
     }
 
+    /** Where the next read of a log starts: the byte after the last one answered. */
+    static final String LOG_OFFSET = "Punctual-Log-Offset";
+    /** {@code true} once the attempt has ended and nothing follows the answer: following stops. */
+    static final String LOG_COMPLETE = "Punctual-Log-Complete";
+
+    /**
+     * An attempt's output from byte {@code offset} on: all of it once the attempt has ended, what was shipped so far
+     * while it runs. With {@code wait} (seconds, at most 20), a read of a running attempt with nothing new waits
+     * for new output or its end. To follow: read again from {@code Punctual-Log-Offset} until
+     * {@code Punctual-Log-Complete: true}.
+     */
     @GET
     @Path("{id}/runs/{runId}/log")
     @Produces(MediaType.TEXT_PLAIN)
-    public String log(@RestPath String id, @RestPath String runId, @RestQuery("attempt") String attempt) {
-        return punctual.jobService.log(tenants.current(), id, runId, Params.integer("attempt", attempt));
+    @APIResponse(
+            responseCode = "200",
+            description = "The output from the offset on",
+            content = @Content(mediaType = MediaType.TEXT_PLAIN, schema = @Schema(implementation = String.class)),
+            headers = {
+                @Header(
+                        name = LOG_OFFSET,
+                        description = "where the next read starts (bytes)",
+                        schema = @Schema(type = SchemaType.INTEGER)),
+                @Header(
+                        name = LOG_COMPLETE,
+                        description = "true once the attempt has ended and nothing follows",
+                        schema = @Schema(type = SchemaType.BOOLEAN))
+            })
+    public RestResponse<String> log(
+            @RestPath String id,
+            @RestPath String runId,
+            @RestQuery("attempt") String attempt,
+            @RestQuery("offset") String offset,
+            @RestQuery("wait") String wait) {
+        RunLogs.Slice slice = punctual.jobService.log(
+                tenants.current(),
+                id,
+                runId,
+                Params.integer("attempt", attempt),
+                Params.whole("offset", offset),
+                Params.integer("wait", wait));
+        return RestResponse.ResponseBuilder.ok(slice.text())
+                .header(LOG_OFFSET, slice.nextOffset())
+                .header(LOG_COMPLETE, slice.complete())
+                .build();
     }
 }

@@ -11,15 +11,27 @@ final class Params {
     private Params() {}
 
     static Integer integer(String name, String value) {
+        Long v = whole(name, value);
+        if (v != null && (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE)) {
+            throw malformed(name);
+        }
+        return v == null ? null : v.intValue();
+    }
+
+    static Long whole(String name, String value) {
         if (value == null || value.isEmpty()) {
             return null;
         }
         try {
-            return Integer.valueOf(value);
+            return Long.valueOf(value);
         } catch (NumberFormatException e) {
-            throw new ValidationException(
-                    Rejection.MALFORMED,
-                    java.util.List.of(new dev.punctual.core.error.FieldError(name, "must be an integer")));
+            throw malformed(name);
         }
+    }
+
+    private static ValidationException malformed(String name) {
+        return new ValidationException(
+                Rejection.MALFORMED,
+                java.util.List.of(new dev.punctual.core.error.FieldError(name, "must be an integer")));
     }
 }

@@ -43,10 +43,14 @@ class DerivedActionsTest {
                                 "s3:PutObject bucket:artifacts",
                                 "sqs:SendMessage queue:runs",
                                 "events:PutEvents bus:runs"),
+                        // It ships a running attempt's output in chunks and lists or deletes none of them: the
+                        // bucket's lifecycle rule expires them with the logs.
                         new Condition<>(
                                 x -> x.action().equals("dynamodb:Query")
-                                        || x.action().equals("dynamodb:PutItem"),
-                                "a query or a new item")),
+                                        || x.action().equals("dynamodb:PutItem")
+                                        || x.action().equals("s3:ListBucket")
+                                        || x.action().equals("s3:DeleteObject"),
+                                "a query, a new item, or listing or deleting objects")),
                 new Expected(
                         "sweeper",
                         permissions(

@@ -44,6 +44,7 @@ public class CoreProducer {
         c.executorConcurrency().ifPresent(b::executorConcurrency);
         c.logCapBytes().ifPresent(b::logCapBytes);
         c.inlineLogBytes().ifPresent(b::inlineLogBytes);
+        c.logChunkInterval().ifPresent(b::logChunkInterval);
         c.shutdownGrace().ifPresent(b::shutdownGrace);
         c.retention().ifPresent(b::retention);
         c.emfMetrics().ifPresent(b::emfMetrics);

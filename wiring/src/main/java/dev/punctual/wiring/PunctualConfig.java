@@ -45,6 +45,9 @@ public interface PunctualConfig {
 
     OptionalLong inlineLogBytes();
 
+    /** How often a running attempt's new output is shipped for the API's live log; 0: off. */
+    Optional<Duration> logChunkInterval();
+
     Optional<Duration> shutdownGrace();
 
     Optional<Duration> retention();

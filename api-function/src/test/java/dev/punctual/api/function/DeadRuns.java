@@ -48,13 +48,7 @@ final class DeadRuns {
             String executor,
             Instant diedAt,
             UnaryOperator<Change> finish) {
-        assertThat(punctual.tx
-                        .write(List.of(
-                                punctual.jobs.conditionRunnable(jobId),
-                                punctual.runs.write(Change.of(Transition.CLAIM, jobId, runId, due)
-                                        .withLease(executor, due.plus(Duration.ofMinutes(1))))))
-                        .won())
-                .isTrue();
+        claim(punctual, jobId, runId, due, executor);
         assertThat(punctual.runs
                         .apply(finish.apply(Change.of(
                                         Transition.DIE,
@@ -64,6 +58,20 @@ final class DeadRuns {
                                 .withExecutor(executor)
                                 .withExitCode(3)
                                 .withError("exited with code 3")))
+                        .won())
+                .isTrue();
+    }
+
+    /**
+     * Claims the run at {@code due} (a claim wins only once the run is due) with a one-minute lease for
+     * {@code executor}, as an executor does: RUNNING, attempt 1. The write must win.
+     */
+    static void claim(Punctual punctual, String jobId, String runId, Instant due, String executor) {
+        assertThat(punctual.tx
+                        .write(List.of(
+                                punctual.jobs.conditionRunnable(jobId),
+                                punctual.runs.write(Change.of(Transition.CLAIM, jobId, runId, due)
+                                        .withLease(executor, due.plus(Duration.ofMinutes(1))))))
                         .won())
                 .isTrue();
     }

@@ -134,7 +134,7 @@ class OpenApiLambdaTest {
     void queryParametersHaveTheirWireTypes() {
         Map<String, String> types = Map.of(
                 "limit", "integer", "count", "integer", "future", "boolean", "from", "string", "to", "string",
-                "attempt", "integer");
+                "attempt", "integer", "offset", "integer", "wait", "integer");
         int seen = 0;
         for (ResourceRoutes.Route r : routes) {
             for (JsonNode p : operation(r).path("parameters")) {

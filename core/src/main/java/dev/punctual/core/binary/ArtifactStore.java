@@ -23,8 +23,9 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 import software.amazon.awssdk.services.s3.presigner.model.PresignedPutObjectRequest;
 
 /**
- * The S3 bucket: binaries under {@code binaries/<owner-key>/sha256/<hex>} and run logs under
- * {@code logs/<job>/<run>/attempt-<n>.log}.
+ * The S3 bucket: binaries under {@code binaries/<owner-key>/sha256/<hex>}, run logs under
+ * {@code logs/<job>/<run>/attempt-<n>.log} and the chunks of a running attempt's output under
+ * {@code logs/<job>/<run>/attempt-<n>/<end offset>} ({@link #chunkKey}).
  *
  * <p>Binaries are content-addressed per owner, not across owners: were the key the sha256 alone, a tenant who only
  * knew another tenant's sha256 could register it, find it {@code uploaded} at once and run those bytes without ever
@@ -66,6 +67,82 @@ public final class ArtifactStore {
 
     public static String logKey(String jobId, String runId, int attempt) {
         return "logs/" + jobId + "/" + runId + "/attempt-" + attempt + ".log";
+    }
+
+    /** Where the chunks of a running attempt's output are shipped: one object per chunk under this prefix. */
+    public static String chunkPrefix(String jobId, String runId, int attempt) {
+        return "logs/" + jobId + "/" + runId + "/attempt-" + attempt + "/";
+    }
+
+    /**
+     * The chunk of an attempt's output that ends at byte {@code end} (exclusive). Named by where it ends, zero-padded
+     * to {@value #OFFSET_DIGITS} digits, so that key order is offset order and a listing that starts after
+     * {@code chunkKey(…, n)} begins with the chunk holding byte {@code n}: a reader at any offset needs one listing,
+     * not every key before it. (Named by where it starts, the chunk holding {@code n} would sort before {@code n}.)
+     */
+    public static String chunkKey(String jobId, String runId, int attempt, long end) {
+        return chunkPrefix(jobId, runId, attempt) + offset(end);
+    }
+
+    /** Digits of a chunk's offset: up to a terabyte, far above any output cap. */
+    static final int OFFSET_DIGITS = 12;
+
+    private static String offset(long end) {
+        if (end < 0 || end >= 1_000_000_000_000L) {
+            throw new IllegalArgumentException("a chunk offset must have at most " + OFFSET_DIGITS + " digits: " + end);
+        }
+        return String.format("%0" + OFFSET_DIGITS + "d", end);
+    }
+
+    /** Bytes {@code [end - size, end)} of an attempt's output, stored under {@code key}. */
+    public record LogChunk(String key, long end, long size) {
+        public long start() {
+            return end - size;
+        }
+    }
+
+    public void putChunk(String key, byte[] bytes) {
+        s3.putObject(
+                p -> p.bucket(bucket).key(key).contentType("application/octet-stream"), RequestBody.fromBytes(bytes));
+    }
+
+    /**
+     * The shipped chunks of an attempt that end after byte {@code from}, in offset order, at most {@code max}: one
+     * listing. Keys under the prefix that are not chunk names are skipped.
+     */
+    public List<LogChunk> chunks(String jobId, String runId, int attempt, long from, int max) {
+        String prefix = chunkPrefix(jobId, runId, attempt);
+        return s3
+                .listObjectsV2(l -> l.bucket(bucket)
+                        .prefix(prefix)
+                        .startAfter(prefix + offset(from))
+                        .maxKeys(max))
+                .contents()
+                .stream()
+                .filter(o -> o.key().length() == prefix.length() + OFFSET_DIGITS
+                        && o.key().substring(prefix.length()).chars().allMatch(Character::isDigit))
+                .map(o -> new LogChunk(o.key(), Long.parseLong(o.key().substring(prefix.length())), o.size()))
+                .toList();
+    }
+
+    /** The bytes of {@code key} from byte {@code from} of the object on (a ranged GET when not from the start). */
+    public byte[] readBytes(String key, long from) {
+        return s3.getObjectAsBytes(g -> {
+                    g.bucket(bucket).key(key);
+                    if (from > 0) {
+                        g.range("bytes=" + from + "-");
+                    }
+                })
+                .asByteArray();
+    }
+
+    /** A stored log's bytes, or empty when it is not there. */
+    public Optional<byte[]> readLog(String key) {
+        try {
+            return Optional.of(readBytes(key, 0));
+        } catch (NoSuchKeyException e) {
+            return Optional.empty();
+        }
     }
 
     /** A presigned PUT that signs the body's checksum and length: S3 rejects any other body. */
@@ -119,12 +196,7 @@ public final class ArtifactStore {
      * {@code asString} decodes strictly and throws on such bytes.)
      */
     public Optional<String> readText(String key) {
-        try {
-            return Optional.of(new String(
-                    s3.getObjectAsBytes(g -> g.bucket(bucket).key(key)).asByteArray(), StandardCharsets.UTF_8));
-        } catch (NoSuchKeyException e) {
-            return Optional.empty();
-        }
+        return readLog(key).map(b -> new String(b, StandardCharsets.UTF_8));
     }
 
     /** Names of the stored log objects of one run, in attempt order. */

@@ -30,6 +30,7 @@ public record Settings(
         int executorConcurrency,
         long logCapBytes,
         long inlineLogBytes,
+        Duration logChunkInterval,
         Duration killGrace,
         Duration shutdownGrace,
         Duration retention,
@@ -73,6 +74,11 @@ public record Settings(
      * write units, and a kilobyte more on the item at most one. 0: every log goes to S3.
      */
     public static final long DEFAULT_INLINE_LOG_BYTES = 1024;
+    /**
+     * How often a running attempt's new output is shipped to S3 for the API to show (sooner once 1 MiB waits). A run
+     * that ends sooner ships nothing; each chunk is one PUT. 0: off (the log shows once the attempt has ended).
+     */
+    public static final Duration DEFAULT_LOG_CHUNK_INTERVAL = Duration.ofSeconds(5);
 
     public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(5);
     public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
@@ -98,6 +104,9 @@ public record Settings(
         }
         if (lookahead.compareTo(sweepPeriod) <= 0) {
             throw new IllegalArgumentException("lookahead must exceed the sweep period, or runs would be found late");
+        }
+        if (logChunkInterval == null || logChunkInterval.isNegative()) {
+            throw new IllegalArgumentException("log chunk interval must be 0 (off) or more");
         }
         if (heartbeat.compareTo(lease) >= 0) {
             throw new IllegalArgumentException("heartbeat must be shorter than the lease");
@@ -134,6 +143,7 @@ public record Settings(
         private int executorConcurrency = DEFAULT_EXECUTOR_CONCURRENCY;
         private long logCapBytes = DEFAULT_LOG_CAP_BYTES;
         private long inlineLogBytes = DEFAULT_INLINE_LOG_BYTES;
+        private Duration logChunkInterval = DEFAULT_LOG_CHUNK_INTERVAL;
         private Duration killGrace = DEFAULT_KILL_GRACE;
         private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
         private Duration retention = DEFAULT_RETENTION;
@@ -245,6 +255,11 @@ public record Settings(
             return this;
         }
 
+        public Builder logChunkInterval(Duration v) {
+            logChunkInterval = v;
+            return this;
+        }
+
         public Builder killGrace(Duration v) {
             killGrace = v;
             return this;
@@ -318,6 +333,7 @@ public record Settings(
                     executorConcurrency,
                     logCapBytes,
                     inlineLogBytes,
+                    logChunkInterval,
                     killGrace,
                     shutdownGrace,
                     retention,

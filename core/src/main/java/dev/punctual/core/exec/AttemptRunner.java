@@ -132,6 +132,7 @@ public final class AttemptRunner {
         // retried until then; after it, another executor may have taken the run over.
         AtomicReference<Instant> held = new AtomicReference<>(run.leaseExpiry());
         ScheduledFuture<?> watching = null;
+        LogShipper shipping = null;
         String supervised = null;
         // What the job asked for, within this executor's maxima (the API checked against its own, which an
         // operator may have set higher than this executor's).
@@ -270,6 +271,17 @@ public final class AttemptRunner {
                     new RunWatch(limits, box == null ? () -> Sandbox.sizeOf(dir) : () -> sandbox.diskUsed(box), handle);
             watching = watchTimer.scheduleAtFixedRate(
                     watch::check, RunWatch.PERIOD.toMillis(), RunWatch.PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+            // The output so far, readable through the API while the binary runs (best effort, never holding it up).
+            shipping = new LogShipper(
+                            store,
+                            run.jobId(),
+                            run.runId(),
+                            attempt,
+                            logFile,
+                            started::written,
+                            settings.logChunkInterval(),
+                            clock)
+                    .start();
             ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));
             exitCode = result.exitCode();
             killed = result.killedBecause();
@@ -312,6 +324,10 @@ public final class AttemptRunner {
             }
             if (watching != null) {
                 watching.cancel(false);
+            }
+            if (shipping != null) {
+                // The log stored next supersedes the chunks: readers of an ended attempt read it, not them.
+                shipping.stop();
             }
             running.remove(run.jobId() + "/" + run.runId());
             if (lease != null) {

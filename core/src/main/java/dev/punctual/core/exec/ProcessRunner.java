@@ -254,6 +254,14 @@ public final class ProcessRunner {
             return process.pid();
         }
 
+        /**
+         * The output bytes in the log file so far (at most the cap; the truncation note not counted): every byte
+         * below this count is in the file (unbuffered writes, the count published after each).
+         */
+        public long written() {
+            return written;
+        }
+
         /** Ends a gated process's input without a release: its gate exits, the binary unstarted. */
         void closeGate() throws IOException {
             process.getOutputStream().close();

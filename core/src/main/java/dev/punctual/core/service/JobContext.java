@@ -57,6 +57,14 @@ public record JobContext(
                 .orElseThrow(() -> new NotFoundException("job " + jobId + " does not exist"));
     }
 
+    /** The run {@code runId} of {@code jobId} (read strongly); the job's owner is the caller's to check first. */
+    Run existingRun(String jobId, String runId) {
+        if (!Keys.runId(runId)) {
+            throw new NotFoundException("not a run id");
+        }
+        return runs.get(jobId, runId).orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
+    }
+
     /** The job as the API shows it now: {@link JobView}, {@code nextRunAt} its next fire time ({@link #nextFire}). */
     JobView view(Job job) {
         return JobView.of(job, nextFire(job, clock.instant()));

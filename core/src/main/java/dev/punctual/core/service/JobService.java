@@ -42,9 +42,9 @@ public final class JobService {
     private final JobValidator validator;
     private final JobCreation creation;
     private final IdempotentCreation idempotent;
-    private final ArtifactStore store;
 
     private final JobContext ctx;
+    private final RunLogs logs;
 
     public JobService(
             JobContext ctx, BinaryService binaries, ArtifactStore store, IdempotencyRepository idempotencyKeys) {
@@ -52,7 +52,7 @@ public final class JobService {
         this.idempotent = new IdempotentCreation(idempotencyKeys, ctx);
         this.validator = new JobValidator(binaries, ctx.schedules(), ctx.settings());
         this.creation = new JobCreation(ctx);
-        this.store = store;
+        this.logs = new RunLogs(ctx, store);
     }
 
     /**
@@ -409,12 +409,7 @@ public final class JobService {
     }
 
     private Run existing(String jobId, String runId) {
-        if (!Keys.runId(runId)) {
-            throw new NotFoundException("not a run id");
-        }
-        return ctx.runs()
-                .get(jobId, runId)
-                .orElseThrow(() -> new NotFoundException("run " + runId + " does not exist"));
+        return ctx.existingRun(jobId, runId);
     }
 
     /** The captured output of the run's latest attempt. */
@@ -423,33 +418,16 @@ public final class JobService {
     }
 
     /**
-     * The output of attempt {@code attempt} of the run (null: its latest). The run item holds the latest attempt's
-     * log (inline when short, else its key); an earlier attempt's, retried since, is in the bucket under its number.
+     * The output of attempt {@code attempt} of the run (null: its latest) as far as it is known: the whole log of an
+     * attempt that has ended, what was shipped so far of one that runs ({@link RunLogs}).
      */
     public String log(String owner, String jobId, String runId, Integer attempt) {
-        ctx.owned(owner, jobId);
-        Run run = existing(jobId, runId);
-        if (attempt != null && (attempt < 1 || attempt > run.attempt())) {
-            throw new ValidationException(
-                    Rejection.MALFORMED,
-                    List.of(new FieldError(
-                            "attempt",
-                            run.attempt() == 0
-                                    ? "run " + runId + " has had no attempt yet"
-                                    : "must be between 1 and " + run.attempt() + ", the run's attempts so far")));
-        }
-        if (attempt != null && attempt < run.attempt()) {
-            return store.readText(ArtifactStore.logKey(jobId, runId, attempt))
-                    .orElseThrow(() -> new NotFoundException("attempt " + attempt + " of run " + runId
-                            + " left no log (none was written, it expired, or it ended with its executor)"));
-        }
-        if (run.log() != null) {
-            return run.log();
-        }
-        if (run.logKey() == null) {
-            throw new NotFoundException("run " + runId + " has no log yet (state " + run.state() + ")");
-        }
-        return store.readText(run.logKey())
-                .orElseThrow(() -> new NotFoundException("the log of run " + runId + " has expired"));
+        return logs.read(owner, jobId, runId, attempt, null, null).text();
+    }
+
+    /** The captured output from an offset on, waiting for more up to {@code waitSeconds} ({@link RunLogs#read}). */
+    public RunLogs.Slice log(
+            String owner, String jobId, String runId, Integer attempt, Long offset, Integer waitSeconds) {
+        return logs.read(owner, jobId, runId, attempt, offset, waitSeconds);
     }
 }

@@ -31,4 +31,22 @@ class ArtifactStoreKeysTest {
         assertThatThrownBy(() -> ArtifactStore.ownerKey(null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> ArtifactStore.ownerKey("")).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void chunksAreNamedByTheirPaddedEndUnderTheirAttemptSoKeyOrderIsOffsetOrder() {
+        List<Long> ends = List.of(0L, 9L, 10L, 1_000L, 5_242_880L, 999_999_999_999L);
+        List<String> keys = ends.stream()
+                .map(e -> ArtifactStore.chunkKey("job_a", "20300101T000000.000Z", 2, e))
+                .toList();
+        assertThat(keys)
+                .isSorted()
+                .allSatisfy(k -> assertThat(k).matches("logs/job_a/20300101T000000\\.000Z/attempt-2/[0-9]{12}"));
+        assertThat(keys.get(1)).endsWith("/000000000009");
+        assertThat(ArtifactStore.chunkPrefix("job_a", "r", 1))
+                .isNotEqualTo(ArtifactStore.chunkPrefix("job_a", "r", 10));
+        assertThat(ArtifactStore.chunkPrefix("job_a", "r", 1)).doesNotStartWith(ArtifactStore.logKey("job_a", "r", 1));
+        assertThatThrownBy(() -> ArtifactStore.chunkKey("j", "r", 1, 1_000_000_000_000L))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ArtifactStore.chunkKey("j", "r", 1, -1)).isInstanceOf(IllegalArgumentException.class);
+    }
 }
