@@ -190,16 +190,7 @@ public final class ArtifactStore {
                 p -> p.bucket(bucket).key(key).contentType("text/plain; charset=utf-8"), RequestBody.fromFile(file));
     }
 
-    /**
-     * A stored log as text. A log holds whatever bytes the binary wrote, cut at the cap possibly inside a multi-byte
-     * character, so it is decoded leniently: a malformed sequence becomes U+FFFD. (The SDK's own
-     * {@code asString} decodes strictly and throws on such bytes.)
-     */
-    public Optional<String> readText(String key) {
-        return readLog(key).map(b -> new String(b, StandardCharsets.UTF_8));
-    }
-
-    /** Names of the stored log objects of one run, in attempt order. */
+    /** Names of the stored log objects of one run (attempts' logs and chunks), in key order. */
     public List<String> logKeys(String jobId, String runId) {
         String prefix = "logs/" + jobId + "/" + runId + "/";
         return s3.listObjectsV2Paginator(l -> l.bucket(bucket).prefix(prefix)).contents().stream()

@@ -23,6 +23,9 @@ import java.util.Optional;
  * ({@code exec/LogShipper}), and, when asked to, waiting up to {@value #MAX_WAIT_SECONDS} s for more or for the end.
  * Offsets count bytes of the output; the answer says where the next read starts and whether the log is complete, so
  * a client follows a run by reading again from that offset until it is.
+ *
+ * <p>A log holds whatever bytes the binary wrote, cut at the cap possibly inside a multi-byte character, so it is
+ * decoded leniently: a malformed sequence becomes U+FFFD (as a log kept on the run item was decoded when stored).
  */
 public final class RunLogs {
     /** The longest a read waits for new output: well within API Gateway's 30 s. */
