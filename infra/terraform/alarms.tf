@@ -30,12 +30,12 @@ locals {
       threshold           = var.queue_age_alarm_seconds
     }
 
-    # Firing lateness (claim time - due time) comes from the executor's Embedded Metric Format lines
-    # (core/.../exec/FiringMetrics.java): namespace Punctual, dimension Prefix.
+    # Start lateness (core/.../metrics/Meters.java, START_LATENESS), from the executors' Embedded Metric Format
+    # lines: namespace Punctual, dimension Prefix. First attempts only; CloudWatch has every value.
     firing_lateness = {
       name               = "firing-lateness-p99"
-      description        = "p99 firing lateness over 5 minutes exceeds ${var.firing_lateness_alarm_ms} ms: runs start late."
-      metric             = { namespace = "Punctual", metric_name = "FiringLatenessMs", dimensions = { Prefix = var.name_prefix } }
+      description        = "p99 start lateness of runs over 5 minutes exceeds ${var.firing_lateness_alarm_ms} ms: runs start late."
+      metric             = { namespace = "Punctual", metric_name = "punctual.start.lateness", dimensions = { Prefix = var.name_prefix } }
       statistic          = null
       extended_statistic = "p99"
       threshold          = var.firing_lateness_alarm_ms

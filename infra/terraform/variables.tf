@@ -439,7 +439,7 @@ variable "queue_age_alarm_seconds" {
 }
 
 variable "firing_lateness_alarm_ms" {
-  description = "Alarm when the p99 firing lateness (claim time minus due time) over 5 minutes exceeds this many milliseconds."
+  description = "Alarm when the p99 start lateness (a first attempt's start minus its due time, punctual.start.lateness) over 5 minutes exceeds this many milliseconds."
   type        = number
   default     = 1000
 }

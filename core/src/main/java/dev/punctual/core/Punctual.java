@@ -13,6 +13,7 @@ import dev.punctual.core.exec.RunWorker;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunQueue;
@@ -68,7 +69,10 @@ public final class Punctual {
     public final JobService jobService;
     public final DeadLetterService deadLetters;
     public final JobLifecycle lifecycle;
+    /** What the executors and the sweeper record ({@link Meters}). */
+    public final Meters meters;
 
+    /** With meters kept in memory only ({@link Meters#inMemory}). */
     public Punctual(
             DynamoDbClient dynamo,
             SqsClient sqs,
@@ -77,7 +81,20 @@ public final class Punctual {
             Settings settings,
             Clock clock,
             String queueUrl) {
+        this(dynamo, sqs, s3, presigner, settings, clock, queueUrl, Meters.inMemory());
+    }
+
+    public Punctual(
+            DynamoDbClient dynamo,
+            SqsClient sqs,
+            S3Client s3,
+            S3Presigner presigner,
+            Settings settings,
+            Clock clock,
+            String queueUrl,
+            Meters meters) {
         this.settings = settings;
+        this.meters = meters;
         this.clock = clock;
         this.resources = new Resources(settings);
         this.buckets = new TimeBuckets(settings.shards());
@@ -93,7 +110,15 @@ public final class Punctual {
         this.planner = new RunPlanner(new SecureRandom());
         this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, clock, planner);
         this.sweeper = new Sweeper(
-                runs, watermarks, dispatcher, buckets, settings, clock, new DeadLetterQueue(sqs, resources.runQueue()));
+                runs,
+                watermarks,
+                dispatcher,
+                buckets,
+                settings,
+                clock,
+                new DeadLetterQueue(sqs, resources.runQueue()),
+                queue,
+                meters);
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
         JobContext jobContext = new JobContext(jobs, runs, tx, dispatcher, schedules, planner, usage, settings, clock);
         this.jobService = new JobService(jobContext, binaries, store, new IdempotencyRepository(dynamo, resources));
@@ -120,7 +145,8 @@ public final class Punctual {
                     clock,
                     executorId,
                     workRoot.resolve("runs"),
-                    timer);
+                    timer,
+                    meters);
             return new RunWorker(runs, jobs, tx, queue, settings, clock, attempts);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

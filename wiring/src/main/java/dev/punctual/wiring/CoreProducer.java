@@ -6,6 +6,7 @@ import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.limits.RunLimits;
+import dev.punctual.core.metrics.Meters;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
@@ -72,7 +73,13 @@ public class CoreProducer {
     @Produces
     @Singleton
     Punctual punctual(
-            DynamoDbClient dynamo, SqsClient sqs, S3Client s3, Settings settings, Clock clock, PunctualConfig c) {
+            DynamoDbClient dynamo,
+            SqsClient sqs,
+            S3Client s3,
+            Settings settings,
+            Clock clock,
+            PunctualConfig c,
+            Meters meters) {
         return new Punctual(
                 dynamo,
                 sqs,
@@ -80,6 +87,7 @@ public class CoreProducer {
                 AwsClients.presignerFromEnvironment(c.s3PathStyle().orElse(false)),
                 settings,
                 clock,
-                c.queueUrl().orElse(null));
+                c.queueUrl().orElse(null),
+                meters);
     }
 }

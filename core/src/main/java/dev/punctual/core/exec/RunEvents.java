@@ -1,5 +1,6 @@
 package dev.punctual.core.exec;
 
+import dev.punctual.core.metrics.Meters;
 import java.lang.System.Logger.Level;
 
 /**
@@ -11,12 +12,15 @@ final class RunEvents {
     private static final System.Logger LOG = System.getLogger(RunEvents.class.getName());
 
     private final boolean json;
+    private final Meters meters;
 
-    RunEvents(boolean json) {
+    RunEvents(boolean json, Meters meters) {
         this.json = json;
+        this.meters = meters;
     }
 
     void emit(RunEvent event) {
+        meters.transition(event.state(), event.attempt(), event.latenessMs());
         if (json) {
             System.out.println(event.line(true));
         } else {

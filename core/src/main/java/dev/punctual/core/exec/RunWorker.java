@@ -7,6 +7,7 @@ import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Change;
@@ -68,11 +69,15 @@ public final class RunWorker {
         this.clock = clock;
         this.executorId = attempts.executorId();
         this.attempts = attempts;
-        this.events = new RunEvents(settings.jsonRunEvents());
+        this.events = new RunEvents(settings.jsonRunEvents(), attempts.meters());
     }
 
     public String executorId() {
         return executorId;
+    }
+
+    Meters meters() {
+        return attempts.meters();
     }
 
     /** What happened to one message. */
@@ -223,6 +228,7 @@ public final class RunWorker {
                 if (r.won()) {
                     return claimed(message, m, r.found(), now, timing.mark("claimed"));
                 }
+                attempts.meters().claimLost();
                 Outcome lost = lostRun(message, m, r.found(), now);
                 if (lost != null) {
                     return lost;
@@ -252,6 +258,7 @@ public final class RunWorker {
                 }
                 return start(message, run, job.orElseThrow(), now, timing.mark("claimed"), null);
             }
+            attempts.meters().claimLost();
             Outcome lost = lostClaim(message, m, claim, c, policy, now);
             if (lost != null) {
                 return lost;
