@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.RunWorker;
@@ -12,6 +11,7 @@ import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.infra.Provisioner;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
+import dev.punctual.core.metrics.EmfDocuments;
 import dev.punctual.core.metrics.EmfMeterRegistry;
 import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunMessage;
@@ -138,38 +138,18 @@ class MetricsTest {
         clock.advance(Duration.ofSeconds(5));
         p.sweeper.sweep();
 
-        List<JsonNode> first = parse(lines);
-        assertThat(metric(first, Meters.DEAD_LETTERS, null)).isEqualTo(1);
-        assertThat(metric(first, Meters.QUEUE_MESSAGES, "visible")).isEqualTo(1);
-        assertThat(metric(first, Meters.QUEUE_MESSAGES, "delayed")).isEqualTo(1);
-        assertThat(metric(first, Meters.QUEUE_MESSAGES, "in_flight")).isZero();
+        List<JsonNode> first = EmfDocuments.parse(lines);
+        assertThat(EmfDocuments.value(first, Meters.DEAD_LETTERS, null)).isEqualTo(1);
+        assertThat(EmfDocuments.value(first, Meters.QUEUE_MESSAGES, "visible")).isEqualTo(1);
+        assertThat(EmfDocuments.value(first, Meters.QUEUE_MESSAGES, "delayed")).isEqualTo(1);
+        assertThat(EmfDocuments.value(first, Meters.QUEUE_MESSAGES, "in_flight"))
+                .isZero();
         assertThat(first).allSatisfy(d -> assertThat(d.path("Prefix").asText()).isEqualTo(settings.prefix()));
 
         lines.clear();
         p.sweeper.sweep();
-        assertThat(metric(parse(lines), Meters.DEAD_LETTERS, null))
+        assertThat(EmfDocuments.value(EmfDocuments.parse(lines), Meters.DEAD_LETTERS, null))
                 .as("counted once")
                 .isZero();
-    }
-
-    private static List<JsonNode> parse(List<String> lines) throws Exception {
-        ObjectMapper json = new ObjectMapper();
-        List<JsonNode> out = new java.util.ArrayList<>();
-        for (String l : lines) {
-            out.add(json.readTree(l));
-        }
-        return out;
-    }
-
-    private static double metric(List<JsonNode> docs, String name, String state) {
-        return docs.stream()
-                .filter(d -> d.has(name))
-                .filter(d -> state == null
-                        ? !d.has(Meters.STATE)
-                        : state.equals(d.path(Meters.STATE).asText()))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no " + name + " " + state + " in " + docs))
-                .path(name)
-                .asDouble();
     }
 }

@@ -3,7 +3,6 @@ package dev.punctual.core.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.MockClock;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,25 +14,14 @@ class EmfMeterRegistryTest {
     private final MockClock clock = new MockClock();
     private final Meters meters = new Meters(new EmfMeterRegistry("pfx", lines::add, clock));
 
-    private List<JsonNode> published() throws Exception {
+    private List<JsonNode> published() {
         lines.clear();
         meters.flush();
-        List<JsonNode> out = new ArrayList<>();
-        for (String l : lines) {
-            out.add(new ObjectMapper().readTree(l));
-        }
-        return out;
+        return EmfDocuments.parse(lines);
     }
 
-    /** The document whose directive names {@code metric} and whose state dimension is {@code state} (or none). */
     private static JsonNode withMetric(List<JsonNode> docs, String metric, String state) {
-        return docs.stream()
-                .filter(d -> d.has(metric))
-                .filter(d -> state == null
-                        ? !d.has(Meters.STATE)
-                        : state.equals(d.path(Meters.STATE).asText()))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no " + metric + " " + state + " in " + docs));
+        return EmfDocuments.withMetric(docs, metric, state);
     }
 
     @Test
