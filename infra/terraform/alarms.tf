@@ -1,5 +1,5 @@
 # What needs a human: runs that exhausted their receives, sweeps that fail, a queue nobody drains, runs that start
-# late. Notifications go to alarm_sns_topic_arn when set.
+# late, runs that end DEAD, retries or claim conflicts piling up, executors with every slot taken. Notifications go to alarm_sns_topic_arn when set.
 
 locals {
   # Each alarm's name (after the prefix), what it tells, its metric, and where it differs from the usual: the
@@ -30,15 +30,48 @@ locals {
       threshold           = var.queue_age_alarm_seconds
     }
 
-    # Firing lateness (claim time - due time) comes from the executor's Embedded Metric Format lines
-    # (core/.../exec/FiringMetrics.java): namespace Punctual, dimension Prefix.
+    # The meters below are core's (core/.../metrics/Meters.java), published as Embedded Metric Format lines by the
+    # executors and the sweeper: namespace Punctual, dimension Prefix (and state where the meter has that tag).
+    # infra-tests' MetricsContractTest fails when a name here is not one the code records.
+    # Start lateness: how late first attempts were let start after their due time (CloudWatch has every value).
     firing_lateness = {
       name               = "firing-lateness-p99"
-      description        = "p99 firing lateness over 5 minutes exceeds ${var.firing_lateness_alarm_ms} ms: runs start late."
-      metric             = { namespace = "Punctual", metric_name = "FiringLatenessMs", dimensions = { Prefix = var.name_prefix } }
+      description        = "p99 start lateness of runs over 5 minutes exceeds ${var.firing_lateness_alarm_ms} ms: runs start late."
+      metric             = { namespace = "Punctual", metric_name = "punctual.start.lateness", dimensions = { Prefix = var.name_prefix } }
       statistic          = null
       extended_statistic = "p99"
       threshold          = var.firing_lateness_alarm_ms
+    }
+
+    dead_runs = {
+      name        = "runs-dead"
+      description = "Runs ended DEAD (attempts used up, refused, or past maxRunAge): GET /v1/runs?state=DEAD lists them."
+      metric      = { namespace = "Punctual", metric_name = "punctual.runs", dimensions = { Prefix = var.name_prefix, state = "DEAD" } }
+      statistic   = "Sum"
+    }
+
+    dead_letters = {
+      name        = "runs-dead-lettered"
+      description = "The sweeper made runs DEAD because SQS dead-lettered their messages after 25 receives."
+      metric      = { namespace = "Punctual", metric_name = "punctual.dead.letters", dimensions = { Prefix = var.name_prefix } }
+      statistic   = "Sum"
+    }
+
+    # Claims lose normally (a duplicate delivery, a run finished meanwhile); many mean executors fight over runs.
+    claim_conflicts = {
+      name        = "claim-conflicts"
+      description = "More than ${var.claim_conflicts_alarm_count} claims lost their conditional write in 5 minutes: duplicate deliveries or executors racing."
+      metric      = { namespace = "Punctual", metric_name = "punctual.claim.conflicts", dimensions = { Prefix = var.name_prefix } }
+      statistic   = "Sum"
+      threshold   = var.claim_conflicts_alarm_count
+    }
+
+    retries = {
+      name        = "retries"
+      description = "More than ${var.retries_alarm_count} failed attempts were retried in 5 minutes: binaries are failing."
+      metric      = { namespace = "Punctual", metric_name = "punctual.retries", dimensions = { Prefix = var.name_prefix } }
+      statistic   = "Sum"
+      threshold   = var.retries_alarm_count
     }
   }
 }
@@ -60,6 +93,52 @@ resource "aws_cloudwatch_metric_alarm" "this" {
   comparison_operator = "GreaterThanThreshold"
   threshold           = try(each.value.threshold, 0)
   treat_missing_data  = "notBreaching"
+
+  alarm_actions = local.alarm_actions
+  ok_actions    = local.alarm_actions
+
+  tags = var.tags
+}
+
+# Every run slot of the fleet taken for slots_full_alarm_minutes minutes in a row: runs wait for a slot (and start
+# late). Busy over total slots, each averaged over the executors' once-a-minute samples.
+resource "aws_cloudwatch_metric_alarm" "slots_full" {
+  alarm_name          = "${var.name_prefix}-executor-slots-full"
+  alarm_description   = "Every executor run slot has been busy for ${var.slots_full_alarm_minutes} minutes: add executors (executor_max_count) or slots (executor_concurrency)."
+  comparison_operator = "GreaterThanOrEqualToThreshold"
+  threshold           = 1
+  evaluation_periods  = var.slots_full_alarm_minutes
+  datapoints_to_alarm = var.slots_full_alarm_minutes
+  treat_missing_data  = "notBreaching"
+
+  metric_query {
+    id          = "full"
+    expression  = "busy / slots"
+    label       = "busy slots / slots"
+    return_data = true
+  }
+
+  metric_query {
+    id = "busy"
+    metric {
+      namespace   = "Punctual"
+      metric_name = "punctual.executor.slots.busy"
+      dimensions  = { Prefix = var.name_prefix }
+      period      = 60
+      stat        = "Average"
+    }
+  }
+
+  metric_query {
+    id = "slots"
+    metric {
+      namespace   = "Punctual"
+      metric_name = "punctual.executor.slots"
+      dimensions  = { Prefix = var.name_prefix }
+      period      = 60
+      stat        = "Average"
+    }
+  }
 
   alarm_actions = local.alarm_actions
   ok_actions    = local.alarm_actions

@@ -125,8 +125,8 @@ resource "aws_ecs_task_definition" "executor" {
 
       environment = [for name, value in local.executor_environment : { name = name, value = value }]
 
-      # One stdout line, one log event: the executor's Embedded Metric Format lines become the FiringLatenessMs
-      # metric without any CloudWatch API call.
+      # One stdout line, one log event: the executor's Embedded Metric Format lines become the Punctual metrics
+      # without any CloudWatch API call.
       logConfiguration = {
         logDriver = "awslogs"
         options = {

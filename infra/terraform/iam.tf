@@ -141,7 +141,8 @@ locals {
       { sid = "RunsByDue", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
       # The watermark.
       { sid = "Sweeps", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["sweeps"].arn] },
-      { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.runs.arn] },
+      # GetQueueAttributes: the queue's depth, sampled once a sweep (punctual.queue.messages).
+      { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl", "sqs:GetQueueAttributes"], resources = [aws_sqs_queue.runs.arn] },
       # Dead-letter reconciliation: each sweep drains the run queue's DLQ and marks the runs it names DEAD.
       { sid = "RunDeadLetterQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.dlq.arn] },
       # Outcomes the sweeper writes (a run a catch-up policy leaves out, a dead-lettered run), on the runs bus.

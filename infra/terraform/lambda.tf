@@ -21,7 +21,8 @@ locals {
       timeout     = var.sweeper_timeout
       # Sweeps are idempotent; a cap keeps a slow sweep and the next tick from piling up further ones.
       reserved_concurrency = var.sweeper_reserved_concurrency
-      environment          = merge(local.lambda_environment, local.run_events_environment)
+      # Its meters (dead letters, queue depth) as Embedded Metric Format lines, written before each sweep returns.
+      environment = merge(local.lambda_environment, local.run_events_environment, { PUNCTUAL_EMF_METRICS = "true" })
     }
   }
 }

@@ -46,7 +46,8 @@ locals {
     {
       PUNCTUAL_EXECUTOR_CONCURRENCY = tostring(var.executor_concurrency)
       PUNCTUAL_SHUTDOWN_GRACE       = var.shutdown_grace
-      # Firing lateness as Embedded Metric Format lines on stdout; the awslogs driver ships them to CloudWatch.
+      # The meters (core's metrics/Meters) as Embedded Metric Format lines on stdout, once a minute; the awslogs
+      # driver ships them to CloudWatch Logs, which makes them metrics (namespace Punctual).
       PUNCTUAL_EMF_METRICS = "true"
       # One JSON object per run transition on stdout (job, run, attempt, state, executor, lateness), which Logs
       # Insights reads field by field.

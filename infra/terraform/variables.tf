@@ -439,7 +439,7 @@ variable "queue_age_alarm_seconds" {
 }
 
 variable "firing_lateness_alarm_ms" {
-  description = "Alarm when the p99 firing lateness (claim time minus due time) over 5 minutes exceeds this many milliseconds."
+  description = "Alarm when the p99 start lateness (a first attempt's start minus its due time, punctual.start.lateness) over 5 minutes exceeds this many milliseconds."
   type        = number
   default     = 1000
 }
@@ -449,4 +449,33 @@ variable "run_events" {
   type        = bool
   default     = true
   nullable    = false
+}
+
+variable "create_dashboard" {
+  description = "Create the CloudWatch dashboard <name_prefix> on the runs, start lateness, slots, queue and DLQ."
+  type        = bool
+  default     = true
+}
+
+variable "claim_conflicts_alarm_count" {
+  description = "Alarm when more claims than this lose their conditional write in 5 minutes (punctual.claim.conflicts)."
+  type        = number
+  default     = 100
+}
+
+variable "retries_alarm_count" {
+  description = "Alarm when more failed attempts than this are retried in 5 minutes (punctual.retries)."
+  type        = number
+  default     = 50
+}
+
+variable "slots_full_alarm_minutes" {
+  description = "Alarm when every executor run slot has been busy for this many minutes in a row."
+  type        = number
+  default     = 10
+
+  validation {
+    condition     = var.slots_full_alarm_minutes >= 1
+    error_message = "slots_full_alarm_minutes must be at least 1."
+  }
 }

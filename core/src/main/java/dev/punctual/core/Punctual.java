@@ -18,6 +18,7 @@ import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.notify.RunNotices;
 import dev.punctual.core.notify.WebhookNotices;
 import dev.punctual.core.notify.Webhooks;
+import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunQueue;
@@ -80,6 +81,10 @@ public final class Punctual {
     /** The wait before a webhook post's second try (the third waits four times as long). */
     static final Duration WEBHOOK_BACKOFF = Duration.ofSeconds(1);
 
+    /** What the executors and the sweeper record ({@link Meters}). */
+    public final Meters meters;
+
+    /** With meters kept in memory only ({@link Meters#inMemory}). */
     public Punctual(
             DynamoDbClient dynamo,
             SqsClient sqs,
@@ -88,7 +93,7 @@ public final class Punctual {
             Settings settings,
             Clock clock,
             String queueUrl) {
-        this(dynamo, sqs, s3, presigner, settings, clock, queueUrl, RunNotices.NONE);
+        this(dynamo, sqs, s3, presigner, settings, clock, queueUrl, RunNotices.NONE, Meters.inMemory());
     }
 
     public Punctual(
@@ -99,8 +104,10 @@ public final class Punctual {
             Settings settings,
             Clock clock,
             String queueUrl,
-            RunNotices bus) {
+            RunNotices bus,
+            Meters meters) {
         this.settings = settings;
+        this.meters = meters;
         this.clock = clock;
         this.resources = new Resources(settings);
         this.buckets = new TimeBuckets(settings.shards());
@@ -120,7 +127,15 @@ public final class Punctual {
         this.planner = new RunPlanner(new SecureRandom());
         this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, clock, planner, this.notices);
         this.sweeper = new Sweeper(
-                runs, watermarks, dispatcher, buckets, settings, clock, new DeadLetterQueue(sqs, resources.runQueue()));
+                runs,
+                watermarks,
+                dispatcher,
+                buckets,
+                settings,
+                clock,
+                new DeadLetterQueue(sqs, resources.runQueue()),
+                queue,
+                meters);
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
         JobContext jobContext = new JobContext(jobs, runs, tx, dispatcher, schedules, planner, usage, settings, clock);
         this.jobService = new JobService(jobContext, binaries, store, new IdempotencyRepository(dynamo, resources));
@@ -148,7 +163,8 @@ public final class Punctual {
                     executorId,
                     workRoot.resolve("runs"),
                     timer,
-                    new RunEvents(settings.jsonRunEvents(), this.notices));
+                    new RunEvents(settings.jsonRunEvents(), this.notices, meters),
+                    meters);
             return new RunWorker(runs, jobs, tx, queue, settings, clock, attempts);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

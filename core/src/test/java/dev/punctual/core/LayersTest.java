@@ -23,7 +23,7 @@ class LayersTest {
 
     /** Lowest first. Packages of one layer do not use each other either. */
     static final List<Set<String>> LAYERS = List.of(
-            Set.of("time", "error", "limits"),
+            Set.of("time", "error", "limits", "metrics"),
             Set.of("schedule", "firing", "config"),
             Set.of("infra"),
             Set.of("job", "run", "binary", "queue", "tenant"),

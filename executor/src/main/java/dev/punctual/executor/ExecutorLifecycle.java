@@ -51,6 +51,9 @@ public class ExecutorLifecycle {
 
     public static final Duration HEALTH_BEAT = Duration.ofSeconds(10);
 
+    /** How often the meters are published (EMF lines on AWS): CloudWatch's standard resolution. */
+    static final Duration METERS_PERIOD = Duration.ofMinutes(1);
+
     private ExecutorPool pool;
     private ScheduledExecutorService health;
 
@@ -62,6 +65,8 @@ public class ExecutorLifecycle {
         health = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("health").factory());
         health.scheduleWithFixedDelay(() -> beat(healthFile), 0, HEALTH_BEAT.toMillis(), TimeUnit.MILLISECONDS);
+        health.scheduleAtFixedRate(
+                punctual.meters::flush, METERS_PERIOD.toMillis(), METERS_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
         LOG.infof(
                 "executor %s polling %s with %d slots",
                 id, punctual.queue.url(), punctual.settings.executorConcurrency());
@@ -96,6 +101,8 @@ public class ExecutorLifecycle {
             LOG.info("draining: no new runs; running ones get the shutdown grace period");
             pool.close();
         }
+        // What the last minute recorded, the drained runs' outcomes included.
+        punctual.meters.flush();
         try {
             // Outcomes of the runs drained above are still to be published; what cannot go in time is logged.
             punctual.notices.close(NOTICES_GRACE);

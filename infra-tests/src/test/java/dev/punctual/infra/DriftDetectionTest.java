@@ -324,8 +324,8 @@ class DriftDetectionTest {
                                         "memory_size          = var.api_memory_size",
                                         "memory_size          = var.sweeper_memory_size")
                                 .replace(
-                                        "environment          = merge(local.lambda_environment, local.run_events_environment)",
-                                        "environment          = merge(local.lambda_environment, local.auth_environment)"),
+                                        "environment = merge(local.lambda_environment, local.run_events_environment, {",
+                                        "environment = merge(local.lambda_environment, local.auth_environment, {"),
                         (t, dir) -> new WiringContract(t).lambdaSettings(new Contract(t)),
                         mentioning("memory_size: expected ${var.api_memory_size}, terraform says "
                                 + "${var.sweeper_memory_size}"),

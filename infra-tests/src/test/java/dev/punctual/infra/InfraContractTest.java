@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.punctual.core.config.Settings;
-import dev.punctual.core.exec.FiringMetrics;
+import dev.punctual.core.metrics.EmfMeterRegistry;
+import dev.punctual.core.metrics.Meters;
 import io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,7 +115,7 @@ class InfraContractTest {
                         "AWS/SQS/ApproximateNumberOfMessagesVisible",
                         "AWS/Lambda/Errors",
                         "AWS/SQS/ApproximateAgeOfOldestMessage",
-                        FiringMetrics.NAMESPACE + "/" + FiringMetrics.LATENESS_METRIC);
+                        EmfMeterRegistry.NAMESPACE + "/" + Meters.START_LATENESS);
         assertThat(alarms.stream()
                         .filter(a -> a.path("metric_name").asText().equals("ApproximateNumberOfMessagesVisible"))
                         .map(JsonNode::toString))

@@ -118,6 +118,27 @@ class LocalSystemIT {
     }
 
     @Test
+    void servesTheMetersAsPrometheusTextAtQMetrics() throws Exception {
+        JsonNode job = system.post(
+                "/v1/jobs", Map.of("name", "metered", "binaryId", binaryId, "schedule", Map.of("type", "now")), 201);
+        String id = job.get("id").asText();
+        await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> latestRun(id),
+                        r -> r != null && "SUCCEEDED".equals(r.get("state").asText()));
+        // The executors run in this process: one registry sees their runs, their slots and the sweeper's samples.
+        String metrics = system.text("/q/metrics");
+        assertThat(metrics)
+                .containsPattern("(?m)^punctual_runs_total\\{.*state=\"STARTED\".*} [1-9]")
+                .containsPattern("(?m)^punctual_runs_total\\{.*state=\"SUCCEEDED\".*} [1-9]")
+                .containsPattern("(?m)^punctual_start_lateness_seconds_count(\\{.*})? [1-9]")
+                .contains("punctual_start_lateness_seconds_bucket")
+                .containsPattern("(?m)^punctual_executor_slots(\\{.*})? [1-9]")
+                .containsPattern("(?m)^punctual_executor_slots_busy(\\{.*})? ")
+                .containsPattern("(?m)^punctual_queue_messages\\{.*state=\"visible\".*} ");
+    }
+
+    @Test
     void aFailingBinaryIsRetriedAndEndsDeadAfterExactlyMaxAttempts() throws Exception {
         JsonNode job = system.post(
                 "/v1/jobs",

@@ -9,6 +9,7 @@ import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.notify.EventBusNotices;
 import dev.punctual.core.notify.RunNotices;
+import dev.punctual.core.metrics.Meters;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
@@ -77,7 +78,13 @@ public class CoreProducer {
     @Produces
     @Singleton
     Punctual punctual(
-            DynamoDbClient dynamo, SqsClient sqs, S3Client s3, Settings settings, Clock clock, PunctualConfig c) {
+            DynamoDbClient dynamo,
+            SqsClient sqs,
+            S3Client s3,
+            Settings settings,
+            Clock clock,
+            PunctualConfig c,
+            Meters meters) {
         return new Punctual(
                 dynamo,
                 sqs,
@@ -86,7 +93,8 @@ public class CoreProducer {
                 settings,
                 clock,
                 c.queueUrl().orElse(null),
-                notices(c));
+                notices(c),
+                meters);
     }
 
     /** Run outcomes go to the configured EventBridge bus; with none, nowhere (the default). */

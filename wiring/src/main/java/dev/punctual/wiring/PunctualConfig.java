@@ -61,7 +61,7 @@ public interface PunctualConfig {
     /** The executor's name in leases and run history (default: host, pid and a random suffix). */
     Optional<String> executorId();
 
-    /** Print firing lateness as CloudWatch Embedded Metric Format lines on stdout (set on ECS). */
+    /** Publish the meters as CloudWatch Embedded Metric Format lines on stdout (set on AWS: executor and sweeper). */
     Optional<Boolean> emfMetrics();
 
     /** Print each run transition as a JSON line on stdout, for CloudWatch Logs Insights (set on ECS). */

@@ -279,7 +279,7 @@ public record Settings(
             uploadUrlTtl = v;
             return this;
         }
-        /** Print firing lateness as CloudWatch Embedded Metric Format lines (executors on ECS). Default off. */
+        /** Publish the meters ({@code metrics.Meters}) as CloudWatch Embedded Metric Format lines on stdout (AWS). Default off. */
         public Builder emfMetrics(boolean v) {
             emfMetrics = v;
             return this;

@@ -6,6 +6,7 @@ import dev.punctual.core.exec.RunWorker.Outcome;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.limits.RunLimits;
+import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
@@ -69,6 +70,7 @@ public final class AttemptRunner {
     private final Map<String, ProcessRunner.Handle> running = new ConcurrentHashMap<>();
 
     private final RunEvents events;
+    private final Meters meters;
 
     public AttemptRunner(
             RunRepository runs,
@@ -83,7 +85,8 @@ public final class AttemptRunner {
             String executorId,
             Path workRoot,
             ScheduledExecutorService timer,
-            RunEvents events) {
+            RunEvents events,
+            Meters meters) {
         this.runs = runs;
         this.jobs = jobs;
         this.queue = queue;
@@ -97,6 +100,7 @@ public final class AttemptRunner {
         this.workRoot = workRoot;
         this.sandbox = Sandbox.create(settings.sandbox());
         this.events = events;
+        this.meters = meters;
         this.timer = timer;
         try {
             this.supervisor = new Supervisor(workRoot.resolveSibling("deadlines"));
@@ -113,6 +117,10 @@ public final class AttemptRunner {
 
     RunEvents events() {
         return events;
+    }
+
+    Meters meters() {
+        return meters;
     }
 
     /** Runs the claimed attempt's binary and records its outcome (or leaves it, fenced, to the next attempt). */
@@ -230,10 +238,6 @@ public final class AttemptRunner {
             }
             Instant startedAt = clock.instant();
             running.put(run.jobId() + "/" + run.runId(), handle);
-            if (settings.emfMetrics()) {
-                System.out.println(FiringMetrics.latenessLine(
-                        settings.prefix(), Duration.between(run.scheduledAt(), startedAt), startedAt));
-            }
             timing.mark("started");
             events.emit(new RunEvent(
                     startedAt,
@@ -407,6 +411,9 @@ public final class AttemptRunner {
             return Outcome.FENCED;
         }
         events.emit(change, job, executorId);
+        if (outcome == Transition.FAIL) {
+            meters.retry();
+        }
         if (outcome == Transition.SUCCEED) {
             queue.delete(message.receiptHandle());
             return Outcome.SUCCEEDED;

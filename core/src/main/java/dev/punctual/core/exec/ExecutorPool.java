@@ -35,6 +35,8 @@ public final class ExecutorPool implements AutoCloseable {
     /** How many messages a receive asks for at least, once some are held. */
     private final int batch;
 
+    private final int concurrency;
+
     private final ExecutorService workers;
     private final Thread receiver;
     private volatile boolean receiving = true;
@@ -55,6 +57,7 @@ public final class ExecutorPool implements AutoCloseable {
         this.shutdownGrace = shutdownGrace;
         this.held = new Semaphore(2 * concurrency);
         this.slots = new Semaphore(concurrency);
+        this.concurrency = concurrency;
         this.batch = Math.min(RunQueue.MAX_BATCH, concurrency);
         this.workers = Executors.newFixedThreadPool(
                 2 * concurrency, Thread.ofPlatform().name("run-", 0).factory());
@@ -63,6 +66,7 @@ public final class ExecutorPool implements AutoCloseable {
     }
 
     public ExecutorPool start() {
+        worker.meters().slotsAdded(concurrency);
         receiver.start();
         return this;
     }
@@ -136,6 +140,7 @@ public final class ExecutorPool implements AutoCloseable {
                 }
                 slots.acquire();
                 inSlot[0] = true;
+                worker.meters().slotTaken();
                 // Stopping began while it waited: give the slot back, and the run to another executor.
                 return receiving;
             });
@@ -146,6 +151,7 @@ public final class ExecutorPool implements AutoCloseable {
             LOG.log(Level.WARNING, "handling message " + m.messageId() + " failed", e);
         } finally {
             if (inSlot[0]) {
+                worker.meters().slotFreed();
                 slots.release();
             }
             held.release();
@@ -181,6 +187,7 @@ public final class ExecutorPool implements AutoCloseable {
         } finally {
             queue.flushDeletes();
             worker.close();
+            worker.meters().slotsAdded(-concurrency);
         }
     }
 }

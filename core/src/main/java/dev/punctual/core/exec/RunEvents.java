@@ -4,6 +4,7 @@ import dev.punctual.core.job.Job;
 import dev.punctual.core.notify.RunNotice;
 import dev.punctual.core.notify.RunNotices;
 import dev.punctual.core.run.Change;
+import dev.punctual.core.metrics.Meters;
 import java.lang.System.Logger.Level;
 
 /**
@@ -16,13 +17,16 @@ public final class RunEvents {
 
     private final boolean json;
     private final RunNotices notices;
+    private final Meters meters;
 
-    public RunEvents(boolean json, RunNotices notices) {
+    public RunEvents(boolean json, RunNotices notices, Meters meters) {
         this.json = json;
         this.notices = notices;
+        this.meters = meters;
     }
 
     void emit(RunEvent event) {
+        meters.transition(event.state(), event.attempt(), event.latenessMs());
         if (json) {
             System.out.println(event.line(true));
         } else {

@@ -7,6 +7,7 @@ import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Change;
@@ -73,6 +74,10 @@ public final class RunWorker {
 
     public String executorId() {
         return executorId;
+    }
+
+    Meters meters() {
+        return attempts.meters();
     }
 
     /** What happened to one message. */
@@ -223,6 +228,7 @@ public final class RunWorker {
                 if (r.won()) {
                     return claimed(message, m, r.found(), now, timing.mark("claimed"));
                 }
+                attempts.meters().claimLost();
                 Outcome lost = lostRun(message, m, job.orElse(null), r.found(), now);
                 if (lost != null) {
                     return lost;
@@ -252,6 +258,7 @@ public final class RunWorker {
                 }
                 return start(message, run, job.orElseThrow(), now, timing.mark("claimed"), null);
             }
+            attempts.meters().claimLost();
             Outcome lost = lostClaim(message, m, job.orElse(null), claim, c, policy, now);
             if (lost != null) {
                 return lost;

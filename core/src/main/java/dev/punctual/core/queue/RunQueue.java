@@ -7,12 +7,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 
@@ -132,5 +134,26 @@ public final class RunQueue {
     public void changeVisibility(String receiptHandle, int seconds) {
         sqs.changeMessageVisibility(
                 b -> b.queueUrl(url()).receiptHandle(receiptHandle).visibilityTimeout(seconds));
+    }
+
+    /** The queue's messages as SQS counts them (approximately): visible, delayed (not yet due), in flight. */
+    public record Depth(long visible, long delayed, long inFlight) {}
+
+    public Depth depth() {
+        Map<QueueAttributeName, String> a = sqs.getQueueAttributes(b -> b.queueUrl(url())
+                        .attributeNames(
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED,
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                .attributes();
+        return new Depth(
+                count(a, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES),
+                count(a, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED),
+                count(a, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
+    }
+
+    private static long count(Map<QueueAttributeName, String> attributes, QueueAttributeName name) {
+        String v = attributes.get(name);
+        return v == null ? 0 : Long.parseLong(v);
     }
 }

@@ -4,8 +4,10 @@ import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.notify.RunNotice;
+import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunMessage;
+import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
@@ -45,8 +47,13 @@ public final class Sweeper {
     private final Settings settings;
     private final Clock clock;
     private final DeadLetterQueue deadLetters;
+    private final RunQueue queue;
+    private final Meters meters;
 
-    /** With {@code deadLetters} (null: none), each sweep also reconciles the run queue's dead-letter queue. */
+    /**
+     * With {@code deadLetters} (null: none), each sweep also reconciles the run queue's dead-letter queue; with
+     * {@code queue} (null: none), it samples the queue's depth into {@code meters}, which it flushes at its end.
+     */
     public Sweeper(
             RunRepository runs,
             WatermarkRepository watermarks,
@@ -54,8 +61,12 @@ public final class Sweeper {
             TimeBuckets buckets,
             Settings settings,
             Clock clock,
-            DeadLetterQueue deadLetters) {
+            DeadLetterQueue deadLetters,
+            RunQueue queue,
+            Meters meters) {
         this.deadLetters = deadLetters;
+        this.queue = queue;
+        this.meters = meters;
         this.runs = runs;
         this.watermarks = watermarks;
         this.dispatcher = dispatcher;
@@ -65,6 +76,15 @@ public final class Sweeper {
     }
 
     public SweepReport sweep() {
+        try {
+            return sweepOnce();
+        } finally {
+            // Within the sweep: a Lambda's process may be frozen as soon as its invocation returns.
+            meters.flush();
+        }
+    }
+
+    private SweepReport sweepOnce() {
         Instant now = clock.instant();
         Instant horizon = now.plus(settings.lookahead());
         Instant settled = TimeBuckets.bucketOf(now.minus(settings.settle()));
@@ -116,6 +136,7 @@ public final class Sweeper {
                 LOG.log(Level.WARNING, "reconciling the dead-letter queue failed; it is retried next sweep", e);
             }
         }
+        sampleQueue();
         return new SweepReport(
                 from,
                 horizon,
@@ -155,6 +176,19 @@ public final class Sweeper {
                 }
             }
             return due;
+        }
+    }
+
+    /** The queue's depth, once a sweep (once a minute on AWS): a failed sample is only logged. */
+    private void sampleQueue() {
+        if (queue == null) {
+            return;
+        }
+        try {
+            RunQueue.Depth d = queue.depth();
+            meters.queueDepth(d.visible(), d.delayed(), d.inFlight());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "sampling the run queue's depth failed", e);
         }
     }
 
@@ -201,6 +235,7 @@ public final class Sweeper {
                     marked++;
                     RunNotice.of(change, dispatcher.job(m.jobId()).orElse(null), Dispatcher.SWEEPER)
                             .ifPresent(dispatcher.notices()::publish);
+                    meters.deadLettered(1);
                     LOG.log(
                             Level.WARNING,
                             "run " + m.jobId() + "/" + m.runId() + " is DEAD: its message was" + " dead-lettered");

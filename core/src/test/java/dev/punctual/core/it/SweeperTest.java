@@ -10,6 +10,7 @@ import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Run;
@@ -328,7 +329,8 @@ class SweeperTest {
         RunQueue broken = new RunQueue(
                 Fixture.sqs(), p.resources.runQueue(), TestStack.aws().sqsEndpoint() + "/000000000000/nope");
         Dispatcher failing = new Dispatcher(p.runs, p.jobs, broken, p.tx, p.schedules, clock, p.planner, p.notices);
-        Sweeper badSweeper = new Sweeper(p.runs, p.watermarks, failing, p.buckets, settings, clock, null);
+        Sweeper badSweeper =
+                new Sweeper(p.runs, p.watermarks, failing, p.buckets, settings, clock, null, null, Meters.inMemory());
 
         Sweeper.SweepReport bad = badSweeper.sweep();
 
