@@ -1,10 +1,10 @@
 package dev.punctual.core.exec;
 
 import dev.punctual.core.job.Job;
+import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.notify.RunNotice;
 import dev.punctual.core.notify.RunNotices;
 import dev.punctual.core.run.Change;
-import dev.punctual.core.metrics.Meters;
 import java.lang.System.Logger.Level;
 
 /**

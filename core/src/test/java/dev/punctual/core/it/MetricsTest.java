@@ -14,6 +14,7 @@ import dev.punctual.core.job.Job;
 import dev.punctual.core.metrics.EmfDocuments;
 import dev.punctual.core.metrics.EmfMeterRegistry;
 import dev.punctual.core.metrics.Meters;
+import dev.punctual.core.notify.RunNotices;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.schedule.ScheduleSpec;
@@ -120,6 +121,7 @@ class MetricsTest {
                 settings,
                 clock,
                 null,
+                RunNotices.NONE,
                 new Meters(new EmfMeterRegistry(
                         settings.prefix(), lines::add, io.micrometer.core.instrument.Clock.SYSTEM)));
         // A QUEUED run whose message died: the sweep marks it DEAD.

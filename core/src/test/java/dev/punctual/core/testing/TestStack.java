@@ -5,6 +5,7 @@ import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.infra.Provisioner;
 import dev.punctual.core.infra.Resources;
+import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.notify.RunNotices;
 import dev.punctual.emulators.EmbeddedAws;
 import java.time.Clock;
@@ -54,6 +55,6 @@ public final class TestStack {
         SqsClient q = AwsClients.sqs(t);
         S3Client s = AwsClients.s3(t);
         S3Presigner p = AwsClients.presigner(t);
-        return new Punctual(d, q, s, p, settings, clock, null, notices);
+        return new Punctual(d, q, s, p, settings, clock, null, notices, Meters.inMemory());
     }
 }
