@@ -32,7 +32,9 @@ class DocumentedSettingsTest {
             "executorId", "executor/src/main/java/dev/punctual/executor/ExecutorLifecycle.java",
             "authMode", "api-function/src/main/java/dev/punctual/api/function/GatewayTenants.java",
             "authTenantClaim", "api-function/src/main/java/dev/punctual/api/function/GatewayTenants.java",
-            "authIamTenant", "api-function/src/main/java/dev/punctual/api/function/GatewayTenants.java");
+            "authIamTenant", "api-function/src/main/java/dev/punctual/api/function/GatewayTenants.java",
+            "eventsBusName", "wiring/src/main/java/dev/punctual/wiring/CoreProducer.java",
+            "eventsSource", "wiring/src/main/java/dev/punctual/wiring/CoreProducer.java");
 
     /** Values a default would not have, where the type's usual one is not valid. */
     private static final Map<String, Object> SAMPLES = Map.of(
@@ -47,14 +49,16 @@ class DocumentedSettingsTest {
             "sandboxNetwork",
             "none",
             "prefix",
-            "other");
+            "other",
+            "webhooks",
+            "any");
 
     private static final Path ROOT = Path.of("..");
 
     /** The keys in the README's configuration table, e.g. {@code retry-base} and {@code retry-cap}. */
     static List<String> documentedKeys() throws IOException {
         List<String> keys = new ArrayList<>();
-        Pattern cell = Pattern.compile("`(?:punctual\\.)?([a-z0-9-]+)`");
+        Pattern cell = Pattern.compile("`(?:punctual\\.)?([a-z0-9.-]+)`");
         for (String line : Files.readAllLines(ROOT.resolve("README.md"))) {
             if (!line.startsWith("| `punctual.")) {
                 continue;
@@ -69,7 +73,7 @@ class DocumentedSettingsTest {
 
     static String camel(String kebab) {
         StringBuilder b = new StringBuilder();
-        for (String part : kebab.split("-")) {
+        for (String part : kebab.split("[-.]")) {
             b.append(b.isEmpty() ? part : Character.toUpperCase(part.charAt(0)) + part.substring(1));
         }
         return b.toString();
