@@ -123,9 +123,14 @@ variable "api_memory_size" {
 }
 
 variable "api_timeout" {
-  description = "Timeout of the api Lambda, in seconds (API Gateway waits at most 30)."
+  description = "Timeout of the api Lambda, in seconds (API Gateway waits at most 30). Above 20: a log read may wait up to 20 s for a running attempt's output (RunLogs.MAX_WAIT_SECONDS)."
   type        = number
   default     = 30
+
+  validation {
+    condition     = var.api_timeout > 20 && var.api_timeout <= 900
+    error_message = "api_timeout must be over 20 s (a log read with wait may take 20 s: GET .../log?wait=20) and at most 900 s (Lambda's limit)."
+  }
 }
 
 variable "api_reserved_concurrency" {
