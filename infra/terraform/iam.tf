@@ -114,7 +114,8 @@ locals {
       # GET /v1/jobs: an owner's jobs through the byOwner index.
       { sid = "JobsByOwner", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["jobs"].arn}/index/*"] },
       # First run, dispatch marks, cancellation on delete, and GET /v1/jobs/{id}/runs (a query of the base table).
-      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem", "dynamodb:Query"], resources = [aws_dynamodb_table.this["runs"].arn] },
+      # PutItem/DeleteItem also arm and remove a job's watch (its expectation's check, <job>#watch).
+      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"], resources = [aws_dynamodb_table.this["runs"].arn] },
       # GET /v1/runs?state=DEAD: an owner's dead runs through the byOwnerState index.
       { sid = "RunsByOwnerState", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
       # Register binaries; mark one uploaded once its object is found (later creations then skip S3).
@@ -135,8 +136,9 @@ locals {
       # Dispatch: read the job, advance its pending run.
       { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
       # Dispatch: mark QUEUED, put the next occurrence; recovery: re-read a stuck run, re-index or unindex it.
-      # BatchGetItem: the runs the due index (keys only) names.
-      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["runs"].arn] },
+      # BatchGetItem: the runs the due index (keys only) names. A job's watch: moved on (PutItem) or ended
+      # (DeleteItem), and the check's query of the job's recent runs for a success (a query of the base table).
+      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"], resources = [aws_dynamodb_table.this["runs"].arn] },
       # The sweep: every shard of every minute bucket of the byDue index.
       { sid = "RunsByDue", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
       # The watermark.

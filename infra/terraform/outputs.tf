@@ -122,7 +122,7 @@ output "vpc_endpoint_security_group_id" {
 }
 
 output "run_events_bus_name" {
-  description = "The EventBridge bus run outcomes are published on (with run_events): put your rules on it, matching source \"punctual\" and detail-type \"Punctual Run State Change\"."
+  description = "The EventBridge bus run outcomes are published on (with run_events): put your rules on it, matching source \"punctual\" and detail-type \"Punctual Run State Change\" (or \"Punctual Job Overdue\": dead-man alerts)."
   value       = aws_cloudwatch_event_bus.runs.name
 }
 

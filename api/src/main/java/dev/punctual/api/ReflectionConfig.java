@@ -9,6 +9,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
             dev.punctual.core.service.JobView.class,
             dev.punctual.core.service.JobView.WebhookView.class,
             dev.punctual.core.service.WebhookRequest.class,
+            dev.punctual.core.service.ExpectSpec.class,
             dev.punctual.core.service.JobBatch.class,
             dev.punctual.core.service.JobBatch.Request.class,
             dev.punctual.core.service.RunView.class,

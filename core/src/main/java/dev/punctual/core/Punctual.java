@@ -23,6 +23,7 @@ import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.WatchRepository;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.service.BinaryService;
 import dev.punctual.core.service.DeadLetterService;
@@ -30,6 +31,7 @@ import dev.punctual.core.service.JobContext;
 import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
 import dev.punctual.core.sweep.Sweeper;
+import dev.punctual.core.sweep.WatchChecks;
 import dev.punctual.core.sweep.WatermarkRepository;
 import dev.punctual.core.tenant.IdempotencyRepository;
 import dev.punctual.core.tenant.UsageRepository;
@@ -61,6 +63,7 @@ public final class Punctual {
     public final TimeBuckets buckets;
     public final JobRepository jobs;
     public final RunRepository runs;
+    public final WatchRepository watches;
     public final BinaryRepository binaryRepository;
     public final UsageRepository usage;
     public final WatermarkRepository watermarks;
@@ -117,6 +120,7 @@ public final class Punctual {
                 ? bus
                 : new WebhookNotices(bus, new Webhooks(jobs, clock, settings.webhooks(), WEBHOOK_BACKOFF));
         this.runs = new RunRepository(dynamo, resources, buckets, settings);
+        this.watches = new WatchRepository(dynamo, resources, buckets);
         this.binaryRepository = new BinaryRepository(dynamo, resources);
         this.usage = new UsageRepository(dynamo, resources);
         this.watermarks = new WatermarkRepository(dynamo, resources);
@@ -135,9 +139,11 @@ public final class Punctual {
                 clock,
                 new DeadLetterQueue(sqs, resources.runQueue()),
                 queue,
-                meters);
+                meters,
+                new WatchChecks(jobs, runs, watches, schedules, this.notices));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
-        JobContext jobContext = new JobContext(jobs, runs, tx, dispatcher, schedules, planner, usage, settings, clock);
+        JobContext jobContext =
+                new JobContext(jobs, runs, watches, tx, dispatcher, schedules, planner, usage, settings, clock);
         this.jobService = new JobService(jobContext, binaries, store, new IdempotencyRepository(dynamo, resources));
         this.deadLetters = new DeadLetterService(jobs, runs, queue, clock);
         this.lifecycle = new JobLifecycle(jobContext);

@@ -36,6 +36,8 @@ final class CodeActions {
             Map.entry("dev/punctual/core/run/RunRepository", "table:runs"),
             // Builds the runs table's transaction items (put and update) for RunRepository.
             Map.entry("dev/punctual/core/run/RunWrite", "table:runs"),
+            // A job's watch (its expectation's check) is an item of the runs table (<job>#watch).
+            Map.entry("dev/punctual/core/run/WatchRepository", "table:runs"),
             Map.entry("dev/punctual/core/binary/BinaryRepository", "table:binaries"),
             Map.entry("dev/punctual/core/sweep/WatermarkRepository", "table:sweeps"),
             Map.entry("dev/punctual/core/queue/RunQueue", "queue:runs"),

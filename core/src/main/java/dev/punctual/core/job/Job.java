@@ -18,7 +18,7 @@ import java.util.Map;
  * {@code limits}: what a run may use, as the job asked ({@link RunLimits#NONE} when it named none).
  * {@code labels}: the owner's {@code key=value} tags, to group and filter jobs by ({@link Labels}); {@code pauseNote}:
  * why it was paused, as the pausing request said, while it is PAUSED. {@code webhook}: where its outcomes are posted
- * (null: nowhere).
+ * (null: nowhere). {@code expect}: the successes it is watched for (null: not watched).
  */
 public record Job(
         String id,
@@ -45,7 +45,8 @@ public record Job(
         RunLimits limits,
         Map<String, String> labels,
         String pauseNote,
-        Webhook webhook) {
+        Webhook webhook,
+        Expectation expect) {
 
     public Job {
         limits = limits == null ? RunLimits.NONE : limits;
@@ -99,7 +100,8 @@ public record Job(
                 .limits(limits)
                 .labels(labels)
                 .pauseNote(pauseNote)
-                .webhook(webhook);
+                .webhook(webhook)
+                .expect(expect);
     }
 
     /** Builds a {@link Job}; what is left unset is null, 0 or false, and the record's own defaults apply. */
@@ -129,6 +131,7 @@ public record Job(
         private Map<String, String> labels;
         private String pauseNote;
         private Webhook webhook;
+        private Expectation expect;
 
         private Builder() {}
 
@@ -257,6 +260,11 @@ public record Job(
             return this;
         }
 
+        public Builder expect(Expectation expect) {
+            this.expect = expect;
+            return this;
+        }
+
         public Job build() {
             return new Job(
                     id,
@@ -283,7 +291,8 @@ public record Job(
                     limits,
                     labels,
                     pauseNote,
-                    webhook);
+                    webhook,
+                    expect);
         }
     }
 }

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -48,6 +49,7 @@ final class JobItems {
     static final String LABELS = "labels";
     static final String PAUSE_NOTE = "pauseNote";
     static final String WEBHOOK = "webhook";
+    static final String EXPECT = "expect";
 
     private JobItems() {}
 
@@ -76,6 +78,9 @@ final class JobItems {
         }
         if (job.webhook() != null) {
             item.put(WEBHOOK, webhookValue(job.webhook()));
+        }
+        if (job.expect() != null) {
+            item.put(EXPECT, expectValue(job.expect()));
         }
         item.put(STATE, s(job.state().name()));
         item.put(VERSION, n(job.version()));
@@ -217,7 +222,24 @@ final class JobItems {
                 limits(item.get(LIMITS)),
                 item.containsKey(LABELS) ? Items.stringMap(item, LABELS) : Map.of(),
                 Items.str(item, PAUSE_NOTE),
-                webhook(item.get(WEBHOOK)));
+                webhook(item.get(WEBHOOK)),
+                expect(item.get(EXPECT)));
+    }
+
+    /** An expectation as stored: {@code {every: "PT25H"}} or {@code {by: <a schedule, as the job's is stored>}}. */
+    static AttributeValue expectValue(Expectation e) {
+        return AttributeValue.fromM(
+                e.every() != null ? Map.of("every", s(e.every().toString())) : Map.of("by", scheduleValue(e.by())));
+    }
+
+    private static Expectation expect(AttributeValue value) {
+        if (value == null || !value.hasM()) {
+            return null;
+        }
+        Map<String, AttributeValue> m = value.m();
+        return m.containsKey("every")
+                ? new Expectation(Duration.parse(Items.str(m, "every")), null)
+                : new Expectation(null, scheduleSpec(m.get("by")));
     }
 
     static AttributeValue webhookValue(Webhook w) {
@@ -229,7 +251,7 @@ final class JobItems {
             return null;
         }
         Map<String, AttributeValue> m = value.m();
-        return new Webhook(Items.str(m, "url"), java.util.Set.copyOf(Items.strings(m, "on")));
+        return new Webhook(Items.str(m, "url"), Set.copyOf(Items.strings(m, "on")));
     }
 
     /** The limits the job named, by their JSON names; a job stored before limits existed named none. */

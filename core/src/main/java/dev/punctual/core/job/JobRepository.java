@@ -282,6 +282,12 @@ public final class JobRepository {
             values.put(":wh", JobItems.webhookValue(job.webhook()));
             update += ", #wh = :wh";
         }
+        if (job.expect() == null) {
+            removed.add("#ex");
+        } else {
+            values.put(":ex", JobItems.expectValue(job.expect()));
+            update += ", #ex = :ex";
+        }
         if (job.pendingRunId() != null) {
             update += ", " + pendingTo(job.pendingRunId(), job.nextRunAt(), values);
         } else {
@@ -375,7 +381,8 @@ public final class JobRepository {
             Map.entry("#lim", LIMITS),
             Map.entry("#lab", LABELS),
             Map.entry("#pn", PAUSE_NOTE),
-            Map.entry("#wh", JobItems.WEBHOOK));
+            Map.entry("#wh", JobItems.WEBHOOK),
+            Map.entry("#ex", JobItems.EXPECT));
 
     private static final Pattern NAME_PLACEHOLDER = Pattern.compile("#[a-z]+");
     private static final Pattern STATE_VALUE = Pattern.compile(":(active|completed|paused|deleted)\\b");

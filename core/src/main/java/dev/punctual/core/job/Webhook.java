@@ -9,11 +9,15 @@ import java.util.Set;
  * own, read only by whoever delivers ({@link JobRepository#webhookSecret}).
  */
 public record Webhook(String url, Set<String> on) {
-    /** The states a webhook may ask for: the outcomes that are published, in the order the API lists them. */
-    public static final List<String> OUTCOMES = List.of("SUCCEEDED", "FAILED", "DEAD", "CANCELLED", "SKIPPED");
+    /**
+     * The states a webhook may ask for: the run outcomes that are published, and {@code OVERDUE} (the job did not
+     * meet its {@link Expectation}), in the order the API lists them.
+     */
+    public static final List<String> OUTCOMES =
+            List.of("SUCCEEDED", "FAILED", "DEAD", "CANCELLED", "SKIPPED", "OVERDUE");
 
-    /** What a webhook that names no states is sent: the run has failed for good, or did not run. */
-    public static final Set<String> DEFAULT_ON = Set.of("DEAD", "SKIPPED");
+    /** What a webhook that names no states is sent: the run has failed for good, or did not run, or none succeeded. */
+    public static final Set<String> DEFAULT_ON = Set.of("DEAD", "SKIPPED", "OVERDUE");
 
     public Webhook {
         on = on == null || on.isEmpty() ? DEFAULT_ON : Set.copyOf(on);

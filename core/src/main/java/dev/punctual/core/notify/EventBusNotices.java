@@ -13,7 +13,7 @@ import software.amazon.awssdk.services.eventbridge.model.PutEventsResponse;
 import software.amazon.awssdk.services.eventbridge.model.PutEventsResultEntry;
 
 /**
- * Publishes run notices on an EventBridge bus, from a thread of its own: up to ten a {@code PutEvents} call (its
+ * Publishes notices (run outcomes, overdue jobs) on an EventBridge bus, from a thread of its own: up to ten a {@code PutEvents} call (its
  * limit; the price is per event, so batching saves requests, not money). An entry the bus refuses, or a call that
  * fails, is tried again with backoff, {@value #TRIES} times in all; then each notice not published is logged, whole,
  * at WARNING. So is one that finds the queue full ({@value #CAPACITY} waiting: the bus is down or throttling for
@@ -32,7 +32,7 @@ public final class EventBusNotices implements RunNotices {
     private final EventBridgeClient client;
     private final String busName;
     private final String source;
-    private final LinkedBlockingQueue<RunNotice> queue = new LinkedBlockingQueue<>(CAPACITY);
+    private final LinkedBlockingQueue<Notice> queue = new LinkedBlockingQueue<>(CAPACITY);
     private final Thread sender;
     private final Object progress = new Object();
     // Guarded by progress: how many notices were queued, and how many are settled (published or logged as not).
@@ -48,7 +48,7 @@ public final class EventBusNotices implements RunNotices {
     }
 
     @Override
-    public void publish(RunNotice notice) {
+    public void publish(Notice notice) {
         synchronized (progress) {
             if (!closed && queue.offer(notice)) {
                 queued++;
@@ -57,7 +57,7 @@ public final class EventBusNotices implements RunNotices {
         }
         LOG.log(
                 Level.WARNING,
-                "run notice not published (" + (closed ? "stopping" : "queue full") + "): " + notice.detailJson());
+                "notice not published (" + (closed ? "stopping" : "queue full") + "): " + notice.detailJson());
     }
 
     @Override
@@ -84,16 +84,16 @@ public final class EventBusNotices implements RunNotices {
         }
         sender.interrupt();
         sender.join(within.toMillis() + 1);
-        List<RunNotice> left = new ArrayList<>();
+        List<Notice> left = new ArrayList<>();
         queue.drainTo(left);
-        left.forEach(n -> LOG.log(Level.WARNING, "run notice not published (stopping): " + n.detailJson()));
+        left.forEach(n -> LOG.log(Level.WARNING, "notice not published (stopping): " + n.detailJson()));
     }
 
     private void sendLoop() {
         while (!closed) {
-            List<RunNotice> batch = new ArrayList<>(BATCH);
+            List<Notice> batch = new ArrayList<>(BATCH);
             try {
-                RunNotice first = queue.poll(1, TimeUnit.SECONDS);
+                Notice first = queue.poll(1, TimeUnit.SECONDS);
                 if (first == null) {
                     continue;
                 }
@@ -101,10 +101,10 @@ public final class EventBusNotices implements RunNotices {
                 queue.drainTo(batch, BATCH - 1);
                 send(batch);
             } catch (InterruptedException e) {
-                batch.forEach(n -> LOG.log(Level.WARNING, "run notice not published (stopping): " + n.detailJson()));
+                batch.forEach(n -> LOG.log(Level.WARNING, "notice not published (stopping): " + n.detailJson()));
                 return;
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "run notices not published: " + e, e);
+                LOG.log(Level.WARNING, "notices not published: " + e, e);
             } finally {
                 synchronized (progress) {
                     settled += batch.size();
@@ -115,14 +115,14 @@ public final class EventBusNotices implements RunNotices {
     }
 
     /** Sends {@code batch}, trying again what fails; logs what never goes. */
-    private void send(List<RunNotice> batch) throws InterruptedException {
-        List<RunNotice> pending = batch;
+    private void send(List<Notice> batch) throws InterruptedException {
+        List<Notice> pending = batch;
         String why = null;
         for (int attempt = 0; attempt < TRIES && !pending.isEmpty(); attempt++) {
             if (attempt > 0) {
                 Thread.sleep(FIRST_BACKOFF.multipliedBy(1L << (attempt - 1)).toMillis());
             }
-            List<RunNotice> sending = pending;
+            List<Notice> sending = pending;
             try {
                 PutEventsResponse r = client.putEvents(
                         b -> b.entries(sending.stream().map(this::entry).toList()));
@@ -130,7 +130,7 @@ public final class EventBusNotices implements RunNotices {
                     return;
                 }
                 // Result entries come in the order of the request's; a failed one carries an error code.
-                List<RunNotice> failed = new ArrayList<>();
+                List<Notice> failed = new ArrayList<>();
                 for (int i = 0; i < r.entries().size() && i < sending.size(); i++) {
                     PutEventsResultEntry e = r.entries().get(i);
                     if (e.errorCode() != null) {
@@ -143,18 +143,16 @@ public final class EventBusNotices implements RunNotices {
                 why = e.toString();
             }
         }
-        for (RunNotice n : pending) {
-            LOG.log(
-                    Level.WARNING,
-                    "run notice not published after " + TRIES + " tries (" + why + "): " + n.detailJson());
+        for (Notice n : pending) {
+            LOG.log(Level.WARNING, "notice not published after " + TRIES + " tries (" + why + "): " + n.detailJson());
         }
     }
 
-    private PutEventsRequestEntry entry(RunNotice n) {
+    private PutEventsRequestEntry entry(Notice n) {
         return PutEventsRequestEntry.builder()
                 .eventBusName(busName)
                 .source(source)
-                .detailType(RunNotice.DETAIL_TYPE)
+                .detailType(n.detailType())
                 .time(n.at())
                 .detail(n.detailJson())
                 .build();

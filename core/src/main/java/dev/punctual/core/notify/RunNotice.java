@@ -1,6 +1,7 @@
 package dev.punctual.core.notify;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import static dev.punctual.core.notify.Details.putIfPresent;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.Webhook;
@@ -33,8 +34,9 @@ public record RunNotice(
         Integer exitCode,
         String error,
         String by,
-        Webhook webhook) {
-    public static final String SCHEMA_VERSION = "1";
+        Webhook webhook)
+        implements Notice {
+    public static final String SCHEMA_VERSION = Details.SCHEMA_VERSION;
     public static final String DETAIL_TYPE = "Punctual Run State Change";
 
     /**
@@ -51,8 +53,6 @@ public record RunNotice(
             Transition.CANCEL_UNSTARTED,
             Transition.SKIP_OVERLAPPING,
             Transition.SKIP_MISSED);
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     public RunNotice {
         labels = labels == null ? Map.of() : Map.copyOf(labels);
@@ -92,22 +92,21 @@ public record RunNotice(
         return state != RunState.FAILED;
     }
 
+    @Override
+    public String detailType() {
+        return DETAIL_TYPE;
+    }
+
     /** Unique per outcome: a consumer that sees it twice (delivery is at least once) may drop the second. */
+    @Override
     public String id() {
         return jobId + "/" + runId + "/" + (attempt == null ? 0 : attempt) + "/" + state;
     }
 
     /** The event's detail: one flat JSON object, absent fields left out. */
+    @Override
     public String detailJson() {
-        ObjectNode o = JSON.createObjectNode();
-        o.put("version", SCHEMA_VERSION);
-        o.put("id", id());
-        o.put("at", at.toString());
-        putIfPresent(o, "tenant", tenant);
-        o.put("jobId", jobId);
-        putIfPresent(o, "jobName", jobName);
-        ObjectNode l = o.putObject("labels");
-        labels.forEach(l::put);
+        ObjectNode o = Details.start(this, tenant, jobName, labels);
         o.put("runId", runId);
         putIfPresent(o, "scheduledAt", scheduledAt == null ? null : scheduledAt.toString());
         if (attempt != null) {
@@ -121,11 +120,5 @@ public record RunNotice(
         putIfPresent(o, "error", error);
         putIfPresent(o, "by", by);
         return o.toString();
-    }
-
-    private static void putIfPresent(ObjectNode o, String field, String value) {
-        if (value != null) {
-            o.put(field, value);
-        }
     }
 }

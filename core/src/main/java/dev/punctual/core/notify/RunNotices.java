@@ -3,7 +3,7 @@ package dev.punctual.core.notify;
 import java.time.Duration;
 
 /**
- * Where run outcomes are published ({@link RunNotice}). {@link #publish} never blocks its caller on the network and
+ * Where run outcomes and overdue jobs are published ({@link Notice}). {@link #publish} never blocks its caller on the network and
  * never fails it: a run's outcome is already written when it is published, and publishing must not hold up the next
  * run. What cannot be published is logged, never dropped silently.
  */
@@ -11,7 +11,7 @@ public interface RunNotices {
     /** Publishes nothing: no bus configured (the local runner's default, and tests'). */
     RunNotices NONE = new RunNotices() {
         @Override
-        public void publish(RunNotice notice) {}
+        public void publish(Notice notice) {}
 
         @Override
         public boolean flush(Duration within) {
@@ -20,7 +20,7 @@ public interface RunNotices {
     };
 
     /** Queues {@code notice} for publishing. */
-    void publish(RunNotice notice);
+    void publish(Notice notice);
 
     /**
      * Waits until what was queued before the call is published (or given up on, logged), at most {@code within}: a

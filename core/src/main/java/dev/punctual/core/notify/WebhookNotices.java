@@ -28,7 +28,7 @@ public final class WebhookNotices implements RunNotices {
     }
 
     @Override
-    public void publish(RunNotice notice) {
+    public void publish(Notice notice) {
         bus.publish(notice);
         if (notice.webhook() == null) {
             return;

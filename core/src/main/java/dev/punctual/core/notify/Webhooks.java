@@ -18,7 +18,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Posts a run notice to its job's webhook: the event's detail as the body, signed with the job's secret. Tried up to
+ * Posts a notice to its job's webhook: the event's detail as the body, signed with the job's secret. Tried up to
  * {@value #TRIES} times (a refused connection, a timeout, 408, 429 or 5xx), with backoff; another answer, a redirect
  * (never followed: it could lead anywhere) or a target {@link WebhookTargets} refuses ends it. The receiver verifies
  * {@value #SIGNATURE}: {@code t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the secret>}, and may
@@ -58,7 +58,7 @@ public final class Webhooks {
     }
 
     /** Posts {@code notice} to its webhook ({@code notice.webhook()}, not null). */
-    public Outcome deliver(RunNotice notice) throws InterruptedException {
+    public Outcome deliver(Notice notice) throws InterruptedException {
         URI url = URI.create(notice.webhook().url());
         Optional<String> refused = WebhookTargets.refusal(url, mode);
         if (refused.isPresent()) {

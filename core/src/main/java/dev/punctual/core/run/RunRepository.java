@@ -328,7 +328,16 @@ public final class RunRepository {
 
     /** {@link #dueIn}, with the time each entry asked for attention (the instant its sort key starts with). */
     public List<Attention> attentionIn(String partition, Instant upTo) {
+        return entriesIn(partition, upTo).runs();
+    }
+
+    /** What a partition of the due index holds: runs that want attention, and jobs' watches ({@link WatchRepository}). */
+    public record Entries(List<Attention> runs, List<WatchRepository.Watch> watches) {}
+
+    /** {@link #attentionIn}, and the watches whose deadlines are in the partition up to {@code upTo}. */
+    public Entries entriesIn(String partition, Instant upTo) {
         List<Attention> out = new ArrayList<>();
+        List<WatchRepository.Watch> watches = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
             Map<String, AttributeValue> from = start;
@@ -351,13 +360,55 @@ public final class RunRepository {
                     .collect(Collectors.toSet());
             for (Map<String, AttributeValue> item : BatchReads.get(dynamo::batchGetItem, table.name(), keys)) {
                 String sort = Items.str(item, Resources.DUE_SORT);
-                if (sort != null && entries.contains(sort)) {
+                if (sort == null || !entries.contains(sort)) {
+                    continue;
+                }
+                if (WatchRepository.isWatch(item)) {
+                    watches.add(WatchRepository.fromItem(item));
+                } else {
                     out.add(new Attention(RunItems.fromItem(item), TimeBuckets.attentionOf(sort)));
                 }
             }
             start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
         } while (start != null);
-        return out;
+        return new Entries(out, watches);
+    }
+
+    /**
+     * When the latest success of {@code jobId} that finished after {@code after} and no later than {@code upTo}
+     * finished, among its runs due from {@code dueFrom} on (a run finishes after it is due: the caller bounds how
+     * long before a window a run that finished in it may have been due). Read strongly, newest runs first, a page at
+     * a time until one holds such a success; its latest is taken (a run due earlier that finished later still is
+     * found by the next window's read, which starts after this one).
+     */
+    public Optional<Instant> lastSuccess(String jobId, Instant dueFrom, Instant after, Instant upTo) {
+        Map<String, AttributeValue> start = null;
+        do {
+            Map<String, AttributeValue> from = start;
+            QueryResponse r = dynamo.query(b -> b.tableName(table.name())
+                    .keyConditionExpression("#j = :j AND #r BETWEEN :lo AND :hi")
+                    .filterExpression("#st = :ok")
+                    .projectionExpression("#f")
+                    .expressionAttributeNames(
+                            Map.of("#j", Resources.JOB_ID, "#r", Resources.RUN_ID, "#st", STATE, "#f", FINISHED_AT))
+                    .expressionAttributeValues(Map.of(
+                            ":j", s(jobId),
+                            ":lo", s(RunIds.forOccurrence(dueFrom)),
+                            ":hi", s("~"),
+                            ":ok", s(RunState.SUCCEEDED.name())))
+                    .scanIndexForward(false)
+                    .consistentRead(true)
+                    .exclusiveStartKey(from));
+            Optional<Instant> latest = r.items().stream()
+                    .map(i -> Items.instant(i, FINISHED_AT))
+                    .filter(f -> f != null && f.isAfter(after) && !f.isAfter(upTo))
+                    .max(Instant::compareTo);
+            if (latest.isPresent()) {
+                return latest;
+            }
+            start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
+        } while (start != null);
+        return Optional.empty();
     }
 
     /**

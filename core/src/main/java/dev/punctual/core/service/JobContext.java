@@ -14,6 +14,7 @@ import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
+import dev.punctual.core.run.WatchRepository;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.UsageRepository;
 import java.lang.System.Logger.Level;
@@ -28,13 +29,14 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
- * What the services that change jobs share ({@link JobService}, {@link JobLifecycle}): both tables, the
- * transactions that write them together, the dispatcher that sends a run due soon at once, the schedule parser, the
- * run planner, the tenant's usage counters, the settings and the clock. Built once by {@link dev.punctual.core.Punctual}.
+ * What the services that change jobs share ({@link JobService}, {@link JobLifecycle}): both tables (and the jobs'
+ * watches, kept in the runs table), the transactions that write them together, the dispatcher that sends a run due
+ * soon at once, the schedule parser, the run planner, the tenant's usage counters, the settings and the clock. Built once by {@link dev.punctual.core.Punctual}.
  */
 public record JobContext(
         JobRepository jobs,
         RunRepository runs,
+        WatchRepository watches,
         Transactions tx,
         Dispatcher dispatcher,
         Schedules schedules,
@@ -43,6 +45,16 @@ public record JobContext(
         Settings settings,
         Clock clock) {
     private static final System.Logger LOG = System.getLogger(JobContext.class.getName());
+
+    /**
+     * The write that arms {@code job}'s watch from {@code now}: its expectation's first window, replacing any earlier
+     * watch. Empty when it expects nothing, or has no deadline left.
+     */
+    Optional<TransactWriteItem> armWatch(Job job, Instant now) {
+        return job.expect() == null
+                ? Optional.empty()
+                : job.expect().first(now, schedules, job.updatedAt()).map(w -> watches.arm(job.id(), w));
+    }
 
     /**
      * The caller's job. A job of another owner is "not found" as well, so that a tenant cannot learn which job ids

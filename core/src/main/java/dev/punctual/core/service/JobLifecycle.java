@@ -197,6 +197,8 @@ public final class JobLifecycle {
                         pending.map(Run::scheduledAt).orElse(null),
                         now));
         pending.ifPresent(r -> first.add(ctx.runs().create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now))));
+        // The watch starts afresh: a job is not overdue for the time it was paused.
+        ctx.armWatch(job, now).ifPresent(first::add);
         List<TransactWriteItem> rest = new ArrayList<>();
         // The most recent catch-up runs go into the first transaction; older ones past its limit into later ones.
         for (Run r : catchUpRuns.reversed()) {

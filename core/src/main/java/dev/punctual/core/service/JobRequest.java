@@ -16,6 +16,7 @@ import java.util.Map;
  * {@code limits}: what one run may use (absent fields: this deployment's maxima). {@code labels}: {@code key=value}
  * tags to group and filter jobs by ({@link dev.punctual.core.job.Labels}); on {@code PUT}, absent means none.
  * {@code webhook}: where the job's run outcomes are posted ({@link WebhookRequest}); on {@code PUT}, absent means none.
+ * {@code expect}: the successes the job is watched for ({@link ExpectSpec}); on {@code PUT}, absent means none.
  */
 public record JobRequest(
         String name,
@@ -33,7 +34,8 @@ public record JobRequest(
         Map<String, String> secrets,
         RunLimits limits,
         Map<String, String> labels,
-        WebhookRequest webhook) {
+        WebhookRequest webhook,
+        ExpectSpec expect) {
 
     /** A request with what every job needs; the other fields are named on the builder, or left absent. */
     public static Builder builder(String name, String binaryId, ScheduleSpec schedule) {
@@ -58,6 +60,7 @@ public record JobRequest(
         private RunLimits limits;
         private Map<String, String> labels;
         private WebhookRequest webhook;
+        private ExpectSpec expect;
 
         private Builder(String name, String binaryId, ScheduleSpec schedule) {
             this.name = name;
@@ -130,6 +133,11 @@ public record JobRequest(
             return this;
         }
 
+        public Builder expect(ExpectSpec expect) {
+            this.expect = expect;
+            return this;
+        }
+
         public JobRequest build() {
             return new JobRequest(
                     name,
@@ -147,7 +155,8 @@ public record JobRequest(
                     secrets,
                     limits,
                     labels,
-                    webhook);
+                    webhook,
+                    expect);
         }
     }
 }

@@ -27,6 +27,7 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -226,6 +227,10 @@ public final class JobService {
                 // A new secret, or none left with the webhook gone; absent with a webhook kept: the current one.
                 items.add(ctx.jobs().putWebhookSecret(jobId, d.webhook() == null ? null : d.webhookSecret()));
             }
+            if (!Objects.equals(job.expect(), old.expect())) {
+                // A new expectation is watched from now; one kept keeps its window.
+                items.add(ctx.armWatch(job, now).orElseGet(() -> ctx.watches().disarm(jobId)));
+            }
             Transactions.Outcome o = ctx.tx().write(items);
             if (!o.won() && quotaItem >= 0 && o.failed(quotaItem)) {
                 throw JobCreation.rateQuota(
@@ -355,6 +360,9 @@ public final class JobService {
             }
             if (job.webhook() != null) {
                 items.add(ctx.jobs().putWebhookSecret(jobId, null));
+            }
+            if (job.expect() != null) {
+                items.add(ctx.watches().disarm(jobId));
             }
             ctx.cancelPending(job, now, "job deleted").ifPresent(items::add);
             if (ctx.tx().write(items).won()) {

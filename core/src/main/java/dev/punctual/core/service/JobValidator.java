@@ -9,6 +9,7 @@ import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.job.CommandLine;
+import dev.punctual.core.job.Expectation;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.job.Labels;
@@ -19,7 +20,9 @@ import dev.punctual.core.run.Overrides;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.SchedulePeak;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -64,7 +67,8 @@ final class JobValidator {
             RunLimits limits,
             Map<String, String> labels,
             Webhook webhook,
-            String webhookSecret) {
+            String webhookSecret,
+            Expectation expect) {
         /** {@code secretNames}: of the new secrets, or (a PUT that leaves them out) of the job's current ones. */
         Job job(
                 String id,
@@ -102,6 +106,7 @@ final class JobValidator {
                     .limits(limits)
                     .labels(labels)
                     .webhook(webhook)
+                    .expect(expect)
                     .build();
         }
     }
@@ -138,6 +143,53 @@ final class JobValidator {
             }
         }
         return errors.size() == before ? new Webhook(w.url(), on) : null;
+    }
+
+    /**
+     * The request's expectation, checked (null: none): exactly one of {@code every} (an ISO-8601 duration, from
+     * {@link Expectation#MIN_EVERY} to {@link Expectation#MAX_EVERY}) and {@code by} (a schedule, as a job's, with a
+     * deadline left from now; not {@code now}). {@code by} is kept as parsed, its defaults filled in.
+     */
+    private Expectation expectation(ExpectSpec e, Instant now, List<FieldError> errors) {
+        if (e == null) {
+            return null;
+        }
+        if ((e.every() == null) == (e.by() == null)) {
+            errors.add(new FieldError("expect", "must have exactly one of every, by"));
+            return null;
+        }
+        if (e.every() != null) {
+            Duration every;
+            try {
+                every = Duration.parse(e.every());
+            } catch (DateTimeParseException bad) {
+                errors.add(new FieldError("expect.every", "must be an ISO-8601 duration, such as PT25H"));
+                return null;
+            }
+            if (every.compareTo(Expectation.MIN_EVERY) < 0 || every.compareTo(Expectation.MAX_EVERY) > 0) {
+                errors.add(new FieldError(
+                        "expect.every",
+                        "must be from " + Expectation.MIN_EVERY + " to " + Expectation.MAX_EVERY
+                                + " (the watch is checked once a minute)"));
+                return null;
+            }
+            return new Expectation(every, null);
+        }
+        if ("now".equals(e.by().type())) {
+            errors.add(new FieldError("expect.by.type", "must be once, interval, cron or dates: a deadline to come"));
+            return null;
+        }
+        try {
+            Schedule by = schedules.parse(e.by(), now, "expect.by");
+            if (by.first(now).isEmpty()) {
+                errors.add(new FieldError("expect.by", "has no deadline from now on"));
+                return null;
+            }
+            return new Expectation(null, by.spec());
+        } catch (ValidationException bad) {
+            errors.addAll(bad.errors());
+            return null;
+        }
     }
 
     /**
@@ -195,6 +247,7 @@ final class JobValidator {
         limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
         errors.addAll(Labels.problems(req.labels()));
         Webhook webhook = webhook(req.webhook(), current != null && current.webhook() != null, errors);
+        Expectation expect = expectation(req.expect(), now, errors);
         Schedule schedule = null;
         try {
             schedule = schedules.parse(req.schedule(), now, "schedule");
@@ -246,7 +299,8 @@ final class JobValidator {
                 limits,
                 req.labels() == null ? Map.of() : new TreeMap<>(req.labels()),
                 webhook,
-                req.webhook() == null ? null : req.webhook().secret());
+                req.webhook() == null ? null : req.webhook().secret(),
+                expect);
     }
 
     /**

@@ -17,6 +17,7 @@ import java.util.Map;
  * is also the job's ETag: {@code PUT} must send it back in {@code If-Match}. {@code limits}: only those the job
  * named (the rest are the executors' maxima), absent when it named none. {@code labels}: always present ({@code {}}
  * when none); {@code pauseNote}: why it was paused, while it is. {@code webhook}: where its outcomes are posted.
+ * {@code expect}: the successes it is watched for.
  */
 public record JobView(
         String id,
@@ -43,7 +44,8 @@ public record JobView(
         RunLimits limits,
         Map<String, String> labels,
         String pauseNote,
-        WebhookView webhook) {
+        WebhookView webhook,
+        ExpectSpec expect) {
 
     /** A job's webhook as shown: where and on which states; never its secret. */
     public record WebhookView(String url, List<String> on) {}
@@ -82,7 +84,8 @@ public record JobView(
                 j.state() == JobState.PAUSED ? j.pauseNote() : null,
                 j.webhook() == null
                         ? null
-                        : new WebhookView(j.webhook().url(), j.webhook().onNames()));
+                        : new WebhookView(j.webhook().url(), j.webhook().onNames()),
+                ExpectSpec.of(j.expect()));
     }
 
     /** The ETag of this version of the job. */

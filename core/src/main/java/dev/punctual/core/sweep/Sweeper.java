@@ -13,6 +13,7 @@ import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
+import dev.punctual.core.run.WatchRepository;
 import dev.punctual.core.time.TimeBuckets;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -49,10 +50,12 @@ public final class Sweeper {
     private final DeadLetterQueue deadLetters;
     private final RunQueue queue;
     private final Meters meters;
+    private final WatchChecks watchChecks;
 
     /**
      * With {@code deadLetters} (null: none), each sweep also reconciles the run queue's dead-letter queue; with
      * {@code queue} (null: none), it samples the queue's depth into {@code meters}, which it flushes at its end.
+     * Jobs' watches found due are checked by {@code watchChecks}.
      */
     public Sweeper(
             RunRepository runs,
@@ -63,7 +66,9 @@ public final class Sweeper {
             Clock clock,
             DeadLetterQueue deadLetters,
             RunQueue queue,
-            Meters meters) {
+            Meters meters,
+            WatchChecks watchChecks) {
+        this.watchChecks = watchChecks;
         this.deadLetters = deadLetters;
         this.queue = queue;
         this.meters = meters;
@@ -105,7 +110,8 @@ public final class Sweeper {
             bucketList.add(b);
         }
         TreeSet<Instant> unhandled = new TreeSet<>();
-        List<RunRepository.Attention> found = query(bucketList, horizon, unhandled);
+        List<WatchRepository.Watch> watches = new ArrayList<>();
+        List<RunRepository.Attention> found = query(bucketList, horizon, unhandled, watches);
         // SCHEDULED runs are sent ahead of time (delayed to their due second); every other entry only once its
         // attention time has come. An entry left for later sits in a bucket after now, above the watermark.
         List<Run> due = found.stream()
@@ -120,6 +126,13 @@ public final class Sweeper {
         found.stream()
                 .filter(a -> d.failed.contains(a.run()))
                 .forEach(a -> unhandled.add(TimeBuckets.bucketOf(a.at())));
+
+        int overdue = watchChecks.check(
+                watches.stream()
+                        .filter(w -> !w.window().deadline().isAfter(now))
+                        .toList(),
+                now,
+                deadline -> unhandled.add(TimeBuckets.bucketOf(deadline)));
 
         Instant target = settled;
         if (!unhandled.isEmpty() && unhandled.first().isBefore(target)) {
@@ -147,23 +160,30 @@ public final class Sweeper {
                 d.materialized,
                 d.failed.size(),
                 d.resent,
+                overdue,
                 advanced ? target : from);
     }
 
-    private List<RunRepository.Attention> query(List<Instant> bucketList, Instant horizon, TreeSet<Instant> unhandled) {
-        record Part(Instant bucket, Future<List<RunRepository.Attention>> result) {}
+    private List<RunRepository.Attention> query(
+            List<Instant> bucketList,
+            Instant horizon,
+            TreeSet<Instant> unhandled,
+            List<WatchRepository.Watch> watches) {
+        record Part(Instant bucket, Future<RunRepository.Entries> result) {}
         List<Part> parts = new ArrayList<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (Instant b : bucketList) {
                 for (int shard = 0; shard < buckets.shards(); shard++) {
                     String partition = TimeBuckets.partition(b, shard);
-                    parts.add(new Part(b, pool.submit(() -> runs.attentionIn(partition, horizon))));
+                    parts.add(new Part(b, pool.submit(() -> runs.entriesIn(partition, horizon))));
                 }
             }
             List<RunRepository.Attention> due = new ArrayList<>();
             for (Part p : parts) {
                 try {
-                    due.addAll(p.result().get());
+                    RunRepository.Entries entries = p.result().get();
+                    due.addAll(entries.runs());
+                    watches.addAll(entries.watches());
                 } catch (ExecutionException e) {
                     LOG.log(
                             Level.WARNING,
@@ -259,5 +279,6 @@ public final class Sweeper {
             int materialized,
             int failed,
             int resent,
+            int overdue,
             Instant watermark) {}
 }

@@ -17,6 +17,7 @@ import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.sweep.Sweeper;
+import dev.punctual.core.sweep.WatchChecks;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
 import dev.punctual.core.time.TimeBuckets;
@@ -329,8 +330,17 @@ class SweeperTest {
         RunQueue broken = new RunQueue(
                 Fixture.sqs(), p.resources.runQueue(), TestStack.aws().sqsEndpoint() + "/000000000000/nope");
         Dispatcher failing = new Dispatcher(p.runs, p.jobs, broken, p.tx, p.schedules, clock, p.planner, p.notices);
-        Sweeper badSweeper =
-                new Sweeper(p.runs, p.watermarks, failing, p.buckets, settings, clock, null, null, Meters.inMemory());
+        Sweeper badSweeper = new Sweeper(
+                p.runs,
+                p.watermarks,
+                failing,
+                p.buckets,
+                settings,
+                clock,
+                null,
+                null,
+                Meters.inMemory(),
+                new WatchChecks(p.jobs, p.runs, p.watches, p.schedules, p.notices));
 
         Sweeper.SweepReport bad = badSweeper.sweep();
 

@@ -135,7 +135,7 @@ class WebhookDeliveryTest {
         assertThat(post.eventId()).isEqualTo(d.get("id").asText());
         assertThat(p.jobService.get(OWNER, dying.id()).webhook())
                 .isEqualTo(new JobView.WebhookView(url(), List.of("DEAD")));
-        assertThat(p.jobService.get(OWNER, fine.id()).webhook().on()).containsExactly("DEAD", "SKIPPED");
+        assertThat(p.jobService.get(OWNER, fine.id()).webhook().on()).containsExactly("DEAD", "SKIPPED", "OVERDUE");
     }
 
     @Test
@@ -171,7 +171,7 @@ class WebhookDeliveryTest {
                                 .containsExactlyInAnyOrder(
                                         "webhook.url: is not a public address",
                                         "webhook.secret: must be 16 to 256 characters",
-                                        "webhook.on[0]: must be one of [SUCCEEDED, FAILED, DEAD, CANCELLED, SKIPPED]"));
+                                        "webhook.on[0]: must be one of [SUCCEEDED, FAILED, DEAD, CANCELLED, SKIPPED, OVERDUE]"));
         assertThatThrownBy(() -> p.jobService.create(
                         OWNER,
                         base.webhook(new WebhookRequest("https://hooks.example.com/x", null, null))

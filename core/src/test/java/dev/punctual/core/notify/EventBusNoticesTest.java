@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.punctual.core.infra.AwsClients;
+import dev.punctual.core.job.Expectation;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.testing.EventBridgeReceiver;
 import java.time.Duration;
@@ -110,5 +111,33 @@ class EventBusNoticesTest {
 
         assertThat(bus.accepted()).isEmpty();
         assertThat(bus.calls()).isGreaterThanOrEqualTo(EventBusNotices.TRIES);
+    }
+
+    @Test
+    void anOverdueJobGoesOutWithItsOwnDetailTypeAndWindow() throws InterruptedException {
+        Instant since = AT.minus(Duration.ofHours(25));
+        notices.publish(new JobOverdue(
+                AT,
+                "tenant-a",
+                "job_1",
+                "nightly",
+                Map.of("team", "data"),
+                new Expectation(Duration.ofHours(25), null),
+                since,
+                AT.minusSeconds(40),
+                null));
+
+        assertThat(notices.flush(Duration.ofSeconds(10))).isTrue();
+
+        assertThat(bus.accepted())
+                .singleElement()
+                .satisfies(e -> assertThat(e.get("DetailType").asText()).isEqualTo("Punctual Job Overdue"));
+        JsonNode d = bus.details().get(0);
+        assertThat(d.get("id").asText()).isEqualTo("job_1/overdue/2026-11-24T09:59:20.250Z");
+        assertThat(d.get("state").asText()).isEqualTo("OVERDUE");
+        assertThat(d.get("expect").get("every").asText()).isEqualTo("PT25H");
+        assertThat(d.get("since").asText()).isEqualTo(since.toString());
+        assertThat(d.get("deadline").asText()).isEqualTo("2026-11-24T09:59:20.250Z");
+        assertThat(d.get("labels").get("team").asText()).isEqualTo("data");
     }
 }

@@ -27,7 +27,7 @@ class SchedulePreviewTest {
 
     private static JobService previewOnly(Schedules schedules, Settings settings, Clock clock) {
         return new JobService(
-                new JobContext(null, null, null, null, schedules, null, null, settings, clock), null, null, null);
+                new JobContext(null, null, null, null, null, schedules, null, null, settings, clock), null, null, null);
     }
 
     private static ScheduleSpec cron(String expression, String zone) {
