@@ -120,10 +120,19 @@ public final class RunWorker {
      * emulators is under 100 ms).
      */
     static final Duration CLAIM_AHEAD = Duration.ofMillis(500);
-    /** How many receives a message for a run that does not exist gets before it is dropped. */
-    static final int UNKNOWN_RUN_RECEIVES = 3;
+    /**
+     * How long after its due time a message whose run does not exist (yet) is looked at again before it is dropped.
+     * A job created with its first run due soon has that run's message sent before the run is written
+     * ({@code Dispatcher.sendBeforeWrite}), and the run has no due-index entry ({@code Transition.ENQUEUE}): the
+     * message is its only way to an executor, so it must outlast the slowest creation by far (API Gateway ends a
+     * request at 30 s; the SDK's retries under throttling take seconds). Looks start 2 s apart and double up to
+     * {@value #UNKNOWN_RUN_MAX_RETRY_SECONDS} s: about 13 receives in 5 minutes, under the queue's
+     * {@code maxReceiveCount} (25), so the message is not dead-lettered meanwhile.
+     */
+    static final Duration UNKNOWN_RUN_PATIENCE = Duration.ofMinutes(5);
 
     static final int UNKNOWN_RUN_RETRY_SECONDS = 2;
+    static final int UNKNOWN_RUN_MAX_RETRY_SECONDS = 30;
 
     /**
      * How long after its due time a run whose job has no item yet is looked at again rather than withdrawn: longer
@@ -433,14 +442,19 @@ public final class RunWorker {
         return Outcome.CONFLICT;
     }
 
+    /** The wait before the next look at a message whose run does not exist yet, at its {@code receives}th. */
+    static int unknownRunRetrySeconds(int receives) {
+        return Math.min(UNKNOWN_RUN_MAX_RETRY_SECONDS, UNKNOWN_RUN_RETRY_SECONDS << Math.clamp(receives - 1, 0, 4));
+    }
+
     /** What a claim lost on the run's own condition means ({@code seen}: the run as the claim found it). */
     private Outcome lostRun(Message message, RunMessage m, Job job, Run seen, Instant now) {
-        if (seen == null && receives(message) < UNKNOWN_RUN_RECEIVES) {
-            // A job created with its first run's message sent before the transaction that writes the run
-            // (Dispatcher.sendBeforeWrite) may not have committed yet: look again in a moment rather than drop
-            // the run's only message. A message for a run that never comes to exist (that transaction failed,
-            // or the message is forged) is dropped after a few looks.
-            queue.changeVisibility(message.receiptHandle(), UNKNOWN_RUN_RETRY_SECONDS);
+        if (seen == null && now.isBefore(m.scheduledAt().plus(UNKNOWN_RUN_PATIENCE))) {
+            // A job created with its first run's message sent before the write of the run
+            // (Dispatcher.sendBeforeWrite) may not have written it yet: look again in a while rather than drop the
+            // run's only message. A message for a run that never comes to exist (its creation failed and was undone,
+            // or the message is forged) is dropped once the patience is over.
+            queue.changeVisibility(message.receiptHandle(), unknownRunRetrySeconds(receives(message)));
             return Outcome.UNKNOWN_RUN;
         }
         if (seen == null || seen.state().terminal()) {

@@ -32,9 +32,11 @@ public enum Transition {
     SCHEDULE(Set.of(), true, false, SCHEDULED, Fence.NONE, Index.AT_DUE),
     /**
      * A new occurrence whose message is already sent (a job created with its first run due soon): created QUEUED, as
-     * {@link #MARK_QUEUED} leaves a run, in the transaction that creates its job, so no mark is written after.
+     * {@link #MARK_QUEUED} leaves a run, so no mark is written after. Without a due-index entry: its message, sent
+     * before it was written, is its way to an executor, which waits for a late write (RunWorker), so an entry that
+     * would only notice a lost message would cost two index writes (its put, and its removal at the outcome).
      */
-    ENQUEUE(Set.of(), true, false, QUEUED, Fence.NONE, Index.AFTER_LOOKAHEAD),
+    ENQUEUE(Set.of(), true, false, QUEUED, Fence.NONE, Index.NONE),
     /** Resume schedules the pending run a pause cancelled again, over its CANCELLED item. */
     SCHEDULE_OVER_CANCELLED(Set.of(CANCELLED), true, false, SCHEDULED, Fence.NONE, Index.AT_DUE),
     /** An update moves the waiting run to its new due time. */
@@ -136,6 +138,8 @@ public enum Transition {
         AFTER_LEASE,
         /** Where it was. */
         UNCHANGED,
+        /** None: a run created with its message already sent ({@link #ENQUEUE}). */
+        NONE,
         /**
          * Out of the index; but a run claimed straight from SCHEDULED (never marked QUEUED) keeps an entry at now,
          * so the sweeper writes its job's next occurrence if the dispatcher that sent it crashed before its mark.
@@ -236,6 +240,7 @@ public enum Transition {
             case AFTER_LEASE -> Optional.of(run.leaseExpiry().plus(s.requeueAfter()));
             case UNCHANGED -> throw new IllegalStateException(this + " leaves the index entry where it is");
             case REMOVED -> neverMarked ? Optional.of(now) : Optional.empty();
+            case NONE -> Optional.empty();
         };
     }
 
