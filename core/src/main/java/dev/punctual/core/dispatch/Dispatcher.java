@@ -1,6 +1,7 @@
 package dev.punctual.core.dispatch;
 
 import dev.punctual.core.firing.CatchUp;
+import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
@@ -85,13 +86,15 @@ public final class Dispatcher {
 
     /**
      * Sends the messages of runs that are not written yet, those due within {@code horizon} and at least
-     * {@link #SEND_FIRST_LEAD} from now, ten a call; the indexes (into {@code runs}) whose message went out. The
+     * {@link #SEND_FIRST_LEAD} from now, ten a call; the indexes (into {@code runs}) whose message went out. Each
+     * carries its job's firing policy ({@code firing}, by the same index) as a hint, so that the executor claims
+     * without reading the job first (its job may not even be written by then). The
      * caller then creates each of those runs QUEUED ({@link dev.punctual.core.run.Transition#ENQUEUE}) as it
      * creates its job, so the mark dispatching writes afterwards is never needed. If that write fails, the message
      * names a run that never comes to exist, and the executor drops it; if it lands late (after the message became
      * visible), the executor finds no run yet and looks again a little later ({@code RunWorker}).
      */
-    public Set<Integer> sendBeforeWrite(List<Run> runs, Instant horizon) {
+    public Set<Integer> sendBeforeWrite(List<Run> runs, List<FiringPolicy> firing, Instant horizon) {
         Instant now = clock.instant();
         List<Integer> ahead = new ArrayList<>();
         for (int i = 0; i < runs.size(); i++) {
@@ -106,8 +109,14 @@ public final class Dispatcher {
             try {
                 queue.sendBatch(
                                 chunk.stream()
-                                        .map(runs::get)
-                                        .map(r -> new RunMessage(r.jobId(), r.runId(), r.scheduledAt()))
+                                        .map(i -> {
+                                            Run r = runs.get(i);
+                                            return new RunMessage(
+                                                    r.jobId(),
+                                                    r.runId(),
+                                                    r.scheduledAt(),
+                                                    RunMessage.Hint.of(firing.get(i)));
+                                        })
                                         .toList(),
                                 now)
                         .forEach(i -> sent.add(chunk.get(i)));

@@ -511,9 +511,9 @@ public final class AttemptRunner {
 
     /**
      * Gives the claimed attempt back before its binary started (FAILED, the attempt not used up) and makes its
-     * message visible at once, for a claim that reads the job as it is now.
+     * message visible again after {@code visibleInSeconds}, for a claim that reads the job as it is then.
      */
-    Outcome handBack(Message message, Run run, String why) {
+    Outcome handBack(Message message, Run run, String why, int visibleInSeconds) {
         Change change = Change.of(Transition.RELEASE, run, clock.instant())
                 .withExecutor(executorId)
                 .withError(why);
@@ -521,7 +521,7 @@ public final class AttemptRunner {
             return Outcome.FENCED;
         }
         events.emit(RunEvent.of(change, executorId));
-        queue.changeVisibility(message.receiptHandle(), 0);
+        queue.changeVisibility(message.receiptHandle(), visibleInSeconds);
         return Outcome.RELEASED;
     }
 

@@ -191,13 +191,16 @@ public final class RunWorker {
             // and its binary, args and env are what runs (as of the claim, give or take this read). The first
             // read is eventually consistent (half the price): the claim itself checks that the job may run and
             // that its active run is the one read; a lost race on the active run reads strongly the next time, and
-            // so does a miss (a job created a moment ago, whose run is due now).
-            Optional<Job> job = jobs.get(m.jobId(), race > 0);
-            if (job.isEmpty() && race == 0) {
+            // so does a miss (a job created a moment ago, whose run is due now). A message whose sender says the
+            // job's runs may overlap (its hint: a job's first run, sent as the job was created) skips this read:
+            // such a claim is the run's alone, and the job is read strongly right after it anyway (claimed).
+            boolean hinted = race == 0 && m.hint() != null;
+            Optional<Job> job = hinted ? Optional.empty() : jobs.get(m.jobId(), race > 0);
+            if (job.isEmpty() && race == 0 && !hinted) {
                 job = jobs.get(m.jobId(), true);
             }
-            timing.mark("job read");
-            if (job.isEmpty() && race == 0 && awaitsItsJob(m)) {
+            timing.mark(hinted ? "job hinted" : "job read");
+            if (job.isEmpty() && race == 0 && !hinted && awaitsItsJob(m)) {
                 // No job item at all (a deleted job keeps its item, DELETED), but the run is there: it was written
                 // before its job (JobCreation), whose own write has not landed yet, or never will (a creation
                 // undone). Look again shortly rather than withdraw a run whose job is about to exist (found by the
@@ -211,9 +214,11 @@ public final class RunWorker {
                 // itself, is claimed CLAIM_AHEAD before its instant, its job checked and its process readied; its
                 // binary is let start at the instant (AttemptRunner). Any other is claimed at its instant. (The
                 // message's due time is only a hint: the claim checks the run's own.)
-                boolean ahead = job.filter(j -> j.firing().overlap() == Overlap.ALLOW)
-                        .filter(j -> whyNotRunnable(Optional.of(j.state())).isEmpty())
-                        .isPresent();
+                boolean ahead = hinted
+                        || job.filter(j -> j.firing().overlap() == Overlap.ALLOW)
+                                .filter(j ->
+                                        whyNotRunnable(Optional.of(j.state())).isEmpty())
+                                .isPresent();
                 WhileHeld.waitUntil(clock, ahead ? m.scheduledAt().minus(CLAIM_AHEAD) : m.scheduledAt());
                 timing.mark(ahead ? "claim ahead" : "due");
                 if (!slot.take()) {
@@ -223,7 +228,8 @@ public final class RunWorker {
                 }
                 timing.mark("slot");
             }
-            FiringPolicy policy = job.map(Job::firing).orElse(FiringPolicy.DEFAULT);
+            FiringPolicy policy =
+                    hinted ? m.hint().firing() : job.map(Job::firing).orElse(FiringPolicy.DEFAULT);
             Instant now = clock.instant();
             if (race == 0
                     && now.isAfter(m.scheduledAt().plus(policy.maxRunAge()))
@@ -318,6 +324,13 @@ public final class RunWorker {
     private Outcome claimed(Message message, RunMessage m, Run run, Instant now, StartTiming timing)
             throws InterruptedException {
         Optional<Job> job = readStrongly(m, now);
+        if (job.isEmpty() && clock.instant().isBefore(m.scheduledAt().plus(JOB_WRITE_GRACE))) {
+            // No job item at all, and the run is there: claimed on its message's hint, before its job's own write
+            // (after the run's, JobCreation) landed, or a creation being undone. Handed back without using an
+            // attempt up, and looked at again shortly; withdrawn as a deleted job's once the grace is over.
+            return attempts.handBack(
+                    message, run, "its job is not written yet: handed back", UNKNOWN_RUN_RETRY_SECONDS);
+        }
         Optional<String> stopped = whyNotRunnable(job.map(Job::state));
         if (stopped.isPresent()) {
             return attempts.withdraw(message, run, job.orElse(null), stopped.get());
@@ -329,7 +342,8 @@ public final class RunWorker {
                     message,
                     run,
                     "its job was replaced (version " + job.get().version()
-                            + ") as this attempt was claimed: handed back, to be claimed as its new overlap policy says");
+                            + ") as this attempt was claimed: handed back, to be claimed as its new overlap policy says",
+                    0);
         }
         boolean ahead = now.isBefore(run.scheduledAt());
         return start(

@@ -3,15 +3,41 @@ package dev.punctual.core.queue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.punctual.core.firing.FiringPolicy;
+import dev.punctual.core.firing.Overlap;
+import java.time.Duration;
 import java.time.Instant;
 
 /**
  * The queue's message: which run, and when it is due. Versioned so a newer executor can read an older sweeper's
  * messages during a rolling deploy. Built on the tree model (no reflection), which native images need.
  */
-public record RunMessage(String jobId, String runId, Instant scheduledAt) {
+public record RunMessage(String jobId, String runId, Instant scheduledAt, Hint hint) {
     public static final int VERSION = 1;
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** A message without a {@link Hint}: the executor reads the job before it claims. */
+    public RunMessage(String jobId, String runId, Instant scheduledAt) {
+        this(jobId, runId, scheduledAt, null);
+    }
+
+    /**
+     * What the sender knew of the job, so that the executor need not read it before the claim: its runs may overlap
+     * (the claim is then the run's alone, and the job is read strongly right after it anyway), with this
+     * {@code maxRunAge}. A hint only: a job replaced since by one whose runs must not overlap is found by that read,
+     * and the attempt handed back.
+     */
+    public record Hint(Duration maxRunAge) {
+        /** The hint of a job with {@code firing} (null: its runs must not overlap, there is nothing to skip). */
+        public static Hint of(FiringPolicy firing) {
+            return firing.overlap() == Overlap.ALLOW ? new Hint(firing.maxRunAge()) : null;
+        }
+
+        /** The firing policy the executor acts on before it has read the job. */
+        public FiringPolicy firing() {
+            return new FiringPolicy(null, null, Overlap.ALLOW, maxRunAge);
+        }
+    }
 
     public String encode() {
         ObjectNode n = JSON.createObjectNode();
@@ -19,6 +45,11 @@ public record RunMessage(String jobId, String runId, Instant scheduledAt) {
         n.put("jobId", jobId);
         n.put("runId", runId);
         n.put("scheduledAt", scheduledAt.toString());
+        if (hint != null) {
+            n.putObject("hint")
+                    .put("overlap", "allow")
+                    .put("maxRunAge", hint.maxRunAge().toString());
+        }
         return n.toString();
     }
 
@@ -39,7 +70,13 @@ public record RunMessage(String jobId, String runId, Instant scheduledAt) {
             if (jobId == null || runId == null || at == null) {
                 throw new IllegalArgumentException("missing jobId, runId or scheduledAt");
             }
-            return new RunMessage(jobId, runId, Instant.parse(at));
+            JsonNode h = n.path("hint");
+            // A hint that is not one this version knows is ignored: the job is read instead.
+            Hint hint = "allow".equals(h.path("overlap").textValue())
+                            && h.path("maxRunAge").isTextual()
+                    ? new Hint(Duration.parse(h.path("maxRunAge").textValue()))
+                    : null;
+            return new RunMessage(jobId, runId, Instant.parse(at), hint);
         } catch (java.io.IOException | java.time.DateTimeException e) {
             throw new IllegalArgumentException("not a run message: " + e.getMessage(), e);
         }

@@ -185,7 +185,7 @@ public final class RunRepository {
                 w.set(UPDATED_AT, instant(c.now()));
             }
         });
-        if (t.index() != Transition.Index.UNCHANGED) {
+        if (t.index() != Transition.Index.UNCHANGED && t.index() != Transition.Index.NONE) {
             t.attention(c.run(), c.now(), settings)
                     .ifPresentOrElse(
                             at -> w.set(Resources.DUE_SHARD, s(buckets.partitionFor(at, c.jobId(), c.runId())))

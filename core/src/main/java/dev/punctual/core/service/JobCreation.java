@@ -77,8 +77,11 @@ final class JobCreation {
         if (!ctx.usage().reserve(owner, defs.size(), rate, q)) {
             throw quotaRefusal(owner, defs.size(), rate, q);
         }
-        Set<Integer> sent =
-                ctx.dispatcher().sendBeforeWrite(firsts, now.plus(ctx.settings().lookahead()));
+        Set<Integer> sent = ctx.dispatcher()
+                .sendBeforeWrite(
+                        firsts,
+                        drafts.stream().map(Job::firing).toList(),
+                        now.plus(ctx.settings().lookahead()));
 
         List<Change> runWrites = new ArrayList<>();
         List<Run> written = new ArrayList<>();

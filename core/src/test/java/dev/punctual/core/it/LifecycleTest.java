@@ -177,7 +177,8 @@ class LifecycleTest {
         Run r = Fixture.run(p, job.id(), queued);
         assertThat(r.error()).isEqualTo("job paused");
         assertThat(r.attempt()).isZero();
-        assertThat(Instant.now()).isAfterOrEqualTo(due);
+        // Claimed on its message's hint (the job's runs may overlap) half a second ahead of its instant, at most.
+        assertThat(Instant.now()).isAfterOrEqualTo(due.minusSeconds(1));
         await().atMost(Duration.ofSeconds(5)).until(() -> Fixture.queueCounts(p).total() == 0);
         assertThat(Fixture.lines(witness)).isEmpty();
         assertThat(p.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.PAUSED);

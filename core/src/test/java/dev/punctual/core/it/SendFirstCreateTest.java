@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.punctual.core.Punctual;
+import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.RunWorker;
+import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.infra.Metering;
+import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.queue.RunMessage;
-import dev.punctual.core.infra.Resources;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.service.JobRequest;
@@ -17,17 +19,26 @@ import dev.punctual.core.service.JobView;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * A job whose first run is due a few seconds ahead: its message goes out before the writes that create the run
@@ -173,5 +184,72 @@ class SendFirstCreateTest {
         Run withdrawn = Fixture.onlyRun(w.p(), w.job().id());
         assertThat(withdrawn.state()).isEqualTo(RunState.CANCELLED);
         assertThat(withdrawn.attempt()).isZero();
+    }
+
+    /** What an executor's DynamoDB client was asked, in order: the operation and its table. */
+    private static DynamoDbClient recording(List<String> calls) {
+        return Fixture.dynamoWith(new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                if (c.request() instanceof GetItemRequest g) {
+                    calls.add("GetItem " + g.tableName());
+                } else if (c.request() instanceof UpdateItemRequest u) {
+                    calls.add("UpdateItem " + u.tableName());
+                }
+            }
+        });
+    }
+
+    @Test
+    void aFirstRunSentAheadIsClaimedOnItsMessagesHintBeforeItsJobIsRead() throws Exception {
+        Settings settings = Fixture.realTimeSettings().build();
+        Punctual p = Fixture.stack(settings, Clock.systemUTC());
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
+        JobView job = p.jobService.create(
+                OWNER,
+                JobRequest.builder("soon", binaryId, Fixture.once(Instant.now().plusSeconds(4)))
+                        .build());
+        List<String> calls = new CopyOnWriteArrayList<>();
+        Punctual executor = Fixture.executorSide(settings, recording(calls), Fixture.s3());
+
+        Message message = Fixture.nextMessage(p);
+        assertThat(RunMessage.decode(message.body()).hint())
+                .isEqualTo(new RunMessage.Hint(FiringPolicy.DEFAULT_MAX_RUN_AGE));
+        assertThat(executor.worker("ex-1", tmp.resolve("ex-1"), timer).handle(message))
+                .isEqualTo(RunWorker.Outcome.SUCCEEDED);
+
+        String jobs = p.resources.jobs().name();
+        String runs = p.resources.runs().name();
+        // The claim (the run's UpdateItem) comes first; the job is read only after it, strongly (its check).
+        assertThat(calls.getFirst()).isEqualTo("UpdateItem " + runs);
+        assertThat(calls.indexOf("GetItem " + jobs)).isPositive();
+        assertThat(Fixture.onlyRun(p, job.id()).attempt()).isEqualTo(1);
+    }
+
+    @Test
+    void aRunClaimedOnItsHintBeforeItsJobIsWrittenIsHandedBackAndRunsOnceItIs() throws Exception {
+        Settings settings = Fixture.realTimeSettings().build();
+        Punctual p = Fixture.stack(settings, Clock.systemUTC());
+        RunWorker worker = p.worker("ex-1", tmp.resolve("ex-1"), timer);
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
+        JobView job = p.jobService.create(
+                OWNER,
+                JobRequest.builder("soon", binaryId, Fixture.once(Instant.now().plusSeconds(4)))
+                        .build());
+        Map<String, AttributeValue> key = Map.of("jobId", AttributeValue.fromS(job.id()));
+        Map<String, AttributeValue> item = Fixture.dynamo()
+                .getItem(b -> b.tableName(p.resources.jobs().name()).key(key).consistentRead(true))
+                .item();
+        Fixture.dynamo().deleteItem(b -> b.tableName(p.resources.jobs().name()).key(key));
+
+        assertThat(worker.handle(Fixture.nextMessage(p))).isEqualTo(RunWorker.Outcome.RELEASED);
+        Run handedBack = Fixture.onlyRun(p, job.id());
+        assertThat(handedBack.state()).isEqualTo(RunState.FAILED);
+        assertThat(handedBack.maxAttempts() - handedBack.attempt())
+                .as("no attempt used up")
+                .isEqualTo(job.maxAttempts());
+
+        Fixture.dynamo().putItem(b -> b.tableName(p.resources.jobs().name()).item(item));
+        assertThat(worker.handle(Fixture.nextMessage(p))).isEqualTo(RunWorker.Outcome.SUCCEEDED);
     }
 }

@@ -8,6 +8,7 @@ import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.RunWorker;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
@@ -40,6 +41,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * The fence of a run claimed ahead of its instant (under {@code overlap: allow}): its job is read strongly right
@@ -101,9 +103,20 @@ class StartFenceTest {
     private record Setup(
             Punctual p, JobView job, Instant due, Punctual executor, RunWorker worker, List<Instant> strongReads) {}
 
-    /** An hourly job whose first run is due in seconds, and a worker whose first read of it is followed by {@code change}. */
+    /**
+     * An hourly job whose first run is due in seconds, and a worker whose first read of it is followed by {@code
+     * change}. The run's message is sent again without its hint, as the sweeper sends one: a hinted message (a first
+     * run sent as its job was created) is claimed with no read before the claim.
+     */
     private Setup setUp(Consumer<Setup> change) {
-        return setUp(TestStack.isolatedSettings().build(), StartFenceTest::firstRead, change);
+        Setup s = setUp(TestStack.isolatedSettings().build(), StartFenceTest::firstRead, change);
+        Message hinted = Fixture.nextMessage(s.p());
+        RunMessage m = RunMessage.decode(hinted.body());
+        assertThat(m.hint()).isNotNull();
+        s.p().queue.sendBatch(List.of(new RunMessage(m.jobId(), m.runId(), m.scheduledAt())), Instant.now());
+        s.p().queue.delete(hinted.receiptHandle());
+        s.p().queue.flushDeletes();
+        return s;
     }
 
     private Setup setUp(Settings s, Function<Punctual, Predicate<SdkRequest>> when, Consumer<Setup> change) {
