@@ -14,8 +14,15 @@ import dev.punctual.core.time.Window;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -40,9 +47,22 @@ public final class WatchChecks {
     private final WatchRepository watches;
     private final Schedules schedules;
     private final RunNotices notices;
+    private final int perSweep;
 
     public WatchChecks(
             JobRepository jobs, RunRepository runs, WatchRepository watches, Schedules schedules, RunNotices notices) {
+        this(jobs, runs, watches, schedules, notices, PER_SWEEP);
+    }
+
+    /** With at most {@code perSweep} watches checked a sweep (the default: {@link #PER_SWEEP}). */
+    public WatchChecks(
+            JobRepository jobs,
+            RunRepository runs,
+            WatchRepository watches,
+            Schedules schedules,
+            RunNotices notices,
+            int perSweep) {
+        this.perSweep = perSweep;
         this.jobs = jobs;
         this.runs = runs;
         this.watches = watches;
@@ -50,27 +70,65 @@ public final class WatchChecks {
         this.notices = notices;
     }
 
+    /** Watches checked at once: each check is three or four store calls, and none waits on another. */
+    static final int IN_PARALLEL = 16;
+
+    /**
+     * The most watches one sweep checks, earliest deadlines first. The others keep their entries and hold the sweep's
+     * watermark before them, so the next sweep goes on: thousands of watches due at one minute (a daily deadline
+     * shared by many jobs) must not keep a sweeper Lambda past its timeout.
+     */
+    static final int PER_SWEEP = 2_000;
+
     /**
      * Checks each of {@code due} (deadline at or before {@code now}); how many jobs were found overdue. The deadline
-     * of a watch whose check failed (the store) goes to {@code failed}: its bucket is swept again.
+     * of a watch whose check failed (the store), or that was left for the next sweep, goes to {@code failed}: its
+     * bucket is swept again.
      */
-    int check(List<Watch> due, Instant now, Consumer<Instant> failed) {
-        int overdue = 0;
-        for (Watch w : due) {
-            try {
-                if (check(w, now)) {
-                    overdue++;
-                }
-            } catch (IllegalStateException broken) {
-                // Never going to check: ended rather than holding every later sweep's watermark back.
-                LOG.log(Level.ERROR, "the watch of job " + w.jobId() + " is ended: " + broken.getMessage());
-                watches.end(w);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "checking the watch of job " + w.jobId() + " failed; it is retried", e);
-                failed.accept(w.window().deadline());
+    public int check(List<Watch> due, Instant now, Consumer<Instant> failed) {
+        List<Watch> ordered = due.stream()
+                .sorted(Comparator.comparing((Watch w) -> w.window().deadline()))
+                .toList();
+        List<Watch> checked = ordered.subList(0, Math.min(perSweep, ordered.size()));
+        Queue<Instant> left = new ConcurrentLinkedQueue<>();
+        ordered.subList(checked.size(), ordered.size())
+                .forEach(w -> left.add(w.window().deadline()));
+        AtomicInteger overdue = new AtomicInteger();
+        Semaphore slots = new Semaphore(IN_PARALLEL);
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Watch w : checked) {
+                slots.acquireUninterruptibly();
+                pool.execute(() -> {
+                    try {
+                        if (checkOne(w, now)) {
+                            overdue.incrementAndGet();
+                        }
+                    } catch (RuntimeException e) {
+                        left.add(w.window().deadline());
+                    } finally {
+                        slots.release();
+                    }
+                });
             }
         }
-        return overdue;
+        // On this thread: the caller's set is not a concurrent one.
+        left.forEach(failed);
+        return overdue.get();
+    }
+
+    /** {@link #check(Watch, Instant)}, a watch that can never be checked ended; a store failure thrown. */
+    private boolean checkOne(Watch w, Instant now) {
+        try {
+            return check(w, now);
+        } catch (IllegalStateException broken) {
+            // Never going to check: ended rather than holding every later sweep's watermark back.
+            LOG.log(Level.ERROR, "the watch of job " + w.jobId() + " is ended: " + broken.getMessage());
+            watches.end(w);
+            return false;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "checking the watch of job " + w.jobId() + " failed; it is retried", e);
+            throw e;
+        }
     }
 
     private boolean check(Watch w, Instant now) {
