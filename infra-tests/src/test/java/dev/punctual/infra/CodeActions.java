@@ -60,6 +60,14 @@ final class CodeActions {
 
     private record Call(String caller, String owner, String name) {}
 
+    /** A method that names an index on the query it builds ({@code QueryRequest.Builder.indexName}). */
+    private record NamesIndex() {}
+
+    private static final String QUERY_BUILDER = "software/amazon/awssdk/services/dynamodb/model/QueryRequest$Builder";
+
+    /** Resource key suffix of a table's indexes: a query of an index is authorized on {@code <table arn>/index/*}. */
+    static final String INDEXES = "/index";
+
     private final Map<String, Map<String, List<Object>>> classes = new HashMap<>();
 
     /** Every permission reachable from the public methods of {@code entryClasses} (and the named methods). */
@@ -75,32 +83,59 @@ final class CodeActions {
             }
         }
         Set<Method> seen = new HashSet<>();
-        Set<Call> sdkCalls = new HashSet<>();
+        // Each SDK call, and whether the method making it names an index (for a query: which resource it needs).
+        Map<Call, Set<Boolean>> sdkCalls = new HashMap<>();
         while (!work.isEmpty()) {
             Method m = work.poll();
             if (!seen.add(m)) {
                 continue;
             }
+            boolean namesIndex = namesIndex(m);
             for (Object target : calls(m)) {
                 if (target instanceof Method callee && callee.owner().startsWith(OURS)) {
                     work.add(callee);
                 } else if (target instanceof Call c) {
-                    sdkCalls.add(c);
+                    sdkCalls.computeIfAbsent(c, k -> new HashSet<>()).add(namesIndex);
                 }
             }
         }
         Set<Permission> out = new TreeSet<>();
-        for (Call c : sdkCalls) {
+        sdkCalls.forEach((c, onIndex) -> {
             String resource = ADAPTER_RESOURCE.get(c.caller());
             for (String action : actions(c.owner(), c.name())) {
                 if (resource == null) {
                     throw new AssertionError(c.caller() + " calls " + c.owner() + "." + c.name()
                             + " but is not a known adapter: add it to ADAPTER_RESOURCE");
                 }
-                out.add(new Permission(action, resource));
+                if (action.equals("dynamodb:Query")) {
+                    // A query of an index is authorized on the index's ARN, one of the table on the table's.
+                    onIndex.forEach(i -> out.add(new Permission(action, i ? resource + INDEXES : resource)));
+                } else {
+                    out.add(new Permission(action, resource));
+                }
+            }
+        });
+        return out;
+    }
+
+    /**
+     * Whether {@code m}, or a lambda it builds its request in (a synthetic {@code lambda$} method of its class), names
+     * an index on a query: {@code dynamo.query(b -> b.indexName(...)...)}.
+     */
+    private boolean namesIndex(Method m) throws IOException {
+        List<Object> own = calls(m);
+        if (own.stream().anyMatch(NamesIndex.class::isInstance)) {
+            return true;
+        }
+        for (Object target : own) {
+            if (target instanceof Method lambda
+                    && lambda.owner().equals(m.owner())
+                    && lambda.name().startsWith("lambda$")
+                    && calls(lambda).stream().anyMatch(NamesIndex.class::isInstance)) {
+                return true;
             }
         }
-        return out;
+        return false;
     }
 
     /** The IAM actions an SDK call needs; empty for calls that are not requests (builders, accessors). */
@@ -227,7 +262,9 @@ final class CodeActions {
     }
 
     private static void add(List<Object> calls, String caller, String owner, String name, String desc) {
-        if (owner.startsWith(OURS)) {
+        if (owner.equals(QUERY_BUILDER) && name.equals("indexName")) {
+            calls.add(new NamesIndex());
+        } else if (owner.startsWith(OURS)) {
             calls.add(new Method(owner, name, desc));
         } else if (owner.startsWith(SDK)) {
             calls.add(new Call(caller, owner, name));

@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
 final class Contract {
     static final String PREFIX_EXPR = "${var.name_prefix}";
     private static final Pattern TABLE_REF =
-            Pattern.compile("aws_dynamodb_table\\.(\\w+(?:\\[\"[^\"]*\"])?)\\.arn(/index/\\*)?");
+            Pattern.compile("aws_dynamodb_table\\.(\\w+(?:\\[\"[^\"]*\"])?)\\.arn}?(/index/\\*)?");
     private static final Pattern QUEUE_REF = Pattern.compile("aws_sqs_queue\\.(\\w+)\\.arn");
     private static final Pattern BUCKET_REF = Pattern.compile("aws_s3_bucket\\.(\\w+)\\.arn");
     private static final Pattern BUS_REF = Pattern.compile("aws_cloudwatch_event_bus\\.(\\w+)\\.arn");
@@ -195,7 +195,6 @@ final class Contract {
             return List.of("no data.aws_iam_policy_document." + policyDocument);
         }
         Set<CodeActions.Permission> granted = new TreeSet<>();
-        Set<String> queryResources = new HashSet<>();
         for (JsonNode st : tf.nested(doc.get().block(), "statement")) {
             if ("Deny".equalsIgnoreCase(st.path("effect").asText("Allow"))) {
                 continue;
@@ -207,9 +206,6 @@ final class Contract {
                 }
                 for (JsonNode r : st.path("resources")) {
                     resourceKey(r.asText()).ifPresent(k -> granted.add(new CodeActions.Permission(action, k)));
-                    if (action.equals("dynamodb:Query")) {
-                        queryResources.add(r.asText());
-                    }
                 }
             }
         }
@@ -221,13 +217,6 @@ final class Contract {
         for (CodeActions.Permission p : granted) {
             if (!needed.contains(p)) {
                 drift.add(policyDocument + " grants " + p + ", which the code never calls");
-            }
-        }
-        for (CodeActions.Permission p : needed) {
-            if (p.action().equals("dynamodb:Query")
-                    && hasIndexes(p.resource())
-                    && queryResources.stream().noneMatch(r -> r.contains("/index/"))) {
-                drift.add(policyDocument + " must allow dynamodb:Query on the indexes of " + p.resource());
             }
         }
         return drift;
@@ -266,10 +255,12 @@ final class Contract {
     private Optional<String> resourceKey(String arnExpr) {
         Matcher t = TABLE_REF.matcher(arnExpr);
         if (t.find()) {
+            // "<table arn>/index/*" is a resource of its own: a query of an index is not one of the table.
+            String indexes = t.group(2) == null ? "" : CodeActions.INDEXES;
             return suffix(tf.instanceAt("aws_dynamodb_table." + t.group(1))
                             .map(Terraform.Instance::block)
                             .orElse(null))
-                    .map(s -> "table:" + s);
+                    .map(s -> "table:" + s + indexes);
         }
         Matcher q = QUEUE_REF.matcher(arnExpr);
         if (q.find()) {
@@ -294,12 +285,6 @@ final class Contract {
         return name.startsWith(PREFIX_EXPR + "-")
                 ? Optional.of(name.substring(PREFIX_EXPR.length() + 1))
                 : Optional.of(name);
-    }
-
-    private boolean hasIndexes(String resourceKey) {
-        return resources.tables().stream()
-                .anyMatch(t -> resourceKey.equals("table:" + t.name().substring(Settings.DEFAULT_PREFIX.length() + 1))
-                        && !t.indexes().isEmpty());
     }
 
     /** Names of PUNCTUAL_* variables a block sets, following references to locals. */

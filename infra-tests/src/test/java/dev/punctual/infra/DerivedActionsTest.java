@@ -54,6 +54,8 @@ class DerivedActionsTest {
                 new Expected(
                         "sweeper",
                         permissions(
+                                // The sweep reads the byDue index; a dead-man check, the job's runs themselves.
+                                "dynamodb:Query table:runs/index",
                                 "dynamodb:Query table:runs",
                                 "sqs:SendMessage queue:runs",
                                 "dynamodb:UpdateItem table:sweeps",
@@ -68,7 +70,9 @@ class DerivedActionsTest {
                                 "s3:PutObject bucket:artifacts",
                                 "sqs:SendMessage queue:runs",
                                 "dynamodb:PutItem table:binaries",
-                                "dynamodb:Query table:jobs"),
+                                // The job list reads the byOwner index; a job's runs, the runs table itself.
+                                "dynamodb:Query table:jobs/index",
+                                "dynamodb:Query table:runs"),
                         new Condition<>(
                                 x -> x.equals(RECEIVE_RUNS) || x.action().startsWith("events:"),
                                 "receiving runs, or publishing run outcomes")));

@@ -110,6 +110,17 @@ class DriftDetectionTest {
                         (t, dir) -> new Contract(t).permissions(EXECUTOR.policyDocument(), executorNeeds()),
                         mentioning("lacks sqs:ChangeMessageVisibility")),
                 reported(
+                        // A query of the table itself is not one of its indexes: the sweeper's look for a job's
+                        // last success (a dead-man check) reads the runs table, its sweep the byDue index.
+                        "a query allowed on the indexes only",
+                        s -> s.replace(
+                                "\"dynamodb:UpdateItem\", \"dynamodb:DeleteItem\", \"dynamodb:Query\"], resources = "
+                                        + "[aws_dynamodb_table.this[\"runs\"].arn] },\n      # The sweep",
+                                "\"dynamodb:UpdateItem\", \"dynamodb:DeleteItem\"], resources = "
+                                        + "[aws_dynamodb_table.this[\"runs\"].arn] },\n      # The sweep"),
+                        (t, dir) -> new Contract(t).permissions(SWEEPER.policyDocument(), sweeperNeeds()),
+                        mentioning("lacks dynamodb:Query on table:runs (")),
+                reported(
                         // The executor's statement (the sweeper's dead-letter statement also allows ReceiveMessage).
                         "an extra permission",
                         s -> s.replaceFirst(
@@ -417,6 +428,15 @@ class DriftDetectionTest {
     private static final Components.Component EXECUTOR = Components.ALL.get(2);
 
     /** What the executor's code is derived to need. */
+    private static final Components.Component SWEEPER = Components.ALL.stream()
+            .filter(c -> c.name().equals("sweeper"))
+            .findFirst()
+            .orElseThrow();
+
+    private static Set<CodeActions.Permission> sweeperNeeds() throws Exception {
+        return new CodeActions().derive(SWEEPER.entryClasses(), SWEEPER.entryMethods());
+    }
+
     private static Set<CodeActions.Permission> executorNeeds() throws Exception {
         return new CodeActions().derive(EXECUTOR.entryClasses(), EXECUTOR.entryMethods());
     }

@@ -37,7 +37,7 @@ public record Expectation(Duration every, ScheduleSpec by) {
 
     /**
      * The window after {@code checked} was checked at {@code now}. For {@code every}: from {@code success} (the last
-     * success found in it, if any) to {@code every} after that; with none, the same start, and a deadline
+     * success found in it, if any) to {@code every} after that (now at the earliest); with none, the same start, and a deadline
      * {@code every} after now (an overdue job is reported once per period). For {@code by}: from the checked
      * deadline to the next; deadlines that passed meanwhile (a sweep outage) are stepped over, the window starting
      * at the last of them. Empty: no deadline left.
@@ -45,7 +45,9 @@ public record Expectation(Duration every, ScheduleSpec by) {
     public Optional<Window> next(
             Window checked, Optional<Instant> success, Instant now, Schedules schedules, Instant definedAt) {
         if (every != null) {
-            return Optional.of(success.map(s -> new Window(s, s.plus(every)))
+            // A check that came late (a sweep outage) may find a success whose period is over by now too: due now,
+            // not in the past, where the sweep's watermark has already gone by and would never find it.
+            return Optional.of(success.map(s -> new Window(s, latest(s.plus(every), now)))
                     .orElse(new Window(checked.since(), now.plus(every))));
         }
         Schedule s = deadlines(schedules, definedAt);
@@ -62,6 +64,10 @@ public record Expectation(Duration every, ScheduleSpec by) {
         }
         Instant from = since;
         return d.map(deadline -> new Window(from, deadline));
+    }
+
+    private static Instant latest(Instant a, Instant b) {
+        return a.isAfter(b) ? a : b;
     }
 
     /** How many passed deadlines {@link #next} steps over one by one. */
