@@ -37,8 +37,8 @@ public record Expectation(Duration every, ScheduleSpec by) {
 
     /**
      * The window after {@code checked} was checked at {@code now}. For {@code every}: from {@code success} (the last
-     * success found in it, if any) to {@code every} after that (now at the earliest); with none, the same start, and a deadline
-     * {@code every} after now (an overdue job is reported once per period). For {@code by}: from the checked
+     * success found in it, if any) to {@code every} after that (now at the earliest); with none, the same start, and
+     * a deadline {@code every} after now (an overdue job is reported once per period). For {@code by}: from the checked
      * deadline to the next; deadlines that passed meanwhile (a sweep outage) are stepped over, the window starting
      * at the last of them. Empty: no deadline left.
      */

@@ -10,6 +10,7 @@ import dev.punctual.core.infra.TableSpec;
 import dev.punctual.core.time.TimeBuckets;
 import dev.punctual.core.time.Window;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -18,11 +19,11 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
- * A job's watch: the check of its expectation ({@code job.Expectation}), an item of the runs table kept apart from its runs
- * ({@code jobId = <job>#watch}, {@code runId = watch}: no query of the job's runs meets it), with an entry in the
- * due index at its deadline. The sweeper, which reads that index every minute anyway, finds it when the deadline
- * has come ({@link RunRepository#entriesIn}). Runs never write it: a success costs nothing more
- * than it did; the check reads the job's recent runs once per window instead ({@link RunRepository#lastSuccess}).
+ * A job's watch: the check of its expectation ({@code job.Expectation}), an item of the runs table kept apart from
+ * its runs ({@code jobId = <job>#watch}, {@code runId = watch}: no query of the job's runs meets it), with an entry
+ * in the due index at its deadline. The sweeper, which reads that index every minute anyway, finds it when the
+ * deadline has come ({@link RunRepository#entriesIn}). Runs never write it: a success costs nothing more than it
+ * did; the check reads the job's recent runs once per window instead ({@link RunRepository#lastSuccess}).
  *
  * <p>One item per job, replaced whole whenever the expectation is set again (a create, a changed expectation, a
  * resume): a sweeper that checked the old one moves it on only if its entry is still the one it read, so a window
@@ -54,15 +55,10 @@ public final class WatchRepository {
                 .build();
     }
 
-    /** Arms the watches of new jobs (fresh ids), a plain write each. */
-    public void armAll(Map<String, Window> windows) {
-        if (!windows.isEmpty()) {
-            BatchWrites.putNew(
-                    dynamo::batchWriteItem,
-                    table.name(),
-                    windows.entrySet().stream()
-                            .map(e -> arm(e.getKey(), e.getValue()))
-                            .toList());
+    /** Writes the watches of new jobs ({@link #arm}s of fresh ids), a plain write each. */
+    public void armAll(List<TransactWriteItem> arms) {
+        if (!arms.isEmpty()) {
+            BatchWrites.putNew(dynamo::batchWriteItem, table.name(), arms);
         }
     }
 

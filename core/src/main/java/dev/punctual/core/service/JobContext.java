@@ -31,7 +31,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 /**
  * What the services that change jobs share ({@link JobService}, {@link JobLifecycle}): both tables (and the jobs'
  * watches, kept in the runs table), the transactions that write them together, the dispatcher that sends a run due
- * soon at once, the schedule parser, the run planner, the tenant's usage counters, the settings and the clock. Built once by {@link dev.punctual.core.Punctual}.
+ * soon at once, the schedule parser, the run planner, the tenant's usage counters, the settings and the clock. Built
+ * once by {@link dev.punctual.core.Punctual}.
  */
 public record JobContext(
         JobRepository jobs,

@@ -9,7 +9,6 @@ import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.tenant.UsageRepository;
-import dev.punctual.core.time.Window;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * Writes new jobs with their first runs, one or a batch, without a transaction: a transaction's writes cost twice a
@@ -88,7 +88,7 @@ final class JobCreation {
         List<Job> jobs = new ArrayList<>();
         Map<String, Map<String, String>> secrets = new HashMap<>();
         Map<String, String> webhookSecrets = new HashMap<>();
-        Map<String, Window> watches = new HashMap<>();
+        List<TransactWriteItem> watches = new ArrayList<>();
         List<Run> pending = new ArrayList<>();
         List<JobView> views = new ArrayList<>();
         for (int i = 0; i < defs.size(); i++) {
@@ -127,9 +127,6 @@ final class JobCreation {
             if (d.webhook() != null) {
                 webhookSecrets.put(draft.id(), d.webhookSecret());
             }
-            if (d.expect() != null) {
-                d.expect().first(now, ctx.schedules(), now).ifPresent(w -> watches.put(draft.id(), w));
-            }
             // The answer shows the job with its first run to come (ACTIVE, nextRunAt its due time), however it was
             // written: the same answer as when the run is dispatched after the write, which moves the job on too.
             views.add(JobView.of(
@@ -149,6 +146,7 @@ final class JobCreation {
         try {
             ctx.runs().createAll(runWrites);
             // Before the jobs, as their runs: a watch whose job was never written is ended by its first check.
+            jobs.forEach(j -> ctx.armWatch(j, now).ifPresent(watches::add));
             ctx.watches().armAll(watches);
             ctx.jobs().insertAll(jobs, secrets, webhookSecrets);
         } catch (RuntimeException e) {

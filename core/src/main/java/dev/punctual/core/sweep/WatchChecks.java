@@ -104,6 +104,7 @@ public final class WatchChecks {
                             overdue.incrementAndGet();
                         }
                     } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, "checking the watch of job " + w.jobId() + " failed; it is retried", e);
                         left.add(w.window().deadline());
                     } finally {
                         slots.release();
@@ -116,7 +117,7 @@ public final class WatchChecks {
         return overdue.get();
     }
 
-    /** {@link #check(Watch, Instant)}, a watch that can never be checked ended; a store failure thrown. */
+    /** {@link #check(Watch, Instant)}; a watch that can never be checked is ended (a store failure is thrown). */
     private boolean checkOne(Watch w, Instant now) {
         try {
             return check(w, now);
@@ -125,9 +126,6 @@ public final class WatchChecks {
             LOG.log(Level.ERROR, "the watch of job " + w.jobId() + " is ended: " + broken.getMessage());
             watches.end(w);
             return false;
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "checking the watch of job " + w.jobId() + " failed; it is retried", e);
-            throw e;
         }
     }
 
