@@ -21,7 +21,7 @@ import java.util.concurrent.CompletionException;
  * executor's own ({@code <wall-clock ms> <process group or -> <uid or ->}); the executor writes it just before the
  * binary starts (by uid: the group is not known yet), adds the group once it is, and pushes it forward with every
  * heartbeat that renewed the lease. Once the wall clock passes a deadline,
- * the shell kills the run's process group and every process of its uid, and renames the file {@code .killed}, so
+ * the shell kills the run's process group and every process of its uid, and renames the file ({@code .killing}, then {@code .killed}), so
  * the executor, when it runs again, records nothing for that attempt (it is not its own any more). The deadline is
  * {@link #margin} before the lease ends: the run is dead before another executor can claim it.
  *
@@ -32,24 +32,31 @@ final class Supervisor implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Supervisor.class.getName());
     /** How often the shell looks at the deadlines. */
     static final long POLL_MS = 200;
+    /** How long {@link #disarm} waits for a kill under way (two signals and a scan of the processes). */
+    static final Duration KILL_WAIT = Duration.ofSeconds(5);
 
     /** Kills the runs whose deadline ({@code $now}, wall-clock ms) has passed. */
-    private static final String KILL_PASSED = """
+    static final String KILL_PASSED = """
               for f in "$dir"/*.deadline; do
                 [ -e "$f" ] || continue
                 read -r deadline group uid < "$f" || continue
                 if [ "$now" -gt "$deadline" ]; then
-                  mv -f "$f" "${f%.deadline}.killed"
+                  mv "$f" "${f%.deadline}.killing" 2>/dev/null || continue
                   [ "$group" != "-" ] && env kill -s KILL -- "-$group" 2>/dev/null
                   [ "$uid" != "-" ] && pkill -KILL -U "$uid" 2>/dev/null
+                  mv -f "${f%.deadline}.killing" "${f%.deadline}.killed"
                   echo "supervisor: killed $(basename "$f" .deadline): its lease was not renewed" >&2
                 fi
               done
             """;
-    // (kill through env: dash's builtin kill takes no negative pid, which names a process group.) Marked .killed
-    // before the kill: once the executor's extend finds no deadline, the kill is under way or done, so a binary
-    // it started after the deadline passed is its own to kill; a deadline it moved just before the mark is acted
-    // on anyway, and its binary, started by then, dies by its uid.
+    // (kill through env: dash's builtin kill takes no negative pid, which names a process group.) The rename to
+    // .killing claims the kill, before it: once the executor's extend finds no deadline, the kill is under way or
+    // done, so a binary it started after the deadline passed is its own to kill; a deadline it moved just before
+    // the claim is acted on anyway, and its binary, started by then, dies by its uid. A deadline gone before the
+    // claim (the rename fails) was disarmed: the run is over, and its group and uid may be another run's already.
+    // (Found by the fault suite: the kill went ahead after a failed rename, and pkill -U killed the next run given
+    // the same uid.) The executor gives the uid back only once .killing is gone (disarm), so a claimed kill never
+    // reaches a later run either.
 
     /**
      * The loop in {@code bash}, which forks nothing while no deadline has passed: the time from
@@ -136,14 +143,32 @@ final class Supervisor implements AutoCloseable {
         return true;
     }
 
-    /** The run is over: no deadline any more. True if the supervisor killed it first. */
-    synchronized boolean disarm(String name) {
+    /**
+     * The run is over: no deadline any more. True if the supervisor killed it first. A kill the supervisor has
+     * claimed is waited for (up to {@link #KILL_WAIT}): until it is done, the run's uid and group must not be given
+     * to another run, which the kill would reach.
+     */
+    boolean disarm(String name) {
         try {
-            Files.deleteIfExists(dir.resolve(name + ".deadline"));
+            synchronized (this) {
+                Files.deleteIfExists(dir.resolve(name + ".deadline"));
+            }
+            Path killing = dir.resolve(name + ".killing");
+            long until = System.nanoTime() + KILL_WAIT.toNanos();
+            while (Files.exists(killing)) {
+                if (System.nanoTime() - until > 0) {
+                    LOG.log(Level.WARNING, "the supervisor's kill of " + name + " has not ended in " + KILL_WAIT);
+                    return true;
+                }
+                Thread.sleep(5);
+            }
             return Files.deleteIfExists(dir.resolve(name + ".killed"));
         } catch (IOException e) {
             LOG.log(Level.WARNING, "cannot remove the deadline of " + name, e);
             return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
         }
     }
 

@@ -1,15 +1,19 @@
 package dev.punctual.core.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -103,6 +107,75 @@ class SupervisorTest extends ScriptTestBase {
                     .as("a deadline that passed is not moved: the executor kills a binary it started too late")
                     .isFalse();
             assertThat(s.disarm("run-c")).isTrue();
+        }
+    }
+
+    /**
+     * A loop that takes one look at the deadlines (once {@code name}'s is written, and as if far in the future),
+     * where {@code mv} first waits for the file {@code go} when its target ends in {@code pauseBefore}, telling
+     * so by the file {@code paused}; {@code done} is written after the look.
+     */
+    private List<String> oneLookPausingAt(String shell, String name, String pauseBefore) {
+        String prelude = """
+                dir="$1"
+                mv() {
+                  case "$*" in *%s) touch "%s"; while [ ! -e "%s" ]; do sleep 0.02; done;; esac
+                  command mv "$@"
+                }
+                while [ ! -e "$dir/%s.deadline" ]; do sleep 0.02; done
+                now=99999999999999
+                """.formatted(pauseBefore, temp.resolve("paused"), temp.resolve("go"), name);
+        String after = """
+                touch "%s"
+                read -r _
+                """.formatted(temp.resolve("done"));
+        return List.of(shell.equals("bash") ? "/bin/bash" : "/bin/sh", "-c", prelude + Supervisor.KILL_PASSED + after);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("shells")
+    void aDeadlineDisarmedAsItPassesKillsNothingOfTheNextRunGivenItsUid(String shell) throws Exception {
+        assumeTrue(Sandbox.isRoot(), "runs a binary under a uid of its own, which needs root");
+        String uid = "64124";
+        try (Supervisor s = new Supervisor(temp.resolve("deadlines"), oneLookPausingAt(shell, "run-d", ".killing"))) {
+            s.arm("run-d", null, Integer.valueOf(uid), System.currentTimeMillis() - 1);
+            // The supervisor has read the passed deadline; before it claims the kill, the run ends and is disarmed,
+            // and its uid goes to the next run (found by the fault suite: that run was killed).
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(temp.resolve("paused")));
+            assertThat(s.disarm("run-d")).as("not killed").isFalse();
+            Process next = new ProcessBuilder(
+                            "setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "sleep", "60")
+                    .start();
+            try {
+                Files.createFile(temp.resolve("go"));
+                await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(temp.resolve("done")));
+                assertThat(next.waitFor(1, TimeUnit.SECONDS))
+                        .as("the next run of that uid lives on")
+                        .isFalse();
+                assertThat(temp.resolve("deadlines")).isEmptyDirectory();
+            } finally {
+                next.destroyForcibly();
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("shells")
+    void disarmWaitsForAKillUnderWaySoTheRunsUidIsNotGivenOnBeforeIt(String shell) throws Exception {
+        try (Supervisor s = new Supervisor(temp.resolve("deadlines"), oneLookPausingAt(shell, "run-e", ".killed"))) {
+            s.arm("run-e", null, null, System.currentTimeMillis() - 1);
+            // The kill is claimed (.killing) and under way: the supervisor is held before it says it is done.
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(temp.resolve("paused")));
+            CompletableFuture<Boolean> disarmed = CompletableFuture.supplyAsync(() -> s.disarm("run-e"));
+            assertThatThrownBy(() -> disarmed.get(500, TimeUnit.MILLISECONDS))
+                    .as("disarm waits while the kill is under way")
+                    .isInstanceOf(TimeoutException.class);
+            Files.createFile(temp.resolve("go"));
+            assertThat(disarmed.get(10, TimeUnit.SECONDS))
+                    .as("then learns the supervisor killed it")
+                    .isTrue();
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(temp.resolve("done")));
+            assertThat(temp.resolve("deadlines")).isEmptyDirectory();
         }
     }
 
