@@ -6,9 +6,13 @@ import static org.awaitility.Awaitility.await;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -21,14 +25,32 @@ class ExecutorCrashTest extends FaultScenarios {
     @Order(1)
     void killMinus9OfAnExecutorMidRun() throws Exception {
         scenario("1. kill -9 of an executor mid-run", s -> {
-            Thread submit = s.startUnderLoad(RUNS, 0.2, 0.8);
+            s.startSweeperAndExecutors(3);
+            // Due over RUNS / 5 seconds, not all at once: the second kill needs runs still to come, however long
+            // the first kill's replacement takes to start. (All due at once, a fast drain had run them all by
+            // then, and no executor held anything to be killed with.)
+            Instant from = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+            AtomicInteger next = new AtomicInteger();
+            Thread submit = Thread.ofPlatform()
+                    .start(() -> s.submitWorkers(
+                            s.api, RUNS, 0.2, 0.8, () -> Stage.once(from.plusMillis(200L * next.getAndIncrement()))));
             List<Run> held = new ArrayList<>();
             for (int k = 1; k <= 2; k++) {
                 s.awaitStarts(RUNS * k / 4, Duration.ofSeconds(60));
-                Exec victim = s.live().get(0);
+                // Whichever executor holds runs at this moment is killed.
+                AtomicReference<Exec> holder = new AtomicReference<>();
                 await().atMost(Duration.ofSeconds(30))
                         .pollInterval(Duration.ofMillis(20))
-                        .until(() -> !s.heldBy(victim.id).isEmpty());
+                        .until(() -> {
+                            for (Exec e : s.live()) {
+                                if (!s.heldBy(e.id).isEmpty()) {
+                                    holder.set(e);
+                                    return true;
+                                }
+                            }
+                            return false;
+                        });
+                Exec victim = holder.get();
                 held.addAll(s.heldBy(victim.id));
                 victim.kill9();
                 s.startExecutor(Map.of()).awaitReady();

@@ -90,6 +90,7 @@ final class Report {
                 "WCU indexes>",
                 "RCU>",
                 "SQS requests>",
+                "SQS calls",
                 "S3 requests>",
                 "failed calls>",
                 "retries>",
@@ -115,11 +116,12 @@ final class Report {
             double all = withoutS3 + (s3put * Prices.S3_PUT + s3other * Prices.S3_GET) / n;
             t.row(
                     r.scenario().name(),
-                    calls(u, n),
+                    calls(u, n, "DynamoDb"),
                     f2(wcuTable / n),
                     f2(wcuIndex / n),
                     f2(rcu / n),
                     f2(sqs / n),
+                    calls(u, n, "Sqs"),
                     f2((s3put + s3other) / n),
                     f2(u.sum("failed:") / n),
                     f2((u.sum("attempts:") - u.sum("calls:")) / n),
@@ -167,11 +169,13 @@ final class Report {
     }
 
     /** DynamoDB calls per run by operation, largest first, e.g. {@code GetItem 4.00, TransactWriteItems 3.00}. */
-    private static String calls(Usage u, double n) {
+    /** A service's calls per run, by operation, most frequent first. */
+    private static String calls(Usage u, double n, String service) {
+        String prefix = "calls:" + service + ":";
         Map<String, Double> ops = new TreeMap<>();
         u.counters().forEach((k, v) -> {
-            if (k.startsWith("calls:DynamoDb:") && v > 0) {
-                ops.put(k.substring("calls:DynamoDb:".length()), v / n);
+            if (k.startsWith(prefix) && v > 0) {
+                ops.put(k.substring(prefix.length()), v / n);
             }
         });
         return ops.entrySet().stream()
