@@ -125,7 +125,8 @@ public final class Punctual {
         this.usage = new UsageRepository(dynamo, resources);
         this.watermarks = new WatermarkRepository(dynamo, resources);
         this.tx = new Transactions(dynamo);
-        this.queue = new RunQueue(sqs, resources.runQueue(), queueUrl);
+        this.queue = new RunQueue(
+                sqs, resources.runQueue(), queueUrl, RunQueue.deleteLinger(settings.lease(), settings.heartbeat()));
         this.store = new ArtifactStore(s3, presigner, resources.bucket());
         this.schedules = new Schedules(settings.minInterval());
         this.planner = new RunPlanner(new SecureRandom());

@@ -8,7 +8,7 @@ import java.util.function.Consumer;
 
 /**
  * Deletes of handled messages, gathered and sent ten a call ({@code DeleteMessageBatch}) rather than one by one: a
- * delete is sent at most {@link #LINGER} after it was asked for, or at once with nine others.
+ * delete is sent at most a linger ({@link #lingerFor}) after it was asked for, or at once with nine others.
  *
  * <p>Every delete is of a message whose run has already been written to where it goes next (finished, withdrawn,
  * skipped, or sent again as a new message), so a delete that is late, or never sent (the executor killed, the call
@@ -18,20 +18,39 @@ import java.util.function.Consumer;
 final class PendingDeletes {
     private static final System.Logger LOG = System.getLogger(PendingDeletes.class.getName());
 
+    /** The longest any delete waits for others to share its call. */
+    static final Duration MAX_LINGER = Duration.ofSeconds(10);
+
+    /** The shortest; also the linger of a queue whose user names none. */
+    static final Duration MIN_LINGER = Duration.ofMillis(100);
+
     /**
-     * The longest a delete waits for others to share its call: far below any visibility timeout the executor uses
-     * (its lease), so a message is gone long before it could come back.
+     * How long a delete may wait for others to share its call, given the executor's lease and heartbeat: a quarter
+     * of the least visibility a handled message has left when its delete is asked for, so that it is gone well
+     * before it could come back; at most {@link #MAX_LINGER}. That least is the lease (the visibility a receive and
+     * every heartbeat give it) less a heartbeat period, less the time a message is received ahead of its run
+     * ({@link RunQueue#EARLY_DELIVERY} and a second of rounding). With the defaults (60 s, 20 s): 9.5 s, so that at
+     * a run a second per executor one call deletes about ten messages, where a second's linger deleted one or two.
      */
-    static final Duration LINGER = Duration.ofSeconds(1);
+    static Duration lingerFor(Duration lease, Duration heartbeat) {
+        Duration least = lease.minus(heartbeat).minus(RunQueue.EARLY_DELIVERY).minusSeconds(1);
+        Duration quarter = least.dividedBy(4);
+        if (quarter.compareTo(MAX_LINGER) > 0) {
+            return MAX_LINGER;
+        }
+        return quarter.compareTo(MIN_LINGER) < 0 ? MIN_LINGER : quarter;
+    }
 
     private final Consumer<List<String>> sendBatch;
+    private final Duration linger;
     private final List<String> pending = new ArrayList<>();
     private long oldestNanos;
     private Thread sender;
 
-    /** {@code sendBatch} deletes up to ten receipt handles in one call. */
-    PendingDeletes(Consumer<List<String>> sendBatch) {
+    /** {@code sendBatch} deletes up to ten receipt handles in one call; none waits longer than {@code linger}. */
+    PendingDeletes(Consumer<List<String>> sendBatch, Duration linger) {
         this.sendBatch = sendBatch;
+        this.linger = linger;
     }
 
     synchronized void add(String receiptHandle) {
@@ -69,7 +88,7 @@ final class PendingDeletes {
         }
     }
 
-    /** Waits until ten deletes are pending or the oldest has waited {@link #LINGER}; takes up to ten. */
+    /** Waits until ten deletes are pending or the oldest has waited the linger; takes up to ten. */
     private synchronized List<String> nextBatch() throws InterruptedException {
         while (true) {
             if (pending.size() >= RunQueue.MAX_BATCH) {
@@ -79,7 +98,7 @@ final class PendingDeletes {
                 wait();
                 continue;
             }
-            long left = LINGER.toNanos() - (System.nanoTime() - oldestNanos);
+            long left = linger.toNanos() - (System.nanoTime() - oldestNanos);
             if (left <= 0) {
                 break;
             }

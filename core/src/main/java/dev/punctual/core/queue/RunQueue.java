@@ -30,10 +30,23 @@ public final class RunQueue {
     /** Made at the first delete: only an executor deletes. */
     private PendingDeletes deletes;
 
+    private final Duration deleteLinger;
+
     public RunQueue(SqsClient sqs, QueueSpec spec, String urlOverride) {
+        this(sqs, spec, urlOverride, PendingDeletes.MIN_LINGER);
+    }
+
+    /** {@code deleteLinger}: how long a delete may wait for others to share its call ({@link #deleteLinger}). */
+    public RunQueue(SqsClient sqs, QueueSpec spec, String urlOverride, Duration deleteLinger) {
         this.sqs = sqs;
         this.queueName = spec.name();
         this.url = urlOverride == null || urlOverride.isBlank() ? null : urlOverride;
+        this.deleteLinger = deleteLinger;
+    }
+
+    /** The delete linger that suits executors with this lease and heartbeat (see {@code PendingDeletes}). */
+    public static Duration deleteLinger(Duration lease, Duration heartbeat) {
+        return PendingDeletes.lingerFor(lease, heartbeat);
     }
 
     public String url() {
@@ -93,8 +106,8 @@ public final class RunQueue {
     }
 
     /**
-     * Deletes a handled message: sent with up to nine others, within {@link PendingDeletes#LINGER} (see there why
-     * nothing waits for it); {@link #flushDeletes} sends what is pending at once.
+     * Deletes a handled message: sent with up to nine others, within the delete linger (see {@code PendingDeletes}
+     * why nothing waits for it); {@link #flushDeletes} sends what is pending at once.
      */
     public void delete(String receiptHandle) {
         pendingDeletes().add(receiptHandle);
@@ -107,7 +120,7 @@ public final class RunQueue {
 
     private synchronized PendingDeletes pendingDeletes() {
         if (deletes == null) {
-            deletes = new PendingDeletes(this::deleteBatch);
+            deletes = new PendingDeletes(this::deleteBatch, deleteLinger);
         }
         return deletes;
     }
