@@ -60,6 +60,13 @@ public final class CompareCommand implements Callable<Integer> {
                     + "16's; 0 for none).")
     String steady;
 
+    @Option(
+            names = "--recurring",
+            defaultValue = "0",
+            description = "Recurring jobs: <jobs>x<every, seconds>x<seconds>, e.g. 50x10x120 (Punctual alone: what "
+                    + "an occurrence of a recurring job costs; default: ${DEFAULT-VALUE}, none).")
+    String recurring;
+
     @Option(names = "--nodes", defaultValue = "2", description = "Nodes (executors) per system (default: 2).")
     int nodes;
 
@@ -93,7 +100,13 @@ public final class CompareCommand implements Callable<Integer> {
                 + "file, stamped by its own clock, exits 0\n");
         for (Scenario sc : scenarios) {
             for (String system : systems) {
-                results.add(run(contender(system), sc, binary, dir));
+                Contender c = contender(system);
+                if (sc.isRecurring() && !c.schedulesRecurring()) {
+                    progress(c.name() + ": no recurring jobs here, " + sc.name() + " skipped");
+                    c.close();
+                    continue;
+                }
+                results.add(run(c, sc, binary, dir));
             }
         }
         System.out.println(Report.table(results));
@@ -112,6 +125,10 @@ public final class CompareCommand implements Callable<Integer> {
         if (!steady.equals("0")) {
             String[] p = steady.split("x", 2);
             out.add(Scenario.steady(Integer.parseInt(p[0]), Integer.parseInt(p[1])));
+        }
+        if (!recurring.equals("0")) {
+            String[] p = recurring.split("x", 3);
+            out.add(Scenario.recurring(Integer.parseInt(p[0]), Integer.parseInt(p[1]), Integer.parseInt(p[2])));
         }
         return out;
     }
@@ -148,12 +165,16 @@ public final class CompareCommand implements Callable<Integer> {
                     .plusSeconds(1);
             List<Contender.Due> dues = sc.dues(t0);
             long created0 = System.nanoTime();
-            c.schedule(dues);
+            if (sc.isRecurring()) {
+                c.scheduleRecurring(sc.series(t0));
+            } else {
+                c.schedule(dues);
+            }
             double creation = (System.nanoTime() - created0) / 1e9;
             boolean late = Instant.now().isAfter(t0);
             progress(String.format(
                     "%s: %d created in %.1f s (%.0f/s)%s; first due at %s",
-                    c.name(), sc.runs(), creation, sc.runs() / creation, late ? " AFTER T0" : "", t0));
+                    c.name(), sc.created(), creation, sc.created() / creation, late ? " AFTER T0" : "", t0));
             Starts seen = await(starts, dues, sc);
             double cpu = ProcessCost.cpuSeconds(c.processes()) - cpu0;
             double rss = ProcessCost.peakRssMib(c.processes());

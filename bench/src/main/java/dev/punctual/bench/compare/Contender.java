@@ -1,6 +1,7 @@
 package dev.punctual.bench.compare;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -22,6 +23,20 @@ public interface Contender extends AutoCloseable {
      * ({@link Due#args}). Returns once every run is durably scheduled; the caller times it (creation rate).
      */
     void schedule(List<Due> dues) throws Exception;
+
+    /** Whether {@link #scheduleRecurring} is supported (Punctual's alone for now). */
+    default boolean schedulesRecurring() {
+        return false;
+    }
+
+    /**
+     * Schedules recurring jobs, each firing {@code count} times from {@code first}, {@code every} apart: {@code
+     * binary <key> env <starts file>} ({@link Series#args}), where the binary reads the occurrence's due instant
+     * from the environment the system gives it ({@code SCHEDULER_SCHEDULED_AT}, Punctual's).
+     */
+    default void scheduleRecurring(List<Series> series) throws Exception {
+        throw new UnsupportedOperationException(name() + " schedules no recurring jobs here");
+    }
 
     /** The processes that make up the system now: their CPU time and peak RSS are the system's cost. */
     List<ProcessHandle> processes();
@@ -58,6 +73,19 @@ public interface Contender extends AutoCloseable {
         /** The binary's arguments for this run. */
         public List<String> args(Path startsFile) {
             return List.of(key, Long.toString(at.toEpochMilli()), startsFile.toString());
+        }
+    }
+
+    /** A recurring job of a scenario: its key, its first occurrence, the interval and how many it fires. */
+    record Series(String key, Instant first, Duration every, int count) {
+        /** The binary's arguments: it keys each start by this key and the due instant it is given. */
+        public List<String> args(Path startsFile) {
+            return List.of(key, "env", startsFile.toString());
+        }
+
+        /** How the binary keys the start of the occurrence due at {@code at}. */
+        public String key(Instant at) {
+            return key + "@" + at.toEpochMilli();
         }
     }
 }

@@ -24,7 +24,7 @@ public record Result(
         Optional<Usage> usage) {
 
     public double creationRate() {
-        return scenario.runs() / creationSeconds;
+        return scenario.created() / creationSeconds;
     }
 
     /** Runs started per second from T0 until the last first start (bursts). */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.punctual.bench.compare.Contender.Due;
+import dev.punctual.bench.compare.Contender.Series;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -62,10 +63,20 @@ final class Api {
      */
     void createOnce(String binaryId, List<Due> dues, Path startsFile, int concurrency, int perRequest)
             throws Exception {
+        create(dues.stream().map(d -> once(binaryId, d, startsFile)).toList(), concurrency, perRequest);
+    }
+
+    /** One {@code interval} job per series, created as {@link #createOnce} creates one-shots. */
+    void createRecurring(String binaryId, List<Series> series, Path startsFile, int concurrency, int perRequest)
+            throws Exception {
+        create(series.stream().map(r -> interval(binaryId, r, startsFile)).toList(), concurrency, perRequest);
+    }
+
+    private void create(List<ObjectNode> jobs, int concurrency, int perRequest) throws Exception {
         Semaphore inFlight = new Semaphore(concurrency);
-        List<List<Due>> requests = new ArrayList<>();
-        for (int from = 0; from < dues.size(); from += perRequest) {
-            requests.add(dues.subList(from, Math.min(dues.size(), from + perRequest)));
+        List<List<ObjectNode>> requests = new ArrayList<>();
+        for (int from = 0; from < jobs.size(); from += perRequest) {
+            requests.add(jobs.subList(from, Math.min(jobs.size(), from + perRequest)));
         }
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<JsonNode>> created = requests.stream()
@@ -73,11 +84,10 @@ final class Api {
                         inFlight.acquire();
                         try {
                             if (perRequest == 1) {
-                                return post("/v1/jobs", job(binaryId, batch.getFirst(), startsFile), 201);
+                                return post("/v1/jobs", batch.getFirst(), 201);
                             }
                             ObjectNode body = JSON.createObjectNode();
-                            var jobs = body.putArray("jobs");
-                            batch.forEach(d -> jobs.add(job(binaryId, d, startsFile)));
+                            body.putArray("jobs").addAll(batch);
                             return post("/v1/jobs/batch", body, 201);
                         } finally {
                             inFlight.release();
@@ -90,10 +100,24 @@ final class Api {
         }
     }
 
-    private static ObjectNode job(String binaryId, Due d, Path startsFile) {
+    private static ObjectNode once(String binaryId, Due d, Path startsFile) {
         ObjectNode body = JSON.createObjectNode().put("name", d.key()).put("binaryId", binaryId);
         d.args(startsFile).forEach(body.putArray("args")::add);
         body.putObject("schedule").put("type", "once").put("at", d.at().toString());
+        return body;
+    }
+
+    private static ObjectNode interval(String binaryId, Series r, Path startsFile) {
+        ObjectNode body = JSON.createObjectNode().put("name", r.key()).put("binaryId", binaryId);
+        r.args(startsFile).forEach(body.putArray("args")::add);
+        body.putObject("schedule")
+                .put("type", "interval")
+                .put("every", r.every().toString())
+                .put("start", r.first().toString())
+                // Inclusive: the last occurrence.
+                .put(
+                        "end",
+                        r.first().plus(r.every().multipliedBy(r.count() - 1)).toString());
         return body;
     }
 

@@ -120,6 +120,16 @@ public final class PunctualContender implements Contender {
         api.createOnce(binaryId, dues, setup.startsFile(), 2, CREATE_BATCH);
     }
 
+    @Override
+    public boolean schedulesRecurring() {
+        return true;
+    }
+
+    @Override
+    public void scheduleRecurring(List<Series> series) throws Exception {
+        api.createRecurring(binaryId, series, setup.startsFile(), 2, CREATE_BATCH);
+    }
+
     /** How far each executor's log had got when the measured scenario began. */
     private final Map<Path, Long> measuredFrom = new HashMap<>();
 
