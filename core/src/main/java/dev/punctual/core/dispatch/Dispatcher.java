@@ -170,11 +170,15 @@ public final class Dispatcher {
             if (batch.isEmpty()) {
                 continue;
             }
+            // The jobs are read before the send, not after it for the mark: the same read gives each message its
+            // job's firing policy as a hint, so the executor claims without a read of its own (half a read unit an
+            // occurrence). The mark's writes are conditional on what was read, as before.
+            Map<String, Optional<Job>> read = readJobs(batch);
             Set<Integer> sent;
             try {
                 sent = queue.sendBatch(
                         batch.stream()
-                                .map(r -> new RunMessage(r.jobId(), r.runId(), r.scheduledAt()))
+                                .map(r -> new RunMessage(r.jobId(), r.runId(), r.scheduledAt(), hint(read, r)))
                                 .toList(),
                         clock.instant());
             } catch (RuntimeException e) {
@@ -189,7 +193,9 @@ public final class Dispatcher {
                 }
                 report.sent++;
                 try {
-                    markAndMaterialize(run, report)
+                    // The read serves a job's first run of the batch only: the mark of that run moves the job on,
+                    // and a second run of it (a backfill's, say) needs the job as it is after that.
+                    markAndMaterialize(run, read.remove(run.jobId()), report)
                             .filter(next -> !next.scheduledAt().isAfter(horizon))
                             .ifPresent(work::add);
                 } catch (RuntimeException e) {
@@ -202,11 +208,37 @@ public final class Dispatcher {
         return report;
     }
 
-    /** Marks the sent run QUEUED and writes the job's next occurrence; returns that occurrence if this call made it. */
-    private Optional<Run> markAndMaterialize(Run run, DispatchReport report) {
+    /** Each job of {@code batch}, read strongly once; a job whose read failed is left out (read again later). */
+    private Map<String, Optional<Job>> readJobs(List<Run> batch) {
+        Map<String, Optional<Job>> read = new HashMap<>();
+        for (Run r : batch) {
+            if (!read.containsKey(r.jobId())) {
+                try {
+                    read.put(r.jobId(), jobs.get(r.jobId()));
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "reading job " + r.jobId() + " failed; its run is sent without a hint", e);
+                }
+            }
+        }
+        return read;
+    }
+
+    /** The hint of an active job's run (null: not read, not active, or its runs must not overlap). */
+    private static RunMessage.Hint hint(Map<String, Optional<Job>> read, Run run) {
+        Optional<Job> job = read.getOrDefault(run.jobId(), Optional.empty());
+        return job.filter(j -> j.state() == JobState.ACTIVE)
+                .map(j -> RunMessage.Hint.of(j.firing()))
+                .orElse(null);
+    }
+
+    /**
+     * Marks the sent run QUEUED and writes the job's next occurrence; returns that occurrence if this call made it.
+     * {@code job}: the run's job as read before the send (null: not read, read it now).
+     */
+    private Optional<Run> markAndMaterialize(Run run, Optional<Job> job, DispatchReport report) {
         Instant now = clock.instant();
         TransactWriteItem mark = runs.write(Change.of(Transition.MARK_QUEUED, run.jobId(), run.runId(), now));
-        Optional<Succession> succession = succession(run, now);
+        Optional<Succession> succession = succession(run, now, false, job);
         if (succession.isEmpty()) {
             // A one-off run (or its job is gone or already moved on): just mark it.
             if (tx.writeRetryingConflicts(List.of(mark)).won()) {
@@ -338,12 +370,17 @@ public final class Dispatcher {
      * job's pending run; empty for one-off runs and jobs that are gone or already moved on.
      */
     private Optional<Succession> succession(Run run, Instant now) {
-        return succession(run, now, false);
+        return succession(run, now, false, null);
     }
 
     /** {@link #succession}; with {@code skipExisting}, past occurrences that already have a run. */
     private Optional<Succession> succession(Run run, Instant now, boolean skipExisting) {
-        Optional<Job> job = jobs.get(run.jobId());
+        return succession(run, now, skipExisting, null);
+    }
+
+    /** {@link #succession}, from {@code read}: the job as read already (null: read it now, strongly). */
+    private Optional<Succession> succession(Run run, Instant now, boolean skipExisting, Optional<Job> read) {
+        Optional<Job> job = read != null ? read : jobs.get(run.jobId());
         if (job.isEmpty()
                 || job.get().state() != JobState.ACTIVE
                 || !run.runId().equals(job.get().pendingRunId())) {

@@ -1,11 +1,14 @@
 package dev.punctual.core.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.firing.FiringPolicy;
+import dev.punctual.core.firing.Overlap;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
@@ -99,6 +102,30 @@ class SweeperTest {
         assertThat(again.sent()).isZero();
         assertThat(p.watermarks.get()).contains(settled);
         assertThat(Fixture.queueCounts(p).total()).isEqualTo(1);
+    }
+
+    /**
+     * The sweep reads each job before it sends its run, and gives the message the job's firing policy as a hint (as a
+     * first run's message sent at creation has it): the executor then claims with no read of its own. A job whose
+     * runs must not overlap gets none: its claim is a transaction that reads it.
+     */
+    @Test
+    void aSweptRunsMessageCarriesItsJobsFiringPolicyAsAHintUnlessItsRunsMustNotOverlap() {
+        Instant now = realNow();
+        Punctual p = stackAt(now);
+        watermarkBack(p, now, Duration.ofMinutes(5));
+        Job allows = Fixture.insertJob(
+                p, Fixture.once(now), now, now, 3, new FiringPolicy(null, null, Overlap.ALLOW, Duration.ofHours(2)));
+        Job forbids = Fixture.insertJob(
+                p, Fixture.once(now), now, now, 3, new FiringPolicy(null, null, Overlap.FORBID, null));
+
+        assertThat(p.sweeper.sweep().sent()).isEqualTo(2);
+
+        List<RunMessage> got = Fixture.receiveVisible(p);
+        assertThat(got)
+                .extracting(RunMessage::jobId, RunMessage::hint)
+                .containsExactlyInAnyOrder(
+                        tuple(allows.id(), new RunMessage.Hint(Duration.ofHours(2))), tuple(forbids.id(), null));
     }
 
     @Test
