@@ -143,7 +143,11 @@ class SendFirstCreateTest {
         assertThat(Fixture.queueCounts(p).total()).as("dropped").isZero();
     }
 
-    /** A run due now, written and sent, whose job's item is not there (as if the job's own write had not landed). */
+    /**
+     * A run due now, written and sent, whose job's item is not there (as if the job's own write had not landed).
+     * Its message is sent again without the hint the creation's dispatch gave it: a sweep that reads no job (its
+     * write not landed) sends none.
+     */
     private record WithoutItsJob(
             Punctual p, SettableClock clock, RunWorker worker, JobView job, Map<String, AttributeValue> jobItem) {}
 
@@ -160,6 +164,12 @@ class SendFirstCreateTest {
                 .getItem(b -> b.tableName(p.resources.jobs().name()).key(key).consistentRead(true))
                 .item();
         Fixture.dynamo().deleteItem(b -> b.tableName(p.resources.jobs().name()).key(key));
+        Message hinted = Fixture.nextMessage(p);
+        RunMessage m = RunMessage.decode(hinted.body());
+        assertThat(m.hint()).isNotNull();
+        p.queue.sendBatch(List.of(new RunMessage(m.jobId(), m.runId(), m.scheduledAt())), now);
+        p.queue.delete(hinted.receiptHandle());
+        p.queue.flushDeletes();
         return new WithoutItsJob(p, clock, worker, job, item);
     }
 

@@ -105,8 +105,9 @@ class StartFenceTest {
 
     /**
      * An hourly job whose first run is due in seconds, and a worker whose first read of it is followed by {@code
-     * change}. The run's message is sent again without its hint, as the sweeper sends one: a hinted message (a first
-     * run sent as its job was created) is claimed with no read before the claim.
+     * change}. The run's message is sent again without its hint, as a message delivered again, or one whose sweep
+     * found its job inactive, is read: a hinted message (a first run sent as its job was created, or any run of an
+     * active job whose runs may overlap, as the sweeper sends it) is claimed with no read before the claim.
      */
     private Setup setUp(Consumer<Setup> change) {
         Setup s = setUp(TestStack.isolatedSettings().build(), StartFenceTest::firstRead, change);
