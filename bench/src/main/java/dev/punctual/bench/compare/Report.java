@@ -168,8 +168,7 @@ final class Report {
         return "Where those units went, per run:\n\n" + t.render();
     }
 
-    /** DynamoDB calls per run by operation, largest first, e.g. {@code GetItem 4.00, TransactWriteItems 3.00}. */
-    /** A service's calls per run, by operation, most frequent first. */
+    /** A service's calls per run by operation, largest first, e.g. {@code GetItem 4.00, TransactWriteItems 3.00}. */
     private static String calls(Usage u, double n, String service) {
         String prefix = "calls:" + service + ":";
         Map<String, Double> ops = new TreeMap<>();

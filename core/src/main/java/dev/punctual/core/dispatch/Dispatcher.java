@@ -195,7 +195,8 @@ public final class Dispatcher {
                 try {
                     // The read serves a job's first run of the batch only: the mark of that run moves the job on,
                     // and a second run of it (a backfill's, say) needs the job as it is after that.
-                    markAndMaterialize(run, read.remove(run.jobId()), report)
+                    Optional<Job> job = read.remove(run.jobId());
+                    markAndMaterialize(run, job != null ? job : jobs.get(run.jobId()), report)
                             .filter(next -> !next.scheduledAt().isAfter(horizon))
                             .ifPresent(work::add);
                 } catch (RuntimeException e) {
@@ -232,13 +233,13 @@ public final class Dispatcher {
     }
 
     /**
-     * Marks the sent run QUEUED and writes the job's next occurrence; returns that occurrence if this call made it.
-     * {@code job}: the run's job as read before the send (null: not read, read it now).
+     * Marks the sent run QUEUED and writes the job's next occurrence, from {@code job} as read (strongly); returns
+     * that occurrence if this call made it.
      */
     private Optional<Run> markAndMaterialize(Run run, Optional<Job> job, DispatchReport report) {
         Instant now = clock.instant();
         TransactWriteItem mark = runs.write(Change.of(Transition.MARK_QUEUED, run.jobId(), run.runId(), now));
-        Optional<Succession> succession = succession(run, now, false, job);
+        Optional<Succession> succession = succession(run, job, now, false);
         if (succession.isEmpty()) {
             // A one-off run (or its job is gone or already moved on): just mark it.
             if (tx.writeRetryingConflicts(List.of(mark)).won()) {
@@ -289,7 +290,7 @@ public final class Dispatcher {
                 return Optional.of(run);
             }
             Optional<Run> next = Optional.empty();
-            Optional<Succession> succession = succession(run, clock.instant());
+            Optional<Succession> succession = succession(run, jobs.get(run.jobId()), clock.instant(), false);
             if (succession.isPresent()) {
                 Written w = write(succession.get());
                 if (w.outcome().conflictOnly()) {
@@ -354,7 +355,8 @@ public final class Dispatcher {
     private Written write(Succession s) {
         Transactions.Outcome o = tx.writeRetryingConflicts(s.items());
         if (!o.won() && o.failed(1) && s.next().isPresent()) {
-            Optional<Succession> past = succession(s.current(), clock.instant(), true);
+            Optional<Succession> past =
+                    succession(s.current(), jobs.get(s.current().jobId()), clock.instant(), true);
             if (past.isPresent()) {
                 return new Written(
                         past.get(), tx.writeRetryingConflicts(past.get().items()));
@@ -366,21 +368,11 @@ public final class Dispatcher {
     private record Written(Succession succession, Transactions.Outcome outcome) {}
 
     /**
-     * The writes that move a job from {@code run} to its next occurrence (or complete it), when {@code run} is the
-     * job's pending run; empty for one-off runs and jobs that are gone or already moved on.
+     * The writes that move a job ({@code job}, as read strongly) from {@code run} to its next occurrence (or
+     * complete it), when {@code run} is the job's pending run; empty for one-off runs and jobs that are gone or
+     * already moved on. With {@code skipExisting}, past occurrences that already have a run are stepped over.
      */
-    private Optional<Succession> succession(Run run, Instant now) {
-        return succession(run, now, false, null);
-    }
-
-    /** {@link #succession}; with {@code skipExisting}, past occurrences that already have a run. */
-    private Optional<Succession> succession(Run run, Instant now, boolean skipExisting) {
-        return succession(run, now, skipExisting, null);
-    }
-
-    /** {@link #succession}, from {@code read}: the job as read already (null: read it now, strongly). */
-    private Optional<Succession> succession(Run run, Instant now, boolean skipExisting, Optional<Job> read) {
-        Optional<Job> job = read != null ? read : jobs.get(run.jobId());
+    private Optional<Succession> succession(Run run, Optional<Job> job, Instant now, boolean skipExisting) {
         if (job.isEmpty()
                 || job.get().state() != JobState.ACTIVE
                 || !run.runId().equals(job.get().pendingRunId())) {

@@ -192,12 +192,12 @@ public final class RunWorker {
             // read is eventually consistent (half the price): the claim itself checks that the job may run and
             // that its active run is the one read; a lost race on the active run reads strongly the next time, and
             // so does a miss (a job created a moment ago, whose run is due now). A message whose sender says the
-            // job's runs may overlap (its hint: a job's first run, sent as the job was created) skips this read:
-            // such a claim is the run's alone, and the job is read strongly right after it anyway (claimed).
-            // Only at its first delivery: one delivered again may have been handed back because its job no longer
-            // matches the hint (replaced by a definition whose runs must not overlap), and the hint would have it
-            // claimed and handed back again at every delivery, until the queue dead-lettered it (found by
-            // HintedFirstRunTest). Delivered again, it is read as the sweeper's messages are.
+            // job's runs may overlap (its hint: given by the dispatch that read the job, or by a first run's send as
+            // its job was created) skips this read: such a claim is the run's alone, and the job is read strongly
+            // right after it anyway (claimed). Only at its first delivery: one delivered again may have been handed
+            // back because its job no longer matches the hint (replaced by a definition whose runs must not
+            // overlap), and the hint would have it claimed and handed back again at every delivery, until the queue
+            // dead-lettered it (found by SendFirstCreateTest). Delivered again, it is read like an unhinted one.
             boolean hinted = race == 0 && m.hint() != null && receives(message) <= 1;
             Optional<Job> job = hinted ? Optional.empty() : jobs.get(m.jobId(), race > 0);
             if (job.isEmpty() && race == 0 && !hinted) {

@@ -20,10 +20,10 @@ import java.util.concurrent.CompletionException;
  * <p>One small shell process per executor reads a deadline per run, {@code <name>.deadline} in a directory of the
  * executor's own ({@code <wall-clock ms> <process group or -> <uid or ->}); the executor writes it just before the
  * binary starts (by uid: the group is not known yet), adds the group once it is, and pushes it forward with every
- * heartbeat that renewed the lease. Once the wall clock passes a deadline,
- * the shell kills the run's process group and every process of its uid, and renames the file ({@code .killing}, then {@code .killed}), so
- * the executor, when it runs again, records nothing for that attempt (it is not its own any more). The deadline is
- * {@link #margin} before the lease ends: the run is dead before another executor can claim it.
+ * heartbeat that renewed the lease. Once the wall clock passes a deadline, the shell kills the run's process group
+ * and every process of its uid, and renames the file ({@code .killing}, then {@code .killed}), so the executor, when
+ * it runs again, records nothing for that attempt (it is not its own any more). The deadline is {@link #margin}
+ * before the lease ends: the run is dead before another executor can claim it.
  *
  * <p>The shell dies with the executor (parent-death signal), as its binaries do; only a frozen executor leaves it
  * alone. A whole host frozen with its binaries stays out of reach: nothing on it runs to kill them.

@@ -196,6 +196,50 @@ class SendFirstCreateTest {
         assertThat(withdrawn.attempt()).isZero();
     }
 
+    /**
+     * A first run's message carries its job's firing policy as a hint, so its executor claims without reading the
+     * job first. A job replaced meanwhile by one whose runs must not overlap: the check after the claim hands the
+     * attempt back, and the message, delivered again, must be claimed as the new policy says, not on the same hint
+     * again (that looped until the queue dead-lettered it).
+     */
+    @Test
+    void aFirstRunWhoseJobNoLongerMayOverlapIsHandedBackOnceThenClaimedByItsNewPolicy() throws Exception {
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), Clock.systemUTC());
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script("true"));
+        Instant start = Instant.now().plusSeconds(4).truncatedTo(ChronoUnit.SECONDS);
+        JobView job = p.jobService.create(
+                OWNER,
+                JobRequest.builder("hourly", binaryId, Fixture.interval(Duration.ofHours(1), start))
+                        .build());
+        p.jobService.update(
+                OWNER,
+                job.id(),
+                "*",
+                JobRequest.builder("hourly", binaryId, job.schedule())
+                        .overlap("forbid")
+                        .build());
+        RunWorker worker = p.worker("ex-hint", tmp.resolve("ex"), timer);
+
+        Message first = Fixture.nextMessage(p);
+        assertThat(RunMessage.decode(first.body()).hint())
+                .as("sent with its job's old policy")
+                .isNotNull();
+        assertThat(worker.handle(first))
+                .as("claimed on the hint, checked, handed back")
+                .isEqualTo(RunWorker.Outcome.RELEASED);
+        assertThat(worker.handle(Fixture.nextMessage(p)))
+                .as("delivered again: claimed as the job's new policy says, and run")
+                .isEqualTo(RunWorker.Outcome.SUCCEEDED);
+        Run ran = Fixture.runsOf(p, job.id()).stream()
+                .filter(r -> r.attempt() > 0)
+                .findFirst()
+                .orElseThrow();
+        assertThat(ran.state()).isEqualTo(RunState.SUCCEEDED);
+        assertThat(ran.attempt())
+                .as("the attempt handed back, then the one that ran")
+                .isEqualTo(2);
+    }
+
     /** What an executor's DynamoDB client was asked, in order: the operation and its table. */
     private static DynamoDbClient recording(List<String> calls) {
         return Fixture.dynamoWith(new ExecutionInterceptor() {
