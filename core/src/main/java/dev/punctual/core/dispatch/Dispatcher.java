@@ -37,8 +37,9 @@ import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
- * Moves SCHEDULED runs into the queue: send (delayed to the due second), then mark QUEUED and, in the same
- * transaction, materialize the job's next occurrence. When that next occurrence is itself due before
+ * Moves SCHEDULED runs into the queue: send (delayed to the due second), then materialize the job's next
+ * occurrence (one transaction: the job's pending run and the new run), then mark the sent run QUEUED (a plain
+ * write). When that next occurrence is itself due before
  * {@code horizon}, it is dispatched in the same call, so a 10-second interval fires every 10 seconds.
  *
  * <p>Used by the sweeper and by the API (for runs due before the next sweep could reach them). Sending before
@@ -155,11 +156,16 @@ public final class Dispatcher {
         }
         // Per job, the first occurrence its catch-up policy keeps, once computed in this call.
         Map<String, Instant> keptFrom = new HashMap<>();
+        // Per job, the job as this call's own write left it: its next occurrence, sent later in the call, needs no
+        // read (the write's conditions pin the version and the pending run, so a change meanwhile still loses).
+        Map<String, Job> moved = new HashMap<>();
         while (!work.isEmpty()) {
             List<Run> batch = new ArrayList<>();
             while (!work.isEmpty() && batch.size() < RunQueue.MAX_BATCH) {
                 Run run = work.poll();
                 if (run.scheduledAt().isBefore(clock.instant().minus(CatchUp.MISSED_AFTER))) {
+                    // Catch-up reads the job itself and may move it on: what this call wrote of it is stale then.
+                    moved.remove(run.jobId());
                     catchUp(run, keptFrom, report)
                             .filter(r -> !r.scheduledAt().isAfter(horizon))
                             .ifPresent(batch::add);
@@ -170,10 +176,10 @@ public final class Dispatcher {
             if (batch.isEmpty()) {
                 continue;
             }
-            // The jobs are read before the send, not after it for the mark: the same read gives each message its
+            // The jobs are read before the send, not after it for the move: the same read gives each message its
             // job's firing policy as a hint, so the executor claims without a read of its own (half a read unit an
-            // occurrence). The mark's writes are conditional on what was read, as before.
-            Map<String, Optional<Job>> read = readJobs(batch);
+            // occurrence). The move's writes are conditional on what was read.
+            Map<String, Optional<Job>> read = readJobs(batch, moved);
             Set<Integer> sent;
             try {
                 sent = queue.sendBatch(
@@ -193,10 +199,14 @@ public final class Dispatcher {
                 }
                 report.sent++;
                 try {
-                    // The read serves a job's first run of the batch only: the mark of that run moves the job on,
-                    // and a second run of it (a backfill's, say) needs the job as it is after that.
+                    // The read serves a job's first run of the batch only: that run may move the job on, and a
+                    // second run of it (a backfill's, say) needs the job as it is after that: as this call wrote
+                    // it, or read again.
                     Optional<Job> job = read.remove(run.jobId());
-                    markAndMaterialize(run, job != null ? job : jobs.get(run.jobId()), report)
+                    if (moved.containsKey(run.jobId())) {
+                        job = Optional.of(moved.get(run.jobId()));
+                    }
+                    markAndMaterialize(run, job != null ? job : jobs.get(run.jobId()), moved, report)
                             .filter(next -> !next.scheduledAt().isAfter(horizon))
                             .ifPresent(work::add);
                 } catch (RuntimeException e) {
@@ -209,11 +219,16 @@ public final class Dispatcher {
         return report;
     }
 
-    /** Each job of {@code batch}, read strongly once; a job whose read failed is left out (read again later). */
-    private Map<String, Optional<Job>> readJobs(List<Run> batch) {
+    /**
+     * Each job of {@code batch}: as this call last wrote it ({@code moved}), else read strongly once; a job whose
+     * read failed is left out (read again later).
+     */
+    private Map<String, Optional<Job>> readJobs(List<Run> batch, Map<String, Job> moved) {
         Map<String, Optional<Job>> read = new HashMap<>();
         for (Run r : batch) {
-            if (!read.containsKey(r.jobId())) {
+            if (moved.containsKey(r.jobId())) {
+                read.put(r.jobId(), Optional.of(moved.get(r.jobId())));
+            } else if (!read.containsKey(r.jobId())) {
                 try {
                     read.put(r.jobId(), jobs.get(r.jobId()));
                 } catch (RuntimeException e) {
@@ -233,35 +248,45 @@ public final class Dispatcher {
     }
 
     /**
-     * Marks the sent run QUEUED and writes the job's next occurrence, from {@code job} as read (strongly); returns
-     * that occurrence if this call made it.
+     * Moves the job ({@code job}, as read strongly or as this call wrote it) from the sent run to its next
+     * occurrence, then marks the run QUEUED; returns that occurrence if this call wrote it, and keeps the job as
+     * written in {@code moved}.
+     *
+     * <p>The mark is a write of its own after the job's transaction, not one of its items: a transaction pays twice
+     * for every item, indexes included, and the mark (whose due-index entry moves) is the dearest of the three. The
+     * order is what makes the split safe. Stopped between the two, the run is still SCHEDULED but no longer its
+     * job's pending run, and its successor is written: the next sweep sends it again and only marks it (the
+     * executor's claim makes the second message harmless), and nothing is late. Marked first, a stop would leave a
+     * QUEUED pending run with no successor until its entry's attention time, minutes later.
      */
-    private Optional<Run> markAndMaterialize(Run run, Optional<Job> job, DispatchReport report) {
+    private Optional<Run> markAndMaterialize(
+            Run run, Optional<Job> job, Map<String, Job> moved, DispatchReport report) {
         Instant now = clock.instant();
-        TransactWriteItem mark = runs.write(Change.of(Transition.MARK_QUEUED, run.jobId(), run.runId(), now));
-        Optional<Succession> succession = succession(run, job, now, false);
-        if (succession.isEmpty()) {
-            // A one-off run (or its job is gone or already moved on): just mark it.
-            if (tx.writeRetryingConflicts(List.of(mark)).won()) {
-                report.marked++;
-            }
+        Written w = succession(run, job, now, false).map(this::write).orElse(null);
+        if (w != null && w.outcome().failed(0)) {
+            // The job changed since it was read (an update, a pause, another sweeper's move): read it again.
+            w = succession(run, jobs.get(run.jobId()), now, false)
+                    .map(this::write)
+                    .orElse(null);
+        }
+        moved.remove(run.jobId());
+        if (w != null && w.outcome().conflictOnly()) {
+            // Still held by other transactions after the retries: the run stays SCHEDULED for a later sweep.
+            report.failed(run);
             return Optional.empty();
         }
-        Succession s = succession.get();
-        List<TransactWriteItem> all = new ArrayList<>();
-        all.add(mark);
-        all.addAll(s.items());
-        if (tx.writeRetryingConflicts(all).won()) {
-            report.marked++;
-            s.next().ifPresent(n -> report.materialized++);
-            return s.next();
+        Optional<Run> next = Optional.empty();
+        if (w != null && w.outcome().won()) {
+            moved.put(run.jobId(), w.succession().jobAfter(now));
+            next = w.succession().next();
+            next.ifPresent(n -> report.materialized++);
         }
-        // Lost: an executor may have claimed the run straight from SCHEDULED, or another sweeper got there first.
-        // Do the two halves separately; each is still conditional, so at most one writer materializes.
-        if (tx.writeRetryingConflicts(List.of(mark)).won()) {
+        // Lost when an executor claimed the run straight from SCHEDULED, or another sweeper marked it first.
+        if (runs.apply(Change.of(Transition.MARK_QUEUED, run.jobId(), run.runId(), now))
+                .won()) {
             report.marked++;
         }
-        return materialize(s, report);
+        return next;
     }
 
     /**
@@ -339,15 +364,6 @@ public final class Dispatcher {
         runs.apply(Change.of(Transition.RESEND, run, now));
     }
 
-    private Optional<Run> materialize(Succession s, DispatchReport report) {
-        Written w = write(s);
-        if (w.outcome().won()) {
-            w.succession().next().ifPresent(n -> report.materialized++);
-            return w.succession().next();
-        }
-        return Optional.empty();
-    }
-
     /**
      * Writes a succession. If it loses because its next occurrence already has a run (a backfill made it), the job
      * moves on to the first occurrence that has none, in a second try.
@@ -385,13 +401,14 @@ public final class Dispatcher {
                 schedule.next(run.occurrence()),
                 t -> skipExisting && runs.get(j.id(), RunIds.forOccurrence(t)).isPresent());
         Optional<Run> next = at.map(t -> planner.plan(j, t, now));
-        return Optional.of(new Succession(run, next, advance(j, run, next, now)));
+        return Optional.of(new Succession(run, j, next, advance(j, run, next, now)));
     }
 
     private List<TransactWriteItem> advance(Job j, Run from, Optional<Run> next, Instant now) {
         List<TransactWriteItem> items = new ArrayList<>();
         items.add(jobs.advancePending(
                 j.id(),
+                j.version(),
                 from.runId(),
                 next.map(Run::runId).orElse(null),
                 next.map(Run::scheduledAt).orElse(null),
@@ -400,7 +417,17 @@ public final class Dispatcher {
         return items;
     }
 
-    private record Succession(Run current, Optional<Run> next, List<TransactWriteItem> items) {}
+    /** The writes that move {@code job} from {@code current} to {@code next}, and the job as they leave it. */
+    private record Succession(Run current, Job job, Optional<Run> next, List<TransactWriteItem> items) {
+        Job jobAfter(Instant now) {
+            return job.toBuilder()
+                    .state(next.isPresent() ? job.state() : JobState.COMPLETED)
+                    .pendingRunId(next.map(Run::runId).orElse(null))
+                    .nextRunAt(next.map(Run::scheduledAt).orElse(null))
+                    .updatedAt(now)
+                    .build();
+        }
+    }
 
     /**
      * A SCHEDULED run found late (due more than {@link CatchUp#MISSED_AFTER} ago: the scheduler could not dispatch

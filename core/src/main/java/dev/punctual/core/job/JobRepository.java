@@ -144,15 +144,18 @@ public final class JobRepository {
     /**
      * Moves the job's pending run from {@code currentRunId} to the next occurrence, or to none (the job completes).
      * Only one writer can win: the condition pins the run it replaces, so a second sweeper racing on the same
-     * occurrence loses here, and a deleted job gets no new runs.
+     * occurrence loses here, and a deleted job gets no new runs. It also pins {@code version}, the definition the
+     * next occurrence was planned from: an update that kept the pending run (moved it to a new due time) loses the
+     * writer that read the job before it, not only one that changed the pending run.
      */
     public TransactWriteItem advancePending(
-            String jobId, String currentRunId, String nextRunId, Instant nextRunAt, Instant now) {
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":cur", s(currentRunId), ":now", instant(now)));
+            String jobId, long version, String currentRunId, String nextRunId, Instant nextRunAt, Instant now) {
+        Map<String, AttributeValue> values =
+                new HashMap<>(Map.of(":cur", s(currentRunId), ":now", instant(now), ":seen", n(version)));
         String update = nextRunId != null
                 ? "SET " + pendingTo(nextRunId, nextRunAt, values) + ", #u = :now"
                 : "SET #st = :completed, #u = :now REMOVE #p, #n";
-        return conditionalUpdate(jobId, update, "#p = :cur AND #st = :active", values);
+        return conditionalUpdate(jobId, update, "#p = :cur AND #st = :active AND #v = :seen", values);
     }
 
     /**

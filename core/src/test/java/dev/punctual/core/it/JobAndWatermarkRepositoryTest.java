@@ -22,7 +22,7 @@ class JobAndWatermarkRepositoryTest {
 
     private boolean advance(Job job, String current, Instant next) {
         return p.tx.write(List.of(p.jobs.advancePending(
-                        job.id(), current, next == null ? null : RunIds.forOccurrence(next), next, now)))
+                        job.id(), job.version(), current, next == null ? null : RunIds.forOccurrence(next), next, now)))
                 .won();
     }
 
@@ -41,6 +41,18 @@ class JobAndWatermarkRepositoryTest {
         assertThat(after.pendingRunId()).isEqualTo(RunIds.forOccurrence(next));
         assertThat(after.nextRunAt()).isEqualTo(next);
         assertThat(after.state()).isEqualTo(JobState.ACTIVE);
+    }
+
+    @Test
+    void advancePendingLosesToAnUpdateThatKeptThePendingRun() {
+        Job job = intervalJob();
+        Job read = job.toBuilder().version(job.version() - 1).build();
+
+        assertThat(advance(read, job.pendingRunId(), now.plusSeconds(10)))
+                .as("planned from the definition before the update")
+                .isFalse();
+        assertThat(p.jobs.get(job.id()).orElseThrow().pendingRunId()).isEqualTo(job.pendingRunId());
+        assertThat(advance(job, job.pendingRunId(), now.plusSeconds(10))).isTrue();
     }
 
     @Test

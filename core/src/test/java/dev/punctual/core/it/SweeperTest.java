@@ -10,15 +10,18 @@ import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.Overlap;
 import dev.punctual.core.infra.Items;
+import dev.punctual.core.infra.Metering;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.Transition;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.sweep.WatchChecks;
 import dev.punctual.core.testing.TestStack;
@@ -33,12 +36,14 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -215,6 +220,74 @@ class SweeperTest {
         assertThat(again.sent()).isZero();
         assertThat(Fixture.runsOf(p, job.id())).hasSize(14);
         assertThat(Fixture.queueCounts(p).total()).isEqualTo(13);
+    }
+
+    @Test
+    void aTenSecondIntervalsOccurrencesInOneSweepReadTheirJobOnceAndAreMarkedOutsideTheTransactions() {
+        Metering.enable();
+        Instant now = realNow();
+        Punctual p = stackAt(now);
+        Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofSeconds(10), now), now, now, 3);
+        String jobs = p.resources.jobs().name();
+        String runs = p.resources.runs().name();
+        Map<String, Double> before = Metering.snapshot();
+
+        Sweeper.SweepReport report = p.sweeper.sweep();
+
+        assertThat(report.sent()).isEqualTo(13);
+        assertThat(report.marked()).isEqualTo(13);
+        assertThat(report.materialized()).isEqualTo(13);
+        Map<String, Double> after = Metering.snapshot();
+        Function<String, Double> spent = key -> after.getOrDefault(key, 0.0) - before.getOrDefault(key, 0.0);
+        assertThat(spent.apply("rcu-by:GetItem:" + jobs))
+                .as("one strong read of the job; its next twelve occurrences go from what the sweep wrote")
+                .isEqualTo(1.0);
+        // Each occurrence: its successor put in a transaction with the job (twice a plain write's units), its mark
+        // a plain update. Had the mark been in the transaction, the updates would be 0 and the transactions' share
+        // on the runs table twice as large.
+        double puts = spent.apply("wcu-by:TransactWriteItems:" + runs);
+        double marks = spent.apply("wcu-by:UpdateItem:" + runs);
+        assertThat(marks).as("13 marks of a small run, one unit each").isEqualTo(13.0);
+        assertThat(puts).as("13 successors, two units each in a transaction").isEqualTo(26.0);
+        assertThat(spent.apply("wcu-by:TransactWriteItems:" + jobs)).isEqualTo(26.0);
+        Job moved = p.jobs.get(job.id()).orElseThrow();
+        assertThat(moved.version()).isEqualTo(job.version());
+        assertThat(Fixture.run(p, job.id(), moved.pendingRunId()).state()).isEqualTo(RunState.SCHEDULED);
+    }
+
+    @Test
+    void aRunWhoseDispatchStoppedBetweenTheJobsMoveAndTheMarkIsSentAgainAndOnlyMarked() {
+        Instant now = realNow();
+        Punctual p = stackAt(now);
+        Instant first = now.plusSeconds(30);
+        Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofMinutes(10), first), first, now, 3);
+        // What a dispatcher that sent the run and wrote its transaction, then stopped, leaves behind.
+        Run next = p.planner.plan(job, first.plus(Duration.ofMinutes(10)), now);
+        assertThat(p.tx.write(List.of(
+                                p.jobs.advancePending(
+                                        job.id(),
+                                        job.version(),
+                                        job.pendingRunId(),
+                                        next.runId(),
+                                        next.scheduledAt(),
+                                        now),
+                                p.runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, next, now))))
+                        .won())
+                .isTrue();
+
+        Sweeper.SweepReport report = p.sweeper.sweep();
+
+        assertThat(report.sent())
+                .as("sent again: the claim lets one of the two messages run it")
+                .isEqualTo(1);
+        assertThat(report.marked()).isEqualTo(1);
+        assertThat(report.materialized()).as("its successor is already written").isZero();
+        assertThat(Fixture.run(p, job.id(), job.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
+        assertThat(p.jobs.get(job.id()).orElseThrow().pendingRunId()).isEqualTo(next.runId());
+        assertThat(Fixture.runsOf(p, job.id()))
+                .extracting(Run::runId, Run::state)
+                .containsExactlyInAnyOrder(
+                        tuple(job.pendingRunId(), RunState.QUEUED), tuple(next.runId(), RunState.SCHEDULED));
     }
 
     @Test
