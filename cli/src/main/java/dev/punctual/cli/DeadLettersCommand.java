@@ -1,0 +1,67 @@
+package dev.punctual.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** {@code punctual dlq list|retry}: runs that went DEAD, and their re-drive. */
+@Command(
+        name = "dlq",
+        mixinStandardHelpOptions = true,
+        description = "Dead letters: runs that used up their attempts or could not be delivered.",
+        subcommands = {DeadLettersCommand.ListDead.class, DeadLettersCommand.Retry.class})
+final class DeadLettersCommand {
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Your DEAD runs, latest first.")
+    static final class ListDead implements Runnable {
+        private final Cli cli;
+
+        ListDead(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            List<JsonNode> dead =
+                    Jobs.all(cli, ApiClient.query("/v1/runs", ApiClient.params("state", "DEAD", "limit", 100)));
+            cli.print(
+                    dead,
+                    out -> new Table()
+                            .field("JOB", "jobId")
+                            .field("RUN", "runId")
+                            .column(
+                                    "ATTEMPT",
+                                    r -> r.path("attempt").asText() + "/"
+                                            + r.path("maxAttempts").asText())
+                            .field("EXIT", "exitCode")
+                            .field("FINISHED", "finishedAt")
+                            .field("ERROR", "error")
+                            .print(out, dead));
+        }
+    }
+
+    @Command(
+            name = "retry",
+            mixinStandardHelpOptions = true,
+            description = "Re-drives a DEAD run: queued again with the job's maxAttempts more attempts.")
+    static final class Retry implements Runnable {
+        private final Cli cli;
+
+        @Parameters(index = "0", paramLabel = "JOB")
+        String job;
+
+        @Parameters(index = "1", paramLabel = "RUN")
+        String run;
+
+        Retry(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            RunCommand.print(
+                    cli,
+                    cli.api().post(JobCommand.path(cli, job) + "/runs/" + ApiClient.segment(run) + "/retry", null));
+        }
+    }
+}

@@ -1,0 +1,297 @@
+package dev.punctual.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code punctual job …}: a job is named by its id or by its name. */
+@Command(
+        name = "job",
+        mixinStandardHelpOptions = true,
+        description = "Create, change, inspect and operate jobs. JOB is a job's id or its name.",
+        subcommands = {
+            JobCommand.Apply.class,
+            JobCommand.ListJobs.class,
+            JobCommand.Get.class,
+            JobCommand.Delete.class,
+            JobCommand.Pause.class,
+            JobCommand.Resume.class,
+            JobCommand.Trigger.class,
+            JobCommand.Backfill.class,
+            JobCommand.Next.class
+        })
+final class JobCommand {
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    static String path(Cli cli, String ref) {
+        return "/v1/jobs/" + ApiClient.segment(Jobs.id(cli, ref));
+    }
+
+    @Command(
+            name = "apply",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Creates the job the file describes, or replaces the definition of the live job of the same name"
+                        + " (PUT with If-Match: the version read, so a change made meanwhile is not overwritten).",
+                "The file is the body of POST /v1/jobs, in YAML or JSON."
+            })
+    static final class Apply implements Runnable {
+        private final Cli cli;
+
+        @Option(
+                names = {"-f", "--file"},
+                required = true,
+                paramLabel = "FILE",
+                description = "job.yaml or job.json")
+        Path file;
+
+        Apply(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            JsonNode body = read(file);
+            if (!body.isObject() || !body.hasNonNull("name")) {
+                throw new Cli.UsageException(file + ": a job needs a name (apply finds the job to change by it)");
+            }
+            String name = body.get("name").asText();
+            List<JsonNode> named = Jobs.byName(cli, name);
+            if (named.size() > 1) {
+                throw new Cli.UsageException(named.size() + " jobs are named " + name + ": apply needs one");
+            }
+            ApiClient.Answer answer;
+            if (named.isEmpty()) {
+                answer = cli.api().post("/v1/jobs", body, Map.of());
+                cli.err.println("created " + answer.json().path("id").asText());
+            } else {
+                String id = named.getFirst().get("id").asText();
+                long version = named.getFirst().path("version").asLong();
+                answer = cli.api()
+                        .put("/v1/jobs/" + ApiClient.segment(id), body, Map.of("If-Match", "\"" + version + "\""));
+                cli.err.println("updated " + id + " to version "
+                        + answer.json().path("version").asLong());
+            }
+            Jobs.print(cli, answer.json());
+        }
+
+        static JsonNode read(Path file) {
+            try {
+                String text = Files.readString(file);
+                return file.toString().endsWith(".json") ? ApiClient.JSON.readTree(text) : YAML.readTree(text);
+            } catch (IOException e) {
+                throw new Cli.UsageException("cannot read " + file + ": " + e.getMessage());
+            }
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Your jobs, oldest first.")
+    static final class ListJobs implements Runnable {
+        private final Cli cli;
+
+        @Option(names = "--state", split = ",", description = "ACTIVE, PAUSED, COMPLETED, DELETED (any of them).")
+        List<String> states;
+
+        @Option(names = "--label", split = ",", paramLabel = "KEY[=VALUE]", description = "Labels a job must have.")
+        List<String> labels;
+
+        @Option(names = "--name-prefix", paramLabel = "PREFIX")
+        String namePrefix;
+
+        ListJobs(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            String path = ApiClient.query(
+                    "/v1/jobs",
+                    ApiClient.params(
+                            "state", join(states), "label", join(labels), "namePrefix", namePrefix, "limit", 100));
+            Jobs.printList(cli, Jobs.all(cli, path));
+        }
+    }
+
+    @Command(name = "get", mixinStandardHelpOptions = true, description = "One job.")
+    static final class Get implements Runnable {
+        private final Cli cli;
+
+        @Parameters(paramLabel = "JOB")
+        String job;
+
+        Get(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            Jobs.print(cli, cli.api().get(path(cli, job)));
+        }
+    }
+
+    @Command(
+            name = "delete",
+            mixinStandardHelpOptions = true,
+            description = "Deletes the job: no further run starts, including runs already queued.")
+    static final class Delete implements Runnable {
+        private final Cli cli;
+
+        @Parameters(paramLabel = "JOB")
+        String job;
+
+        Delete(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            String id = Jobs.id(cli, job);
+            cli.api().delete("/v1/jobs/" + ApiClient.segment(id));
+            cli.print(
+                    ApiClient.JSON.createObjectNode().put("id", id).put("deleted", true),
+                    out -> out.println("deleted " + id));
+        }
+    }
+
+    @Command(
+            name = "pause",
+            mixinStandardHelpOptions = true,
+            description = "Pauses the job: its runs that have not started wait until it is resumed.")
+    static final class Pause implements Runnable {
+        private final Cli cli;
+
+        @Parameters(paramLabel = "JOB")
+        String job;
+
+        @Option(names = "--note", description = "Why (shown on the job until it is resumed).")
+        String note;
+
+        Pause(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            Jobs.print(cli, cli.api().post(path(cli, job) + "/pause", ApiClient.body("note", note)));
+        }
+    }
+
+    @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resumes a paused job.")
+    static final class Resume implements Runnable {
+        private final Cli cli;
+
+        @Parameters(paramLabel = "JOB")
+        String job;
+
+        @Option(
+                names = "--catch-up",
+                paramLabel = "MODE",
+                description = "What to run of the occurrences missed while paused: skip, latest or all"
+                        + " (default: the job's own catchUp).")
+        String catchUp;
+
+        Resume(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            Jobs.print(cli, cli.api().post(path(cli, job) + "/resume", ApiClient.body("catchUp", catchUp)));
+        }
+    }
+
+    @Command(
+            name = "trigger",
+            mixinStandardHelpOptions = true,
+            description = "Runs the job once now, outside its schedule; prints the run.")
+    static final class Trigger implements Runnable {
+        private final Cli cli;
+
+        @Parameters(paramLabel = "JOB")
+        String job;
+
+        @Option(names = "--arg", paramLabel = "ARG", description = "The run's arguments instead of the job's.")
+        List<String> args;
+
+        @Option(names = "--env", paramLabel = "NAME=VALUE", description = "Set over the job's env for this run.")
+        Map<String, String> env;
+
+        Trigger(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            RunCommand.print(
+                    cli, cli.api().post(path(cli, job) + "/trigger", ApiClient.body("args", args, "env", env)));
+        }
+    }
+
+    @Command(
+            name = "backfill",
+            mixinStandardHelpOptions = true,
+            description = "Runs each occurrence in [FROM, TO] that has no run yet (TO not in the future).")
+    static final class Backfill implements Runnable {
+        private final Cli cli;
+
+        @Parameters(paramLabel = "JOB")
+        String job;
+
+        @Option(names = "--from", required = true, paramLabel = "INSTANT")
+        String from;
+
+        @Option(names = "--to", required = true, paramLabel = "INSTANT")
+        String to;
+
+        Backfill(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            JsonNode b = cli.api().post(path(cli, job) + "/backfill", Map.of("from", from, "to", to));
+            cli.print(
+                    b,
+                    out -> Table.describe(out, b, "jobId", "from", "to", "occurrences", "alreadyExisting", "created"));
+        }
+    }
+
+    @Command(
+            name = "next",
+            mixinStandardHelpOptions = true,
+            description = "The job's next fire times, daylight-saving edges marked.")
+    static final class Next implements Runnable {
+        private final Cli cli;
+
+        @Parameters(paramLabel = "JOB")
+        String job;
+
+        @Option(
+                names = {"-n", "--count"},
+                defaultValue = "10",
+                description = "How many (1-100; default ${DEFAULT-VALUE}).")
+        int count;
+
+        Next(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            ScheduleCommand.print(
+                    cli, cli.api().get(ApiClient.query(path(cli, job) + "/next", ApiClient.params("count", count))));
+        }
+    }
+
+    static String join(List<String> values) {
+        return values == null || values.isEmpty() ? null : String.join(",", values);
+    }
+}

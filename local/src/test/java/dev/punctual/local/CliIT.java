@@ -1,0 +1,248 @@
+package dev.punctual.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.punctual.cli.Main;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code punctual} command as a user runs it, against the packaged local runner: a binary pushed, a job applied
+ * from YAML, triggered, its run and log read back, a dead letter retried; exit codes and messages of what fails.
+ */
+class CliIT {
+    private static LocalSystem system;
+    private static Path dir;
+    private static Path binary;
+
+    @BeforeAll
+    static void start(@TempDir Path tmp) throws Exception {
+        dir = tmp;
+        system = new LocalSystem("-Dpunctual.retry-base=PT1S");
+        binary = LocalSystem.binary(tmp);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (system != null) {
+            system.close();
+        }
+    }
+
+    record Result(int code, String out, String err) {
+        JsonNode json() throws Exception {
+            return LocalSystem.JSON.readTree(out);
+        }
+    }
+
+    /** The command, in this JVM, with the runner's URL in its environment (as PUNCTUAL_API_URL would be). */
+    private static Result punctual(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(
+                new PrintWriter(out, true),
+                new PrintWriter(err, true),
+                Map.of("PUNCTUAL_API_URL", system.api),
+                dir.resolve("home"),
+                args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    private static Result ok(String... args) {
+        Result r = punctual(args);
+        assertThat(r.code())
+                .as("punctual %s: %s", String.join(" ", args), r.err())
+                .isZero();
+        return r;
+    }
+
+    private static String pushed() throws Exception {
+        return ok("binary", "push", binary.toString(), "-o", "json")
+                .json()
+                .get("id")
+                .asText();
+    }
+
+    private static Path file(String name, String text) throws Exception {
+        return Files.writeString(dir.resolve(name), text);
+    }
+
+    @Test
+    void aBinaryPushedTwiceIsUploadedOnce() {
+        Result first = ok("binary", "push", binary.toString(), "--name", "hello-cli");
+        assertThat(first.out()).contains("uploaded:", "true").contains("name:", "hello-cli");
+        assertThat(first.err()).doesNotContain("already uploaded");
+
+        Result again = ok("binary", "push", binary.toString());
+        assertThat(again.err()).contains("already uploaded");
+        assertThat(again.out()).contains("uploaded:", "true");
+    }
+
+    @Test
+    void aJobAppliedFromYamlRunsWhenTriggeredAndItsLogReadsBack() throws Exception {
+        String binaryId = pushed();
+        Path job = file("job.yaml", """
+                name: cli-hello
+                binaryId: %s
+                schedule:
+                  type: cron
+                  expression: "0 3 * * *"
+                  timezone: Europe/Paris
+                labels:
+                  team: cli
+                """.formatted(binaryId));
+
+        Result created = ok("job", "apply", "-f", job.toString());
+        assertThat(created.err()).startsWith("created job_");
+        assertThat(created.out()).contains("version:", "1").contains("cron 0 3 * * * Europe/Paris");
+        Files.writeString(job, Files.readString(job) + "args: [\"0\"]\n");
+        Result updated = ok("job", "apply", "-f", job.toString());
+        assertThat(updated.err()).contains("updated").contains("to version 2");
+
+        Result listed = ok("job", "list", "--label", "team=cli");
+        assertThat(listed.out().lines().toList())
+                .first()
+                .satisfies(h -> assertThat(h).startsWith("ID").contains("NAME", "STATE", "SCHEDULE", "NEXT RUN"));
+        assertThat(listed.out()).contains("cli-hello", "ACTIVE", "team=cli");
+        assertThat(ok("job", "list", "-o", "json").json().findValuesAsText("name"))
+                .contains("cli-hello");
+        assertThat(ok("job", "next", "cli-hello", "-n", "3").out().lines()).hasSize(4);
+
+        String runId = ok("job", "trigger", "cli-hello", "-o", "json")
+                .json()
+                .get("runId")
+                .asText();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> ok("run", "get", "cli-hello", runId, "-o", "json")
+                        .json()
+                        .get("state")
+                        .asText()
+                        .equals("SUCCEEDED"));
+        assertThat(ok("run", "list", "cli-hello").out()).contains(runId, "SUCCEEDED", "1/3");
+        assertThat(ok("logs", "cli-hello", runId).out())
+                .contains("hello from run " + runId + " attempt 1")
+                .contains("stderr is captured too");
+        assertThat(ok("logs", "cli-hello", runId, "--follow").out()).contains("hello from run " + runId);
+
+        assertThat(ok("job", "pause", "cli-hello", "--note", "maintenance").out())
+                .contains("PAUSED")
+                .contains("maintenance");
+        assertThat(ok("job", "resume", "cli-hello", "--catch-up", "skip").out()).contains("ACTIVE");
+        assertThat(ok("job", "delete", "cli-hello").out()).startsWith("deleted job_");
+        assertThat(punctual("job", "get", "cli-hello").code())
+                .as("no live job has that name now")
+                .isEqualTo(3);
+    }
+
+    @Test
+    void aDeadRunIsListedAndRetriedFromTheDeadLetters() throws Exception {
+        String binaryId = pushed();
+        Path job = file("dead.json", """
+                {"name": "cli-dead", "binaryId": "%s", "args": ["3"], "maxAttempts": 1, "schedule": {"type": "now"}}
+                """.formatted(binaryId));
+        String jobId = ok("job", "apply", "-f", job.toString(), "-o", "json")
+                .json()
+                .get("id")
+                .asText();
+
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> ok("dlq", "list").out().contains(jobId));
+        JsonNode dead = null;
+        for (JsonNode d : ok("dlq", "list", "-o", "json").json()) {
+            if (d.get("jobId").asText().equals(jobId)) {
+                dead = d;
+            }
+        }
+        assertThat(dead).isNotNull();
+        assertThat(dead.get("exitCode").asInt()).isEqualTo(3);
+        String runId = dead.get("runId").asText();
+
+        JsonNode retried = ok("dlq", "retry", jobId, runId, "-o", "json").json();
+        assertThat(retried.get("state").asText()).isIn("QUEUED", "RUNNING", "FAILED", "DEAD");
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> ok("run", "get", jobId, runId, "-o", "json")
+                                .json()
+                                .get("attempt")
+                                .asInt()
+                        == 2);
+    }
+
+    @Test
+    void whatFailsSaysWhyAndExitsWithACodeThatMeansIt() throws Exception {
+        Result missing = punctual("job", "get", "job_aaaaaaaaaaaaaaaaaaaa");
+        assertThat(missing.code()).isEqualTo(3);
+        assertThat(missing.err()).isEqualTo("error: Not found: job job_aaaaaaaaaaaaaaaaaaaa does not exist\n");
+        assertThat(punctual("job", "get", "no-such-name").err()).contains("no job is named no-such-name");
+
+        Path bad = file("bad.yaml", """
+                name: cli-bad
+                binaryId: %s
+                schedule: {type: cron, expression: "61 * * * *"}
+                """.formatted(pushed()));
+        Result refused = punctual("job", "apply", "-f", bad.toString());
+        assertThat(refused.code()).as(refused.err()).isEqualTo(1);
+        assertThat(refused.err()).contains("schedule.expression");
+        assertThat(punctual("job", "get", "cli-bad").code())
+                .as("a refused apply creates nothing")
+                .isEqualTo(3);
+
+        Path once = file("active.yaml", """
+                name: cli-active
+                binaryId: %s
+                schedule: {type: interval, every: PT1H}
+                """.formatted(pushed()));
+        ok("job", "apply", "-f", once.toString());
+        Result conflict = punctual("job", "resume", "cli-active");
+        assertThat(conflict.code())
+                .as("resuming a job that is not paused: %s", conflict.err())
+                .isEqualTo(4);
+
+        assertThat(punctual("job", "frobnicate").code()).isEqualTo(2);
+        assertThat(punctual("binary", "push", dir.resolve("nothing-here").toString())
+                        .code())
+                .isEqualTo(2);
+        Result unreachable = punctual("job", "list", "--api-url", "http://127.0.0.1:1");
+        assertThat(unreachable.code()).isEqualTo(6);
+        assertThat(unreachable.err()).contains("cannot reach http://127.0.0.1:1");
+    }
+
+    @Test
+    void aScheduleIsPreviewedWithItsDaylightSavingEdges() {
+        Result r = ok(
+                "schedule",
+                "preview",
+                "--cron",
+                "30 2 * * *",
+                "--timezone",
+                "Europe/Paris",
+                "--from",
+                "2026-03-27T00:00:00Z",
+                "-n",
+                "3");
+        List<String> lines = new ArrayList<>(r.out().lines().toList());
+        assertThat(lines).hasSize(4);
+        assertThat(lines.getFirst()).contains("AT (UTC)", "LOCAL", "DST");
+        assertThat(String.join("\n", lines))
+                .as("02:30 does not exist in Paris on 29 March 2026")
+                .contains("gap-shifted");
+    }
+
+    @Test
+    void helpAndCompletionAreThereForEveryCommand() {
+        assertThat(ok("--help").out()).contains("binary", "job", "run", "logs", "dlq", "schedule", "Exit codes");
+        assertThat(ok("job", "apply", "--help").out()).contains("--file");
+        assertThat(ok("generate-completion").out()).contains("complete -F").contains("punctual");
+    }
+}
