@@ -6,6 +6,7 @@
 locals {
   api_routes = [
     "POST /v1/binaries",
+    "GET /v1/binaries",
     "GET /v1/binaries/{id}",
     "POST /v1/jobs",
     "POST /v1/jobs/batch",

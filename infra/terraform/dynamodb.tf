@@ -32,7 +32,14 @@ locals {
       ttl = ["expiresAt"]
     }
 
-    binaries = { hash_key = "binaryId", range_key = null, attributes = ["binaryId"], indexes = {}, ttl = [] }
+    binaries = {
+      hash_key   = "binaryId"
+      range_key  = null
+      attributes = ["binaryId", "owner", "createdAt"]
+      # GET /v1/binaries: an owner's binaries, newest first. All attributes: a binary is written at most twice.
+      indexes = { byOwner = { hash_key = "owner", range_key = "createdAt", projection = "ALL" } }
+      ttl     = []
+    }
 
     # The sweeper's watermark.
     sweeps = { hash_key = "name", range_key = null, attributes = ["name"], indexes = {}, ttl = [] }

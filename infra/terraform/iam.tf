@@ -120,6 +120,8 @@ locals {
       { sid = "RunsByOwnerState", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
       # Register binaries; mark one uploaded once its object is found (later creations then skip S3).
       { sid = "Binaries", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["binaries"].arn] },
+      # GET /v1/binaries: an owner's binaries through the byOwner index.
+      { sid = "BinariesByOwner", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["binaries"].arn}/index/*"] },
       # GetQueueUrl only matters where PUNCTUAL_QUEUE_URL is unset; SendMessage also covers SendMessageBatch.
       { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.runs.arn] },
       # The presigned upload URL carries the API role's permissions: the role itself must allow the PUT.

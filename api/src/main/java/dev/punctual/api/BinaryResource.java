@@ -5,6 +5,7 @@ import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.service.BinaryRequest;
 import dev.punctual.core.service.BinaryView;
 import dev.punctual.core.service.Ids;
+import dev.punctual.core.service.Page;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -16,6 +17,7 @@ import java.net.URI;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestQuery;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /** Binaries: register one to get a presigned upload, then ask whether it arrived. */
@@ -40,6 +42,13 @@ public class BinaryResource {
         return RestResponse.ResponseBuilder.<BinaryView>created(URI.create("/v1/binaries/" + b.id()))
                 .entity(b)
                 .build();
+    }
+
+    /** Your binaries, newest first; {@code sha256} finds those of one content (what a client uploaded before). */
+    @GET
+    public Page<BinaryView> list(
+            @RestQuery("sha256") String sha256, @RestQuery("limit") String limit, @RestQuery("cursor") String cursor) {
+        return punctual.binaries.list(tenants.current(), Params.integer("limit", limit), cursor, sha256);
     }
 
     @GET

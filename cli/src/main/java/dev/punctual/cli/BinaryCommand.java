@@ -25,7 +25,7 @@ import picocli.CommandLine.Parameters;
         name = "binary",
         mixinStandardHelpOptions = true,
         description = "Upload a compiled binary, or look one up.",
-        subcommands = {BinaryCommand.Push.class, BinaryCommand.Get.class})
+        subcommands = {BinaryCommand.Push.class, BinaryCommand.ListBinaries.class, BinaryCommand.Get.class})
 final class BinaryCommand {
     private static final List<String> FIELDS = List.of("id", "name", "sha256", "size", "createdAt", "uploaded");
 
@@ -38,7 +38,8 @@ final class BinaryCommand {
             mixinStandardHelpOptions = true,
             description = {
                 "Registers FILE (its sha256 and size) and uploads it through the presigned URL the API answers with.",
-                "Idempotent by content: when your account already holds these bytes the upload is skipped."
+                "Idempotent by content: a binary of yours with these bytes and this name is reused as it is; with"
+                        + " another name, the bytes are not uploaded again."
             })
     static final class Push implements Runnable {
         private final Cli cli;
@@ -72,16 +73,17 @@ final class BinaryCommand {
             } catch (IOException e) {
                 throw new Cli.UsageException("cannot read " + file + ": " + e.getMessage());
             }
-            JsonNode registered = cli.api()
-                    .post(
-                            "/v1/binaries",
-                            Map.of(
-                                    "name",
-                                    name != null ? name : file.getFileName().toString(),
-                                    "sha256",
-                                    sha,
-                                    "size",
-                                    size));
+            String as = name != null ? name : file.getFileName().toString();
+            for (JsonNode b : Jobs.all(cli, ApiClient.query("/v1/binaries", ApiClient.params("sha256", sha)))) {
+                if (b.path("uploaded").asBoolean(false)
+                        && b.path("size").asLong() == size
+                        && as.equals(b.path("name").asText())) {
+                    cli.err.println("already uploaded as " + b.get("id").asText());
+                    print(cli, b);
+                    return;
+                }
+            }
+            JsonNode registered = cli.api().post("/v1/binaries", Map.of("name", as, "sha256", sha, "size", size));
             String id = registered.get("id").asText();
             // Another registration of the same bytes by this account left them at the same key: nothing to send.
             JsonNode before = cli.api().get("/v1/binaries/" + ApiClient.segment(id));
@@ -122,6 +124,34 @@ final class BinaryCommand {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Your binaries, newest first.")
+    static final class ListBinaries implements Runnable {
+        private final Cli cli;
+
+        @Option(names = "--sha256", paramLabel = "HEX", description = "Only those of this content.")
+        String sha256;
+
+        ListBinaries(Cli cli) {
+            this.cli = cli;
+        }
+
+        @Override
+        public void run() {
+            List<JsonNode> all =
+                    Jobs.all(cli, ApiClient.query("/v1/binaries", ApiClient.params("sha256", sha256, "limit", 100)));
+            cli.print(
+                    all,
+                    out -> new Table()
+                            .field("ID", "id")
+                            .field("NAME", "name")
+                            .column("SHA256", b -> b.path("sha256").asText().substring(0, 12))
+                            .field("SIZE", "size")
+                            .field("CREATED", "createdAt")
+                            .field("UPLOADED", "uploaded")
+                            .print(out, all));
         }
     }
 

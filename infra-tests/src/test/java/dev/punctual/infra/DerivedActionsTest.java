@@ -70,8 +70,9 @@ class DerivedActionsTest {
                                 "s3:PutObject bucket:artifacts",
                                 "sqs:SendMessage queue:runs",
                                 "dynamodb:PutItem table:binaries",
-                                // The job list reads the byOwner index; a job's runs, the runs table itself.
+                                // The job and binary lists read their byOwner index; a job's runs, the runs table.
                                 "dynamodb:Query table:jobs/index",
+                                "dynamodb:Query table:binaries/index",
                                 "dynamodb:Query table:runs"),
                         new Condition<>(
                                 x -> x.equals(RECEIVE_RUNS) || x.action().startsWith("events:"),

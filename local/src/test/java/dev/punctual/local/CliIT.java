@@ -80,14 +80,47 @@ class CliIT {
     }
 
     @Test
-    void aBinaryPushedTwiceIsUploadedOnce() {
-        Result first = ok("binary", "push", binary.toString(), "--name", "hello-cli");
+    void aBinaryPushedTwiceIsUploadedOnce() throws Exception {
+        // Bytes of this test's own (the other tests push the plain binary).
+        Path own = dir.resolve("own");
+        Files.write(own, Files.readAllBytes(binary));
+        Files.writeString(own, "\n" + System.nanoTime(), java.nio.file.StandardOpenOption.APPEND);
+        Result first = ok("binary", "push", own.toString(), "--name", "hello-cli");
         assertThat(first.out()).contains("uploaded:", "true").contains("name:", "hello-cli");
         assertThat(first.err()).doesNotContain("already uploaded");
 
-        Result again = ok("binary", "push", binary.toString());
-        assertThat(again.err()).contains("already uploaded");
-        assertThat(again.out()).contains("uploaded:", "true");
+        Result again = ok("binary", "push", own.toString(), "--name", "hello-cli");
+        assertThat(again.err()).contains("already uploaded as " + id(first));
+        assertThat(again.out()).contains("id:", id(first));
+
+        Result renamed = ok("binary", "push", own.toString(), "--name", "hello-renamed", "--no-progress");
+        assertThat(renamed.err())
+                .as("a new name, the same bytes: not uploaded again")
+                .contains("already uploaded:");
+        assertThat(ok("binary", "list").out()).contains("hello-cli", "hello-renamed");
+        assertThat(ok("binary", "list", "--sha256", sha(first), "-o", "json")
+                        .json()
+                        .findValuesAsText("name"))
+                .contains("hello-cli", "hello-renamed");
+    }
+
+    private static String id(Result described) {
+        return field(described, "id");
+    }
+
+    private static String sha(Result described) {
+        return field(described, "sha256");
+    }
+
+    /** A field of a {@code name: value} description. */
+    private static String field(Result described, String name) {
+        return described
+                .out()
+                .lines()
+                .filter(l -> l.startsWith(name + ":"))
+                .map(l -> l.substring(name.length() + 1).strip())
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test

@@ -12,6 +12,8 @@ import static dev.punctual.api.function.Problems.later;
 import static dev.punctual.api.function.Problems.postJson;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.nullValue;
@@ -52,6 +54,34 @@ class ApiLambdaTest {
 
         assertThat(put(b, body)).isEqualTo(200);
         given().get("/v1/binaries/" + b.getString("id")).then().body("uploaded", equalTo(true));
+    }
+
+    @Test
+    void listsTheCallersBinariesNewestFirstAndFindsOneByItsContent() throws Exception {
+        byte[] body = ("#!/bin/sh\necho listed " + System.nanoTime() + "\n").getBytes(StandardCharsets.UTF_8);
+        JsonPath b = register("listed.sh", body);
+        assertThat(put(b, body)).isEqualTo(200);
+        String sha = b.getString("sha256");
+
+        given().queryParam("sha256", sha)
+                .get("/v1/binaries")
+                .then()
+                .statusCode(200)
+                .body("items.id", contains(b.getString("id")))
+                .body("items[0].uploaded", equalTo(true))
+                .body("items[0].uploadUrl", nullValue());
+        given().header(Gateway.USER, "bob")
+                .queryParam("sha256", sha)
+                .get("/v1/binaries")
+                .then()
+                .statusCode(200)
+                .body("items", empty());
+        given().queryParam("sha256", "not-hex")
+                .get("/v1/binaries")
+                .then()
+                .statusCode(400)
+                .contentType("application/problem+json")
+                .body("field", equalTo("sha256"));
     }
 
     @Test

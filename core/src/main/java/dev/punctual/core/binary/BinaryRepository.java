@@ -7,17 +7,21 @@ import static dev.punctual.core.infra.Items.s;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 
 /** Every expression of the binaries table. */
 public final class BinaryRepository {
     private static final String NAME = "name";
     private static final String SHA256 = "sha256";
     private static final String SIZE = "size";
-    private static final String CREATED_AT = "createdAt";
+    private static final String CREATED_AT = Resources.CREATED_AT;
     private static final String UPLOADED_AT = "uploadedAt";
 
     private final DynamoDbClient dynamo;
@@ -63,14 +67,45 @@ public final class BinaryRepository {
         if (item == null || item.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new Binary(
+        return Optional.of(fromItem(item));
+    }
+
+    /**
+     * One page of an owner's binaries, newest first; with {@code sha256} (null: any), only those of that content
+     * (filtered by DynamoDB after the page is read, so a page may come short and still have a next one).
+     */
+    public PageOfBinaries listByOwner(String owner, String sha256, int limit, Map<String, AttributeValue> startKey) {
+        Map<String, String> names = new HashMap<>(Map.of("#o", Resources.OWNER));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":o", s(owner)));
+        if (sha256 != null) {
+            names.put("#sha", SHA256);
+            values.put(":sha", s(sha256));
+        }
+        QueryResponse r = dynamo.query(b -> b.tableName(table)
+                .indexName(Resources.BINARIES_BY_OWNER)
+                .keyConditionExpression("#o = :o")
+                .filterExpression(sha256 == null ? null : "#sha = :sha")
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)
+                .scanIndexForward(false)
+                .limit(limit)
+                .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
+        return new PageOfBinaries(
+                r.items().stream().map(BinaryRepository::fromItem).toList(),
+                r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
+    }
+
+    public record PageOfBinaries(List<Binary> items, Map<String, AttributeValue> lastKey) {}
+
+    private static Binary fromItem(Map<String, AttributeValue> item) {
+        return new Binary(
                 Items.str(item, Resources.BINARY_ID),
                 Items.str(item, Resources.OWNER),
                 Items.str(item, NAME),
                 Items.str(item, SHA256),
                 Items.longValue(item, SIZE),
                 Items.instant(item, CREATED_AT),
-                item.containsKey(UPLOADED_AT) ? Items.instant(item, UPLOADED_AT) : null));
+                item.containsKey(UPLOADED_AT) ? Items.instant(item, UPLOADED_AT) : null);
     }
 
     /**

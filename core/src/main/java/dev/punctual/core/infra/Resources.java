@@ -24,6 +24,10 @@ public final class Resources {
     public static final String FINISHED_SORT = "finishedSort";
 
     public static final String JOBS_BY_OWNER = "byOwner";
+    public static final String BINARIES_BY_OWNER = "byOwner";
+    /** A binary's registration time: the sort key of its owner's listing. */
+    public static final String CREATED_AT = "createdAt";
+
     public static final String RUNS_BY_DUE = "byDue";
     public static final String RUNS_BY_OWNER_STATE = "byOwnerState";
 
@@ -65,7 +69,15 @@ public final class Resources {
     }
 
     public TableSpec binaries() {
-        return new TableSpec(settings.prefix() + "-binaries", BINARY_ID, null, List.of(), null);
+        return new TableSpec(
+                settings.prefix() + "-binaries",
+                BINARY_ID,
+                null,
+                // Listing an owner's binaries, newest first (to the second: within one, Instant's text may put
+                // an exact second after its fractions), on attributes every binary has had from the start.
+                // All attributes: a binary is written twice at most (registered, then marked uploaded).
+                List.of(new TableSpec.IndexSpec(BINARIES_BY_OWNER, OWNER, CREATED_AT, false)),
+                null);
     }
 
     public TableSpec sweeps() {

@@ -8,11 +8,14 @@ import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
+import dev.punctual.core.infra.Resources;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
 
 /** Registers binaries and hands out presigned uploads; tells whether a binary's bytes have arrived. */
 public final class BinaryService {
@@ -76,9 +79,37 @@ public final class BinaryService {
     }
 
     public BinaryView get(String owner, String id) {
-        Binary b = find(owner, id);
+        return view(find(owner, id));
+    }
+
+    private BinaryView view(Binary b) {
         return new BinaryView(
                 b.id(), b.name(), b.sha256(), b.size(), b.createdAt().toString(), uploaded(b), null, null, null);
+    }
+
+    /**
+     * A page of the owner's binaries, newest first; {@code sha256} (null: any) narrows them to one content, so a
+     * client can find what it uploaded before instead of registering it again. {@code uploaded} is checked as for
+     * {@link #get}: S3 is asked only about a binary not yet found uploaded.
+     */
+    public Page<BinaryView> list(String owner, Integer limit, String cursor, String sha256) {
+        String sha = sha256 == null ? null : sha256.toLowerCase(Locale.ROOT);
+        if (sha != null && !sha.matches("[0-9a-f]{64}")) {
+            throw new ValidationException(
+                    Rejection.MALFORMED, List.of(new FieldError("sha256", "must be 64 hex digits")));
+        }
+        int n = Cursors.pageSize(limit);
+        var key = Cursors.decode(
+                cursor,
+                Map.<String, Predicate<String>>of(
+                        Resources.BINARY_ID,
+                        id -> Ids.looksLike("bin", id),
+                        Resources.OWNER,
+                        owner::equals,
+                        Resources.CREATED_AT,
+                        at -> true));
+        var page = binaries.listByOwner(owner, sha, n, key);
+        return new Page<>(page.items().stream().map(this::view).toList(), Cursors.encode(page.lastKey()));
     }
 
     Binary find(String owner, String id) {
