@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -91,6 +92,19 @@ final class ApiClient {
             Thread.currentThread().interrupt();
             throw new ApiException(0, null, "interrupted");
         }
+    }
+
+    /** Every item of a listing ({@code {items, nextCursor}}), following its cursor. */
+    static List<JsonNode> all(ApiClient api, String path) {
+        List<JsonNode> items = new ArrayList<>();
+        String cursor = null;
+        do {
+            String page = cursor == null ? path : path + (path.contains("?") ? "&" : "?") + "cursor=" + segment(cursor);
+            JsonNode answer = api.get(page);
+            answer.path("items").forEach(items::add);
+            cursor = answer.hasNonNull("nextCursor") ? answer.get("nextCursor").asText() : null;
+        } while (cursor != null);
+        return items;
     }
 
     /** {@code path?k=v&…} with the values URL-encoded; null values are left out. */

@@ -74,25 +74,31 @@ final class BinaryCommand {
                 throw new Cli.UsageException("cannot read " + file + ": " + e.getMessage());
             }
             String as = name != null ? name : file.getFileName().toString();
-            for (JsonNode b : Jobs.all(cli, ApiClient.query("/v1/binaries", ApiClient.params("sha256", sha)))) {
-                if (b.path("uploaded").asBoolean(false)
-                        && b.path("size").asLong() == size
-                        && as.equals(b.path("name").asText())) {
-                    cli.err.println("already uploaded as " + b.get("id").asText());
-                    print(cli, b);
-                    return;
+            // The account's own object is keyed by content: once any registration of these bytes is uploaded,
+            // every other one is too.
+            boolean bytesThere = false;
+            for (JsonNode b :
+                    ApiClient.all(cli.api(), ApiClient.query("/v1/binaries", ApiClient.params("sha256", sha)))) {
+                if (b.path("uploaded").asBoolean(false) && b.path("size").asLong() == size) {
+                    if (as.equals(b.path("name").asText())) {
+                        cli.err.println("already uploaded as " + b.get("id").asText());
+                        print(cli, b);
+                        return;
+                    }
+                    bytesThere = true;
                 }
             }
             JsonNode registered = cli.api().post("/v1/binaries", Map.of("name", as, "sha256", sha, "size", size));
-            String id = registered.get("id").asText();
-            // Another registration of the same bytes by this account left them at the same key: nothing to send.
-            JsonNode before = cli.api().get("/v1/binaries/" + ApiClient.segment(id));
-            if (before.path("uploaded").asBoolean(false)) {
+            if (bytesThere) {
                 cli.err.println("already uploaded: " + sha);
             } else {
                 upload(registered, size);
             }
-            print(cli, cli.api().get("/v1/binaries/" + ApiClient.segment(id)));
+            print(
+                    cli,
+                    cli.api()
+                            .get("/v1/binaries/"
+                                    + ApiClient.segment(registered.get("id").asText())));
         }
 
         private void upload(JsonNode registered, long size) {
@@ -140,8 +146,8 @@ final class BinaryCommand {
 
         @Override
         public void run() {
-            List<JsonNode> all =
-                    Jobs.all(cli, ApiClient.query("/v1/binaries", ApiClient.params("sha256", sha256, "limit", 100)));
+            List<JsonNode> all = ApiClient.all(
+                    cli.api(), ApiClient.query("/v1/binaries", ApiClient.params("sha256", sha256, "limit", 100)));
             cli.print(
                     all,
                     out -> new Table()

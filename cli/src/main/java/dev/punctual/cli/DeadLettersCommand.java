@@ -22,8 +22,8 @@ final class DeadLettersCommand {
 
         @Override
         public void run() {
-            List<JsonNode> dead =
-                    Jobs.all(cli, ApiClient.query("/v1/runs", ApiClient.params("state", "DEAD", "limit", 100)));
+            List<JsonNode> dead = ApiClient.all(
+                    cli.api(), ApiClient.query("/v1/runs", ApiClient.params("state", "DEAD", "limit", 100)));
             cli.print(
                     dead,
                     out -> new Table()

@@ -116,7 +116,7 @@ final class JobCommand {
                     "/v1/jobs",
                     ApiClient.params(
                             "state", join(states), "label", join(labels), "namePrefix", namePrefix, "limit", 100));
-            Jobs.printList(cli, Jobs.all(cli, path));
+            Jobs.printList(cli, ApiClient.all(cli.api(), path));
         }
     }
 

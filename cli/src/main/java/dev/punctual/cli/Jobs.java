@@ -29,28 +29,14 @@ final class Jobs {
     /** The jobs not deleted whose name is exactly {@code name}. */
     static List<JsonNode> byName(Cli cli, String name) {
         List<JsonNode> found = new ArrayList<>();
-        for (JsonNode j : all(cli, ApiClient.query("/v1/jobs", ApiClient.params("namePrefix", name, "limit", 100)))) {
+        for (JsonNode j : ApiClient.all(
+                cli.api(), ApiClient.query("/v1/jobs", ApiClient.params("namePrefix", name, "limit", 100)))) {
             if (name.equals(j.path("name").asText())
                     && !"DELETED".equals(j.path("state").asText())) {
                 found.add(j);
             }
         }
         return found;
-    }
-
-    /** Every item of a listing, following its cursor. */
-    static List<JsonNode> all(Cli cli, String path) {
-        List<JsonNode> items = new ArrayList<>();
-        String cursor = null;
-        do {
-            String page = cursor == null
-                    ? path
-                    : path + (path.contains("?") ? "&" : "?") + "cursor=" + ApiClient.segment(cursor);
-            JsonNode answer = cli.api().get(page);
-            answer.path("items").forEach(items::add);
-            cursor = answer.hasNonNull("nextCursor") ? answer.get("nextCursor").asText() : null;
-        } while (cursor != null);
-        return items;
     }
 
     /** The schedule in a few words: {@code cron 0 6 * * * Europe/Paris}, {@code every PT10S}, {@code once …}. */
