@@ -28,11 +28,15 @@ final class ApiClient {
 
     private final String base;
     private final String token;
+    /** Which setting the URL came from (a flag, a variable, a profile), named when the API cannot be reached. */
+    private final String source;
+
     private final HttpClient http;
 
-    ApiClient(String base, String token) {
+    ApiClient(String base, String token, String source) {
         this.base = base;
         this.token = token;
+        this.source = source;
         this.http = HttpClient.newBuilder()
                 .connectTimeout(Duration.ofSeconds(10))
                 .followRedirects(HttpClient.Redirect.NEVER)
@@ -87,7 +91,7 @@ final class ApiClient {
         try {
             return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (IOException e) {
-            throw unreachable(request.uri(), e);
+            throw unreachable(request.uri(), e, "");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ApiException(0, null, "interrupted");
@@ -162,7 +166,7 @@ final class ApiClient {
         try {
             r = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw unreachable(req.uri(), e);
+            throw unreachable(req.uri(), e, " (the API's URL, from " + source + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ApiException(0, null, "interrupted");
@@ -174,10 +178,11 @@ final class ApiClient {
         return a;
     }
 
-    private static ApiException unreachable(URI uri, IOException e) {
+    private static ApiException unreachable(URI uri, IOException e, String whence) {
         String why = e instanceof ConnectException
                 ? "nothing answers there (is the API running? bin/run-local starts one)"
                 : e instanceof HttpTimeoutException ? "it did not answer in time" : e.toString();
-        return new ApiException(0, null, "cannot reach " + uri.getScheme() + "://" + uri.getAuthority() + ": " + why);
+        return new ApiException(
+                0, null, "cannot reach " + uri.getScheme() + "://" + uri.getAuthority() + whence + ": " + why);
     }
 }

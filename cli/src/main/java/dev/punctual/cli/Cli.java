@@ -72,7 +72,7 @@ final class Cli {
     ApiClient api() {
         if (api == null) {
             Settings s = settings();
-            api = new ApiClient(s.apiUrl(), s.token());
+            api = new ApiClient(s.apiUrl(), s.token(), s.source());
         }
         return api;
     }
@@ -89,7 +89,9 @@ final class Cli {
                 ? "--api-url"
                 : env.get(URL_ENV) != null
                         ? URL_ENV
-                        : file.getProperty(name + ".api-url") != null ? "profile " + name : "default";
+                        : file.getProperty(name + ".api-url") != null
+                                ? "profile " + name + " in " + configPath()
+                                : "the default, the local runner's";
         return new Settings(url.endsWith("/") ? url.substring(0, url.length() - 1) : url, tok, source);
     }
 

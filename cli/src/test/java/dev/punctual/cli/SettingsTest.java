@@ -34,14 +34,17 @@ class SettingsTest {
         Cli.Settings s = cli().settings();
         assertThat(s.apiUrl()).isEqualTo("http://127.0.0.1:8080");
         assertThat(s.token()).isNull();
-        assertThat(s.source()).isEqualTo("default");
+        assertThat(s.source()).isEqualTo("the default, the local runner's");
     }
 
     @Test
     void flagsWinOverTheEnvironmentWhichWinsOverTheProfileFile() throws Exception {
         profileFile("default.api-url=https://file.example/\ndefault.token=from-file\n");
         assertThat(cli().settings())
-                .isEqualTo(new Cli.Settings("https://file.example", "from-file", "profile default"));
+                .isEqualTo(new Cli.Settings(
+                        "https://file.example",
+                        "from-file",
+                        "profile default in " + home.resolve(".config/punctual/config.properties")));
 
         env.put(Cli.URL_ENV, "https://env.example");
         env.put(Cli.TOKEN_ENV, "from-env");

@@ -248,7 +248,7 @@ class CliIT {
                 .isEqualTo(2);
         Result unreachable = punctual("job", "list", "--api-url", "http://127.0.0.1:1");
         assertThat(unreachable.code()).isEqualTo(6);
-        assertThat(unreachable.err()).contains("cannot reach http://127.0.0.1:1");
+        assertThat(unreachable.err()).contains("cannot reach http://127.0.0.1:1 (the API's URL, from --api-url)");
     }
 
     @Test
