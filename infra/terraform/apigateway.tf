@@ -77,6 +77,24 @@ resource "aws_apigatewayv2_route" "this" {
   authorizer_id      = var.auth == "jwt" ? aws_apigatewayv2_authorizer.jwt[0].id : null
 }
 
+# The dashboard: static files the api Lambda serves from its own package, under /ui/. These are the only routes
+# without authorization, because a browser sends no Authorization header when it loads a page. They hold no
+# tenant's data: the page asks everything it shows of the /v1 routes above, with the token the user gives it. A
+# request that reaches a resource through them (e.g. a path with dot segments) carries no authorizer context, and
+# the function fails closed on that (401). Served from the API's own origin, so the page needs no CORS to call it.
+locals {
+  dashboard_routes = ["GET /ui", "GET /ui/{proxy+}"]
+}
+
+resource "aws_apigatewayv2_route" "dashboard" {
+  for_each = var.create_http_api && var.dashboard ? toset(local.dashboard_routes) : toset([])
+
+  api_id             = aws_apigatewayv2_api.this[0].id
+  route_key          = each.value
+  target             = "integrations/${aws_apigatewayv2_integration.api[0].id}"
+  authorization_type = "NONE"
+}
+
 resource "aws_cloudwatch_log_group" "api_access" {
   count = var.create_http_api ? 1 : 0
 

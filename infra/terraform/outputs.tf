@@ -130,3 +130,8 @@ output "run_events_bus_arn" {
   description = "ARN of the run events bus."
   value       = aws_cloudwatch_event_bus.runs.arn
 }
+
+output "dashboard_url" {
+  description = "The web dashboard (sign in with a token of var.jwt_issuer), when var.dashboard and the HTTP API are on."
+  value       = var.create_http_api && var.dashboard ? "${aws_apigatewayv2_api.this[0].api_endpoint}/ui/" : null
+}

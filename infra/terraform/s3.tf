@@ -101,3 +101,19 @@ resource "aws_s3_bucket_policy" "artifacts" {
   # A bucket policy put before the public access block exists can race with it.
   depends_on = [aws_s3_bucket_public_access_block.artifacts]
 }
+
+# The dashboard uploads a binary from the browser straight to its presigned URL, a cross-origin PUT from the API's
+# origin. The presigned signature (which covers the body's checksum and length) still decides what is accepted.
+resource "aws_s3_bucket_cors_configuration" "artifacts" {
+  count = var.create_http_api && var.dashboard ? 1 : 0
+
+  bucket = aws_s3_bucket.artifacts.id
+
+  cors_rule {
+    allowed_methods = ["PUT"]
+    allowed_origins = [aws_apigatewayv2_api.this[0].api_endpoint]
+    allowed_headers = ["content-type", "x-amz-checksum-sha256", "x-amz-sdk-checksum-algorithm", "x-amz-content-sha256"]
+    expose_headers  = ["ETag"]
+    max_age_seconds = 3600
+  }
+}

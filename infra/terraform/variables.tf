@@ -187,6 +187,12 @@ variable "create_http_api" {
   default     = true
 }
 
+variable "dashboard" {
+  description = "Serve the web dashboard at <api_url>/ui/ (public GET routes to the api Lambda for its static files; everything it shows comes through the authorized /v1 routes with the user's token), and let the bucket take the dashboard's presigned uploads (CORS from the API's origin). false: neither."
+  type        = bool
+  default     = true
+}
+
 variable "create_api_function_url" {
   description = "Also give the api Lambda a function URL (same payload format 2.0 as the HTTP API); meant for LocalStack, where HTTP APIs may be unavailable. Its authorization follows auth: AWS_IAM for \"iam\", NONE for the acknowledged \"none\"; a function URL cannot check JWTs, so auth = \"jwt\" rejects it."
   type        = bool

@@ -17,6 +17,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.elasticmq.NodeAddress;
 import org.elasticmq.rest.sqs.SQSRestServer;
 import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+import org.gaul.s3proxy.CrossOriginResourceSharing;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.nio2blob.FilesystemNio2BlobStore;
@@ -37,6 +38,17 @@ public final class EmbeddedAws implements AutoCloseable {
     private final DynamoDBProxyServer dynamo;
     private final SQSRestServer sqs;
     private final S3Proxy s3;
+    /**
+     * A page served on loopback (the local runner's dashboard) may PUT to a presigned URL, as S3 allows when the
+     * bucket's CORS rules say so (Terraform sets the same for the API's origin). The signature still decides.
+     */
+    private static final CrossOriginResourceSharing BROWSER_UPLOADS = new CrossOriginResourceSharing(
+            List.of("https?://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:\\d+)?"),
+            List.of("PUT"),
+            List.of("content-type", "x-amz-checksum-sha256", "x-amz-sdk-checksum-algorithm", "x-amz-content-sha256"),
+            List.of("ETag"),
+            "false");
+
     private final URI dynamoUri;
     private final URI sqsUri;
     private final URI s3Uri;
@@ -82,6 +94,7 @@ public final class EmbeddedAws implements AutoCloseable {
                 // S3Proxy listens on the endpoint's host.
                 .endpoint(URI.create("http://" + LOOPBACK + ":" + s3Port))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+                .corsRules(BROWSER_UPLOADS)
                 .build();
         s3.start();
         while (!"STARTED".equals(s3.getState())) {

@@ -27,6 +27,13 @@ final class AuthContract {
     static final Map<String, String> FUNCTION_URL = Map.of("jwt", "AWS_IAM", "iam", "AWS_IAM");
 
     static final String ACK = "var.allow_unauthenticated_api";
+    /**
+     * The one route resource that is public in every mode: the dashboard's static files, which a browser loads
+     * without an Authorization header. Only {@code GET} under {@code /ui} may be routed by it.
+     */
+    static final String DASHBOARD = "dashboard";
+
+    private static final Pattern DASHBOARD_KEY = Pattern.compile("GET /ui(/\\{proxy\\+})?");
 
     private static final Pattern BY_MODE = Pattern.compile("^\\$\\{local\\.(\\w+)\\[var\\.auth]}$");
     private static final Pattern AUTHORIZER_REF =
@@ -49,11 +56,33 @@ final class AuthContract {
         }
         routes.forEach((name, route) -> {
             String where = "aws_apigatewayv2_route." + name;
+            if (name.equals(DASHBOARD)) {
+                drift.addAll(dashboard(where, route));
+                return;
+            }
             drift.addAll(authorization(where, route.path("authorization_type"), ROUTE));
             if (mayBe(route.path("authorization_type"), "JWT")) {
                 drift.addAll(authorizer(where, route.path("authorizer_id").asText("")));
             }
         });
+        return drift;
+    }
+
+    /** The dashboard's routes: NONE, no authorizer, and nothing but GET of its files under /ui. */
+    private List<String> dashboard(String where, JsonNode route) {
+        List<String> drift = new ArrayList<>();
+        if (!"NONE".equals(route.path("authorization_type").asText())) {
+            drift.add(where + " authorization_type is " + route.path("authorization_type") + ", expected NONE");
+        }
+        if (route.has("authorizer_id")) {
+            drift.add(where + " has an authorizer_id");
+        }
+        for (String key : Components.forEachValues(tf, route)) {
+            if (!DASHBOARD_KEY.matcher(key).matches()) {
+                drift.add(
+                        where + " routes " + key + " without authorization: only GET /ui and GET /ui/{proxy+} may be");
+            }
+        }
         return drift;
     }
 
@@ -280,6 +309,9 @@ final class AuthContract {
         OfflinePlan plan = new OfflinePlan(tf, dir);
         Map<String, JsonNode> routes = tf.resources("aws_apigatewayv2_route");
         routes.forEach((name, r) -> {
+            if (name.equals(DASHBOARD)) {
+                return; // NONE in every mode: checked by routes()
+            }
             plan.output("route:" + name, r.path("authorization_type").asText(""));
             String id = r.path("authorizer_id").asText("${null}");
             // The authorizer's id is known only after apply; its name stands in for it.
@@ -312,7 +344,8 @@ final class AuthContract {
 
     /** A case that planned: every route, the authorizer, the function URL and PUNCTUAL_AUTH_* as the mode says. */
     private void checkPlan(Case c, String where, OfflinePlan.Result r, List<String> drift) {
-        Map<String, JsonNode> routes = tf.resources("aws_apigatewayv2_route");
+        Map<String, JsonNode> routes = new java.util.TreeMap<>(tf.resources("aws_apigatewayv2_route"));
+        routes.remove(DASHBOARD);
         routes.keySet().forEach(name -> {
             expect(
                     drift,

@@ -150,6 +150,11 @@ class DriftDetectionTest {
                         (t, dir) -> new AuthContract(t).routes(),
                         mentioning(".none is NONE without var.allow_unauthenticated_api")),
                 reported(
+                        "a public route beyond the dashboard's files",
+                        s -> s.replace("\"GET /ui/{proxy+}\"", "\"GET /{proxy+}\""),
+                        (t, dir) -> new AuthContract(t).routes(),
+                        mentioning("routes GET /{proxy+} without authorization")),
+                reported(
                         "a JWT route without its authorizer",
                         s -> s.replaceAll(" *authorizer_id += .*\n", ""),
                         (t, dir) -> new AuthContract(t).routes(),

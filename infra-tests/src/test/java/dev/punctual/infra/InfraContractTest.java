@@ -63,18 +63,31 @@ class InfraContractTest {
     @Test
     void theHttpApiRoutesEveryEndpointTheApiServesAndNothingElse() throws Exception {
         Set<String> terraform = new TreeSet<>();
-        for (JsonNode route : tf.resources("aws_apigatewayv2_route").values()) {
-            String key = route.path("route_key").asText();
-            if (key.startsWith("${each.")) {
-                terraform.addAll(Components.forEachValues(tf, route));
-            } else {
-                terraform.add(key);
+        tf.resources("aws_apigatewayv2_route").forEach((name, route) -> {
+            if (!name.equals(AuthContract.DASHBOARD)) {
+                terraform.addAll(routeKeys(route));
             }
-        }
+        });
         Set<String> served = new TreeSet<>(ApiRoutes.routes());
         // The OpenAPI document is a Vert.x route, not a resource: routed behind the same authorizer.
         served.add(ApiRoutes.documentRoute());
         assertThat(terraform).isEqualTo(served);
+    }
+
+    @Test
+    void theDashboardsRoutesLeadToFilesTheApiModuleHas() throws Exception {
+        JsonNode dashboard = tf.resources("aws_apigatewayv2_route").get(AuthContract.DASHBOARD);
+        assertThat(dashboard).as("aws_apigatewayv2_route.dashboard").isNotNull();
+        assertThat(routeKeys(dashboard)).containsExactlyInAnyOrder("GET /ui", "GET /ui/{proxy+}");
+        // What Quarkus serves at /ui/ (from the api module's jar, in the Lambda's package as on the local runner).
+        assertThat(dev.punctual.api.dashboard.Dashboard.class.getResource("/META-INF/resources/ui/index.html"))
+                .isNotNull();
+        assertThat(dev.punctual.api.dashboard.Dashboard.PATH).isEqualTo("/ui/");
+    }
+
+    private Set<String> routeKeys(JsonNode route) {
+        String key = route.path("route_key").asText();
+        return key.startsWith("${each.") ? new TreeSet<>(Components.forEachValues(tf, route)) : Set.of(key);
     }
 
     @Test

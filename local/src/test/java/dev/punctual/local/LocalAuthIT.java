@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The local runner with {@code --auth}, end to end: tokens printed by the launcher's {@code token} command (what
  * {@code bin/local-token} runs), two users who each see only their own, and requests without a valid token or to a
- * non-loopback {@code Host} refused.
+ * non-loopback {@code Host} refused; the {@code punctual} command and the dashboard (in a browser) signed in as a user.
  */
 class LocalAuthIT {
     private static LocalSystem system;
@@ -138,6 +138,75 @@ class LocalAuthIT {
         assertThat(statusLine(api, "evil.example:" + api.getPort())).contains(" 403 ");
         assertThat(statusLine(api, "127.0.0.1:" + api.getPort())).contains(" 401 ");
         assertThat(statusLine(api, "localhost")).contains(" 401 ");
+    }
+
+    /** The {@code punctual} command, in this JVM, with {@code env} as its environment. */
+    private static String[] punctual(Map<String, String> env, String... args) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        int code = dev.punctual.cli.Main.run(
+                new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true), env, dir.resolve("home"), args);
+        return new String[] {String.valueOf(code), out.toString(), err.toString()};
+    }
+
+    @Test
+    void thePunctualCommandSendsTheTokenItIsGivenFromTheEnvironmentOrAProfile() throws Exception {
+        // dave and erin: users of their own, so that the counts of alice's and bob's jobs above are not disturbed.
+        String dave = token("dave", key);
+        Map<String, String> asDave = Map.of("PUNCTUAL_API_URL", system.api, "PUNCTUAL_TOKEN", dave);
+        Path bin = LocalSystem.binary(Files.createDirectories(dir.resolve("dave-bin")));
+        String[] pushed = punctual(asDave, "binary", "push", bin.toString(), "--no-progress", "-o", "json");
+        assertThat(pushed[0]).as(pushed[2]).isEqualTo("0");
+        String binaryId = LocalSystem.JSON.readTree(pushed[1]).get("id").asText();
+        Path job = Files.writeString(dir.resolve("dave.json"), """
+                {"name": "daves", "binaryId": "%s", "schedule": {"type": "cron", "expression": "0 3 * * *"}}
+                """.formatted(binaryId));
+        String[] applied = punctual(asDave, "job", "apply", "-f", job.toString());
+        assertThat(applied[0]).as(applied[2]).isEqualTo("0");
+
+        String[] listed = punctual(asDave, "job", "list", "-o", "json");
+        assertThat(LocalSystem.JSON.readTree(listed[1]).findValuesAsText("name"))
+                .containsExactly("daves");
+
+        // The token from a profile file instead of the environment.
+        Path config = Files.writeString(
+                dir.resolve("profiles.properties"), "work.api-url=" + system.api + "\nwork.token=" + dave + "\n");
+        String[] fromProfile = punctual(
+                Map.of("PUNCTUAL_CONFIG", config.toString(), "PUNCTUAL_PROFILE", "work"), "job", "list", "-o", "json");
+        assertThat(fromProfile[0]).as(fromProfile[2]).isEqualTo("0");
+        assertThat(LocalSystem.JSON.readTree(fromProfile[1]).findValuesAsText("name"))
+                .containsExactly("daves");
+
+        // No token: not authenticated (exit 5), the API's reason shown. Another user's token: not dave's jobs.
+        String[] anonymous = punctual(Map.of("PUNCTUAL_API_URL", system.api), "job", "list");
+        assertThat(anonymous[0]).isEqualTo("5");
+        assertThat(anonymous[2]).contains("bearer token");
+        String[] asAlice =
+                punctual(Map.of("PUNCTUAL_API_URL", system.api, "PUNCTUAL_TOKEN", alice), "job", "get", "daves");
+        assertThat(asAlice[0]).isEqualTo("3");
+    }
+
+    @Test
+    void theDashboardAsksForATokenAndShowsOnlyItsUsersJobs() throws Exception {
+        String erin = token("erin", key);
+        String before = system.bearer;
+        try {
+            system.bearer = erin;
+            String binaryId = system.upload(LocalSystem.binary(Files.createDirectories(dir.resolve("erin-bin"))));
+            system.post(
+                    "/v1/jobs",
+                    Map.of(
+                            "name",
+                            "erin-job",
+                            "binaryId",
+                            binaryId,
+                            "schedule",
+                            Map.of("type", "cron", "expression", "0 4 * * *")),
+                    201);
+        } finally {
+            system.bearer = before;
+        }
+        Browser.run("signin.test.mjs", 4, Map.of("PUNCTUAL_URL", system.api, "PUNCTUAL_TOKEN", erin));
     }
 
     /** A raw HTTP/1.1 request with the given Host header (Java's HTTP client does not let tests set Host). */

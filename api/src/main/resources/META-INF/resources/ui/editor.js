@@ -1,0 +1,253 @@
+// Creating or editing a job. The schedule's preview is asked of the API as the reader types (the API walks it
+// exactly as the dispatcher will, DST included), and every error the API names lands on the field it names.
+import { api, query, seg, uploadBinary, Problem } from './api.js';
+import { h, say, when } from './dom.js';
+import { occurrences } from './jobs.js';
+
+const KINDS = [
+  ['cron', 'Cron, in a time zone'], ['interval', 'Every …'], ['once', 'Once, at a time'],
+  ['dates', 'At a list of times'], ['now', 'Now'],
+];
+
+/** A labelled input whose errors the API can name: `name` is the field's path in the request (schedule.every). */
+function field(name, label, input, hint) {
+  const id = `f-${name.replace(/\W/g, '-')}`;
+  input.id = id;
+  input.name = name;
+  const error = h('span', { class: 'error', id: `${id}-error` });
+  input.setAttribute('aria-describedby', `${id}-error${hint ? ` ${id}-hint` : ''}`);
+  return h('div', { class: 'field', 'data-field': name },
+    h('label', { for: id }, label), input, hint ? h('span', { class: 'hint', id: `${id}-hint` }, hint) : null, error);
+}
+
+function localInput(iso) {
+  if (!iso) return '';
+  return when(iso).replace(' ', 'T');
+}
+
+function lines(text) {
+  return text.split('\n').map((l) => l.trim()).filter(Boolean);
+}
+
+/** A line of a dates schedule: "instant", or "local-time zone". */
+function dateEntry(line) {
+  const [first, zone] = line.split(/\s+/, 2);
+  return zone ? { local: first, zone } : first;
+}
+
+/** KEY=VALUE lines (or comma-separated pairs) as a map; null when there are none. */
+function pairs(text) {
+  const out = {};
+  for (const l of text.split(/[\n,]/).map((x) => x.trim()).filter(Boolean)) {
+    const i = l.indexOf('=');
+    out[i < 0 ? l : l.slice(0, i)] = i < 0 ? '' : l.slice(i + 1);
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+export async function editorPage(main, id) {
+  const existing = id ? await api.getWithEtag(`/v1/jobs/${seg(id)}`) : null;
+  const job = existing ? existing.body : null;
+  const s = job ? job.schedule : { type: 'cron', expression: '0 6 * * *', timezone: Intl.DateTimeFormat().resolvedOptions().timeZone };
+
+  const name = h('input', { required: true, size: 40, value: job ? job.name : '', autocomplete: 'off' });
+  const binary = h('select', {}, h('option', { value: '' }, 'Loading…'));
+  const file = h('input', { type: 'file' });
+  const progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Upload' });
+  const args = h('textarea', { rows: 2, cols: 40 }, job ? (job.args || []).join('\n') : '');
+  const env = h('textarea', { rows: 2, cols: 40 }, job ? Object.entries(job.env || {}).map(([k, v]) => `${k}=${v}`).join('\n') : '');
+  const labelsIn = h('input', { size: 40, value: job ? Object.entries(job.labels || {}).map(([k, v]) => `${k}=${v}`).join(',') : '' });
+  const timeout = h('input', { type: 'number', min: 1, value: job ? job.timeoutSeconds : '' });
+  const attempts = h('input', { type: 'number', min: 1, value: job ? job.maxAttempts : '' });
+
+  const kind = s.type;
+  const kinds = h('fieldset', {}, h('legend', {}, 'Schedule'),
+    h('div', { class: 'kinds', role: 'radiogroup' }, KINDS.map(([k, t]) => h('label', { class: 'inline' },
+      h('input', { type: 'radio', name: 'kind', value: k, checked: k === kind }), t))));
+  const expression = h('input', { size: 24, value: s.expression || '', spellcheck: 'false' });
+  const zone = h('input', { size: 24, value: s.timezone || 'UTC', list: 'zones' });
+  const zones = h('datalist', { id: 'zones' },
+    (Intl.supportedValuesOf ? Intl.supportedValuesOf('timeZone') : []).map((z) => h('option', { value: z })));
+  const every = h('input', { size: 12, value: s.every || 'PT1H', spellcheck: 'false' });
+  const start = h('input', { type: 'datetime-local', step: 1, value: localInput(s.start) });
+  const end = h('input', { type: 'datetime-local', step: 1, value: localInput(s.end) });
+  const at = h('input', { type: 'datetime-local', step: 1, value: localInput(s.at) });
+  const dates = h('textarea', { rows: 3, cols: 40, spellcheck: 'false' },
+    (s.dates || []).map((d) => (d.instant ? d.instant : `${d.local} ${d.zone}`)).join('\n'));
+  const parts = {
+    cron: [field('schedule.expression', 'Cron expression', expression, 'minute hour day-of-month month day-of-week, e.g. 30 2 * * 1-5'),
+      field('schedule.timezone', 'Time zone', zone, 'An IANA zone; its DST changes are taken into account'), zones],
+    interval: [field('schedule.every', 'Every', every, 'An ISO-8601 duration: PT30S, PT15M, PT1H, P1D'),
+      field('schedule.start', 'From (your time; empty: now)', start), field('schedule.end', 'Until (empty: no end)', end)],
+    once: [field('schedule.at', 'At (your time)', at)],
+    dates: [field('schedule.dates', 'Times', dates,
+      'One per line: an instant (2027-01-01T09:00:00+01:00) or a wall-clock time and its zone (2027-03-28T02:30:00 Europe/Berlin)')],
+    now: [h('p', { class: 'muted' }, 'It runs once, as soon as it is created.')],
+  };
+  const kindFields = h('div');
+  kinds.append(kindFields);
+  const preview = h('div', { 'aria-live': 'polite', id: 'preview' });
+  const general = h('div', { role: 'alert' });
+
+  const form = h('form', { novalidate: true, onsubmit: (ev) => { ev.preventDefault(); save(); } },
+    general,
+    field('name', 'Name', name),
+    h('fieldset', {}, h('legend', {}, 'Binary'),
+      field('binaryId', 'A binary you uploaded', binary),
+      field('binary', 'or upload one', file, 'It is hashed here, then sent straight to storage'), progress),
+    kinds,
+    field('args', 'Arguments (one per line)', args),
+    field('env', 'Environment (KEY=VALUE, one per line)', env),
+    field('labels', 'Labels (key=value, comma-separated)', labelsIn),
+    h('div', { class: 'toolbar' },
+      field('timeoutSeconds', 'Timeout (seconds)', timeout), field('maxAttempts', 'Attempts', attempts)),
+    h('button', { type: 'submit', class: 'primary' }, job ? 'Save' : 'Create job'), ' ',
+    h('a', { class: 'button', href: job ? `#/jobs/${seg(job.id)}` : '#/jobs' }, 'Cancel'));
+
+  main.append(h('h1', {}, job ? `Edit ${job.name}` : 'New job'),
+    h('div', { class: 'cols' }, form,
+      h('section', { 'aria-labelledby': 'preview-h' }, h('h2', { id: 'preview-h' }, 'Next fire times'), preview)));
+
+  function chosenKind() {
+    return form.querySelector('input[name=kind]:checked').value;
+  }
+
+  function spec() {
+    const iso = (input) => (input.value ? new Date(input.value).toISOString() : undefined);
+    switch (chosenKind()) {
+      case 'cron': return { type: 'cron', expression: expression.value.trim(), timezone: zone.value.trim(), start: s.type === 'cron' ? s.start : undefined, end: s.type === 'cron' ? s.end : undefined, dstGap: s.dstGap, dstOverlap: s.dstOverlap };
+      case 'interval': return { type: 'interval', every: every.value.trim(), start: iso(start), end: iso(end) };
+      case 'once': return { type: 'once', at: at.value ? iso(at) : '' };
+      case 'dates': return { type: 'dates', dates: lines(dates.value).map(dateEntry) };
+      default: return { type: 'now' };
+    }
+  }
+
+  function clearErrors() {
+    general.replaceChildren();
+    form.querySelectorAll('[aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
+    form.querySelectorAll('.field .error').forEach((el) => { el.textContent = ''; });
+  }
+
+  /** Puts each of the problem's field errors on its field; what names no field here goes above the form. */
+  function showProblem(p, prefix = '') {
+    const unplaced = [];
+    const entries = Object.entries(p.fields || {});
+    for (const [f, message] of entries) {
+      const path = prefix + f;
+      const holder = form.querySelector(`[data-field="${CSS.escape(path)}"]`)
+        || form.querySelector(`[data-field="${CSS.escape(path.replace(/\[\d+\].*$/, ''))}"]`)
+        || form.querySelector(`[data-field="${CSS.escape(path.replace(/\..*$/, ''))}"]`);
+      if (holder && !holder.hidden && holder.isConnected) {
+        holder.querySelector('input, select, textarea').setAttribute('aria-invalid', 'true');
+        const err = holder.querySelector('.error');
+        err.textContent = err.textContent ? `${err.textContent}; ${message}` : `${f}: ${message}`;
+      } else {
+        unplaced.push(`${f}: ${message}`);
+      }
+    }
+    if (unplaced.length || !entries.length) {
+      general.replaceChildren(h('div', { class: 'problem' }, p.message, unplaced.length ? h('ul', {}, unplaced.map((u) => h('li', {}, u))) : null));
+    }
+  }
+
+  let previewTimer = null;
+  let previewSeq = 0;
+  function schedulePreview() {
+    clearTimeout(previewTimer);
+    previewTimer = setTimeout(async () => {
+      const mine = ++previewSeq;
+      form.querySelectorAll('[data-field^="schedule."]').forEach((f) => {
+        f.querySelector('[aria-invalid]')?.removeAttribute('aria-invalid');
+        f.querySelector('.error').textContent = '';
+      });
+      try {
+        const p = await api.post('/v1/schedules/preview', { schedule: spec(), count: 10 });
+        if (mine === previewSeq) preview.replaceChildren(occurrences(p), p.timezone ? h('p', { class: 'muted' }, `Wall-clock times in ${p.timezone}.`) : null);
+      } catch (e) {
+        if (mine !== previewSeq) return;
+        preview.replaceChildren(h('p', { class: 'muted' }, 'No preview while the schedule has an error.'));
+        if (e instanceof Problem) showProblem(e, e.fields && Object.keys(e.fields).some((f) => f.startsWith('schedule')) ? '' : 'schedule.');
+      }
+    }, 300);
+  }
+
+  function showKind() {
+    kindFields.replaceChildren(...parts[chosenKind()]);
+    schedulePreview();
+  }
+
+  async function loadBinaries(selected) {
+    const page = await api.get(query('/v1/binaries', { limit: 100 }));
+    const ready = page.items.filter((b) => b.uploaded);
+    binary.replaceChildren(h('option', { value: '' }, ready.length ? 'Choose…' : 'None yet: upload one'),
+      ...ready.map((b) => h('option', { value: b.id, selected: b.id === selected }, `${b.name} (${b.sha256.slice(0, 12)}, ${when(b.createdAt)})`)));
+    if (selected && !ready.some((b) => b.id === selected)) {
+      binary.append(h('option', { value: selected, selected: true }, selected));
+    }
+  }
+
+  file.addEventListener('change', async () => {
+    if (!file.files.length) return;
+    const f = file.files[0];
+    progress.hidden = false;
+    progress.value = 0;
+    say(`Uploading ${f.name}…`);
+    try {
+      const { binary: b, reused } = await uploadBinary(f, (x) => { progress.value = x; });
+      progress.value = 1;
+      await loadBinaries(b.id);
+      say(reused ? `${f.name} was uploaded before: that binary is chosen.` : `${f.name} uploaded (${b.size} bytes).`);
+    } catch (e) {
+      say(e.message, true);
+      if (e instanceof Problem) showProblem(e.fields && Object.keys(e.fields).length ? e : new Problem(e.status, { detail: e.message, field: 'binary' }));
+    }
+  });
+
+  async function save() {
+    clearErrors();
+    const body = {
+      ...(job ? carried(job) : {}),
+      name: name.value.trim(),
+      binaryId: binary.value || undefined,
+      args: lines(args.value),
+      env: pairs(env.value) || undefined,
+      labels: pairs(labelsIn.value) || undefined,
+      schedule: spec(),
+      timeoutSeconds: timeout.value ? Number(timeout.value) : undefined,
+      maxAttempts: attempts.value ? Number(attempts.value) : undefined,
+    };
+    try {
+      const saved = job
+        ? await api.put(`/v1/jobs/${seg(job.id)}`, body, existing.etag)
+        : await api.post('/v1/jobs', body);
+      say(job ? `Saved ${saved.name} (version ${saved.version}).` : `Created ${saved.name}.`);
+      location.hash = `#/jobs/${seg(saved.id)}`;
+    } catch (e) {
+      if (!(e instanceof Problem)) throw e;
+      showProblem(e);
+      say(e.message, true);
+      const first = form.querySelector('[aria-invalid="true"]');
+      if (first) first.focus();
+    }
+  }
+
+  form.addEventListener('change', (ev) => { if (ev.target.name === 'kind') showKind(); });
+  [expression, zone, every, start, end, at, dates].forEach((i) => i.addEventListener('input', schedulePreview));
+  showKind();
+  await loadBinaries(job ? job.binaryId : null);
+}
+
+/** What a PUT must send again to keep it: the fields this form does not show (absent would mean "none"). */
+function carried(job) {
+  return {
+    nonRetryableExitCodes: job.nonRetryableExitCodes || undefined,
+    jitter: job.jitter || undefined,
+    catchUp: job.catchUp || undefined,
+    overlap: job.overlap || undefined,
+    maxRunAge: job.maxRunAge || undefined,
+    limits: job.limits || undefined,
+    webhook: job.webhook || undefined,
+    expect: job.expect || undefined,
+  };
+}

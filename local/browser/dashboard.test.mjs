@@ -1,0 +1,146 @@
+// The dashboard as a user works it, against a local runner (no auth): a job created through the form, its run
+// watched to success and its log read, the list, pause and resume, a dead letter retried. Screenshots as it goes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { API, open, shot } from './browser.mjs';
+
+const BINARY = process.env.PUNCTUAL_BINARY;
+// Names of this run's own, so that the script can run again against a runner that keeps the last run's jobs.
+const HELLO = `ui-hello-${Date.now().toString(36)}`;
+const DIES = `ui-dies-${Date.now().toString(36)}`;
+let browser;
+let page;
+let errors;
+
+before(async () => {
+  ({ browser, page, errors } = await open());
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+test('the page loads its own assets only, with a content security policy', async () => {
+  const r = await page.goto(`${API}/`);
+  assert.equal(new URL(page.url()).pathname, '/ui/');
+  assert.match(r.headers()['content-security-policy'], /script-src 'self'/);
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  assert.deepEqual(errors, []);
+});
+
+test('a job is created through the form: binary uploaded, preview as you type, errors on the field', async () => {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'New job' }).click();
+  await page.getByRole('heading', { name: 'New job' }).waitFor();
+  await page.getByLabel('Name', { exact: true }).fill(HELLO);
+  await page.getByLabel('or upload one', { exact: true }).setInputFiles(BINARY);
+  await page.getByRole('status').filter({ hasText: 'uploaded' }).waitFor();
+  const chosen = await page.getByLabel('A binary you uploaded', { exact: true }).inputValue();
+  assert.match(chosen, /^bin_/);
+
+  // A cron the API rejects: its message lands on the expression field, and the preview says why it is empty.
+  await page.getByLabel('Cron expression', { exact: true }).fill('61 * * * *');
+  const expression = page.getByLabel('Cron expression', { exact: true });
+  await page.locator('#f-schedule-expression-error').filter({ hasText: /\S/ }).waitFor();
+  assert.equal(await expression.getAttribute('aria-invalid'), 'true');
+  await page.getByText('No preview while the schedule has an error.').waitFor();
+
+  // A DST gap: 02:30 does not exist in Berlin on 2027-03-28; the preview marks where it moves.
+  await page.getByLabel('At a list of times', { exact: true }).check();
+  await page.getByLabel('Times', { exact: true }).fill('2027-03-28T02:30:00 Europe/Berlin');
+  await page.locator('#preview .badge.dst').filter({ hasText: 'gap-shifted' }).waitFor();
+
+  await page.getByLabel('Cron, in a time zone', { exact: true }).check();
+  await page.getByLabel('Cron expression', { exact: true }).fill('0 3 * * *');
+  await page.getByLabel('Time zone', { exact: true }).fill('Europe/Paris');
+  await page.getByText('Wall-clock times in Europe/Paris.').waitFor();
+  assert.equal(await page.locator('#preview li').count(), 10);
+  await page.getByLabel('Labels (key=value, comma-separated)', { exact: true }).fill('team=ui');
+  await shot(page, 'job-form');
+
+  await page.getByRole('button', { name: 'Create job' }).click();
+  await page.getByRole('heading', { name: HELLO }).waitFor();
+  assert.match(await page.locator('dl.facts').innerText(), /every day at 03:00 \(Europe\/Paris\)/);
+});
+
+test('a triggered run is watched to success, and its log read', async () => {
+  await page.getByRole('button', { name: 'Trigger now' }).click();
+  // The runs table refreshes on its own.
+  const row = page.locator('table tbody tr').first();
+  await row.locator('.badge.SUCCEEDED').waitFor({ timeout: 60_000 });
+  await shot(page, 'job');
+  await row.getByRole('link').click();
+  await page.getByRole('heading', { name: /^Run / }).waitFor();
+  await page.locator('#following').filter({ hasText: 'complete' }).waitFor();
+  assert.match(await page.locator('#log').innerText(), /hello from run \S+ attempt 1/);
+  assert.match(await page.locator('dl.facts').innerText(), /Exit code\s+0/);
+  await shot(page, 'run');
+});
+
+test('the jobs list shows state, schedule in words, last run and labels; filters narrow it', async () => {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs' }).click();
+  const row = page.locator('tbody tr', { hasText: HELLO });
+  await row.locator('.badge.SUCCEEDED').waitFor();
+  const text = await row.innerText();
+  assert.match(text, /ACTIVE/);
+  assert.match(text, /every day at 03:00 \(Europe\/Paris\)/);
+  assert.match(text, /team=ui/);
+  await shot(page, 'jobs');
+
+  await page.getByLabel('Labels', { exact: true }).fill('team=nobody');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByText('No jobs match.').waitFor();
+  await page.getByLabel('Labels', { exact: true }).fill('not a selector');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByRole('status').filter({ hasText: 'label' }).waitFor();
+  assert.equal(await page.getByLabel('Labels', { exact: true }).getAttribute('aria-invalid'), 'true');
+});
+
+test('a job is paused with a note and resumed with a catch-up choice', async () => {
+  await page.getByLabel('Labels', { exact: true }).fill('');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByRole('link', { name: HELLO }).click();
+  await page.getByRole('button', { name: 'Pause…' }).click();
+  await page.getByLabel('Note (why, for the next reader)', { exact: true }).fill('maintenance window');
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await page.locator('h1 .badge.PAUSED').waitFor();
+  assert.match(await page.locator('dl.facts').innerText(), /maintenance window/);
+  await page.getByRole('button', { name: 'Resume…' }).click();
+  await page.getByLabel('Runs missed while paused', { exact: true }).selectOption('skip');
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
+  await page.locator('h1 .badge.ACTIVE').waitFor();
+});
+
+test('a run that used its attempts is a dead letter, retried from its page', async () => {
+  await page.goto(`${API}/ui/#/new`);
+  await page.getByLabel('Name', { exact: true }).fill(DIES);
+  await page.getByLabel('A binary you uploaded', { exact: true }).selectOption({ index: 1 });
+  await page.getByLabel('Now', { exact: true }).check();
+  await page.getByLabel('Arguments (one per line)', { exact: true }).fill('3');
+  await page.getByLabel('Attempts', { exact: true }).fill('1');
+  await page.getByRole('button', { name: 'Create job' }).click();
+  await page.getByRole('heading', { name: DIES }).waitFor();
+  const dead = page.locator('table tbody tr', { has: page.locator('.badge.DEAD') }).first();
+  await dead.waitFor({ timeout: 60_000 });
+  const runId = decodeURIComponent((await dead.getByRole('link').getAttribute('href')).split('/runs/')[1]);
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dead letters' }).click();
+  const row = page.locator('tbody tr', { hasText: runId });
+  await row.waitFor();
+  assert.match(await row.innerText(), /exited with code 3/);
+  await shot(page, 'dead-letters');
+  await row.getByRole('button', { name: /^Retry run/ }).click();
+  await page.getByRole('status').filter({ hasText: 'queued again' }).waitFor();
+  assert.doesNotMatch(await row.innerText(), /\bDEAD\b/);
+});
+
+test('every form control has a label, and nothing failed on the page', async () => {
+  for (const hash of ['#/new', '#/jobs']) {
+    await page.goto(`${API}/ui/${hash}`);
+    await page.locator('h1').waitFor();
+    const unlabelled = await page.$$eval('input, select, textarea', (els) => els
+      .filter((e) => e.type !== 'hidden' && e.labels.length === 0 && !e.getAttribute('aria-label'))
+      .map((e) => e.outerHTML));
+    assert.deepEqual(unlabelled, [], `unlabelled controls on ${hash}`);
+  }
+  assert.deepEqual(errors, []);
+});

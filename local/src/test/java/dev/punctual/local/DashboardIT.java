@@ -1,0 +1,36 @@
+package dev.punctual.local;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The dashboard in a real browser against the packaged local runner (no auth): {@code local/browser/dashboard.test.mjs}
+ * creates a job through the form (upload, live preview, field errors), watches its run succeed and reads its log,
+ * filters the list, pauses and resumes, and retries a dead letter. The sign-in flow is in {@link LocalAuthIT}.
+ */
+class DashboardIT {
+    private static LocalSystem system;
+    private static Path binary;
+
+    @BeforeAll
+    static void start(@TempDir Path tmp) throws Exception {
+        system = new LocalSystem("-Dpunctual.retry-base=PT1S");
+        binary = LocalSystem.binary(tmp);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (system != null) {
+            system.close();
+        }
+    }
+
+    @Test
+    void theDashboardWorksInABrowser() throws Exception {
+        Browser.run("dashboard.test.mjs", 7, Map.of("PUNCTUAL_URL", system.api, "PUNCTUAL_BINARY", binary.toString()));
+    }
+}
