@@ -2,12 +2,16 @@
 // watched to success and its log read, the list, pause and resume, a dead letter retried. Screenshots as it goes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { API, open, shot } from './browser.mjs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API, open, shot, lowContrast } from './browser.mjs';
 
 const BINARY = process.env.PUNCTUAL_BINARY;
 // Names of this run's own, so that the script can run again against a runner that keeps the last run's jobs.
 const HELLO = `ui-hello-${Date.now().toString(36)}`;
 const DIES = `ui-dies-${Date.now().toString(36)}`;
+const FOLLOW = `ui-follow-${Date.now().toString(36)}`;
 let browser;
 let page;
 let errors;
@@ -76,9 +80,40 @@ test('a triggered run is watched to success, and its log read', async () => {
   await shot(page, 'run');
 });
 
+test("a running run's log is followed: output shows while it runs, then the end", async () => {
+  // A script that says one thing, waits well past the runner's log shipping interval (DashboardIT sets 1 s), and
+  // says another: the first line must be on the page before the second exists.
+  const dir = mkdtempSync(join(tmpdir(), 'punctual-follow-'));
+  const script = join(dir, `follow-${Date.now().toString(36)}.sh`);
+  writeFileSync(script, '#!/bin/sh\necho first line\nsleep 8\necho second line\n', { mode: 0o755 });
+  await page.goto(`${API}/ui/#/new`);
+  await page.getByLabel('Name', { exact: true }).fill(FOLLOW);
+  await page.getByLabel('or upload one', { exact: true }).setInputFiles(script);
+  await page.getByRole('status').filter({ hasText: 'uploaded' }).waitFor();
+  await page.getByLabel('Now', { exact: true }).check();
+  await page.getByRole('button', { name: 'Create job' }).click();
+  await page.getByRole('heading', { name: FOLLOW }).waitFor();
+  await page.locator('table tbody tr a').first().click();
+  await page.getByRole('heading', { name: /^Run / }).waitFor();
+  await page.locator('#log').filter({ hasText: 'first line' }).waitFor({ timeout: 30_000 });
+  assert.doesNotMatch(await page.locator('#log').innerText(), /second line/);
+  assert.equal(await page.locator('#following').innerText(), 'following…');
+  await page.locator('#log').filter({ hasText: 'second line' }).waitFor({ timeout: 30_000 });
+  await page.locator('#following').filter({ hasText: 'complete' }).waitFor();
+  await page.locator('h1 .badge.SUCCEEDED').waitFor();
+
+  // Done with it: deleted from its page, after the browser's confirmation.
+  await page.getByRole('link', { name: `← ${FOLLOW}` }).click();
+  page.once('dialog', (d) => d.accept());
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('status').filter({ hasText: `Deleted ${FOLLOW}` }).waitFor();
+  const gone = page.locator('tbody tr', { has: page.getByRole('link', { name: FOLLOW, exact: true }) });
+  await gone.locator('.badge.DELETED').waitFor();
+});
+
 test('the jobs list shows state, schedule in words, last run and labels; filters narrow it', async () => {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs' }).click();
-  const row = page.locator('tbody tr', { hasText: HELLO });
+  const row = page.locator('tbody tr', { has: page.getByRole('link', { name: HELLO, exact: true }) });
   await row.locator('.badge.SUCCEEDED').waitFor();
   const text = await row.innerText();
   assert.match(text, /ACTIVE/);
@@ -98,7 +133,7 @@ test('the jobs list shows state, schedule in words, last run and labels; filters
 test('a job is paused with a note and resumed with a catch-up choice', async () => {
   await page.getByLabel('Labels', { exact: true }).fill('');
   await page.getByRole('button', { name: 'Filter' }).click();
-  await page.getByRole('link', { name: HELLO }).click();
+  await page.getByRole('link', { name: HELLO, exact: true }).click();
   await page.getByRole('button', { name: 'Pause…' }).click();
   await page.getByLabel('Note (why, for the next reader)', { exact: true }).fill('maintenance window');
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
@@ -110,10 +145,26 @@ test('a job is paused with a note and resumed with a catch-up choice', async () 
   await page.locator('h1 .badge.ACTIVE').waitFor();
 });
 
+test('a job is edited: its new schedule saved over the version read, its labels kept', async () => {
+  const version = Number(/Version\s+(\d+)/.exec(await page.locator('dl.facts').innerText())[1]);
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByRole('heading', { name: `Edit ${HELLO}` }).waitFor();
+  assert.equal(await page.getByLabel('Labels (key=value, comma-separated)', { exact: true }).inputValue(), 'team=ui');
+  await page.getByLabel('Cron expression', { exact: true }).fill('30 4 * * 1-5');
+  await page.locator('#preview li').first().waitFor();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('status').filter({ hasText: `version ${version + 1}` }).waitFor();
+  const facts = await page.locator('dl.facts').innerText();
+  assert.match(facts, /04:30/);
+  assert.match(facts, /team=ui/);
+  assert.match(facts, new RegExp(`Version\\s+${version + 1}`));
+});
+
 test('a run that used its attempts is a dead letter, retried from its page', async () => {
   await page.goto(`${API}/ui/#/new`);
   await page.getByLabel('Name', { exact: true }).fill(DIES);
-  await page.getByLabel('A binary you uploaded', { exact: true }).selectOption({ index: 1 });
+  const hello = page.locator('#f-binaryId option', { hasText: /^hello / }).first();
+  await page.getByLabel('A binary you uploaded', { exact: true }).selectOption(await hello.getAttribute('value'));
   await page.getByLabel('Now', { exact: true }).check();
   await page.getByLabel('Arguments (one per line)', { exact: true }).fill('3');
   await page.getByLabel('Attempts', { exact: true }).fill('1');
@@ -142,5 +193,50 @@ test('every form control has a label, and nothing failed on the page', async () 
       .map((e) => e.outerHTML));
     assert.deepEqual(unlabelled, [], `unlabelled controls on ${hash}`);
   }
+  assert.deepEqual(errors, []);
+});
+
+test('text keeps 4.5:1 contrast on every page, and the keyboard alone gets from page to page', async () => {
+  const pages = ['#/jobs', '#/new', '#/dead-letters'];
+  await page.goto(`${API}/ui/#/jobs`);
+  await page.getByRole('link', { name: HELLO, exact: true }).click();
+  await page.locator('table tbody tr .badge').first().waitFor();
+  pages.push(new URL(page.url()).hash);
+  await page.locator('table tbody tr a').first().click();
+  await page.locator('#following').filter({ hasText: 'complete' }).waitFor();
+  pages.push(new URL(page.url()).hash);
+  for (const hash of pages) {
+    await page.goto(`${API}/ui/${hash}`);
+    await page.locator('h1').waitFor();
+    await page.locator('main :is(table, form, p.empty, pre.log)').first().waitFor();
+    assert.deepEqual(await lowContrast(page), [], `low contrast on ${hash}`);
+  }
+
+  // From a fresh load: the first Tab reaches the skip link, which moves focus to the page's content; the main
+  // navigation is next in order, and Enter on its links opens their pages.
+  await page.goto(`${API}/ui/#/jobs`);
+  await page.reload(); // a new document: going to another hash of the same one keeps the focus where it was
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Skip to content');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'main');
+  assert.equal(new URL(page.url()).hash, '#/jobs', 'the skip link leaves the page where it is');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'New job', "the page's own first link");
+
+  await page.reload();
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Punctual');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'New job');
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'New job' }).waitFor();
+  // After a page change, focus is on the content, so the next Tab is the form's first field.
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'f-name');
   assert.deepEqual(errors, []);
 });

@@ -1,7 +1,7 @@
 // The dashboard: a page per hash route, each drawn from the HTTP API. A page may return a function that stops what
 // it left running (a followed log, a refresh timer); it is called when the reader goes elsewhere.
 import { api, token } from './api.js';
-import { h, say } from './dom.js';
+import { h, say, takeNext } from './dom.js';
 import { jobsPage, jobPage } from './jobs.js';
 import { runPage } from './run.js';
 import { editorPage } from './editor.js';
@@ -26,7 +26,7 @@ async function render() {
   const main = document.getElementById('main');
   const mine = ++generation;
   main.replaceChildren();
-  say('');
+  say(takeNext());
   document.querySelectorAll('.top nav a').forEach((a) => {
     a.toggleAttribute('aria-current', hash.startsWith(a.getAttribute('href')));
   });
@@ -51,6 +51,9 @@ async function render() {
   }
 }
 
+// Whether this API has asked for a token (a 401): a runner without --auth never does, and offers no sign-in.
+let tokenNeeded = false;
+
 function who() {
   const w = document.getElementById('who');
   w.replaceChildren();
@@ -59,7 +62,7 @@ function who() {
       type: 'button',
       onclick: () => { token.clear(); who(); location.hash = '#/sign-in'; },
     }, 'Sign out'));
-  } else {
+  } else if (tokenNeeded) {
     w.append(h('a', { href: '#/sign-in' }, 'Sign in'));
   }
 }
@@ -98,11 +101,18 @@ async function signInPage(main) {
 }
 
 window.addEventListener('punctual:unauthorized', () => {
+  tokenNeeded = true;
   if (location.hash !== '#/sign-in') {
     token.clear();
-    who();
     location.hash = '#/sign-in';
   }
+  who();
+});
+
+// The skip link's #main would be taken for a route: it moves the focus itself instead.
+document.querySelector('.skip').addEventListener('click', (ev) => {
+  ev.preventDefault();
+  document.getElementById('main').focus();
 });
 
 window.addEventListener('hashchange', async () => {

@@ -55,6 +55,20 @@ export function labels(map) {
   return Object.entries(map || {}).map(([k, v]) => h('span', { class: 'label' }, `${k}=${v}`));
 }
 
+let next = '';
+
+/** What the status line says once the page this action goes to is drawn (drawing a page clears the line). */
+export function sayNext(text) {
+  next = text;
+}
+
+/** The message left by sayNext, once. */
+export function takeNext() {
+  const t = next;
+  next = '';
+  return t;
+}
+
 /** The status line under the header: what just happened, or what went wrong. */
 export function say(text, error = false) {
   const s = document.getElementById('status');

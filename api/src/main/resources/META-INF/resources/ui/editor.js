@@ -1,7 +1,7 @@
 // Creating or editing a job. The schedule's preview is asked of the API as the reader types (the API walks it
 // exactly as the dispatcher will, DST included), and every error the API names lands on the field it names.
 import { api, query, seg, uploadBinary, Problem } from './api.js';
-import { h, say, when } from './dom.js';
+import { h, say, sayNext, when } from './dom.js';
 import { occurrences } from './jobs.js';
 
 const KINDS = [
@@ -221,7 +221,7 @@ export async function editorPage(main, id) {
       const saved = job
         ? await api.put(`/v1/jobs/${seg(job.id)}`, body, existing.etag)
         : await api.post('/v1/jobs', body);
-      say(job ? `Saved ${saved.name} (version ${saved.version}).` : `Created ${saved.name}.`);
+      sayNext(job ? `Saved ${saved.name} (version ${saved.version}).` : `Created ${saved.name}.`);
       location.hash = `#/jobs/${seg(saved.id)}`;
     } catch (e) {
       if (!(e instanceof Problem)) throw e;

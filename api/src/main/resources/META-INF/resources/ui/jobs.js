@@ -1,6 +1,6 @@
 // The jobs list, and one job: its definition, next fire times, runs, and what can be done to it.
 import { api, query, seg } from './api.js';
-import { h, badge, time, say, table, labels, between, millis } from './dom.js';
+import { h, badge, time, say, sayNext, table, labels, between, millis } from './dom.js';
 import { schedule, DST } from './words.js';
 
 const REFRESH_MS = 3000;
@@ -8,7 +8,7 @@ const REFRESH_MS = 3000;
 export async function jobsPage(main) {
   const params = new URLSearchParams(location.hash.split('?')[1] || '');
   const state = h('select', { id: 'f-state', name: 'state' },
-    ['', 'ACTIVE', 'PAUSED', 'COMPLETED'].map((s) => h('option', { value: s, selected: s === (params.get('state') || '') }, s || 'any')));
+    ['', 'ACTIVE', 'PAUSED', 'COMPLETED', 'DELETED'].map((s) => h('option', { value: s, selected: s === (params.get('state') || '') }, s || 'any')));
   const label = h('input', { id: 'f-label', name: 'label', placeholder: 'team=data', size: 16 });
   const name = h('input', { id: 'f-name', name: 'namePrefix', placeholder: 'nightly-', size: 16, type: 'search' });
   const holder = h('div');
@@ -136,7 +136,10 @@ export async function jobPage(main, id) {
       live && h('a', { class: 'button', href: `#/jobs/${seg(id)}/edit` }, 'Edit'),
       live && h('button', { type: 'button', class: 'danger', onclick: async () => {
         if (!confirm(`Delete ${job.name}? Its runs that have not started will not start.`)) return;
-        if (await act(`Deleted ${job.name}.`, () => api.del(`/v1/jobs/${seg(id)}`))) location.hash = '#/jobs';
+        if (await act(`Deleted ${job.name}.`, () => api.del(`/v1/jobs/${seg(id)}`))) {
+          sayNext(`Deleted ${job.name}.`);
+          location.hash = '#/jobs';
+        }
       } }, 'Delete'),
     ].filter(Boolean));
   }

@@ -18,7 +18,7 @@ class DashboardIT {
 
     @BeforeAll
     static void start(@TempDir Path tmp) throws Exception {
-        system = new LocalSystem("-Dpunctual.retry-base=PT1S");
+        system = new LocalSystem("-Dpunctual.retry-base=PT1S", "-Dpunctual.log-chunk-interval=PT1S");
         binary = LocalSystem.binary(tmp);
     }
 
@@ -31,6 +31,6 @@ class DashboardIT {
 
     @Test
     void theDashboardWorksInABrowser() throws Exception {
-        Browser.run("dashboard.test.mjs", 7, Map.of("PUNCTUAL_URL", system.api, "PUNCTUAL_BINARY", binary.toString()));
+        Browser.run("dashboard.test.mjs", 10, Map.of("PUNCTUAL_URL", system.api, "PUNCTUAL_BINARY", binary.toString()));
     }
 }
