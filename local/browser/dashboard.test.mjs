@@ -160,6 +160,27 @@ test('a job is edited: its new schedule saved over the version read, its labels 
   assert.match(facts, new RegExp(`Version\\s+${version + 1}`));
 });
 
+test('a backfill creates the runs a past range missed, and says how many', async () => {
+  // The job now fires at 04:30 Paris time on weekdays: the last eight days hold five or six such times.
+  const local = (d) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+  const now = new Date();
+  await page.getByRole('button', { name: 'Backfill…' }).click();
+  await page.getByLabel('From (your time)', { exact: true }).fill(local(new Date(now.getTime() - 8 * 86_400_000)));
+  await page.getByLabel('To', { exact: true }).fill(local(new Date(now.getTime() - 60_000)));
+  await page.getByRole('button', { name: 'Create missing runs' }).click();
+  const said = page.getByRole('status').filter({ hasText: /^Backfill: / });
+  await said.waitFor();
+  const [, created, existing] = /Backfill: (\d+) run\(s\) created, (\d+) already there/.exec(await said.innerText());
+  assert.ok(Number(created) >= 5 && Number(created) <= 6, `created ${created}`);
+  assert.equal(Number(existing), 0);
+  // Asked again, the same range creates nothing: those runs exist now.
+  await page.getByRole('button', { name: 'Backfill…' }).click();
+  await page.getByLabel('From (your time)', { exact: true }).fill(local(new Date(now.getTime() - 8 * 86_400_000)));
+  await page.getByLabel('To', { exact: true }).fill(local(new Date(now.getTime() - 60_000)));
+  await page.getByRole('button', { name: 'Create missing runs' }).click();
+  await page.getByRole('status').filter({ hasText: `Backfill: 0 run(s) created, ${created} already there` }).waitFor();
+});
+
 test('a run that used its attempts is a dead letter, retried from its page', async () => {
   await page.goto(`${API}/ui/#/new`);
   await page.getByLabel('Name', { exact: true }).fill(DIES);
@@ -235,7 +256,8 @@ test('text keeps 4.5:1 contrast on every page, and the keyboard alone gets from 
   assert.equal(await page.evaluate(() => document.activeElement.textContent), 'New job');
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'New job' }).waitFor();
-  // After a page change, focus is on the content, so the next Tab is the form's first field.
+  // Once the new page is drawn, the focus moves to its content, so the next Tab is the form's first field.
+  await page.waitForFunction(() => document.activeElement.id === 'main');
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'f-name');
   assert.deepEqual(errors, []);
