@@ -89,13 +89,16 @@ export async function jobPage(main, id) {
   const fires = h('div');
   const runs = h('div');
   const form = h('div');
+  // Held, not looked up in main: a refresh that lands after the reader has gone to another page (an action's
+  // refreshJob, say) must draw into these detached nodes, not fail on main's new content.
+  const json = h('pre', { id: 'job-json' });
   main.append(title, actions, form,
     h('div', { class: 'cols' },
       h('section', { 'aria-labelledby': 'runs-h' }, h('h2', { id: 'runs-h' }, 'Runs'), runs),
       h('section', {},
         h('h2', { id: 'next-h' }, 'Next fire times'), fires,
         h('h2', {}, 'Definition'), facts,
-        h('details', {}, h('summary', {}, 'As JSON'), h('pre', { id: 'job-json' })))));
+        h('details', {}, h('summary', {}, 'As JSON'), json))));
 
   function drawJob() {
     title.replaceChildren(job.name, badge(job.state, job.pauseNote || null));
@@ -108,7 +111,7 @@ export async function jobPage(main, id) {
       ['Labels', labels(job.labels)], ['Pause note', job.pauseNote], ['Version', job.version],
       ['Created', time(job.createdAt)], ['Updated', time(job.updatedAt)],
     ].filter(([, v]) => v !== null && v !== undefined && v !== '').flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
-    main.querySelector('#job-json').textContent = JSON.stringify(job, null, 2);
+    json.textContent = JSON.stringify(job, null, 2);
     drawActions();
   }
 
