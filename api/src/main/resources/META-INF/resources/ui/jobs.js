@@ -23,7 +23,6 @@ export async function jobsPage(main) {
   state.addEventListener('change', reload);
 
   let rows = [];
-  let loading = null;
 
   async function load(cursor) {
     const page = await api.get(query('/v1/jobs', {
@@ -51,8 +50,7 @@ export async function jobsPage(main) {
     rows = [];
     label.removeAttribute('aria-invalid');
     try {
-      loading = load(null);
-      await loading;
+      await load(null);
     } catch (e) {
       if (e.fields && e.fields.label) label.setAttribute('aria-invalid', 'true');
       say(e.message, true);

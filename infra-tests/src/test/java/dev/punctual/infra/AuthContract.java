@@ -344,7 +344,7 @@ final class AuthContract {
 
     /** A case that planned: every route, the authorizer, the function URL and PUNCTUAL_AUTH_* as the mode says. */
     private void checkPlan(Case c, String where, OfflinePlan.Result r, List<String> drift) {
-        Map<String, JsonNode> routes = new java.util.TreeMap<>(tf.resources("aws_apigatewayv2_route"));
+        Map<String, JsonNode> routes = new TreeMap<>(tf.resources("aws_apigatewayv2_route"));
         routes.remove(DASHBOARD);
         routes.keySet().forEach(name -> {
             expect(

@@ -3,6 +3,7 @@ package dev.punctual.infra;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.punctual.api.dashboard.Dashboard;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.metrics.EmfMeterRegistry;
 import dev.punctual.core.metrics.Meters;
@@ -80,9 +81,9 @@ class InfraContractTest {
         assertThat(dashboard).as("aws_apigatewayv2_route.dashboard").isNotNull();
         assertThat(routeKeys(dashboard)).containsExactlyInAnyOrder("GET /ui", "GET /ui/{proxy+}");
         // What Quarkus serves at /ui/ (from the api module's jar, in the Lambda's package as on the local runner).
-        assertThat(dev.punctual.api.dashboard.Dashboard.class.getResource("/META-INF/resources/ui/index.html"))
+        assertThat(Dashboard.class.getResource("/META-INF/resources/ui/index.html"))
                 .isNotNull();
-        assertThat(dev.punctual.api.dashboard.Dashboard.PATH).isEqualTo("/ui/");
+        assertThat(Dashboard.PATH).isEqualTo("/ui/");
     }
 
     private Set<String> routeKeys(JsonNode route) {

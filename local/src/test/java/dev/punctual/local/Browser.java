@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -34,19 +36,17 @@ final class Browser {
         }
         ensurePlaywright();
         ProcessBuilder pb = new ProcessBuilder("node", "--test", "--test-reporter=tap", "--test-concurrency=1", script)
-                .directory(DIR.toFile())
-                .redirectErrorStream(true);
+                .directory(DIR.toFile());
         pb.environment().putAll(env);
         pb.environment()
                 .put("PUNCTUAL_SCREENSHOTS", SCREENSHOTS.toAbsolutePath().toString());
         pb.environment().put("CHROMIUM", CHROMIUM.toString());
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        boolean ended = p.waitFor(5, TimeUnit.MINUTES);
+        Finished run = finish(pb, Duration.ofMinutes(5));
+        String out = run.output();
         System.out.println("---- " + script + " ----\n" + out);
-        assertThat(ended).as("%s ended within 5 minutes", script).isTrue();
+        assertThat(run.ended()).as("%s ended within 5 minutes", script).isTrue();
         Map<String, Integer> summary = summary(out);
-        assertThat(p.exitValue()).as("%s exit code; output:\n%s", script, out).isZero();
+        assertThat(run.exitCode()).as("%s exit code; output:\n%s", script, out).isZero();
         assertThat(summary)
                 .as("%s: TAP summary", script)
                 .containsEntry("pass", tests)
@@ -56,7 +56,7 @@ final class Browser {
     }
 
     static Map<String, Integer> summary(String tap) {
-        Map<String, Integer> counts = new java.util.HashMap<>();
+        Map<String, Integer> counts = new HashMap<>();
         Matcher m = SUMMARY.matcher(tap);
         while (m.find()) {
             counts.put(m.group(1), Integer.parseInt(m.group(2)));
@@ -69,13 +69,35 @@ final class Browser {
         if (Files.isDirectory(DIR.resolve("node_modules/playwright-core"))) {
             return;
         }
-        Process npm = new ProcessBuilder(List.of("npm", "ci", "--no-audit", "--no-fund"))
-                .directory(DIR.toFile())
-                .redirectErrorStream(true)
-                .start();
-        String log = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!npm.waitFor(5, TimeUnit.MINUTES) || npm.exitValue() != 0) {
-            throw new IllegalStateException("npm ci in " + DIR + " failed (Node.js and npm are needed):\n" + log);
+        Finished npm = finish(
+                new ProcessBuilder(List.of("npm", "ci", "--no-audit", "--no-fund")).directory(DIR.toFile()),
+                Duration.ofMinutes(5));
+        if (!npm.ended() || npm.exitCode() != 0) {
+            throw new IllegalStateException(
+                    "npm ci in " + DIR + " failed (Node.js and npm are needed):\n" + npm.output());
+        }
+    }
+
+    record Finished(boolean ended, int exitCode, String output) {}
+
+    /**
+     * Runs {@code pb} to its end or {@code limit}, whichever is first (then it is killed). Its output goes to a file,
+     * not a pipe: reading a pipe to its end would wait for the process however long it hangs.
+     */
+    private static Finished finish(ProcessBuilder pb, Duration limit) throws IOException, InterruptedException {
+        Path log = Files.createTempFile("punctual-browser", ".log");
+        try {
+            Process p =
+                    pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            boolean ended = p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
+            if (!ended) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly().waitFor();
+            }
+            return new Finished(
+                    ended, ended ? p.exitValue() : -1, new String(Files.readAllBytes(log), StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(log);
         }
     }
 }

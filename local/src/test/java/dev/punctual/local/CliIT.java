@@ -49,14 +49,14 @@ class CliIT {
 
     /** The command, in this JVM, with the runner's URL in its environment (as PUNCTUAL_API_URL would be). */
     private static Result punctual(String... args) {
+        return punctual(Map.of("PUNCTUAL_API_URL", system.api), dir.resolve("home"), args);
+    }
+
+    /** The command, in this JVM, with {@code env} as its environment and {@code home} as the user's home. */
+    static Result punctual(Map<String, String> env, Path home, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Main.run(
-                new PrintWriter(out, true),
-                new PrintWriter(err, true),
-                Map.of("PUNCTUAL_API_URL", system.api),
-                dir.resolve("home"),
-                args);
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), env, home, args);
         return new Result(code, out.toString(), err.toString());
     }
 

@@ -141,12 +141,8 @@ class LocalAuthIT {
     }
 
     /** The {@code punctual} command, in this JVM, with {@code env} as its environment. */
-    private static String[] punctual(Map<String, String> env, String... args) {
-        java.io.StringWriter out = new java.io.StringWriter();
-        java.io.StringWriter err = new java.io.StringWriter();
-        int code = dev.punctual.cli.Main.run(
-                new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true), env, dir.resolve("home"), args);
-        return new String[] {String.valueOf(code), out.toString(), err.toString()};
+    private static CliIT.Result punctual(Map<String, String> env, String... args) {
+        return CliIT.punctual(env, dir.resolve("home"), args);
     }
 
     @Test
@@ -155,35 +151,35 @@ class LocalAuthIT {
         String dave = token("dave", key);
         Map<String, String> asDave = Map.of("PUNCTUAL_API_URL", system.api, "PUNCTUAL_TOKEN", dave);
         Path bin = LocalSystem.binary(Files.createDirectories(dir.resolve("dave-bin")));
-        String[] pushed = punctual(asDave, "binary", "push", bin.toString(), "--no-progress", "-o", "json");
-        assertThat(pushed[0]).as(pushed[2]).isEqualTo("0");
-        String binaryId = LocalSystem.JSON.readTree(pushed[1]).get("id").asText();
+        CliIT.Result pushed = punctual(asDave, "binary", "push", bin.toString(), "--no-progress", "-o", "json");
+        assertThat(pushed.code()).as(pushed.err()).isZero();
+        String binaryId = LocalSystem.JSON.readTree(pushed.out()).get("id").asText();
         Path job = Files.writeString(dir.resolve("dave.json"), """
                 {"name": "daves", "binaryId": "%s", "schedule": {"type": "cron", "expression": "0 3 * * *"}}
                 """.formatted(binaryId));
-        String[] applied = punctual(asDave, "job", "apply", "-f", job.toString());
-        assertThat(applied[0]).as(applied[2]).isEqualTo("0");
+        CliIT.Result applied = punctual(asDave, "job", "apply", "-f", job.toString());
+        assertThat(applied.code()).as(applied.err()).isZero();
 
-        String[] listed = punctual(asDave, "job", "list", "-o", "json");
-        assertThat(LocalSystem.JSON.readTree(listed[1]).findValuesAsText("name"))
+        CliIT.Result listed = punctual(asDave, "job", "list", "-o", "json");
+        assertThat(LocalSystem.JSON.readTree(listed.out()).findValuesAsText("name"))
                 .containsExactly("daves");
 
         // The token from a profile file instead of the environment.
         Path config = Files.writeString(
                 dir.resolve("profiles.properties"), "work.api-url=" + system.api + "\nwork.token=" + dave + "\n");
-        String[] fromProfile = punctual(
+        CliIT.Result fromProfile = punctual(
                 Map.of("PUNCTUAL_CONFIG", config.toString(), "PUNCTUAL_PROFILE", "work"), "job", "list", "-o", "json");
-        assertThat(fromProfile[0]).as(fromProfile[2]).isEqualTo("0");
-        assertThat(LocalSystem.JSON.readTree(fromProfile[1]).findValuesAsText("name"))
+        assertThat(fromProfile.code()).as(fromProfile.err()).isZero();
+        assertThat(LocalSystem.JSON.readTree(fromProfile.out()).findValuesAsText("name"))
                 .containsExactly("daves");
 
         // No token: not authenticated (exit 5), the API's reason shown. Another user's token: not dave's jobs.
-        String[] anonymous = punctual(Map.of("PUNCTUAL_API_URL", system.api), "job", "list");
-        assertThat(anonymous[0]).isEqualTo("5");
-        assertThat(anonymous[2]).contains("bearer token");
-        String[] asAlice =
+        CliIT.Result anonymous = punctual(Map.of("PUNCTUAL_API_URL", system.api), "job", "list");
+        assertThat(anonymous.code()).isEqualTo(5);
+        assertThat(anonymous.err()).contains("bearer token");
+        CliIT.Result asAlice =
                 punctual(Map.of("PUNCTUAL_API_URL", system.api, "PUNCTUAL_TOKEN", alice), "job", "get", "daves");
-        assertThat(asAlice[0]).isEqualTo("3");
+        assertThat(asAlice.code()).isEqualTo(3);
     }
 
     @Test
