@@ -90,6 +90,74 @@ class CronExpressionTest {
     }
 
     @Test
+    void theNearestWeekdayStaysInItsMonthAndSkipsAMonthWithoutItsDay() {
+        // 30 June 2030 is a Sunday and the month's last day: the Friday before, never Monday 1 July.
+        assertThat(days("0 9 30W 6 *", 1)).containsExactly(LocalDate.of(2030, 6, 28));
+        // 1 June 2030 is a Saturday: Monday the 3rd, never Friday 31 May.
+        assertThat(days("0 9 1W 6 *", 1)).containsExactly(LocalDate.of(2030, 6, 3));
+        // 31W: only the months with a 31st (cron-utils threw on February); March 2030's 31st is a Sunday.
+        assertThat(days("0 9 31W * *", 4))
+                .containsExactly(
+                        LocalDate.of(2030, 1, 31),
+                        LocalDate.of(2030, 3, 29),
+                        LocalDate.of(2030, 5, 31),
+                        LocalDate.of(2030, 7, 31));
+        // 29W in February: only in leap years (2032-02-29 is a Sunday, the month's last day: Friday the 27th).
+        assertThat(days("0 9 29W 2 *", 1)).containsExactly(LocalDate.of(2032, 2, 27));
+        // A day moved forward keeps its later times: 15 June 2030 is a Saturday, so Friday the 14th, every hour.
+        assertThat(matches("0 * 16W 6 *", 3))
+                .containsExactly(
+                        LocalDateTime.of(2030, 6, 17, 0, 0),
+                        LocalDateTime.of(2030, 6, 17, 1, 0),
+                        LocalDateTime.of(2030, 6, 17, 2, 0));
+    }
+
+    @Test
+    void lastDaysAndNearestWeekdaysMixInLists() {
+        // 1 December 2030 is a Sunday (so 1W is Monday the 2nd); the 15th is a Sunday too (the 16th).
+        assertThat(days("0 9 1W,15W 12 *", 2)).containsExactly(LocalDate.of(2030, 12, 2), LocalDate.of(2030, 12, 16));
+        assertThat(days("0 9 L,15 * *", 4))
+                .containsExactly(
+                        LocalDate.of(2030, 1, 15),
+                        LocalDate.of(2030, 1, 31),
+                        LocalDate.of(2030, 2, 15),
+                        LocalDate.of(2030, 2, 28));
+        assertThat(days("0 9 LW,L-1,10-12/2 3 *", 4))
+                .containsExactly(
+                        LocalDate.of(2030, 3, 10),
+                        LocalDate.of(2030, 3, 12),
+                        LocalDate.of(2030, 3, 29),
+                        LocalDate.of(2030, 3, 30));
+        // With the day of the week restricted too, either matches: Mondays, and the last day.
+        assertThat(days("0 9 L * 1", 3))
+                .containsExactly(LocalDate.of(2030, 1, 7), LocalDate.of(2030, 1, 14), LocalDate.of(2030, 1, 21));
+        assertThat(days("0 9 L * 1", 6)).contains(LocalDate.of(2030, 1, 31));
+    }
+
+    @Test
+    void dayNamesAreUnixDaysSoARangeMayStartOnSunday() {
+        assertThat(days("0 9 * * SUN-WED", 8))
+                .extracting(LocalDate::getDayOfWeek)
+                .allMatch(d -> d == DayOfWeek.SUNDAY || d.getValue() <= 3)
+                .contains(DayOfWeek.SUNDAY, DayOfWeek.WEDNESDAY);
+        assertThat(days("0 9 * * SUN-SAT", 7)).isEqualTo(days("0 9 * * *", 7));
+        assertThat(days("0 9 * * sun,Sat", 4)).isEqualTo(days("0 9 * * 0,6", 4));
+        assertThat(days("0 9 * * MON#2", 2)).isEqualTo(days("0 9 * * 1#2", 2));
+    }
+
+    @Test
+    void aDayOfMonthItemOutsideTheDialectIsNamedInTheError() {
+        assertThatThrownBy(() -> CronExpression.parse("0 0 */5W * *")).hasMessageContaining("'*/5W'");
+        assertThatThrownBy(() -> CronExpression.parse("0 0 1-10W * *")).hasMessageContaining("'1-10W'");
+        assertThatThrownBy(() -> CronExpression.parse("0 0 W * *")).hasMessageContaining("'W'");
+        assertThatThrownBy(() -> CronExpression.parse("0 0 0W * *")).hasMessageContaining("days are 1 to 31");
+        assertThatThrownBy(() -> CronExpression.parse("0 0 32W * *")).hasMessageContaining("days are 1 to 31");
+        assertThatThrownBy(() -> CronExpression.parse("0 0 L-31 * *")).hasMessageContaining("L-n");
+        assertThatThrownBy(() -> CronExpression.parse("0 0 31W,30 2 *")).hasMessageContaining("never matches");
+        assertThatThrownBy(() -> CronExpression.parse("0 0 31W 2,4 *")).hasMessageContaining("never matches");
+    }
+
+    @Test
     void sixFieldsStartWithSeconds() {
         assertThat(matches("*/10 * * * * *", 3))
                 .containsExactly(FROM.plusSeconds(10), FROM.plusSeconds(20), FROM.plusSeconds(30));
