@@ -161,27 +161,30 @@ test('a job is edited: its new schedule saved over the version read, its labels 
 });
 
 test('a backfill creates the runs a past range missed, and says how many', async () => {
-  // The job now fires at 04:30 Paris time on weekdays: the last eight days hold five or six such times.
-  const local = (d) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
-  const now = new Date();
-  await page.getByRole('button', { name: 'Backfill…' }).click();
-  await page.getByLabel('From (your time)', { exact: true }).fill(local(new Date(now.getTime() - 8 * 86_400_000)));
-  await page.getByLabel('To', { exact: true }).fill(local(new Date(now.getTime() - 60_000)));
-  await page.getByRole('button', { name: 'Create missing runs' }).click();
+  // The job now fires at 04:30 Paris time on weekdays. The range is chosen, not read off the clock: seven days
+  // ending at 12:00 UTC (13:00 or 14:00 in Paris, far from 04:30) at least a day ago hold seven 04:30s, five of
+  // them on weekdays, whatever today is. Typed to the minute: Chromium shows a time whose seconds are :00 without
+  // them, and Playwright refuses a fill that reads back otherwise.
+  const to = new Date(Date.now() - 86_400_000);
+  to.setUTCHours(12, 0, 0, 0);
+  const from = new Date(to.getTime() - 7 * 86_400_000);
+  const local = (d) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  const backfill = async () => {
+    await page.getByRole('button', { name: 'Backfill…' }).click();
+    await page.getByLabel('From (your time)', { exact: true }).fill(local(from));
+    await page.getByLabel('To', { exact: true }).fill(local(to));
+    await page.getByRole('button', { name: 'Create missing runs' }).click();
+  };
+  await backfill();
   const said = page.getByRole('status').filter({ hasText: /^Backfill: / });
   await said.waitFor();
   const text = await said.innerText();
   const counts = /Backfill: (\d+) run\(s\) created, (\d+) already there/.exec(text);
   assert.ok(counts, text);
-  const [, created, existing] = counts;
-  assert.ok(Number(created) >= 5 && Number(created) <= 6, text);
-  assert.equal(Number(existing), 0, text);
+  assert.deepEqual([Number(counts[1]), Number(counts[2])], [5, 0], text);
   // Asked again, the same range creates nothing: those runs exist now.
-  await page.getByRole('button', { name: 'Backfill…' }).click();
-  await page.getByLabel('From (your time)', { exact: true }).fill(local(new Date(now.getTime() - 8 * 86_400_000)));
-  await page.getByLabel('To', { exact: true }).fill(local(new Date(now.getTime() - 60_000)));
-  await page.getByRole('button', { name: 'Create missing runs' }).click();
-  await page.getByRole('status').filter({ hasText: `Backfill: 0 run(s) created, ${created} already there` }).waitFor();
+  await backfill();
+  await page.getByRole('status').filter({ hasText: 'Backfill: 0 run(s) created, 5 already there' }).waitFor();
 });
 
 test('a run that used its attempts is a dead letter, retried from its page', async () => {
