@@ -134,7 +134,9 @@ class CronAndDatesJobsTest {
 
     @Test
     void oneSweepOfATenSecondCronQueuesEveryOccurrenceInTheLookaheadOnceAndLeavesOnePendingRun() {
-        Instant now = realNow();
+        // A chosen instant, far from London's DST changes: under "once" the repeated hour of late October has no
+        // runs, and a sweep read off the wall clock then would find fewer than the plain 10-second grid.
+        Instant now = Instant.parse("2030-06-03T12:00:03Z");
         Instant start = now.plusSeconds(10 - now.getEpochSecond() % 10);
         Punctual p = Fixture.stackAt(now);
         ScheduleSpec spec = new ScheduleSpec(

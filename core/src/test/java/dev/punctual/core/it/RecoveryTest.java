@@ -202,15 +202,17 @@ class RecoveryTest {
      */
     @Test
     void aRunFinishedBeforeItsCrashedDispatcherMarkedItStillGetsItsJobsNextOccurrence(@TempDir Path tmp) {
-        Instant t = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         Punctual real = Fixture.stack(
                 TestStack.isolatedSettings()
                         .sweepPeriod(Duration.ofSeconds(1))
                         .lookahead(Duration.ofSeconds(2))
                         .build(),
                 Clock.systemUTC());
-        real.watermarks.advance(TimeBuckets.bucketOf(t), t);
         String binaryId = Fixture.uploadBinary(real, Fixture.OWNER, Fixture.script("true"));
+        // Read after the upload, which may take seconds on a loaded machine: the run must stay beyond the lookahead
+        // when the job is created, at least 4 s ahead whatever the clock's millisecond.
+        Instant t = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        real.watermarks.advance(TimeBuckets.bucketOf(t), t);
         Instant first = t.plusSeconds(5);
         JobView job = real.jobService.create(
                 Fixture.OWNER,
