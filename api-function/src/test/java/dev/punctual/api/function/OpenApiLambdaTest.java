@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.networknt.schema.InputFormat;
 import dev.punctual.api.Problem;
 import dev.punctual.api.ProblemType;
 import dev.punctual.core.service.JobView;
@@ -140,6 +141,26 @@ class OpenApiLambdaTest {
     void theServerIsTheOriginThatServesTheDocument() {
         assertThat(doc.path("servers")).hasSize(1);
         assertThat(doc.path("servers").path(0).path("url").asText()).isEqualTo("/");
+    }
+
+    /**
+     * The short forms a request may use validate against the request's schema, and what the service refuses does
+     * not: {@code catchUp} as just its mode, a {@code dates} entry as just an instant.
+     */
+    @Test
+    void theShortFormsOfARequestAreInItsSchema() throws Exception {
+        ApiContract contract = new ApiContract(doc.toString());
+        var schema = contract.schema(JSON.createObjectNode().put("$ref", SCHEMAS + "JobRequest"));
+        String dates = "{\"type\": \"dates\", \"dates\": [\"2030-01-01T09:00:00Z\","
+                + " {\"local\": \"2030-03-31T02:30:00\", \"zone\": \"Europe/Berlin\"}]}";
+        String job = "{\"name\": \"n\", \"binaryId\": \"bin_1\", \"schedule\": " + dates + ", \"catchUp\": %s}";
+        assertThat(schema.validate(job.formatted("\"latest\""), InputFormat.JSON))
+                .isEmpty();
+        assertThat(schema.validate(job.formatted("{\"mode\": \"all\", \"maxRuns\": 5}"), InputFormat.JSON))
+                .isEmpty();
+        assertThat(schema.validate(job.formatted("\"sometimes\""), InputFormat.JSON))
+                .isNotEmpty();
+        assertThat(schema.validate(job.formatted("5"), InputFormat.JSON)).isNotEmpty();
     }
 
     /**
