@@ -40,8 +40,9 @@ class ConformanceCoverageLambdaTest {
         assertThat(contract).as("an answer was checked").isNotNull();
         Map<String, Set<String>> seen = Conformance.seen();
         LOG.infof(
-                "Conformance: %d answers checked against the OpenAPI document (%d of them to requests outside it"
-                        + " counted, not checked), %d accepted request bodies against their schemas; by operation: %s",
+                "Conformance: %d answers checked against the OpenAPI document (and %d to requests outside it, not"
+                        + " checked: the document itself, health, the dashboard), %d accepted request bodies against"
+                        + " their schemas; by operation: %s",
                 Conformance.checked(), Conformance.outside(), Conformance.requests(), seen);
         for (ApiContract.Operation op : contract.operations()) {
             assertThat(seen.getOrDefault(op.key(), Set.of()))
