@@ -4,6 +4,7 @@ import dev.punctual.core.service.Cursors;
 import dev.punctual.core.service.RunLogs;
 import dev.punctual.core.service.SchedulePreview;
 import io.quarkus.smallrye.openapi.OpenApiFilter;
+import jakarta.ws.rs.core.HttpHeaders;
 import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.List;
@@ -35,7 +36,11 @@ import org.eclipse.microprofile.openapi.models.security.SecurityScheme;
  *   <li>the {@link ProblemType}s, as the enumeration of {@code Problem.type};
  *   <li>the bearer JWT every operation requires (verified by API Gateway's authorizer, or the local runner with
  *       {@code --auth});
- *   <li>the wire types of query parameters that the resources read as text to answer a bad one with a problem.
+ *   <li>the wire types of query parameters that the resources read as text to answer a bad one with a problem;
+ *   <li>the headers the resources set on a success ({@link #SUCCESS_HEADERS}), and {@code WWW-Authenticate} on a 401;
+ *   <li>where the API is: the origin that serves the document (one document serves the local runner and every
+ *       deployment behind API Gateway);
+ *   <li>which fields are always present, which may be null, and the short forms of a request ({@link WireSchemas}).
  * </ul>
  *
  * <p>The rules: every request can be malformed (400: an unknown query parameter, a bad URI) or unauthenticated
@@ -50,6 +55,37 @@ public class ApiDocument implements OASFilter {
     static final String PROBLEM = "#/components/schemas/Problem";
     /** The batch request's record is JobBatch.Request: the generator would name it just "Request". */
     private static final Map<String, String> RENAMED_SCHEMAS = Map.of("Request", "JobBatchRequest");
+
+    /** The headers each operation's success answer carries, as the resource methods set them. */
+    static final Map<String, List<String>> SUCCESS_HEADERS = Map.of(
+            "createJob", List.of(HttpHeaders.ETAG, HttpHeaders.LOCATION, JobResource.REPLAYED),
+            "createJobs", List.of(JobResource.REPLAYED),
+            "getJob", List.of(HttpHeaders.ETAG),
+            "updateJob", List.of(HttpHeaders.ETAG),
+            "registerBinary", List.of(HttpHeaders.LOCATION));
+
+    private static final Map<String, Supplier<Header>> HEADERS = Map.of(
+            HttpHeaders.ETAG,
+                    () -> OASFactory.createHeader()
+                            .required(true)
+                            .description("the job's version, quoted: send it back in If-Match")
+                            .schema(OASFactory.createSchema()
+                                    .addType(SchemaType.STRING)
+                                    .pattern("^\"[0-9]+\"$")),
+            HttpHeaders.LOCATION,
+                    () -> OASFactory.createHeader()
+                            .required(true)
+                            .description("the path of what was created")
+                            .schema(OASFactory.createSchema()
+                                    .addType(SchemaType.STRING)
+                                    .format("uri-reference")),
+            JobResource.REPLAYED,
+                    () -> OASFactory.createHeader()
+                            .description("present (true) when the answer repeats that of an earlier request with the"
+                                    + " same Idempotency-Key and body")
+                            .schema(OASFactory.createSchema()
+                                    .addType(SchemaType.STRING)
+                                    .addEnumeration("true")));
 
     private static final Map<String, Supplier<Schema>> QUERY_TYPES = Map.of(
             "limit", () -> integer(1, Cursors.MAX_PAGE).description("page size"),
@@ -84,6 +120,12 @@ public class ApiDocument implements OASFilter {
     @Override
     public void filterOpenAPI(OpenAPI api) {
         RENAMED_SCHEMAS.forEach((from, to) -> rename(api, from, to));
+        WireSchemas.apply(api);
+        // Relative: the origin the document was read from, which is where the API is, locally (http://127.0.0.1:8080
+        // by default) and behind API Gateway (its execute-api or custom domain) alike.
+        api.servers(List.of(OASFactory.createServer()
+                .url("/")
+                .description("the origin that serves this document (its paths start with /v1)")));
         // The generator writes ProblemType's values as their @JsonValue, the URNs: say what each means.
         api.getComponents()
                 .getSchemas()
@@ -104,17 +146,35 @@ public class ApiDocument implements OASFilter {
                                         + " local runner needs none unless started with --auth (bin/local-token SUBJECT"
                                         + " prints a token)."));
         api.addSecurityRequirement(OASFactory.createSecurityRequirement().addScheme(BEARER));
+        Set<String> ids = new TreeSet<>();
         for (PathItem item : api.getPaths().getPathItems().values()) {
-            item.getOperations().values().forEach(ApiDocument::document);
+            for (Operation op : item.getOperations().values()) {
+                document(op);
+                if (!ids.add(op.getOperationId())) {
+                    throw new IllegalStateException("two operations are " + op.getOperationId());
+                }
+            }
+        }
+        if (!ids.containsAll(SUCCESS_HEADERS.keySet())) {
+            throw new IllegalStateException("SUCCESS_HEADERS names an operation that is not " + ids);
         }
     }
 
     private static void document(Operation op) {
+        if (op.getOperationId() == null) {
+            throw new IllegalStateException(
+                    "an operation without an operationId: give its resource method @Operation(operationId = ...)");
+        }
         List<Parameter> params = op.getParameters() == null ? List.of() : op.getParameters();
         for (Parameter p : params) {
             Supplier<Schema> type = QUERY_TYPES.get(p.getName());
             if (p.getIn() == Parameter.In.QUERY && type != null) {
                 p.setSchema(type.get());
+            }
+            if (p.getIn() == Parameter.In.HEADER && p.getName().equals("If-Match")) {
+                // The resource reads it as an optional header to answer its absence with a 428 problem.
+                p.required(true)
+                        .description("the ETag read (\"3\"; also 3 or W/\"3\"), or * for whichever version is current");
             }
         }
         Set<Integer> statuses = new TreeSet<>(List.of(400, 401));
@@ -129,15 +189,40 @@ public class ApiDocument implements OASFilter {
             statuses.addAll(List.of(412, 428));
         }
         APIResponses responses = op.getResponses();
+        for (String name : SUCCESS_HEADERS.getOrDefault(op.getOperationId(), List.of())) {
+            success(responses).addHeader(name, HEADERS.get(name).get());
+        }
         // Those the resource method declares itself (@APIResponse with just a code), as 409 and 429 are.
         responses.getAPIResponses().keySet().stream()
                 .filter(code -> !code.startsWith("2"))
                 .forEach(code -> statuses.add(Integer.parseInt(code)));
         for (int status : statuses) {
-            responses.addAPIResponse(Integer.toString(status), problem(describe(status), status == 429));
+            APIResponse problem = problem(describe(status), status == 429);
+            if (status == 401) {
+                problem.addHeader(
+                        "WWW-Authenticate",
+                        OASFactory.createHeader()
+                                .required(true)
+                                .description("Bearer")
+                                .schema(OASFactory.createSchema().addType(SchemaType.STRING)));
+            }
+            responses.addAPIResponse(Integer.toString(status), problem);
         }
         responses.addAPIResponse("4XX", problem(describeOthers(400, 499, statuses), false));
         responses.addAPIResponse("5XX", problem(describeOthers(500, 599, statuses), true));
+    }
+
+    /** The operation's one success response. */
+    private static APIResponse success(APIResponses responses) {
+        List<APIResponse> ok = responses.getAPIResponses().entrySet().stream()
+                .filter(e -> e.getKey().startsWith("2"))
+                .map(Map.Entry::getValue)
+                .toList();
+        if (ok.size() != 1) {
+            throw new IllegalStateException(
+                    "not one success response: " + responses.getAPIResponses().keySet());
+        }
+        return ok.get(0);
     }
 
     /** A problem response; {@code retryAfter} for those that say when to try again (429 and 503). */

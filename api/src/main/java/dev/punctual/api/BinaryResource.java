@@ -14,6 +14,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.net.URI;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponseSchema;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestPath;
@@ -37,6 +38,7 @@ public class BinaryResource {
             value = BinaryView.class,
             responseCode = "201",
             responseDescription = "The binary, with its presigned upload; Location")
+    @Operation(operationId = "registerBinary")
     public RestResponse<BinaryView> register(BinaryRequest request) {
         BinaryView b = punctual.binaries.register(tenants.current(), request);
         return RestResponse.ResponseBuilder.<BinaryView>created(URI.create("/v1/binaries/" + b.id()))
@@ -46,6 +48,7 @@ public class BinaryResource {
 
     /** Your binaries, newest first; {@code sha256} finds those of one content (what a client uploaded before). */
     @GET
+    @Operation(operationId = "listBinaries")
     public Page<BinaryView> list(
             @RestQuery("sha256") String sha256, @RestQuery("limit") String limit, @RestQuery("cursor") String cursor) {
         return punctual.binaries.list(tenants.current(), Params.integer("limit", limit), cursor, sha256);
@@ -53,6 +56,7 @@ public class BinaryResource {
 
     @GET
     @Path("{id}")
+    @Operation(operationId = "getBinary")
     public BinaryView get(@RestPath String id) {
         // BinaryService would pass any id to DynamoDB, which fails on one longer than a key may be.
         if (!Ids.looksLike("bin", id)) {

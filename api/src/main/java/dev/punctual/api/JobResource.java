@@ -28,6 +28,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import java.net.URI;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
@@ -66,6 +67,7 @@ public class JobResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @APIResponseSchema(value = JobView.class, responseCode = "201", responseDescription = "The job; ETag, Location")
     @APIResponse(responseCode = "429")
+    @Operation(operationId = "createJob")
     public RestResponse<JobView> create(@RestHeader(IDEMPOTENCY_KEY) String key, JobRequest request) {
         var outcome = punctual.jobService.create(tenants.current(), request, key);
         JobView job = outcome.value();
@@ -86,6 +88,7 @@ public class JobResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @APIResponseSchema(value = JobBatch.class, responseCode = "201", responseDescription = "The jobs, as asked for")
     @APIResponse(responseCode = "429")
+    @Operation(operationId = "createJobs")
     public RestResponse<JobBatch> createAll(@RestHeader(IDEMPOTENCY_KEY) String key, JobBatch.Request request) {
         var outcome = punctual.jobService.createAll(tenants.current(), request, key);
         return RestResponse.ResponseBuilder.create(RestResponse.Status.CREATED, outcome.value())
@@ -102,6 +105,7 @@ public class JobResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @APIResponseSchema(value = JobView.class, responseDescription = "The job, version + 1; ETag")
     @APIResponse(responseCode = "429")
+    @Operation(operationId = "updateJob")
     public RestResponse<JobView> update(
             @RestPath String id, @RestHeader("If-Match") String ifMatch, JobRequest request) {
         return withEtag(punctual.jobService.update(tenants.current(), id, ifMatch, request));
@@ -109,6 +113,7 @@ public class JobResource {
 
     /** Your jobs, oldest first; {@code state}, {@code label} and {@code namePrefix} narrow them ({@link JobListing}). */
     @GET
+    @Operation(operationId = "listJobs")
     public Page<JobView> list(
             @RestQuery("state") String state,
             @RestQuery("label") String label,
@@ -121,6 +126,7 @@ public class JobResource {
 
     @GET
     @Path("{id}")
+    @Operation(operationId = "getJob")
     public RestResponse<JobView> get(@RestPath String id) {
         return withEtag(punctual.jobService.get(tenants.current(), id));
     }
@@ -133,6 +139,7 @@ public class JobResource {
 
     @DELETE
     @Path("{id}")
+    @Operation(operationId = "deleteJob")
     public RestResponse<Void> delete(@RestPath String id) {
         punctual.jobService.delete(tenants.current(), id);
         return RestResponse.noContent();
@@ -148,6 +155,7 @@ public class JobResource {
     @APIResponseSchema(value = RunView.class, responseCode = "202", responseDescription = "The run")
     @APIResponse(responseCode = "409")
     @APIResponse(responseCode = "429")
+    @Operation(operationId = "triggerJob")
     public RestResponse<RunView> trigger(
             @RestPath String id,
             @RequestBody(
@@ -169,6 +177,7 @@ public class JobResource {
     @APIResponseSchema(value = BackfillView.class, responseCode = "202", responseDescription = "What was created")
     @APIResponse(responseCode = "409")
     @APIResponse(responseCode = "429")
+    @Operation(operationId = "backfillJob")
     public RestResponse<BackfillView> backfill(@RestPath String id, BackfillRequest request) {
         return RestResponse.accepted(punctual.lifecycle.backfill(tenants.current(), id, request));
     }
@@ -179,6 +188,7 @@ public class JobResource {
     @Consumes(MediaType.WILDCARD)
     @APIResponseSchema(value = JobView.class, responseDescription = "The job, PAUSED")
     @APIResponse(responseCode = "409")
+    @Operation(operationId = "pauseJob")
     public JobView pause(
             @RestPath String id,
             @RequestBody(
@@ -202,6 +212,7 @@ public class JobResource {
     @Consumes(MediaType.WILDCARD)
     @APIResponseSchema(value = JobView.class, responseDescription = "The job, ACTIVE")
     @APIResponse(responseCode = "409")
+    @Operation(operationId = "resumeJob")
     public JobView resume(
             @RestPath String id,
             @RequestBody(
@@ -222,6 +233,7 @@ public class JobResource {
 
     @GET
     @Path("{id}/next")
+    @Operation(operationId = "getNextOccurrences")
     public SchedulePreview next(@RestPath String id, @RestQuery("count") String count) {
         return punctual.jobService.next(tenants.current(), id, Params.integer("count", count));
     }
@@ -232,6 +244,7 @@ public class JobResource {
      */
     @GET
     @Path("{id}/runs")
+    @Operation(operationId = "listJobRuns")
     public Page<RunView> runs(
             @RestPath String id,
             @RestQuery("state") String state,
@@ -246,6 +259,7 @@ public class JobResource {
 
     @GET
     @Path("{id}/runs/{runId}")
+    @Operation(operationId = "getRun")
     public RunView run(@RestPath String id, @RestPath String runId) {
         return punctual.jobService.run(tenants.current(), id, runId);
     }
@@ -254,6 +268,7 @@ public class JobResource {
     @Path("{id}/runs/{runId}/retry")
     @APIResponseSchema(value = RunView.class, responseCode = "202", responseDescription = "The run, queued again")
     @APIResponse(responseCode = "409")
+    @Operation(operationId = "retryRun")
     public RestResponse<RunView> retry(@RestPath String id, @RestPath String runId) {
         return RestResponse.accepted(punctual.deadLetters.retry(tenants.current(), id, runId));
     }
@@ -279,13 +294,16 @@ public class JobResource {
             headers = {
                 @Header(
                         name = LOG_OFFSET,
+                        required = true,
                         description = "where the next read starts (bytes)",
                         schema = @Schema(type = SchemaType.INTEGER)),
                 @Header(
                         name = LOG_COMPLETE,
+                        required = true,
                         description = "true once the attempt has ended and nothing follows",
                         schema = @Schema(type = SchemaType.BOOLEAN))
             })
+    @Operation(operationId = "getRunLog")
     public RestResponse<String> log(
             @RestPath String id,
             @RestPath String runId,

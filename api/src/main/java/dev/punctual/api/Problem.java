@@ -15,4 +15,9 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 public record Problem(
         ProblemType type, String title, int status, String detail, String field, List<FieldError> errors) {
     public static final String MEDIA_TYPE = "application/problem+json";
+
+    /** Never without a detail (the document requires one): the title, when whatever failed said nothing more. */
+    public Problem {
+        detail = detail == null || detail.isBlank() ? title : detail;
+    }
 }

@@ -8,6 +8,7 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestQuery;
 
@@ -23,6 +24,7 @@ public class RunResource {
     Tenants tenants;
 
     @GET
+    @Operation(operationId = "listRuns")
     public Page<RunView> list(
             @RestQuery("state") String state, @RestQuery("limit") String limit, @RestQuery("cursor") String cursor) {
         return punctual.deadLetters.list(tenants.current(), state, Params.integer("limit", limit), cursor);

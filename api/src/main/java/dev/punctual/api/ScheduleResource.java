@@ -9,6 +9,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** Schedules on their own, before any job has them: {@code POST /v1/schedules/preview}. */
@@ -22,6 +23,7 @@ public class ScheduleResource {
     @POST
     @Path("preview")
     @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(operationId = "previewSchedule")
     public SchedulePreview preview(PreviewRequest request) {
         return punctual.jobService.preview(request);
     }

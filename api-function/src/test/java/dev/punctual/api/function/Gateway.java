@@ -1,5 +1,6 @@
 package dev.punctual.api.function;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -24,7 +25,9 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Sends every RestAssured request of these tests to the function as API Gateway would after its authorizer: an
@@ -35,6 +38,7 @@ import java.util.UUID;
  * <p>The caller is chosen per request with the test-only header {@value #USER} (removed before the event is
  * built): a user name (JWT claims {@code iss} {@value #ISSUER}, {@code sub} the name), {@value #ANONYMOUS} (no
  * authorizer context at all), or {@code iam:<arn>} (an IAM-signed caller). Default: {@value #DEFAULT_USER}.
+ * Every answer is checked against the OpenAPI document ({@link Conformance}) before the test sees it.
  * Registered before every test of this module (a Quarkus test callback, so that it reaches the RestAssured the
  * tests see: they run in Quarkus's class loader).
  */
@@ -46,14 +50,21 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final Gateway INSTANCE = new Gateway();
+    private static final Set<Class<?>> TEST_CLASSES = ConcurrentHashMap.newKeySet();
 
     /** The owner the API derives for a test user's token. */
     static String owner(String user) {
         return ISSUER + "|sub:" + user;
     }
 
+    /** The test classes that have run a test in this application (this class loader). */
+    static Set<Class<?>> testClasses() {
+        return Set.copyOf(TEST_CLASSES);
+    }
+
     @Override
     public void beforeEach(QuarkusTestMethodContext context) {
+        TEST_CLASSES.add(context.getTestInstance().getClass());
         synchronized (Gateway.class) {
             if (RestAssured.filters().stream().noneMatch(f -> f instanceof Gateway)) {
                 RestAssured.filters(INSTANCE);
@@ -63,8 +74,9 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
 
     @Override
     public Response filter(FilterableRequestSpecification req, FilterableResponseSpecification res, FilterContext ctx) {
+        URI uri = URI.create(req.getURI());
+        JsonNode raw;
         try {
-            URI uri = URI.create(req.getURI());
             String user =
                     req.getHeaders().hasHeaderWithName(USER) ? req.getHeaders().getValue(USER) : DEFAULT_USER;
             Map<String, String> headers = new java.util.LinkedHashMap<>();
@@ -76,9 +88,33 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
             if (req.getContentType() != null) {
                 headers.putIfAbsent("content-type", req.getContentType());
             }
-            return response(post(uri, event(req.getMethod(), uri, headers, req.getBody(), user)));
+            raw = post(uri, event(req.getMethod(), uri, headers, req.getBody(), user));
         } catch (Exception e) {
             throw new IllegalStateException("could not invoke the function through the mock event server", e);
+        }
+        conform(req.getMethod(), uri, req.getBody(), raw);
+        return response(raw);
+    }
+
+    /** Checks the answer against the OpenAPI document ({@link Conformance}): a violation fails the test. */
+    private static void conform(String method, URI uri, Object body, JsonNode raw) {
+        Conformance.check(method, uri.getRawPath(), text(body), answer(raw), () -> document(uri));
+    }
+
+    /** The same, for an answer a test had from the function's handler directly. */
+    static void conform(String method, String rawPath, Conformance.Answer answer) {
+        URI base = URI.create(RestAssured.baseURI + ":" + RestAssured.port);
+        Conformance.check(method, rawPath, null, answer, () -> document(base));
+    }
+
+    /** The document as the function serves it. */
+    private static String document(URI any) {
+        try {
+            URI uri = URI.create(any.getScheme() + "://" + any.getRawAuthority() + "/v1/openapi?format=json");
+            return answer(post(uri, event("GET", uri, Map.of(), null, DEFAULT_USER)))
+                    .body();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not read the OpenAPI document", e);
         }
     }
 
@@ -100,7 +136,9 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
     static Raw invoke(String method, String path, Map<String, String> headers, String body, String user)
             throws Exception {
         URI uri = URI.create(RestAssured.baseURI + ":" + RestAssured.port + path);
-        Response r = response(post(uri, event(method, uri, headers, body, user)));
+        JsonNode raw = post(uri, event(method, uri, headers, body, user));
+        conform(method, uri, body, raw);
+        Response r = response(raw);
         Map<String, String> out = new java.util.LinkedHashMap<>();
         r.getHeaders().forEach(h -> out.merge(h.getName(), h.getValue(), (a, b) -> a + "," + b));
         return new Raw(r.statusCode(), out, r.asString());
@@ -159,7 +197,7 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
                 e.put("isBase64Encoded", true);
                 headers.put("content-length", Integer.toString(bytes.length));
             } else {
-                String text = body instanceof String s ? s : JSON.writeValueAsString(body);
+                String text = text(body);
                 e.put("body", text);
                 e.put("isBase64Encoded", false);
                 headers.put("content-length", Integer.toString(text.getBytes(StandardCharsets.UTF_8).length));
@@ -168,6 +206,45 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
             e.put("isBase64Encoded", false);
         }
         return e;
+    }
+
+    /** A request body as sent: text as given, bytes as UTF-8, anything else as JSON; null for none. */
+    private static String text(Object body) {
+        try {
+            return switch (body) {
+                case null -> null;
+                case String s -> s;
+                case byte[] bytes -> new String(bytes, StandardCharsets.UTF_8);
+                default -> JSON.writeValueAsString(body);
+            };
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("a request body that is not JSON", e);
+        }
+    }
+
+    /** The function's answer to one event: status, every header with all its values, the body as text. */
+    static Conformance.Answer answer(JsonNode r) {
+        Map<String, List<String>> headers = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> h : iterable(r.path("headers"))) {
+            headers.computeIfAbsent(h.getKey(), k -> new ArrayList<>())
+                    .add(h.getValue().asText());
+        }
+        for (Map.Entry<String, JsonNode> h : iterable(r.path("multiValueHeaders"))) {
+            for (JsonNode v : h.getValue()) {
+                headers.computeIfAbsent(h.getKey(), k -> new ArrayList<>()).add(v.asText());
+            }
+        }
+        return new Conformance.Answer(
+                r.path("statusCode").asInt(), headers, new String(bodyBytes(r), StandardCharsets.UTF_8));
+    }
+
+    private static byte[] bodyBytes(JsonNode r) {
+        String text = r.path("body").isNull() || r.path("body").isMissingNode()
+                ? ""
+                : r.path("body").asText();
+        return r.path("isBase64Encoded").asBoolean()
+                ? Base64.getDecoder().decode(text)
+                : text.getBytes(StandardCharsets.UTF_8);
     }
 
     private static Response response(JsonNode r) {
@@ -188,12 +265,7 @@ public final class Gateway implements Filter, QuarkusTestBeforeEachCallback {
                 }
             }
         }
-        String text = r.path("body").isNull() || r.path("body").isMissingNode()
-                ? ""
-                : r.path("body").asText();
-        byte[] body = r.path("isBase64Encoded").asBoolean()
-                ? Base64.getDecoder().decode(text)
-                : text.getBytes(StandardCharsets.UTF_8);
+        byte[] body = bodyBytes(r);
         ResponseBuilder b = new ResponseBuilder()
                 .setStatusCode(status)
                 .setStatusLine("HTTP/1.1 " + status)

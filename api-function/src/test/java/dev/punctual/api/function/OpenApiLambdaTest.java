@@ -5,11 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.networknt.schema.InputFormat;
 import dev.punctual.api.Problem;
 import dev.punctual.api.ProblemType;
+import dev.punctual.core.service.JobView;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.swagger.v3.parser.OpenAPIV3Parser;
+import io.swagger.v3.parser.core.models.ParseOptions;
+import io.swagger.v3.parser.core.models.SwaggerParseResult;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
@@ -20,6 +26,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
@@ -62,6 +69,125 @@ class OpenApiLambdaTest {
         assertThat(doc.path("info").path("title").asText()).isEqualTo("Punctual");
         assertThat(doc.path("info").path("version").asText())
                 .isEqualTo(ConfigProvider.getConfig().getValue("quarkus.application.version", String.class));
+    }
+
+    /**
+     * Read by swagger-parser, which shares no code with the generator that wrote it, with its validation on: it has
+     * nothing to say. (A broken document makes it talk: {@link #theIndependentParserReportsABrokenDocument}.)
+     */
+    @Test
+    void anIndependentParserFindsNothingWrongWithIt() {
+        String yaml =
+                given().get("/v1/openapi").then().statusCode(200).extract().asString();
+        SwaggerParseResult parsed = parse(yaml);
+        assertThat(parsed.getMessages()).isEmpty();
+        assertThat(parsed.getOpenAPI().getPaths()).hasSize(doc.path("paths").size());
+    }
+
+    @Test
+    void theIndependentParserReportsABrokenDocument() {
+        ObjectNode broken = doc.deepCopy();
+        ((ObjectNode) broken.path("paths").path("/v1/jobs").path("get")).remove("responses");
+        ((ObjectNode) broken.path("paths").path("/v1/jobs").path("post")).put("operationId", "listJobs");
+        assertThat(parse(broken.toString()).getMessages())
+                .anyMatch(m -> m.contains("responses is missing"))
+                .anyMatch(m -> m.contains("operationId is repeated"));
+    }
+
+    private static SwaggerParseResult parse(String document) {
+        ParseOptions options = new ParseOptions();
+        options.setResolve(true);
+        options.setValidateInternalRefs(true);
+        return new OpenAPIV3Parser().readContents(document, null, options);
+    }
+
+    /** Names a generated client calls its methods by: stable, so they are listed here, not derived from the paths. */
+    @Test
+    void everyOperationHasItsStableOperationId() {
+        Map<String, String> ids = new TreeMap<>();
+        doc.path("paths")
+                .properties()
+                .forEach(p -> p.getValue()
+                        .properties()
+                        .forEach(op -> ids.put(
+                                op.getKey().toUpperCase(java.util.Locale.ROOT) + " " + p.getKey(),
+                                op.getValue().path("operationId").asText())));
+        assertThat(ids)
+                .isEqualTo(new TreeMap<>(Map.ofEntries(
+                        Map.entry("POST /v1/binaries", "registerBinary"),
+                        Map.entry("GET /v1/binaries", "listBinaries"),
+                        Map.entry("GET /v1/binaries/{id}", "getBinary"),
+                        Map.entry("POST /v1/jobs", "createJob"),
+                        Map.entry("GET /v1/jobs", "listJobs"),
+                        Map.entry("POST /v1/jobs/batch", "createJobs"),
+                        Map.entry("GET /v1/jobs/{id}", "getJob"),
+                        Map.entry("PUT /v1/jobs/{id}", "updateJob"),
+                        Map.entry("DELETE /v1/jobs/{id}", "deleteJob"),
+                        Map.entry("POST /v1/jobs/{id}/trigger", "triggerJob"),
+                        Map.entry("POST /v1/jobs/{id}/pause", "pauseJob"),
+                        Map.entry("POST /v1/jobs/{id}/resume", "resumeJob"),
+                        Map.entry("POST /v1/jobs/{id}/backfill", "backfillJob"),
+                        Map.entry("GET /v1/jobs/{id}/next", "getNextOccurrences"),
+                        Map.entry("GET /v1/jobs/{id}/runs", "listJobRuns"),
+                        Map.entry("GET /v1/jobs/{id}/runs/{runId}", "getRun"),
+                        Map.entry("GET /v1/jobs/{id}/runs/{runId}/log", "getRunLog"),
+                        Map.entry("POST /v1/jobs/{id}/runs/{runId}/retry", "retryRun"),
+                        Map.entry("GET /v1/runs", "listRuns"),
+                        Map.entry("POST /v1/schedules/preview", "previewSchedule"))));
+    }
+
+    /** Relative: the API is wherever the document was read from, the local runner or API Gateway. */
+    @Test
+    void theServerIsTheOriginThatServesTheDocument() {
+        assertThat(doc.path("servers")).hasSize(1);
+        assertThat(doc.path("servers").path(0).path("url").asText()).isEqualTo("/");
+    }
+
+    /**
+     * The short forms a request may use validate against the request's schema, and what the service refuses does
+     * not: {@code catchUp} as just its mode, a {@code dates} entry as just an instant.
+     */
+    @Test
+    void theShortFormsOfARequestAreInItsSchema() throws Exception {
+        ApiContract contract = new ApiContract(doc.toString());
+        var schema = contract.schema(JSON.createObjectNode().put("$ref", SCHEMAS + "JobRequest"));
+        String dates = "{\"type\": \"dates\", \"dates\": [\"2030-01-01T09:00:00Z\","
+                + " {\"local\": \"2030-03-31T02:30:00\", \"zone\": \"Europe/Berlin\"}]}";
+        String job = "{\"name\": \"n\", \"binaryId\": \"bin_1\", \"schedule\": " + dates + ", \"catchUp\": %s}";
+        assertThat(schema.validate(job.formatted("\"latest\""), InputFormat.JSON))
+                .isEmpty();
+        assertThat(schema.validate(job.formatted("{\"mode\": \"all\", \"maxRuns\": 5}"), InputFormat.JSON))
+                .isEmpty();
+        assertThat(schema.validate(job.formatted("\"sometimes\""), InputFormat.JSON))
+                .isNotEmpty();
+        assertThat(schema.validate(job.formatted("5"), InputFormat.JSON)).isNotEmpty();
+    }
+
+    /**
+     * What a job answer always has and what may be null, as a strict client must read it: every field is there,
+     * and those that may be null say so.
+     */
+    @Test
+    void aJobAnswerRequiresEveryFieldAndSaysWhichMayBeNull() {
+        JsonNode job = doc.path("components").path("schemas").path("JobView");
+        Set<String> required = new TreeSet<>();
+        job.path("required").forEach(r -> required.add(r.asText()));
+        assertThat(required)
+                .isEqualTo(new TreeSet<>(Arrays.stream(JobView.class.getRecordComponents())
+                        .map(RecordComponent::getName)
+                        .toList()));
+        Set<String> nullable = new TreeSet<>();
+        job.path("properties").properties().forEach(p -> {
+            boolean typeNull = p.getValue().path("type").isArray()
+                    && p.getValue().path("type").toString().contains("\"null\"");
+            boolean oneOfNull = p.getValue().path("oneOf").toString().contains("{\"type\":\"null\"}");
+            if (typeNull || oneOfNull) {
+                nullable.add(p.getKey());
+            }
+        });
+        assertThat(nullable)
+                .containsExactlyInAnyOrder(
+                        "nextRunAt", "pausedAt", "pauseNote", "jitter", "limits", "webhook", "expect");
     }
 
     @Test
