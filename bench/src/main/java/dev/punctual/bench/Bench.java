@@ -1,6 +1,7 @@
 package dev.punctual.bench;
 
 import dev.punctual.bench.compare.CompareCommand;
+import dev.punctual.bench.dispatch.DispatchCommand;
 import dev.punctual.bench.launch.LaunchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Spec;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Punctual's benchmarks: each prints a Markdown report (machine, settings, results) on stdout.",
-        subcommands = {LaunchCommand.class, CompareCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {LaunchCommand.class, CompareCommand.class, DispatchCommand.class, CommandLine.HelpCommand.class})
 public final class Bench implements Runnable {
     @Spec
     CommandSpec spec;
