@@ -31,14 +31,21 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * environment escapes both; containing that takes a cgroup or PID namespace, which an unprivileged executor lacks.
  */
 public final class ProcessRunner {
-    private static final boolean HAS_SETSID =
-            Files.isExecutable(Path.of("/usr/bin/setsid")) || Files.isExecutable(Path.of("/bin/setsid"));
+    /*
+     * Every step of the chain is named by its absolute path: each execs the next with the run's environment, whose
+     * PATH a job may set. By name, a job with PATH=/tmp/x had /tmp/x/prlimit (planted by another of its runs) exec'd
+     * as root.
+     */
+    private static final String SETSID = installed("setsid");
     /** util-linux's setpriv, to give the binary a parent-death signal (util-linux ≥ 2.33 has --pdeathsig). */
-    private static final boolean HAS_SETPRIV =
-            Files.isExecutable(Path.of("/usr/bin/setpriv")) || Files.isExecutable(Path.of("/bin/setpriv"));
+    private static final String SETPRIV = installed("setpriv");
     /** util-linux's prlimit, to set a run's rlimits on the way in (root may lower them for its child). */
-    private static final boolean HAS_PRLIMIT =
-            Files.isExecutable(Path.of("/usr/bin/prlimit")) || Files.isExecutable(Path.of("/bin/prlimit"));
+    private static final String PRLIMIT = installed("prlimit");
+
+    private static final String UNSHARE = installed("unshare");
+    private static final boolean HAS_SETSID = SETSID != null;
+    private static final boolean HAS_SETPRIV = SETPRIV != null;
+    private static final boolean HAS_PRLIMIT = PRLIMIT != null;
     /** PATH given to binaries; the executor's own environment is never inherited. */
     public static final String SAFE_PATH = "/usr/local/bin:/usr/bin:/bin";
     /** The environment variable that tags every process of one run. */
@@ -133,11 +140,11 @@ public final class ProcessRunner {
         if (HAS_SETSID) {
             // setsid makes the binary the leader of a new session and process group, so the whole group
             // (its children too) can be signalled at once. It execs in place: the pid is the group id.
-            command.add("setsid");
+            command.add(SETSID);
         }
         if (c.privateNetwork()) {
             // Without --fork, unshare execs in place too: same pid, now in an empty network namespace.
-            command.addAll(List.of("unshare", "--net"));
+            command.addAll(List.of(UNSHARE == null ? "unshare" : UNSHARE, "--net"));
         }
         if (c.limits() != null) {
             // Set while still root, inherited through the change of user below; hard = soft, so the binary cannot
@@ -150,7 +157,7 @@ public final class ProcessRunner {
             // run on while the run is taken over by another executor. (The signal follows the thread that
             // started it, one of the executor's long-lived run threads.) Children the binary started
             // itself are not covered; on ECS the whole task ends with the executor anyway.
-            command.add("setpriv");
+            command.add(SETPRIV);
             if (sandboxUid != null) {
                 command.addAll(
                         List.of("--reuid=" + sandboxUid, "--regid=" + sandboxUid, "--clear-groups", "--no-new-privs"));
@@ -185,7 +192,7 @@ public final class ProcessRunner {
      * of its own, since under the executor's uid it would count the executor's own threads.
      */
     static List<String> prlimits(RunLimits l, boolean ownUser) {
-        List<String> out = new ArrayList<>(List.of("prlimit"));
+        List<String> out = new ArrayList<>(List.of(PRLIMIT == null ? "prlimit" : PRLIMIT));
         if (ownUser) {
             out.add("--nproc=" + l.processes() + ":" + l.processes());
         }
@@ -196,6 +203,17 @@ public final class ProcessRunner {
         out.add("--cpu=" + l.cpuSeconds() + ":" + (l.cpuSeconds() + 1L));
         out.add("--");
         return out;
+    }
+
+    /** The absolute path of the system's {@code name}, or null when it has none. */
+    static String installed(String name) {
+        for (String dir : List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin")) {
+            Path p = Path.of(dir, name);
+            if (Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        return null;
     }
 
     /** Starts {@code pb} under {@link #EXEC_WRITES}: every process this JVM starts must. */
