@@ -41,12 +41,15 @@ final class RunWatch {
 
     /**
      * Why a run that exited with {@code exitCode} by itself ended, when a limit explains it: a process killed by
-     * SIGXCPU (24) or SIGXFSZ (25) ends with 128 + the signal (a shell passes its child's on). Null otherwise.
+     * SIGXCPU (24) or SIGXFSZ (25) ends with 128 + the signal (a shell passes its child's on). Null otherwise. A file
+     * size limit that is the disk's ({@link RunLimits#within}) says so: the job may not have named one.
      */
     static String explainExit(int exitCode, RunLimits limits) {
         return switch (exitCode) {
             case 128 + 24 -> "exceeded its CPU time limit (cpuSeconds=" + limits.cpuSeconds() + ", SIGXCPU)";
-            case 128 + 25 -> "exceeded its file size limit (fileSizeMb=" + limits.fileSizeMb() + ", SIGXFSZ)";
+            case 128 + 25 ->
+                "exceeded its file size limit (fileSizeMb=" + limits.fileSizeMb()
+                        + (limits.fileSizeMb().equals(limits.diskMb()) ? " = diskMb" : "") + ", SIGXFSZ)";
             default -> null;
         };
     }
