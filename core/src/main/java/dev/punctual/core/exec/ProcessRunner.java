@@ -314,6 +314,16 @@ public final class ProcessRunner {
             }
         }
 
+        /**
+         * Kills the group at once (KILL, no grace) and records why: for a run over a limit, which the grace of a TERM
+         * would let go on for {@code killGrace} more.
+         */
+        public void killNow(String reason) {
+            if (killedBecause.compareAndSet(null, reason)) {
+                signalGroup("KILL");
+            }
+        }
+
         /** Waits for the binary to exit or the timeout to pass. */
         public Result await(Duration timeout) throws InterruptedException {
             boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);

@@ -28,7 +28,9 @@ final class RunWatch {
         try {
             long used = diskUsed.getAsLong();
             if (used > limits.diskMb() * MIB) {
-                handle.kill(diskExceeded(limits.diskMb(), used));
+                // At once: a TERM would leave it 5 s to write on (its process group; every process of its uid goes
+                // when the leader has).
+                handle.killNow(diskExceeded(limits.diskMb(), used));
             }
         } catch (RuntimeException e) {
             System.getLogger(RunWatch.class.getName()).log(System.Logger.Level.WARNING, "disk check failed", e);

@@ -179,10 +179,12 @@ class RunLimitsTest {
     void fillingTheDiskEndsTheRunNamingItsDiskLimit() {
         // Files under the file-size limit each, 16 MiB in all, against 8 MiB of disk.
         Ended e = run(
-                "for i in 1 2 3 4; do head -c 4m /dev/zero > f$i; done\nsleep 30\n",
+                "trap 'echo got TERM' TERM\nfor i in 1 2 3 4; do head -c 4m /dev/zero > f$i; done\nsleep 30\n",
                 new RunLimits(null, null, null, null, null, 8),
                 40);
         assertThat(e.run().error()).startsWith("exceeded its disk limit (diskMb=8): it had ");
+        // Killed at once: a TERM, and its grace, would have let it go on (here: run its trap).
+        assertThat(e.log()).doesNotContain("got TERM");
         theNextRunIsUnharmed();
     }
 
