@@ -57,7 +57,8 @@ final class SandboxedRunner implements LaunchPath {
         Path log = settings.logFile(worker);
         return steps -> {
             long t0 = System.nanoTime();
-            Sandbox.Lease lease = sandbox.open(sandbox.executable("bench", binary.sha256(), binary::path));
+            Sandbox.Lease lease = sandbox.open(
+                    sandbox.executable("bench", binary.sha256(), binary::path), RunLimits.DEFAULT_MAXIMA.diskMb());
             long t1 = System.nanoTime();
             ProcessRunner.Result result;
             long t2;
@@ -69,8 +70,7 @@ final class SandboxedRunner implements LaunchPath {
                                 settings.env(),
                                 lease.dir(),
                                 log,
-                                new ProcessRunner.Confinement(
-                                        lease.uid(), RunLimits.DEFAULT_MAXIMA, sandbox.privateNetwork()))
+                                sandbox.confinement(lease, RunLimits.DEFAULT_MAXIMA))
                         .await(settings.timeout());
             } finally {
                 t2 = System.nanoTime();

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -76,12 +77,22 @@ public final class ProcessRunner {
     }
 
     /**
-     * How a run is held in: its own user (null: the executor's), its rlimits (null: the executor's), and whether
-     * it gets a network namespace of its own with nothing in it.
+     * How a run is held in: its own user (null: the executor's), its rlimits (null: the executor's), whether it
+     * gets a network namespace of its own with nothing in it, and a filesystem of its own (null: none; needs a uid).
      */
-    public record Confinement(Integer uid, RunLimits limits, boolean privateNetwork) {
+    public record Confinement(Integer uid, RunLimits limits, boolean privateNetwork, OwnDisk disk) {
         public static final Confinement NONE = new Confinement(null, null, false);
+
+        public Confinement(Integer uid, RunLimits limits, boolean privateNetwork) {
+            this(uid, limits, privateNetwork, null);
+        }
     }
+
+    /**
+     * A filesystem of the run's own ({@link RunDisks}): {@code helper} mounts {@code image} at the run's working
+     * directory and binds {@code temps} to directories on it, in a mount namespace of the run's.
+     */
+    public record OwnDisk(Path helper, Path image, List<Path> temps) {}
 
     /**
      * Starts the binary held in by {@code c}: with a uid, as that user and its gid, no supplementary groups,
@@ -136,11 +147,27 @@ public final class ProcessRunner {
         if (c.limits() != null && !HAS_PRLIMIT) {
             throw new IOException("run limits need util-linux's prlimit");
         }
+        if (c.disk() != null && sandboxUid == null) {
+            throw new IOException("a filesystem of its own is for a run with a uid of its own");
+        }
         List<String> command = new ArrayList<>();
         if (HAS_SETSID) {
             // setsid makes the binary the leader of a new session and process group, so the whole group
             // (its children too) can be signalled at once. It execs in place: the pid is the group id.
             command.add(SETSID);
+        }
+        if (c.disk() != null) {
+            // Still root, and still the same pid: mounts the run's filesystem in a namespace of its own, then execs
+            // the rest of the chain (each step's absolute path, as the helper searches no PATH).
+            OwnDisk d = c.disk();
+            command.addAll(List.of(
+                    d.helper().toString(),
+                    d.image().toString(),
+                    workDir.toAbsolutePath().toString(),
+                    sandboxUid.toString(),
+                    sandboxUid.toString()));
+            d.temps().forEach(t -> command.add(t.toString()));
+            command.add("--");
         }
         if (c.privateNetwork()) {
             // Without --fork, unshare execs in place too: same pid, now in an empty network namespace.
@@ -261,6 +288,11 @@ public final class ProcessRunner {
             this.sandboxUid = sandboxUid;
             this.pump =
                     Thread.ofPlatform().daemon().name("log-" + process.pid()).unstarted(() -> copy(logFile));
+        }
+
+        /** The exit code, once the process has exited. */
+        public Optional<Integer> exitCode() {
+            return process.isAlive() ? Optional.empty() : Optional.of(process.exitValue());
         }
 
         /** Whether the binary (or its gate) has not exited yet. */

@@ -5,8 +5,9 @@ import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
- * What the kernel's rlimits cannot hold for a run: the disk it uses, looked at once a second while it runs; a run
- * over its {@code diskMb} is killed, saying so. (Its process count is the kernel's: RLIMIT_NPROC, per user.)
+ * What the kernel's rlimits cannot hold for a run without a filesystem of its own ({@link RunDisks}): the disk it
+ * uses, looked at once a second while it runs; a run over its {@code diskMb} is killed, saying so. (Its process
+ * count is the kernel's: RLIMIT_NPROC, per user.)
  */
 final class RunWatch {
     private static final long MIB = 1024L * 1024;
