@@ -48,15 +48,19 @@ public record SandboxConfig(
     }
 
     /**
-     * {@code name} in the directory the application runs from: a native executable's own (the images' {@code
-     * /work}), or the directory of the first class path entry: the JVM image's {@code /deployments} (beside {@code
-     * quarkus-run.jar}), a module's {@code target} in a build (beside {@code target/classes}).
+     * {@code name} in the directory the application runs from: a native executable's own (the native image's {@code
+     * /work}), or that of the first class path entry: the JVM image's {@code /deployments} (beside {@code
+     * quarkus-run.jar}), a module's {@code target} in a build (beside {@code target/test-classes}). The images also
+     * name theirs ({@code PUNCTUAL_SANDBOX_HELPER}).
      */
     static Path beside(String name) {
-        String first = System.getProperty("java.class.path", "").split(java.io.File.pathSeparator, -1)[0];
-        Path app = first.isEmpty()
-                ? ProcessHandle.current().info().command().map(Path::of).orElse(null)
-                : Path.of(first).toAbsolutePath();
+        Path app;
+        if ("runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
+            app = ProcessHandle.current().info().command().map(Path::of).orElse(null);
+        } else {
+            String first = System.getProperty("java.class.path", "").split(java.io.File.pathSeparator, -1)[0];
+            app = first.isEmpty() ? null : Path.of(first).toAbsolutePath();
+        }
         return app == null || app.getParent() == null
                 ? Path.of(name)
                 : app.getParent().resolve(name);
