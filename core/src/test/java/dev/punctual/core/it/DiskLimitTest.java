@@ -193,6 +193,40 @@ class DiskLimitTest {
         nothingIsLeft();
     }
 
+    @Test
+    void itsTempDirectoriesAreItsOwnEmptyOnesOnItsFilesystemWithNoSetuidOrDevices() throws Exception {
+        String planted = "planted-" + UUID.randomUUID();
+        List<String> temps = Stream.of("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+                .filter(d -> Files.isDirectory(Path.of(d)))
+                .toList();
+        String script = "for d in . " + String.join(" ", temps) + "; do\n"
+                + "  echo \"$d dev=$(stat -c %d $d) mode=$(stat -c %a $d) entries=$(ls -A $d | wc -l)"
+                + " opts=$(awk -v d=$(cd $d && pwd -P) '$5 == d { o = $6 } END { print o }' /proc/self/mountinfo)\"\n"
+                + "done\ntouch /tmp/" + planted + " && echo planted\n";
+        String binaryId = Fixture.uploadBinary(p, OWNER, Fixture.script(script));
+        JobView job = p.jobService.create(
+                OWNER,
+                JobRequest.builder("temps", binaryId, ScheduleSpec.now())
+                        .maxAttempts(1)
+                        .build());
+        Run run = await().atMost(Duration.ofSeconds(60))
+                .until(() -> Fixture.runsOf(p, job.id()).get(0), r -> r.state().terminal());
+        String log = p.jobService.log(OWNER, job.id(), run.runId());
+        assertThat(run.state()).as(log).isEqualTo(RunState.SUCCEEDED);
+        List<String> lines = log.lines().filter(l -> l.contains(" dev=")).toList();
+        assertThat(lines).hasSize(1 + temps.size());
+        String dev = lines.get(0).replaceAll(".* dev=(\\d+) .*", "$1");
+        for (String line : lines) {
+            // One filesystem for all, nothing in any at the start; each nosuid,nodev.
+            assertThat(line).contains(" dev=" + dev + " ", " entries=0 ").containsPattern("opts=\\S*nosuid,nodev");
+        }
+        assertThat(lines.get(0)).contains(" mode=700 ");
+        assertThat(lines.subList(1, lines.size())).allSatisfy(l -> assertThat(l).contains(" mode=1777 "));
+        assertThat(log).contains("planted");
+        assertThat(Path.of("/tmp", planted)).as("the host's /tmp").doesNotExist();
+        nothingIsLeft();
+    }
+
     private record Ended(Run run, String log, long mostAllocated, long largestSize, long looks) {
         long wrote() {
             return Long.parseLong(log.replaceAll("(?s).*wrote (\\d+) bytes.*", "$1"));
