@@ -137,8 +137,8 @@ final class RunDisks {
         Path real = root.toRealPath();
         for (Path t : temps) {
             if (real.startsWith(t)) {
-                return "punctual.sandbox-dir " + real + " is under " + t + ", which each run gets a fresh one of, "
-                        + "hiding the run's directory and binary: put it elsewhere";
+                return "punctual.sandbox-dir " + real + " is under " + t + ": a run's own " + t
+                        + " would hide its directory and binary; put it elsewhere";
             }
         }
         Path dir = Files.createTempDirectory(images, "probe-");
