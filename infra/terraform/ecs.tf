@@ -156,6 +156,11 @@ resource "aws_ecs_task_definition" "executor" {
       condition     = lookup(var.extra_environment, "PUNCTUAL_SANDBOX_NETWORK", "shared") != "none"
       error_message = "PUNCTUAL_SANDBOX_NETWORK = \"none\" (an empty network namespace per run) needs CAP_SYS_ADMIN, which a Fargate task cannot be given (only SYS_PTRACE can be added): every run would fail. Leave it \"shared\" and choose what runs reach with run_egress."
     }
+
+    precondition {
+      condition     = lookup(var.extra_environment, "PUNCTUAL_SANDBOX_DISK", "auto") != "filesystem"
+      error_message = "PUNCTUAL_SANDBOX_DISK = \"filesystem\" (a filesystem of its own per run: a mount namespace and a loop device) needs CAP_SYS_ADMIN, which a Fargate task cannot be given (only SYS_PTRACE can be added): the executor would refuse to start. Leave it \"auto\": on Fargate, runs' disks are watched."
+    }
   }
 }
 

@@ -172,6 +172,16 @@ run "a_network_namespace_per_run_is_refused_on_fargate" {
   expect_failures = [aws_ecs_task_definition.executor]
 }
 
+run "a_filesystem_per_run_is_refused_on_fargate" {
+  command = plan
+
+  variables {
+    extra_environment = { PUNCTUAL_SANDBOX_DISK = "filesystem" }
+  }
+
+  expect_failures = [aws_ecs_task_definition.executor]
+}
+
 run "the_executors_directories_cannot_be_moved" {
   command = plan
 

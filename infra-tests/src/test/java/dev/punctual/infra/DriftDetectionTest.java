@@ -323,9 +323,11 @@ class DriftDetectionTest {
                                         NetworkContract.neededEndpoints(),
                                         "endpoints without route tables",
                                         "PUNCTUAL_SANDBOX_NETWORK none on Fargate",
+                                        "PUNCTUAL_SANDBOX_DISK filesystem on Fargate",
                                         "PUNCTUAL_WORK_DIR in extra_environment"),
                         mustFail("endpoints without route tables"),
                         mustFail("PUNCTUAL_SANDBOX_NETWORK none"),
+                        mustFail("PUNCTUAL_SANDBOX_DISK filesystem"),
                         mustFail("PUNCTUAL_WORK_DIR in")),
                 reported(
                         "a Lambda with another component's role",

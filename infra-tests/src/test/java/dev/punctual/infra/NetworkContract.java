@@ -267,6 +267,10 @@ final class NetworkContract {
                         Map.of("extra_environment", Map.of("PUNCTUAL_SANDBOX_NETWORK", "none")),
                         "needs CAP_SYS_ADMIN"),
                 Case.fails(
+                        "PUNCTUAL_SANDBOX_DISK filesystem on Fargate",
+                        Map.of("extra_environment", Map.of("PUNCTUAL_SANDBOX_DISK", "filesystem")),
+                        "needs CAP_SYS_ADMIN"),
+                Case.fails(
                         "PUNCTUAL_WORK_DIR in extra_environment",
                         Map.of("extra_environment", Map.of("PUNCTUAL_WORK_DIR", "/tmp/punctual")),
                         "must not set PUNCTUAL_WORK_DIR"));

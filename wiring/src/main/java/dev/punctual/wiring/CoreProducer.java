@@ -63,7 +63,9 @@ public class CoreProducer {
                 c.sandboxUidBase().orElse(sd.uidBase()),
                 c.sandboxUids().orElse(sd.uidCount()),
                 c.sandboxDir().map(Path::of).orElse(sd.dir()),
-                c.sandboxNetwork().map(SandboxConfig.Network::parse).orElse(sd.network())));
+                c.sandboxNetwork().map(SandboxConfig.Network::parse).orElse(sd.network()),
+                c.sandboxDisk().map(SandboxConfig.Disk::parse).orElse(sd.disk()),
+                c.sandboxHelper().map(Path::of).orElse(sd.helper())));
         RunLimits l = RunLimits.DEFAULT_MAXIMA;
         b.limits(new RunLimits(
                 c.limitsProcesses().orElse(l.processes()),

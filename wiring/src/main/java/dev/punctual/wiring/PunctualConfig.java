@@ -124,6 +124,15 @@ public interface PunctualConfig {
     /** A sandboxed run's network: {@code shared} (the executor's; default) or {@code none} (needs CAP_SYS_ADMIN). */
     Optional<String> sandboxNetwork();
 
+    /**
+     * How a sandboxed run's diskMb is held: {@code auto} (default: a filesystem of its own where the executor can
+     * give one, else watched), {@code filesystem} (refuses to start without) or {@code watch}.
+     */
+    Optional<String> sandboxDisk();
+
+    /** The program that mounts a run's own filesystem (default: {@code punctual-sandbox} beside the application). */
+    Optional<String> sandboxHelper();
+
     /** Per run, at most (and by default): processes and threads of its user. */
     OptionalInt limitsProcesses();
 

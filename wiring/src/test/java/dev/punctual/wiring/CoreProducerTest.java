@@ -52,6 +52,8 @@ class CoreProducerTest {
                         Map.entry("sandboxUids", 20),
                         Map.entry("sandboxDir", "/var/lib/punctual/sandbox"),
                         Map.entry("sandboxNetwork", "none"),
+                        Map.entry("sandboxDisk", "watch"),
+                        Map.entry("sandboxHelper", "/opt/punctual/punctual-sandbox"),
                         Map.entry("limitsProcesses", 11),
                         Map.entry("limitsMemoryMb", 12),
                         Map.entry("limitsOpenFiles", 13),
@@ -60,7 +62,13 @@ class CoreProducerTest {
                         Map.entry("limitsDiskMb", 16))));
         assertThat(s.sandbox())
                 .isEqualTo(new SandboxConfig(
-                        false, 300_000, 20, Path.of("/var/lib/punctual/sandbox"), SandboxConfig.Network.NONE));
+                        false,
+                        300_000,
+                        20,
+                        Path.of("/var/lib/punctual/sandbox"),
+                        SandboxConfig.Network.NONE,
+                        SandboxConfig.Disk.WATCH,
+                        Path.of("/opt/punctual/punctual-sandbox")));
         assertThat(s.limits()).isEqualTo(new RunLimits(11, 12, 13, 14, 15, 16));
     }
 
@@ -69,6 +77,13 @@ class CoreProducerTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () -> new CoreProducer().settings(config(Map.of("sandboxNetwork", "host"))))
                 .hasMessageContaining("shared or none");
+    }
+
+    @Test
+    void aSandboxDiskThatIsNotAutoFilesystemOrWatchStopsTheStart() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> new CoreProducer().settings(config(Map.of("sandboxDisk", "tmpfs"))))
+                .hasMessageContaining("auto, filesystem or watch");
     }
 
     @Test

@@ -48,6 +48,8 @@ class DocumentedSettingsTest {
             300_000,
             "sandboxNetwork",
             "none",
+            "sandboxDisk",
+            "watch",
             "prefix",
             "other",
             "webhooks",

@@ -62,13 +62,33 @@ public final class LaunchCommand implements Callable<Integer> {
                     "First uid of the sandbox's pool (default: Punctual's, " + SandboxConfig.DEFAULT_UID_BASE + ").")
     int uidBase = SandboxConfig.DEFAULT_UID_BASE;
 
+    @Option(
+            names = "--dir",
+            description = "Where its working directory (binaries, the sandbox's directory) is made (default: the "
+                    + "system's temp directory, where runs cannot get filesystems of their own).")
+    Path parent;
+
+    @Option(
+            names = "--sandbox-disk",
+            defaultValue = "auto",
+            description = "punctual.sandbox-disk: auto, filesystem (needs --dir outside /tmp) or watch "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String sandboxDisk;
+
+    @Option(
+            names = "--sandbox-helper",
+            description = "punctual.sandbox-helper (default: Punctual's, beside the application).")
+    Path sandboxHelper;
+
     @Override
     public Integer call() throws Exception {
         if (runs < 1 || warmup < 0 || threads.stream().anyMatch(t -> t < 1)) {
             System.err.println("--runs and --threads must be at least 1, --warmup at least 0");
             return 2;
         }
-        Path dir = Files.createTempDirectory("punctual-bench-");
+        Path dir = parent == null
+                ? Files.createTempDirectory("punctual-bench-")
+                : Files.createTempDirectory(parent, "punctual-bench-");
         try {
             // Sandboxed runs must traverse it to reach their own directories and binary copies.
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
@@ -86,7 +106,12 @@ public final class LaunchCommand implements Callable<Integer> {
         }
         RunnerSettings settings = RunnerSettings.defaults(dir);
         SandboxConfig sandboxConfig = new SandboxConfig(
-                true, uidBase, SandboxConfig.DEFAULT_UID_COUNT, dir.resolve("sandbox"), SandboxConfig.Network.SHARED);
+                        true,
+                        uidBase,
+                        SandboxConfig.DEFAULT_UID_COUNT,
+                        dir.resolve("sandbox"),
+                        SandboxConfig.Network.SHARED)
+                .withDisk(SandboxConfig.Disk.parse(sandboxDisk), sandboxHelper);
         List<LaunchPath> paths = List.of(
                 new BareProcessBuilder(), new PlainRunner(settings), new SandboxedRunner(settings, sandboxConfig));
 

@@ -13,6 +13,10 @@ final class SandboxedRunner implements LaunchPath {
     static final String OPEN = "sandbox open";
     static final String RUN = "sandboxed start + await";
     static final String CLOSE = "sandbox close";
+    private static final String OWN_OPEN =
+            "; its filesystem's image, a sparse file of diskMb (1024 MiB) formatted by " + "`mkfs.ext4`";
+    private static final String OWN_RUN = "`punctual-sandbox` (a mount namespace, the image on a loop device mounted "
+            + "at its directory, its temp directories bound from it; unmounted as its last process exits), ";
 
     private final RunnerSettings settings;
     private final Sandbox sandbox;
@@ -34,12 +38,16 @@ final class SandboxedRunner implements LaunchPath {
         return "`Sandbox.open(Sandbox.executable(owner, sha256, binary))` (" + OPEN + ": the binary's verified "
                 + "executable copy, made by the first run only; a free uid of " + config.uidBase() + ".."
                 + (config.uidBase() + config.uidCount() - 1) + ", one this process held and found empty last time "
-                + "with no scan; its 0700 directory) + `ProcessRunner.start(..., Confinement(lease.uid(), default "
-                + "limits, network))` + `await` ("
-                + RUN + ": as the executor launches a run: `setsid`, `prlimit` with the default run limits, "
+                + "with no scan; its 0700 directory" + (sandbox.ownFilesystems() ? OWN_OPEN : "")
+                + ") + `ProcessRunner.start(..., sandbox.confinement(lease, default limits))` + `await` ("
+                + RUN + ": as the executor launches a run: `setsid`, "
+                + (sandbox.ownFilesystems() ? OWN_RUN : "")
+                + "`prlimit` with the default run limits, "
                 + "`setpriv --reuid/--regid --clear-groups --no-new-privs`, then a kill of every process of the "
-                + "uid) + `Sandbox.close(lease)` (" + CLOSE + ": delete its directory and leftovers, keep the uid, "
-                + "found empty by the kill, for the next run); under " + config.dir();
+                + "uid) + `Sandbox.close(lease)` (" + CLOSE + ": delete its directory"
+                + (sandbox.ownFilesystems() ? ", its image" : "") + " and leftovers, keep the uid, "
+                + "found empty by the kill, for the next run); under " + config.dir() + "; disks: "
+                + (sandbox.ownFilesystems() ? "a filesystem of its own each" : "watched");
     }
 
     @Override
@@ -57,7 +65,8 @@ final class SandboxedRunner implements LaunchPath {
         Path log = settings.logFile(worker);
         return steps -> {
             long t0 = System.nanoTime();
-            Sandbox.Lease lease = sandbox.open(sandbox.executable("bench", binary.sha256(), binary::path));
+            Sandbox.Lease lease = sandbox.open(
+                    sandbox.executable("bench", binary.sha256(), binary::path), RunLimits.DEFAULT_MAXIMA.diskMb());
             long t1 = System.nanoTime();
             ProcessRunner.Result result;
             long t2;
@@ -69,8 +78,7 @@ final class SandboxedRunner implements LaunchPath {
                                 settings.env(),
                                 lease.dir(),
                                 log,
-                                new ProcessRunner.Confinement(
-                                        lease.uid(), RunLimits.DEFAULT_MAXIMA, sandbox.privateNetwork()))
+                                sandbox.confinement(lease, RunLimits.DEFAULT_MAXIMA))
                         .await(settings.timeout());
             } finally {
                 t2 = System.nanoTime();

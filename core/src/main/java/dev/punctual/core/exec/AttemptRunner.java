@@ -171,8 +171,10 @@ public final class AttemptRunner {
             Path binary;
             if (sandbox.active()) {
                 // The executable copy, made from the cache (hashed there and as copied) once per binary.
-                lease = sandbox.open(sandbox.executable(
-                        job.owner(), job.binarySha256(), () -> cache.fetch(job.owner(), job.binarySha256())));
+                lease = sandbox.open(
+                        sandbox.executable(
+                                job.owner(), job.binarySha256(), () -> cache.fetch(job.owner(), job.binarySha256())),
+                        limits.diskMb());
                 workDir = lease.dir();
                 binary = lease.binary();
             } else {
@@ -213,7 +215,9 @@ public final class AttemptRunner {
                     env,
                     workDir,
                     logFile,
-                    new ProcessRunner.Confinement(uid, limits, sandbox.privateNetwork()));
+                    lease == null
+                            ? new ProcessRunner.Confinement(null, limits, false)
+                            : sandbox.confinement(lease, limits));
             timing.mark("spawned");
             // The claim may win up to CLAIM_TOLERANCE before the run's due time (the executor claims ahead, and the
             // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
@@ -234,7 +238,9 @@ public final class AttemptRunner {
             }
             letThrough = handle.release();
             if (!letThrough) {
-                throw new IOException("its process ended before the binary was let start");
+                // Its log says why, e.g. the helper's line when the run's filesystem could not be mounted.
+                throw new IOException("its process ended before the binary was let start (exit "
+                        + handle.exitCode().map(String::valueOf).orElse("unknown") + ")");
             }
             Instant startedAt = clock.instant();
             running.put(run.jobId() + "/" + run.runId(), handle);
@@ -271,10 +277,13 @@ public final class AttemptRunner {
                     }));
             Sandbox.Lease box = lease;
             Path dir = workDir;
-            RunWatch watch =
-                    new RunWatch(limits, box == null ? () -> Sandbox.sizeOf(dir) : () -> sandbox.diskUsed(box), handle);
-            watching = watchTimer.scheduleAtFixedRate(
-                    watch::check, RunWatch.PERIOD.toMillis(), RunWatch.PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+            if (box == null || box.image() == null) {
+                // Without a filesystem of its own, the run's disk is held by looking at it.
+                RunWatch watch = new RunWatch(
+                        limits, box == null ? () -> Sandbox.sizeOf(dir) : () -> sandbox.diskUsed(box), handle);
+                watching = watchTimer.scheduleAtFixedRate(
+                        watch::check, RunWatch.PERIOD.toMillis(), RunWatch.PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+            }
             // The output so far, readable through the API while the binary runs (best effort, never holding it up).
             shipping = new LogShipper(
                             store,
@@ -299,6 +308,16 @@ public final class AttemptRunner {
             }
             error = killed != null ? killed : exitCode == 0 ? null : "exited with code " + exitCode;
             String limit = killed == null && exitCode != 0 ? RunWatch.explainExit(exitCode, limits) : null;
+            if (limit == null
+                    && killed == null
+                    && exitCode != 0
+                    && lease != null
+                    && lease.image() != null
+                    && RunDisks.full(lease.image())) {
+                // Its writes failed with ENOSPC: what the binary made of that is its own exit code. (Every process
+                // of its uid is gone, so its filesystem was unmounted, and its superblock written.)
+                limit = "its disk was full (diskMb=" + limits.diskMb() + ")";
+            }
             if (limit != null) {
                 error += ": " + limit;
             }

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -31,14 +32,21 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * environment escapes both; containing that takes a cgroup or PID namespace, which an unprivileged executor lacks.
  */
 public final class ProcessRunner {
-    private static final boolean HAS_SETSID =
-            Files.isExecutable(Path.of("/usr/bin/setsid")) || Files.isExecutable(Path.of("/bin/setsid"));
+    /*
+     * Every step of the chain is named by its absolute path: each execs the next with the run's environment, whose
+     * PATH a job may set. By name, a job with PATH=/tmp/x had /tmp/x/prlimit (planted by another of its runs) exec'd
+     * as root.
+     */
+    private static final String SETSID = installed("setsid");
     /** util-linux's setpriv, to give the binary a parent-death signal (util-linux ≥ 2.33 has --pdeathsig). */
-    private static final boolean HAS_SETPRIV =
-            Files.isExecutable(Path.of("/usr/bin/setpriv")) || Files.isExecutable(Path.of("/bin/setpriv"));
+    private static final String SETPRIV = installed("setpriv");
     /** util-linux's prlimit, to set a run's rlimits on the way in (root may lower them for its child). */
-    private static final boolean HAS_PRLIMIT =
-            Files.isExecutable(Path.of("/usr/bin/prlimit")) || Files.isExecutable(Path.of("/bin/prlimit"));
+    private static final String PRLIMIT = installed("prlimit");
+
+    private static final String UNSHARE = installed("unshare");
+    private static final boolean HAS_SETSID = SETSID != null;
+    private static final boolean HAS_SETPRIV = SETPRIV != null;
+    private static final boolean HAS_PRLIMIT = PRLIMIT != null;
     /** PATH given to binaries; the executor's own environment is never inherited. */
     public static final String SAFE_PATH = "/usr/local/bin:/usr/bin:/bin";
     /** The environment variable that tags every process of one run. */
@@ -69,12 +77,22 @@ public final class ProcessRunner {
     }
 
     /**
-     * How a run is held in: its own user (null: the executor's), its rlimits (null: the executor's), and whether
-     * it gets a network namespace of its own with nothing in it.
+     * How a run is held in: its own user (null: the executor's), its rlimits (null: the executor's), whether it
+     * gets a network namespace of its own with nothing in it, and a filesystem of its own (null: none; needs a uid).
      */
-    public record Confinement(Integer uid, RunLimits limits, boolean privateNetwork) {
+    public record Confinement(Integer uid, RunLimits limits, boolean privateNetwork, OwnDisk disk) {
         public static final Confinement NONE = new Confinement(null, null, false);
+
+        public Confinement(Integer uid, RunLimits limits, boolean privateNetwork) {
+            this(uid, limits, privateNetwork, null);
+        }
     }
+
+    /**
+     * A filesystem of the run's own ({@link RunDisks}): {@code helper} mounts {@code image} at the run's working
+     * directory and binds {@code temps} to directories on it, in a mount namespace of the run's.
+     */
+    public record OwnDisk(Path helper, Path image, List<Path> temps) {}
 
     /**
      * Starts the binary held in by {@code c}: with a uid, as that user and its gid, no supplementary groups,
@@ -129,15 +147,31 @@ public final class ProcessRunner {
         if (c.limits() != null && !HAS_PRLIMIT) {
             throw new IOException("run limits need util-linux's prlimit");
         }
+        if (c.disk() != null && sandboxUid == null) {
+            throw new IOException("a filesystem of its own is for a run with a uid of its own");
+        }
         List<String> command = new ArrayList<>();
         if (HAS_SETSID) {
             // setsid makes the binary the leader of a new session and process group, so the whole group
             // (its children too) can be signalled at once. It execs in place: the pid is the group id.
-            command.add("setsid");
+            command.add(SETSID);
+        }
+        if (c.disk() != null) {
+            // Still root, and still the same pid: mounts the run's filesystem in a namespace of its own, then execs
+            // the rest of the chain (each step's absolute path, as the helper searches no PATH).
+            OwnDisk d = c.disk();
+            command.addAll(List.of(
+                    d.helper().toString(),
+                    d.image().toString(),
+                    workDir.toAbsolutePath().toString(),
+                    sandboxUid.toString(),
+                    sandboxUid.toString()));
+            d.temps().forEach(t -> command.add(t.toString()));
+            command.add("--");
         }
         if (c.privateNetwork()) {
             // Without --fork, unshare execs in place too: same pid, now in an empty network namespace.
-            command.addAll(List.of("unshare", "--net"));
+            command.addAll(List.of(UNSHARE == null ? "unshare" : UNSHARE, "--net"));
         }
         if (c.limits() != null) {
             // Set while still root, inherited through the change of user below; hard = soft, so the binary cannot
@@ -150,7 +184,7 @@ public final class ProcessRunner {
             // run on while the run is taken over by another executor. (The signal follows the thread that
             // started it, one of the executor's long-lived run threads.) Children the binary started
             // itself are not covered; on ECS the whole task ends with the executor anyway.
-            command.add("setpriv");
+            command.add(SETPRIV);
             if (sandboxUid != null) {
                 command.addAll(
                         List.of("--reuid=" + sandboxUid, "--regid=" + sandboxUid, "--clear-groups", "--no-new-privs"));
@@ -185,7 +219,7 @@ public final class ProcessRunner {
      * of its own, since under the executor's uid it would count the executor's own threads.
      */
     static List<String> prlimits(RunLimits l, boolean ownUser) {
-        List<String> out = new ArrayList<>(List.of("prlimit"));
+        List<String> out = new ArrayList<>(List.of(PRLIMIT == null ? "prlimit" : PRLIMIT));
         if (ownUser) {
             out.add("--nproc=" + l.processes() + ":" + l.processes());
         }
@@ -196,6 +230,17 @@ public final class ProcessRunner {
         out.add("--cpu=" + l.cpuSeconds() + ":" + (l.cpuSeconds() + 1L));
         out.add("--");
         return out;
+    }
+
+    /** The absolute path of the system's {@code name}, or null when it has none. */
+    static String installed(String name) {
+        for (String dir : List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin")) {
+            Path p = Path.of(dir, name);
+            if (Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        return null;
     }
 
     /** Starts {@code pb} under {@link #EXEC_WRITES}: every process this JVM starts must. */
@@ -243,6 +288,11 @@ public final class ProcessRunner {
             this.sandboxUid = sandboxUid;
             this.pump =
                     Thread.ofPlatform().daemon().name("log-" + process.pid()).unstarted(() -> copy(logFile));
+        }
+
+        /** The exit code, once the process has exited. */
+        public Optional<Integer> exitCode() {
+            return process.isAlive() ? Optional.empty() : Optional.of(process.exitValue());
         }
 
         /** Whether the binary (or its gate) has not exited yet. */
@@ -293,6 +343,16 @@ public final class ProcessRunner {
                     Thread.currentThread().interrupt();
                     signalGroup("KILL");
                 }
+            }
+        }
+
+        /**
+         * Kills the group at once (KILL, no grace) and records why: for a run over a limit, which the grace of a TERM
+         * would let go on for {@code killGrace} more.
+         */
+        public void killNow(String reason) {
+            if (killedBecause.compareAndSet(null, reason)) {
+                signalGroup("KILL");
             }
         }
 

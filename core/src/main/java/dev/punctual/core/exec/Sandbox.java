@@ -1,6 +1,7 @@
 package dev.punctual.core.exec;
 
 import dev.punctual.core.config.SandboxConfig;
+import dev.punctual.core.limits.RunLimits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -76,6 +77,8 @@ public final class Sandbox {
     private final Path root;
 
     private final Path locks;
+    /** The runs' own filesystems; null where their disks are watched ({@link RunWatch}). */
+    private final RunDisks disks;
 
     private Sandbox(SandboxConfig config, boolean active) {
         this.config = config;
@@ -83,6 +86,7 @@ public final class Sandbox {
         if (!active) {
             this.root = null;
             this.locks = null;
+            this.disks = null;
             return;
         }
         try {
@@ -93,6 +97,7 @@ public final class Sandbox {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the sandbox directory " + config.dir(), e);
         }
+        this.disks = RunDisks.choose(config, root);
     }
 
     public static Sandbox create(SandboxConfig config) {
@@ -100,6 +105,10 @@ public final class Sandbox {
             return new Sandbox(config, false);
         }
         if (!isRoot()) {
+            if (config.disk() == SandboxConfig.Disk.FILESYSTEM) {
+                throw new IllegalStateException("punctual.sandbox-disk=filesystem, but the executor is not root: "
+                        + "a run cannot get a filesystem of its own");
+            }
             LOG.log(
                     Level.WARNING,
                     "punctual.sandbox is on but the executor is not root: binaries run as the "
@@ -125,6 +134,11 @@ public final class Sandbox {
         return active;
     }
 
+    /** Whether every run gets a filesystem of its own of its {@code diskMb} ({@link RunDisks}). */
+    public boolean ownFilesystems() {
+        return disks != null;
+    }
+
     /** Whether this process runs as root (effective uid 0), read from /proc. */
     public static boolean isRoot() {
         try {
@@ -139,8 +153,11 @@ public final class Sandbox {
         return false;
     }
 
-    /** A run's sandbox: its uid, its private directory, and the executable copy of its binary. */
-    public record Lease(int uid, Path dir, Path binary) {}
+    /**
+     * A run's sandbox: its uid, its private directory, the executable copy of its binary, and the image of its own
+     * filesystem (null: its disk is watched).
+     */
+    public record Lease(int uid, Path dir, Path binary, Path image) {}
 
     /** Where a verified binary comes from when it has no executable copy yet (the executor's cache). */
     @FunctionalInterface
@@ -180,26 +197,49 @@ public final class Sandbox {
         }
     }
 
-    /** A uid no live process uses and a private directory for it, to run {@code executable} (see above). */
-    public Lease open(Path executable) throws IOException {
+    /**
+     * A uid no live process uses and a private directory for it, to run {@code executable} (see above), with a
+     * filesystem of {@code diskMb} of its own where the sandbox gives one: its image made here, before the run's
+     * instant, and mounted at its directory as it starts ({@link #confinement}).
+     */
+    public Lease open(Path executable, int diskMb) throws IOException {
         int uid = take();
+        Path dir = null;
         try {
-            Path dir = Files.createTempDirectory(root, "run-");
+            dir = Files.createTempDirectory(root, "run-");
+            if (disks != null) {
+                // The directory stays root's: only a mount point, under the run's own filesystem where the run is.
+                return new Lease(uid, dir, executable, disks.make(uid, diskMb));
+            }
             Files.setAttribute(dir, "unix:uid", uid);
             Files.setAttribute(dir, "unix:gid", uid);
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-            return new Lease(uid, dir, executable);
+            return new Lease(uid, dir, executable, null);
         } catch (IOException | RuntimeException e) {
+            deleteTree(dir);
             release(uid);
             throw e;
         }
     }
 
-    /** Kills every process of the lease's uid, removes its directory and leftovers, and gives the uid back. */
+    /** How the run of {@code lease} is held in: its uid, its {@code limits}, its network, and its own filesystem. */
+    public ProcessRunner.Confinement confinement(Lease lease, RunLimits limits) {
+        return new ProcessRunner.Confinement(
+                lease.uid(), limits, privateNetwork(), lease.image() == null ? null : disks.disk(lease.image()));
+    }
+
+    /**
+     * Kills every process of the lease's uid, removes its directory, its filesystem's image and its leftovers, and
+     * gives the uid back. With its processes gone, so is its mount namespace: the kernel has unmounted its
+     * filesystem, and frees the loop device a few milliseconds later, by itself; the image is deleted meanwhile.
+     */
     public void close(Lease lease) {
         // The run's end (ProcessRunner) has scanned for its processes already, in the usual case.
         boolean gone = NONE_LEFT.contains(lease.uid()) || killAll(lease.uid());
         deleteTree(lease.dir());
+        if (lease.image() != null) {
+            deleteTree(lease.image());
+        }
         deleteLeftovers(lease.uid());
         if (gone) {
             release(lease.uid());

@@ -18,7 +18,8 @@ import java.util.function.Function;
  * @param processes  processes and threads the run's user may have at once (RLIMIT_NPROC)
  * @param memoryMb   MiB of data (heap, anonymous mappings) per process (RLIMIT_DATA)
  * @param openFiles  open file descriptors per process (RLIMIT_NOFILE)
- * @param fileSizeMb MiB any one file written may reach (RLIMIT_FSIZE; the process gets SIGXFSZ past it)
+ * @param fileSizeMb MiB any one file written may reach (RLIMIT_FSIZE; the process gets SIGXFSZ past it); a run
+ *                   gets at most its {@code diskMb}
  * @param cpuSeconds CPU seconds per process (RLIMIT_CPU; the process gets SIGXCPU at it)
  * @param diskMb     MiB the run may have on disk: its directory, and what its user owns in the shared temp dirs
  */
@@ -62,16 +63,19 @@ public record RunLimits(
     /**
      * What a run of a job with these limits gets under {@code maxima}: each field the job set, at most its maximum
      * (the API refuses more, but the executor's maxima may be lower than the API's), each field it left out the
-     * maximum.
+     * maximum; and {@code fileSizeMb} at most {@code diskMb}, as no file can be larger than the disk it is on (a job
+     * asking for 128 MiB of disk gets files of at most 128 MiB, not the 1024 a file size left out would give it).
+     * The job's own limits, as the API shows them, stay as they were asked for.
      */
     public RunLimits within(RunLimits maxima) {
+        Integer disk = min(diskMb, maxima.diskMb);
         return new RunLimits(
                 min(processes, maxima.processes),
                 min(memoryMb, maxima.memoryMb),
                 min(openFiles, maxima.openFiles),
-                min(fileSizeMb, maxima.fileSizeMb),
+                Math.min(min(fileSizeMb, maxima.fileSizeMb), disk),
                 min(cpuSeconds, maxima.cpuSeconds),
-                min(diskMb, maxima.diskMb));
+                disk);
     }
 
     /** The problems of a job's limits against {@code maxima}, as {@code field: reason} pairs, field first. */

@@ -2,6 +2,8 @@ package dev.punctual.core.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.punctual.core.limits.RunLimits;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -91,5 +93,29 @@ class ProcessRunnerIsolationTest extends ScriptTestBase {
         assertThat(r.exitCode()).isZero();
         assertThat(scripts.logLines()).containsExactly(scripts.workDir.toString());
         assertThat(scripts.workDir.resolve("here.txt")).hasContent("made");
+    }
+
+    @Test
+    void aPathFromTheJobCannotReplaceAStepOfTheChain() throws Exception {
+        // Each step execs the next with the run's environment, which may set PATH. In the sandbox the steps up to
+        // setpriv run as root: one found on the job's PATH would run the job's own code as root.
+        Path planted = Files.createDirectories(temp.resolve("planted"));
+        for (String step : List.of("setsid", "unshare", "prlimit", "setpriv")) {
+            Path fake = planted.resolve(step);
+            Files.writeString(fake, "#!/bin/sh\necho \"HIJACKED by " + step + "\"\n");
+            Files.setPosixFilePermissions(fake, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        Path script = scripts.write("real", "echo \"real, PATH=$PATH\"");
+        ProcessRunner.Result r = new ProcessRunner(1024, Scripts.KILL_GRACE)
+                .start(
+                        script,
+                        List.of(),
+                        Map.of("PATH", planted.toString()),
+                        scripts.workDir,
+                        scripts.log,
+                        new ProcessRunner.Confinement(null, RunLimits.DEFAULT_MAXIMA, false))
+                .await(TIMEOUT);
+        assertThat(scripts.log()).isEqualTo("real, PATH=" + planted + "\n");
+        assertThat(r.exitCode()).isZero();
     }
 }

@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -56,8 +55,9 @@ class RunLimitsTest {
                 TestStack.isolatedSettings()
                         .executorConcurrency(2)
                         .limits(MAXIMA)
-                        .sandbox(
-                                new SandboxConfig(true, BASE, 20, tmp.resolve("sandbox"), SandboxConfig.Network.SHARED))
+                        // The disk limit as watched: where no run can get a filesystem of its own (DiskLimitTest).
+                        .sandbox(new SandboxConfig(true, BASE, 20, tmp.resolve("sandbox"), SandboxConfig.Network.SHARED)
+                                .withDisk(SandboxConfig.Disk.WATCH, null))
                         .build(),
                 Clock.systemUTC());
         pool = p.startExecutor("ex-limits", tmp.resolve("ex"), 1);
@@ -179,10 +179,25 @@ class RunLimitsTest {
     void fillingTheDiskEndsTheRunNamingItsDiskLimit() {
         // Files under the file-size limit each, 16 MiB in all, against 8 MiB of disk.
         Ended e = run(
-                "for i in 1 2 3 4; do head -c 4m /dev/zero > f$i; done\nsleep 30\n",
+                "trap 'echo got TERM' TERM\nfor i in 1 2 3 4; do head -c 4m /dev/zero > f$i; done\nsleep 30\n",
                 new RunLimits(null, null, null, null, null, 8),
                 40);
         assertThat(e.run().error()).startsWith("exceeded its disk limit (diskMb=8): it had ");
+        // Killed at once: a TERM, and its grace, would have let it go on (here: run its trap).
+        assertThat(e.log()).doesNotContain("got TERM");
+        theNextRunIsUnharmed();
+    }
+
+    @Test
+    void oneFileCannotOutgrowTheDiskEvenBeforeTheWatchLooks() {
+        // No file size named: the run's is its diskMb, not the maximum (64), so the kernel stops the one file at
+        // 8 MiB, where the watch could only look a second later.
+        Ended e = run(
+                "head -c 40m /dev/zero > big\ncode=$?\necho \"size=$(stat -c %s big)\"\nexit $code\n",
+                new RunLimits(null, null, null, null, null, 8), 40);
+        assertThat(e.run().error())
+                .isEqualTo("exited with code 153: exceeded its file size limit (fileSizeMb=8 = diskMb, SIGXFSZ)");
+        assertThat(e.log()).contains("size=" + 8 * 1024 * 1024);
         theNextRunIsUnharmed();
     }
 
@@ -240,21 +255,6 @@ class RunLimitsTest {
 
     /** A C program, compiled here; skipped (saying why) without gcc. */
     private byte[] compile(String source) throws Exception {
-        Path c = tmp.resolve("prog.c");
-        Path out = tmp.resolve("prog");
-        Files.writeString(c, source);
-        Process gcc;
-        try {
-            gcc = new ProcessBuilder("gcc", "-O1", "-o", out.toString(), c.toString())
-                    .redirectErrorStream(true)
-                    .start();
-        } catch (IOException e) {
-            assumeTrue(false, "needs gcc to build the hostile binary: " + e.getMessage());
-            throw e;
-        }
-        String msg = new String(gcc.getInputStream().readAllBytes());
-        assertThat(gcc.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(gcc.exitValue()).as(msg).isZero();
-        return Files.readAllBytes(out);
+        return Files.readAllBytes(Gcc.compile(tmp, "prog", source));
     }
 }
