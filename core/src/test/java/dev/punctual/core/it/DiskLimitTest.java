@@ -134,8 +134,7 @@ class DiskLimitTest {
                 Files.isExecutable(Path.of("/usr/sbin/mkfs.ext4")) || Files.isExecutable(Path.of("/sbin/mkfs.ext4")),
                 "no mkfs.ext4 (e2fsprogs) here");
         assumeTrue(Files.isExecutable(HELPER), "no " + HELPER + ": the build makes it on Linux with gcc");
-        sandboxDir = Files.createDirectories(Path.of("target", "disk-limit-" + UUID.randomUUID()))
-                .toAbsolutePath();
+        sandboxDir = Files.createDirectories(sandboxParent().resolve("disk-limit-" + UUID.randomUUID()));
         // Filesystem, not auto: here the executor can give every run one, and must, or the test fails.
         p = Fixture.stack(
                 TestStack.isolatedSettings()
@@ -145,6 +144,19 @@ class DiskLimitTest {
                         .build(),
                 Clock.systemUTC());
         pool = p.startExecutor("ex-disk", tmp.resolve("ex"), 1);
+    }
+
+    /**
+     * Where the runs' directories go: never under a temp directory, which a run's own is mounted over (the sandbox
+     * refuses that). The module's target/, unless the checkout itself is under one (a clone in /tmp): then
+     * /var/lib, which these root-only tests may write.
+     */
+    private static Path sandboxParent() throws IOException {
+        Path target = Path.of("target").toAbsolutePath();
+        boolean underTemp = Stream.of("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+                .map(Path::of)
+                .anyMatch(target::startsWith);
+        return underTemp ? Files.createDirectories(Path.of("/var/lib/punctual-tests")) : target;
     }
 
     @AfterEach
