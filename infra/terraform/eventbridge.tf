@@ -8,10 +8,22 @@ resource "aws_cloudwatch_event_rule" "sweep" {
   tags = var.tags
 }
 
+# One target per sweep worker, each invoking the sweeper with its share of the due index's shards (those equal to
+# its number modulo var.sweep_workers; SweepHandler reads the input). A rule takes at most 5 targets.
 resource "aws_cloudwatch_event_target" "sweep" {
+  for_each = { for i in range(var.sweep_workers) : tostring(i) => i }
+
   rule      = aws_cloudwatch_event_rule.sweep.name
-  target_id = "sweeper"
+  target_id = each.value == 0 ? "sweeper" : "sweeper-${each.value}"
   arn       = aws_lambda_alias.live["sweeper"].arn
+  input     = jsonencode({ worker = each.value, workers = var.sweep_workers })
+
+  lifecycle {
+    precondition {
+      condition     = var.sweeper_reserved_concurrency >= var.sweep_workers
+      error_message = "sweeper_reserved_concurrency must be at least sweep_workers, or some workers' sweeps are throttled every minute."
+    }
+  }
 }
 
 resource "aws_lambda_permission" "sweep" {

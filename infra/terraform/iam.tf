@@ -135,16 +135,16 @@ locals {
     ]
 
     sweeper = [
-      # Dispatch: read the job, advance its pending run.
-      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
+      # Dispatch: read the sweep's jobs a hundred at a time (BatchGetItem) or one (GetItem), advance their pending runs.
+      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
       # Dispatch: mark QUEUED, put the next occurrence; recovery: re-read a stuck run, re-index or unindex it.
       # BatchGetItem: the runs the due index (keys only) names. A job's watch: moved on (PutItem) or ended
       # (DeleteItem), and the check's query of the job's recent runs for a success (a query of the base table).
       { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"], resources = [aws_dynamodb_table.this["runs"].arn] },
       # The sweep: every shard of every minute bucket of the byDue index.
       { sid = "RunsByDue", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
-      # The watermark.
-      { sid = "Sweeps", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["sweeps"].arn] },
+      # The watermarks, one per shard, read together (BatchGetItem) and each moved on (UpdateItem).
+      { sid = "Sweeps", actions = ["dynamodb:BatchGetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["sweeps"].arn] },
       # GetQueueAttributes: the queue's depth, sampled once a sweep (punctual.queue.messages).
       { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl", "sqs:GetQueueAttributes"], resources = [aws_sqs_queue.runs.arn] },
       # Dead-letter reconciliation: each sweep drains the run queue's DLQ and marks the runs it names DEAD.

@@ -140,3 +140,10 @@ moved {
   from = aws_dynamodb_table.sweeps
   to   = aws_dynamodb_table.this["sweeps"]
 }
+
+# The sweeper's timer (eventbridge.tf): one target became one per sweep worker; the first keeps its target_id.
+
+moved {
+  from = aws_cloudwatch_event_target.sweep
+  to   = aws_cloudwatch_event_target.sweep["0"]
+}

@@ -152,9 +152,20 @@ variable "sweeper_timeout" {
 }
 
 variable "sweeper_reserved_concurrency" {
-  description = "Reserved concurrency of the sweeper Lambda: sweeps are idempotent, but more than a couple at once only contend for the same rows."
+  description = "Reserved concurrency of the sweeper Lambda: at least sweep_workers; twice that lets a sweep still finishing overlap the next minute's (sweeps are idempotent, but more at once only contend for the same rows)."
   type        = number
   default     = 2
+}
+
+variable "sweep_workers" {
+  description = "Sweeper invocations a minute, each sweeping its share of the due index's shards (punctual.shards, 16 by default; at most that many workers, at most 5 for the one rule). One sends about 10,000 runs a minute within its 60 s; see README.md for 100,000."
+  type        = number
+  default     = 1
+
+  validation {
+    condition     = var.sweep_workers >= 1 && var.sweep_workers <= 5 && floor(var.sweep_workers) == var.sweep_workers
+    error_message = "sweep_workers must be a whole number from 1 to 5 (one EventBridge rule takes 5 targets)."
+  }
 }
 
 variable "extra_environment" {

@@ -130,7 +130,8 @@ public final class Punctual {
         this.store = new ArtifactStore(s3, presigner, resources.bucket());
         this.schedules = new Schedules(settings.minInterval());
         this.planner = new RunPlanner(new SecureRandom());
-        this.dispatcher = new Dispatcher(runs, jobs, queue, tx, schedules, clock, planner, this.notices);
+        this.dispatcher = new Dispatcher(
+                runs, jobs, queue, tx, schedules, clock, planner, this.notices, settings.dispatchConcurrency());
         this.sweeper = new Sweeper(
                 runs,
                 watermarks,

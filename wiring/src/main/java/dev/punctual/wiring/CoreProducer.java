@@ -34,6 +34,7 @@ public class CoreProducer {
         c.prefix().ifPresent(b::prefix);
         c.bucket().ifPresent(b::bucket);
         c.shards().ifPresent(b::shards);
+        c.dispatchConcurrency().ifPresent(b::dispatchConcurrency);
         c.lookahead().ifPresent(b::lookahead);
         c.settle().ifPresent(b::settle);
         c.requeueAfter().ifPresent(b::requeueAfter);

@@ -22,6 +22,9 @@ public interface PunctualConfig {
 
     OptionalInt shards();
 
+    /** Jobs a dispatch moves on at once (punctual.dispatch-concurrency). */
+    OptionalInt dispatchConcurrency();
+
     Optional<Duration> lookahead();
 
     Optional<Duration> settle();

@@ -60,9 +60,22 @@ public final class DispatchCommand implements Callable<Integer> {
     @Option(
             names = "--deadline-s",
             defaultValue = "60",
-            description =
-                    "The sweeper Lambda's timeout the sweeps are held to in the report (default: ${DEFAULT-VALUE}).")
+            description = "The sweeper Lambda's timeout: each sweep stops sending 15 s before it, as SweepHandler's"
+                    + " does (default: ${DEFAULT-VALUE}).")
     int deadlineSeconds;
+
+    @Option(
+            names = "--concurrency",
+            defaultValue = "" + Settings.DEFAULT_DISPATCH_CONCURRENCY,
+            description = "Jobs each sweep worker moves on at once (punctual.dispatch-concurrency; default:"
+                    + " ${DEFAULT-VALUE}).")
+    int concurrency;
+
+    @Option(
+            names = "--workers",
+            defaultValue = "1",
+            description = "Sweep workers, each sweeping its share of the shards at once (default: ${DEFAULT-VALUE}).")
+    int workers;
 
     @Override
     public Integer call() throws Exception {
@@ -75,7 +88,10 @@ public final class DispatchCommand implements Callable<Integer> {
                 minutes,
                 Duration.ofMillis(latencyMs),
                 Duration.ofMillis(latencyMs == 0 ? 0 : transactionLatencyMs),
-                shards);
+                shards,
+                concurrency,
+                workers,
+                Duration.ofSeconds(deadlineSeconds));
         List<DispatchScenario.Sweep> sweeps;
         try (DispatchScenario s = new DispatchScenario(o)) {
             sweeps = s.run();
@@ -98,11 +114,15 @@ public final class DispatchCommand implements Callable<Integer> {
                 Locale.ROOT,
                 "Modelled latency: %d ms a call, %d ms a transaction (in the SDK's pipeline, every attempt). Not"
                         + " modelled: AWS's limits (partition throughput, throttling, SQS rates), latency's"
-                        + " variance. Shards: %d. Sweeps held to %d s (the sweeper Lambda's timeout).%n%n",
+                        + " variance. Shards: %d; sweep workers: %d, each moving %d jobs on at once and held to %d s"
+                        + " (the sweeper Lambda's timeout: it stops sending 15 s before). Jobs over %d tenants.%n%n",
                 o.latency().toMillis(),
                 o.transactionLatency().toMillis(),
                 o.shards(),
-                deadlineSeconds));
+                o.workers(),
+                o.concurrency(),
+                deadlineSeconds,
+                DispatchScenario.TENANTS));
         MarkdownTable t = new MarkdownTable(
                 "due minute",
                 "sweep s",
@@ -110,6 +130,7 @@ public final class DispatchCommand implements Callable<Integer> {
                 "sent",
                 "runs/s",
                 "in SQS before due",
+                "left for next sweep",
                 "latest send after due",
                 "calls per run",
                 "WCU/run",
@@ -123,6 +144,7 @@ public final class DispatchCommand implements Callable<Integer> {
                     Integer.toString(s.sent()),
                     String.format(Locale.ROOT, "%.0f", s.sent() / s.seconds()),
                     String.format(Locale.ROOT, "%d (%.1f %%)", s.inTime(), 100.0 * s.inTime() / Math.max(1, s.sent())),
+                    Integer.toString(s.deferred()),
                     s.inTime() == s.sent()
                             ? "-"
                             : String.format(Locale.ROOT, "%.1f s", s.worstLate().toMillis() / 1e3),

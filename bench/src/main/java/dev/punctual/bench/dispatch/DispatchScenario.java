@@ -55,7 +55,22 @@ final class DispatchScenario implements AutoCloseable {
     /** The tenants the jobs are spread over: quotas are per tenant (10,000 jobs, 10,000 runs a minute). */
     static final int TENANTS = 20;
 
-    record Options(int jobs, String kind, int minutes, Duration latency, Duration transactionLatency, int shards) {}
+    record Options(
+            int jobs,
+            String kind,
+            int minutes,
+            Duration latency,
+            Duration transactionLatency,
+            int shards,
+            int concurrency,
+            int workers,
+            Duration deadline) {}
+
+    /**
+     * What the sweeper Lambda keeps of its time after its last send ({@code SweepHandler}'s wait for its notices
+     * and margin): a sweep held to a 60 s timeout stops sending 15 s before it.
+     */
+    static final Duration AFTER_SENDING = Duration.ofSeconds(15);
 
     /** One sweep's figures; {@code calls} and units are per run sent. */
     record Sweep(
@@ -67,8 +82,12 @@ final class DispatchScenario implements AutoCloseable {
             Map<String, Double> callsPerRun,
             double writeUnitsPerRun,
             double readUnitsPerRun,
-            Sweeper.SweepReport report,
-            String load) {}
+            List<Sweeper.SweepReport> reports,
+            String load) {
+        int deferred() {
+            return reports.stream().mapToInt(Sweeper.SweepReport::deferred).sum();
+        }
+    }
 
     private final Options options;
     private final EmbeddedAws aws;
@@ -87,6 +106,7 @@ final class DispatchScenario implements AutoCloseable {
                 .prefix("bench")
                 .bucket("bench-artifacts")
                 .shards(options.shards())
+                .dispatchConcurrency(options.concurrency())
                 .build();
         Provisioner.provision(t, new Resources(settings));
         DynamoDbClient dynamo = DynamoDbClient.builder()
@@ -133,7 +153,7 @@ final class DispatchScenario implements AutoCloseable {
             sends.drain();
             Map<String, Double> before = Metering.snapshot();
             long t0 = System.nanoTime();
-            Sweeper.SweepReport report = punctual.sweeper.sweep();
+            List<Sweeper.SweepReport> reports = sweepWorkers();
             double seconds = (System.nanoTime() - t0) / 1e9;
             Map<String, Double> after = Metering.snapshot();
             List<SendLog.Sent> sent = sends.drain();
@@ -146,7 +166,7 @@ final class DispatchScenario implements AutoCloseable {
                     worst = Duration.between(s.due(), s.at());
                 }
             }
-            out.add(sweep(due, seconds, sent.size(), inTime, worst, before, after, report));
+            out.add(sweep(due, seconds, sent.size(), inTime, worst, before, after, reports));
             System.err.printf(
                     Locale.ROOT, "sweep for %s: %.1f s, %d sent, %d in time%n", due, seconds, sent.size(), inTime);
         }
@@ -162,7 +182,7 @@ final class DispatchScenario implements AutoCloseable {
             Duration worst,
             Map<String, Double> before,
             Map<String, Double> after,
-            Sweeper.SweepReport report) {
+            List<Sweeper.SweepReport> reports) {
         Map<String, Double> calls = new TreeMap<>();
         double wcu = 0;
         double rcu = 0;
@@ -181,7 +201,27 @@ final class DispatchScenario implements AutoCloseable {
                 rcu += d;
             }
         }
-        return new Sweep(due, seconds, sent, inTime, worst, calls, wcu / runs, rcu / runs, report, load());
+        return new Sweep(due, seconds, sent, inTime, worst, calls, wcu / runs, rcu / runs, reports, load());
+    }
+
+    /**
+     * One minute's sweep: each worker on a thread of its own, as each is a Lambda invocation of its own on AWS (here
+     * they share this process's clients and its two cores), each held to the deadline its Lambda would give it.
+     */
+    private List<Sweeper.SweepReport> sweepWorkers() throws Exception {
+        Instant deadline = clock.instant().plus(options.deadline()).minus(AFTER_SENDING);
+        List<java.util.concurrent.Future<Sweeper.SweepReport>> running = new ArrayList<>();
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(options.workers())) {
+            for (int w = 0; w < options.workers(); w++) {
+                Sweeper.Worker worker = new Sweeper.Worker(w, options.workers());
+                running.add(pool.submit(() -> punctual.sweeper.sweep(deadline, worker)));
+            }
+            List<Sweeper.SweepReport> out = new ArrayList<>();
+            for (var f : running) {
+                out.add(f.get());
+            }
+            return out;
+        }
     }
 
     /** The 1-minute load average, as /proc/loadavg gives it. */

@@ -13,6 +13,7 @@ public record Settings(
         String prefix,
         String bucket,
         int shards,
+        int dispatchConcurrency,
         Duration sweepPeriod,
         Duration lookahead,
         Duration settle,
@@ -44,6 +45,9 @@ public record Settings(
 
     public static final String DEFAULT_PREFIX = "punctual";
     public static final int DEFAULT_SHARDS = 4;
+    /** Jobs a dispatch (a sweep, or the API's sends at creation) moves on at once, each on a thread of its own. */
+    public static final int DEFAULT_DISPATCH_CONCURRENCY = 64;
+
     public static final Duration DEFAULT_SWEEP_PERIOD = Duration.ofMinutes(1);
     /** Sweep period plus a minute of margin: a run is queued at least this long before it is due. */
     public static final Duration DEFAULT_LOOKAHEAD = Duration.ofMinutes(2);
@@ -102,6 +106,9 @@ public record Settings(
         if (shards < 1) {
             throw new IllegalArgumentException("shards must be >= 1");
         }
+        if (dispatchConcurrency < 1) {
+            throw new IllegalArgumentException("dispatch concurrency must be >= 1");
+        }
         if (lookahead.compareTo(sweepPeriod) <= 0) {
             throw new IllegalArgumentException("lookahead must exceed the sweep period, or runs would be found late");
         }
@@ -126,6 +133,7 @@ public record Settings(
         private String prefix = DEFAULT_PREFIX;
         private String bucket;
         private int shards = DEFAULT_SHARDS;
+        private int dispatchConcurrency = DEFAULT_DISPATCH_CONCURRENCY;
         private Duration sweepPeriod = DEFAULT_SWEEP_PERIOD;
         private Duration lookahead = DEFAULT_LOOKAHEAD;
         private Duration settle = DEFAULT_SETTLE;
@@ -167,6 +175,11 @@ public record Settings(
 
         public Builder shards(int v) {
             shards = v;
+            return this;
+        }
+
+        public Builder dispatchConcurrency(int v) {
+            dispatchConcurrency = v;
             return this;
         }
 
@@ -316,6 +329,7 @@ public record Settings(
                     prefix,
                     bucket,
                     shards,
+                    dispatchConcurrency,
                     sweepPeriod,
                     lookahead,
                     settle,

@@ -17,7 +17,7 @@ import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
  */
 public final class BatchReads {
     /** BatchGetItem's limit of keys per call. */
-    static final int MAX_KEYS = 100;
+    public static final int MAX_KEYS = 100;
 
     private BatchReads() {}
 
@@ -29,6 +29,15 @@ public final class BatchReads {
             Function<BatchGetItemRequest, BatchGetItemResponse> batchGetItem,
             String table,
             List<Map<String, AttributeValue>> keys) {
+        return get(batchGetItem, table, keys, false);
+    }
+
+    /** {@link #get}, strongly consistent if {@code consistent} (at twice the read units). */
+    public static List<Map<String, AttributeValue>> get(
+            Function<BatchGetItemRequest, BatchGetItemResponse> batchGetItem,
+            String table,
+            List<Map<String, AttributeValue>> keys,
+            boolean consistent) {
         Map<Map<String, AttributeValue>, Map<String, AttributeValue>> found = new HashMap<>();
         for (int from = 0; from < keys.size(); from += MAX_KEYS) {
             List<Map<String, AttributeValue>> pending = keys.subList(from, Math.min(keys.size(), from + MAX_KEYS));
@@ -36,7 +45,11 @@ public final class BatchReads {
                 List<Map<String, AttributeValue>> ask = pending;
                 BatchGetItemResponse r = batchGetItem.apply(BatchGetItemRequest.builder()
                         .requestItems(Map.of(
-                                table, KeysAndAttributes.builder().keys(ask).build()))
+                                table,
+                                KeysAndAttributes.builder()
+                                        .keys(ask)
+                                        .consistentRead(consistent)
+                                        .build()))
                         .build());
                 for (Map<String, AttributeValue> item : r.responses().getOrDefault(table, List.of())) {
                     found.put(keyOf(item, ask.getFirst().keySet()), item);

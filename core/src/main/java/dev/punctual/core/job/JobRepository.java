@@ -120,6 +120,24 @@ public final class JobRepository {
         return item == null || item.isEmpty() ? Optional.empty() : Optional.of(JobItems.fromItem(item));
     }
 
+    /** The most jobs {@link #getAll} reads in one call. */
+    public static final int MAX_BATCH_READ = BatchReads.MAX_KEYS;
+
+    /** The jobs of {@code jobIds} found, by id, read strongly: {@link #get}'s read of many jobs at once. */
+    public Map<String, Job> getAll(List<String> jobIds) {
+        Map<String, Job> out = new HashMap<>();
+        BatchReads.get(
+                        dynamo::batchGetItem,
+                        table.name(),
+                        jobIds.stream().map(JobRepository::key).toList(),
+                        true)
+                .forEach(item -> {
+                    Job j = JobItems.fromItem(item);
+                    out.put(j.id(), j);
+                });
+        return out;
+    }
+
     /** One page of an owner's jobs, oldest first. */
     public PageOfJobs listByOwner(String owner, int limit, Map<String, AttributeValue> startKey) {
         QueryResponse r = dynamo.query(b -> b.tableName(table.name())

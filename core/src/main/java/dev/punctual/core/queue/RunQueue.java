@@ -51,11 +51,16 @@ public final class RunQueue {
 
     public String url() {
         String u = url;
-        if (u == null) {
-            u = sqs.getQueueUrl(b -> b.queueName(queueName)).queueUrl();
-            url = u;
+        if (u != null) {
+            return u;
         }
-        return u;
+        // Resolved once: a dispatch's first sends come from many threads at once.
+        synchronized (this) {
+            if (url == null) {
+                url = sqs.getQueueUrl(b -> b.queueName(queueName)).queueUrl();
+            }
+            return url;
+        }
     }
 
     /**

@@ -20,8 +20,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -80,38 +84,78 @@ public final class Sweeper {
         this.clock = clock;
     }
 
+    /** A sweep of every shard with no deadline of its own: it sends everything it finds (tests, the local runner). */
     public SweepReport sweep() {
+        return sweep(Instant.MAX, Worker.ALL);
+    }
+
+    /**
+     * Which shards of the due index a sweep covers: those whose number is {@code index} modulo {@code of}. Worker 0
+     * also does what is done once a sweep for all (the dead-letter queue, the queue's depth).
+     */
+    public record Worker(int index, int of) {
+        public static final Worker ALL = new Worker(0, 1);
+
+        public Worker {
+            if (of < 1 || index < 0 || index >= of) {
+                throw new IllegalArgumentException(
+                        "a sweep worker is 0 to " + (of - 1) + " of " + of + ", not " + index);
+            }
+        }
+
+        boolean covers(int shard) {
+            return shard % of == index;
+        }
+    }
+
+    /**
+     * A sweep of {@code worker}'s shards that sends nothing after {@code deadline} (on AWS: the Lambda's end, less
+     * what the sweep does after sending): the runs it had no time for stay SCHEDULED, their buckets below their
+     * shard's watermark, for the next sweep.
+     */
+    public SweepReport sweep(Instant deadline, Worker worker) {
+        if (worker.of() > buckets.shards()) {
+            throw new IllegalArgumentException(
+                    worker.of() + " sweep workers for " + buckets.shards() + " shards: some would have none");
+        }
         try {
-            return sweepOnce();
+            return sweepOnce(deadline, worker);
         } finally {
             // Within the sweep: a Lambda's process may be frozen as soon as its invocation returns.
             meters.flush();
         }
     }
 
-    private SweepReport sweepOnce() {
+    private SweepReport sweepOnce(Instant deadline, Worker worker) {
         Instant now = clock.instant();
         Instant horizon = now.plus(settings.lookahead());
         Instant settled = TimeBuckets.bucketOf(now.minus(settings.settle()));
-        Optional<Instant> stored = watermarks.get();
-        Instant from = stored.orElse(settled);
         Instant oldest = TimeBuckets.bucketOf(now.minus(settings.maxSweepBacklog()));
-        if (from.isBefore(oldest)) {
-            LOG.log(
-                    Level.WARNING,
-                    "watermark " + from + " is older than the sweep backlog limit; runs due before " + oldest
-                            + " are not swept");
-            from = oldest;
-        }
         Instant last = TimeBuckets.bucketOf(horizon);
-
-        List<Instant> bucketList = new ArrayList<>();
-        for (Instant b = from; !b.isAfter(last); b = b.plus(Duration.ofMinutes(1))) {
-            bucketList.add(b);
+        List<Integer> shards = new ArrayList<>();
+        for (int shard = 0; shard < buckets.shards(); shard++) {
+            if (worker.covers(shard)) {
+                shards.add(shard);
+            }
         }
-        TreeSet<Instant> unhandled = new TreeSet<>();
+        Map<Integer, Instant> stored = watermarks.get(shards);
+        Map<Integer, Instant> from = new HashMap<>();
+        for (int shard : shards) {
+            Instant f = stored.getOrDefault(shard, settled);
+            if (f.isBefore(oldest)) {
+                LOG.log(
+                        Level.WARNING,
+                        "shard " + shard + "'s watermark " + f + " is older than the sweep backlog limit; runs due"
+                                + " before " + oldest + " are not swept");
+                f = oldest;
+            }
+            from.put(shard, f);
+        }
+        // Per shard, the buckets not fully handled: the shard's watermark must not pass the first of them.
+        Map<Integer, TreeSet<Instant>> unhandled = new HashMap<>();
+        shards.forEach(shard -> unhandled.put(shard, new TreeSet<>()));
         List<WatchRepository.Watch> watches = new ArrayList<>();
-        List<RunRepository.Attention> found = query(bucketList, horizon, unhandled, watches);
+        List<RunRepository.Attention> found = query(from, last, horizon, unhandled, watches);
         // SCHEDULED runs are sent ahead of time (delayed to their due second); every other entry only once its
         // attention time has come. An entry left for later sits in a bucket after now, above the watermark.
         List<Run> due = found.stream()
@@ -121,61 +165,92 @@ public final class Sweeper {
         List<RunRepository.Attention> attend = found.stream()
                 .filter(a -> a.run().state() != RunState.SCHEDULED && !a.at().isAfter(now))
                 .toList();
-        Dispatcher.DispatchReport d = dispatcher.dispatch(due, attend, horizon);
-        d.failed.forEach(r -> unhandled.add(TimeBuckets.bucketOf(r.scheduledAt())));
+        Dispatcher.DispatchReport d = dispatcher.dispatch(due, attend, horizon, deadline);
+        Set<Run> left = new HashSet<>(d.failed);
+        left.addAll(d.deferred);
+        for (Run r : left) {
+            unhandledOf(unhandled, r).add(TimeBuckets.bucketOf(r.scheduledAt()));
+        }
         found.stream()
-                .filter(a -> d.failed.contains(a.run()))
-                .forEach(a -> unhandled.add(TimeBuckets.bucketOf(a.at())));
+                .filter(a -> left.contains(a.run()))
+                .forEach(a -> unhandledOf(unhandled, a.run()).add(TimeBuckets.bucketOf(a.at())));
+        if (!d.deferred.isEmpty()) {
+            LOG.log(
+                    Level.WARNING,
+                    d.deferred.size() + " runs left for the next sweep: its deadline " + deadline + " came first");
+        }
 
         int overdue = watchChecks.check(
                 watches.stream()
                         .filter(w -> !w.window().deadline().isAfter(now))
                         .toList(),
                 now,
-                deadline -> unhandled.add(TimeBuckets.bucketOf(deadline)));
+                // A watch given back holds its bucket in every shard of this worker's: which shard it came from is
+                // not kept, and holding one bucket more only means it is read again.
+                watchDeadline -> unhandled.values().forEach(u -> u.add(TimeBuckets.bucketOf(watchDeadline))));
 
-        Instant target = settled;
-        if (!unhandled.isEmpty() && unhandled.first().isBefore(target)) {
-            target = unhandled.first();
-        }
-        // With no stored watermark yet, the first sweep persists where it stands (target is never after from
-        // then): otherwise every later sweep would start from its own "now − settle", and an outage would be
-        // skipped rather than caught up.
-        boolean advanced = (stored.isEmpty() || target.isAfter(from)) && watermarks.advance(target, now);
-        if (deadLetters != null) {
-            try {
-                reconcileDeadLetters();
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "reconciling the dead-letter queue failed; it is retried next sweep", e);
+        Instant lowest = null;
+        Instant advancedTo = null;
+        for (int shard : shards) {
+            Instant target = settled;
+            TreeSet<Instant> u = unhandled.get(shard);
+            if (!u.isEmpty() && u.first().isBefore(target)) {
+                target = u.first();
             }
+            // With no stored watermark yet, the first sweep persists where it stands (target is never after from
+            // then): otherwise every later sweep would start from its own "now − settle", and an outage would be
+            // skipped rather than caught up.
+            boolean advanced = (!stored.containsKey(shard) || target.isAfter(from.get(shard)))
+                    && watermarks.advance(shard, target, now);
+            Instant mark = advanced ? target : from.get(shard);
+            lowest = lowest == null || from.get(shard).isBefore(lowest) ? from.get(shard) : lowest;
+            advancedTo = advancedTo == null || mark.isBefore(advancedTo) ? mark : advancedTo;
         }
-        sampleQueue();
+        if (worker.index() == 0) {
+            if (deadLetters != null) {
+                try {
+                    reconcileDeadLetters();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "reconciling the dead-letter queue failed; it is retried next sweep", e);
+                }
+            }
+            sampleQueue();
+        }
         return new SweepReport(
-                from,
+                lowest,
                 horizon,
-                bucketList.size(),
+                (int) Duration.between(lowest, last).toMinutes() + 1,
                 due.size(),
                 d.sent,
                 d.marked,
                 d.materialized,
                 d.failed.size(),
+                d.deferred.size(),
                 d.resent,
                 overdue,
-                advanced ? target : from);
+                advancedTo);
+    }
+
+    private TreeSet<Instant> unhandledOf(Map<Integer, TreeSet<Instant>> unhandled, Run run) {
+        // A run found in this sweep is in one of its shards; a next occurrence written meanwhile may not be, and
+        // then it is not this worker's to hold back.
+        return unhandled.getOrDefault(buckets.shardOf(run.jobId(), run.runId()), new TreeSet<>());
     }
 
     private List<RunRepository.Attention> query(
-            List<Instant> bucketList,
+            Map<Integer, Instant> from,
+            Instant last,
             Instant horizon,
-            TreeSet<Instant> unhandled,
+            Map<Integer, TreeSet<Instant>> unhandled,
             List<WatchRepository.Watch> watches) {
-        record Part(Instant bucket, Future<RunRepository.Entries> result) {}
+        record Part(Instant bucket, int shard, Future<RunRepository.Entries> result) {}
         List<Part> parts = new ArrayList<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (Instant b : bucketList) {
-                for (int shard = 0; shard < buckets.shards(); shard++) {
+            for (Map.Entry<Integer, Instant> e : from.entrySet()) {
+                int shard = e.getKey();
+                for (Instant b = e.getValue(); !b.isAfter(last); b = b.plus(Duration.ofMinutes(1))) {
                     String partition = TimeBuckets.partition(b, shard);
-                    parts.add(new Part(b, pool.submit(() -> runs.entriesIn(partition, horizon))));
+                    parts.add(new Part(b, shard, pool.submit(() -> runs.entriesIn(partition, horizon))));
                 }
             }
             List<RunRepository.Attention> due = new ArrayList<>();
@@ -187,12 +262,13 @@ public final class Sweeper {
                 } catch (ExecutionException e) {
                     LOG.log(
                             Level.WARNING,
-                            "querying bucket " + p.bucket() + " failed; it is retried next sweep",
+                            "querying bucket " + p.bucket() + " shard " + p.shard() + " failed; it is retried next"
+                                    + " sweep",
                             e.getCause());
-                    unhandled.add(p.bucket());
+                    unhandled.get(p.shard()).add(p.bucket());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    unhandled.add(p.bucket());
+                    unhandled.get(p.shard()).add(p.bucket());
                 }
             }
             return due;
@@ -278,6 +354,7 @@ public final class Sweeper {
             int marked,
             int materialized,
             int failed,
+            int deferred,
             int resent,
             int overdue,
             Instant watermark) {}

@@ -34,6 +34,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +45,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -76,6 +78,21 @@ class SweeperTest {
         return minute;
     }
 
+    /** Every shard's watermark, by shard. */
+    private static Map<Integer, Instant> marks(Punctual p) {
+        return p.watermarks.get(IntStream.range(0, p.buckets.shards()).boxed().toList());
+    }
+
+    private static Instant lowestMark(Punctual p) {
+        return marks(p).values().stream().min(Comparator.naturalOrder()).orElseThrow();
+    }
+
+    private static void assertEveryShardsMark(Punctual p, Instant at) {
+        Map<Integer, Instant> marks = marks(p);
+        assertThat(marks).hasSize(p.buckets.shards());
+        assertThat(marks.values()).allSatisfy(m -> assertThat(m).isEqualTo(at));
+    }
+
     @Test
     void aRunDueInThirtySecondsIsSentDelayedAndMarkedQueuedAndTheWatermarkStopsAtNowMinusSettle() {
         Instant now = realNow();
@@ -94,7 +111,7 @@ class SweeperTest {
         assertThat(p.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
         Instant settled = TimeBuckets.bucketOf(now.minus(settings.settle()));
         assertThat(report.watermark()).isEqualTo(settled);
-        assertThat(p.watermarks.get()).contains(settled);
+        assertEveryShardsMark(p, settled);
         // Delayed to its due second: not receivable now.
         Fixture.QueueCounts counts = Fixture.queueCounts(p);
         assertThat(counts.delayed()).isEqualTo(1);
@@ -105,7 +122,7 @@ class SweeperTest {
         Sweeper.SweepReport again = p.sweeper.sweep();
         assertThat(again.due()).isZero();
         assertThat(again.sent()).isZero();
-        assertThat(p.watermarks.get()).contains(settled);
+        assertEveryShardsMark(p, settled);
         assertThat(Fixture.queueCounts(p).total()).isEqualTo(1);
     }
 
@@ -147,8 +164,9 @@ class SweeperTest {
         assertThat(report.sent()).isEqualTo(1);
         assertThat(Fixture.run(p, job.id(), job.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
         assertThat(p.watermarks.get())
-                .as("the first sweep persists where it started")
-                .contains(settled);
+                .as("the mark all shards once shared is not written")
+                .isEmpty();
+        assertEveryShardsMark(p, settled);
         assertThat(report.watermark()).isEqualTo(settled);
     }
 
@@ -239,9 +257,13 @@ class SweeperTest {
         assertThat(report.materialized()).isEqualTo(13);
         Map<String, Double> after = Metering.snapshot();
         Function<String, Double> spent = key -> after.getOrDefault(key, 0.0) - before.getOrDefault(key, 0.0);
-        assertThat(spent.apply("rcu-by:GetItem:" + jobs))
-                .as("one strong read of the job; its next twelve occurrences go from what the sweep wrote")
+        assertThat(spent.apply("rcu-by:BatchGetItem:" + jobs))
+                .as("one strong read of the job, read with the sweep's other jobs; its next twelve occurrences go"
+                        + " from what the sweep wrote")
                 .isEqualTo(1.0);
+        assertThat(spent.apply("rcu-by:GetItem:" + jobs))
+                .as("no read of the job on its own")
+                .isZero();
         // Each occurrence: its successor put in a transaction with the job (twice a plain write's units), its mark
         // a plain update. Had the mark been in the transaction, the updates would be 0 and the transactions' share
         // on the runs table twice as large.
@@ -383,7 +405,7 @@ class SweeperTest {
         Punctual p = stackAt(t0);
         watermarkBack(p, t0, Duration.ofMinutes(5));
         p.sweeper.sweep();
-        Instant lastWatermark = p.watermarks.get().orElseThrow();
+        Instant lastWatermark = lowestMark(p);
         assertThat(lastWatermark).isEqualTo(TimeBuckets.bucketOf(t0.minus(settings.settle())));
 
         // Runs due in the gap, beyond what that sweep could see.
@@ -403,7 +425,7 @@ class SweeperTest {
                 .allSatisfy(
                         j -> assertThat(Fixture.run(p, j.id(), j.pendingRunId()).state())
                                 .isEqualTo(RunState.QUEUED));
-        assertThat(p.watermarks.get()).contains(TimeBuckets.bucketOf(realNow.minus(settings.settle())));
+        assertEveryShardsMark(p, TimeBuckets.bucketOf(realNow.minus(settings.settle())));
         // Overdue: sent without delay.
         Set<String> got = new HashSet<>();
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
@@ -453,10 +475,13 @@ class SweeperTest {
         assertThat(Fixture.runsOf(p, recurring.id()))
                 .as("no next occurrence without a send")
                 .hasSize(1);
-        Instant watermark = p.watermarks.get().orElseThrow();
+        Instant watermark = lowestMark(p);
         assertThat(watermark)
                 .as("held at the oldest failed run's bucket")
                 .isEqualTo(TimeBuckets.bucketOf(overdue.nextRunAt()));
+        assertThat(marks(p).get(p.buckets.shardOf(overdue.id(), overdue.pendingRunId())))
+                .as("in the failed run's own shard")
+                .isEqualTo(watermark);
         assertThat(Fixture.queueCounts(p).total()).isZero();
 
         clock.advance(Duration.ofSeconds(30));
@@ -473,8 +498,7 @@ class SweeperTest {
                         .filter(r -> r.state() == RunState.SCHEDULED)
                         .count())
                 .isEqualTo(1);
-        assertThat(p.watermarks.get())
-                .contains(TimeBuckets.bucketOf(clock.instant().minus(settings.settle())));
+        assertEveryShardsMark(p, TimeBuckets.bucketOf(clock.instant().minus(settings.settle())));
         Set<String> got = new HashSet<>();
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             Fixture.receiveVisible(p).forEach(m -> got.add(m.jobId() + "/" + m.runId()));

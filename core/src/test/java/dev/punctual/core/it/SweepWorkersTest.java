@@ -1,0 +1,185 @@
+package dev.punctual.core.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.punctual.core.Punctual;
+import dev.punctual.core.infra.Metering;
+import dev.punctual.core.job.Job;
+import dev.punctual.core.run.RunState;
+import dev.punctual.core.sweep.Sweeper;
+import dev.punctual.core.testing.TestStack;
+import dev.punctual.core.time.SettableClock;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What lets sweeps grow with the load: a sweep's job chains run side by side with their messages still ten to a
+ * call, a sweep stops sending at its deadline and leaves the rest to the next, and sweep workers each cover their
+ * share of the due index's shards, with a watermark per shard.
+ */
+class SweepWorkersTest {
+    /** Runs due a few seconds ago (overdue, so their messages are visible at once; not late enough to catch up). */
+    private static List<Job> overdueJobs(Punctual p, Instant now, int n) {
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            jobs.add(Fixture.insertOnceJob(p, now.minusSeconds(10), now));
+        }
+        return jobs;
+    }
+
+    /** Every message the queue holds now, once each: a message sent twice would be received twice. */
+    private static List<String> received(Punctual p) {
+        return Fixture.receiveVisible(p).stream()
+                .map(m -> m.jobId() + "/" + m.runId())
+                .toList();
+    }
+
+    private static List<String> runsOf(List<Job> jobs) {
+        return jobs.stream().map(j -> j.id() + "/" + j.pendingRunId()).toList();
+    }
+
+    @Test
+    void aSweepOfAHundredJobsRunsTheirChainsSideBySideAndStillSendsTenMessagesACall() {
+        Metering.enable();
+        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(now));
+        List<Job> jobs = overdueJobs(p, now, 100);
+        double before = Metering.snapshot().getOrDefault("calls:Sqs:SendMessageBatch", 0.0);
+
+        Sweeper.SweepReport report = p.sweeper.sweep();
+
+        assertThat(report.sent()).isEqualTo(100);
+        assertThat(report.marked()).isEqualTo(100);
+        double calls = Metering.snapshot().getOrDefault("calls:Sqs:SendMessageBatch", 0.0) - before;
+        // Ten full batches at best; a chain that waits alone for its batch to fill sends it short after 50 ms.
+        assertThat(calls).as("SendMessageBatch calls for 100 runs").isBetween(10.0, 15.0);
+        assertThat(received(p)).containsExactlyInAnyOrderElementsOf(runsOf(jobs));
+    }
+
+    /** A clock a millisecond further on at every reading: a sweep's deadline passes part-way through its work. */
+    private static final class TickingClock extends Clock {
+        private final AtomicLong millis;
+
+        TickingClock(Instant start) {
+            this.millis = new AtomicLong(start.toEpochMilli());
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis.incrementAndGet());
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+
+    @Test
+    void aSweepStopsSendingAtItsDeadlineAndTheNextSendsTheRestEachRunOnce() {
+        Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        TickingClock clock = new TickingClock(start);
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
+        List<Job> jobs = overdueJobs(p, start, 150);
+
+        // A few hundred clock readings into the work: 150 runs take well over a thousand.
+        Sweeper.SweepReport cut = p.sweeper.sweep(clock.instant().plusMillis(300), Sweeper.Worker.ALL);
+
+        assertThat(cut.due()).isEqualTo(150);
+        assertThat(cut.sent()).as("some sent before the deadline").isPositive();
+        assertThat(cut.deferred()).as("the rest left").isPositive();
+        assertThat(cut.sent() + cut.deferred()).isEqualTo(150);
+        assertThat(cut.failed()).isZero();
+        long stillScheduled = jobs.stream()
+                .filter(j -> Fixture.run(p, j.id(), j.pendingRunId()).state() == RunState.SCHEDULED)
+                .count();
+        assertThat(stillScheduled).as("the deferred runs are as they were").isEqualTo(cut.deferred());
+        Instant dueBucket = start.minusSeconds(10).truncatedTo(ChronoUnit.MINUTES);
+        assertThat(p.watermarks.get(List.of(0, 1, 2, 3)).values())
+                .as("no shard's watermark passed the deferred runs' bucket: the next sweep reads it again")
+                .allSatisfy(m -> assertThat(m).isBeforeOrEqualTo(dueBucket));
+
+        Sweeper.SweepReport rest = p.sweeper.sweep();
+
+        assertThat(rest.sent()).isEqualTo(cut.deferred());
+        assertThat(received(p))
+                .as("every run's message exactly once")
+                .containsExactlyInAnyOrderElementsOf(runsOf(jobs));
+        assertThat(jobs)
+                .allSatisfy(
+                        j -> assertThat(Fixture.run(p, j.id(), j.pendingRunId()).state())
+                                .isEqualTo(RunState.QUEUED));
+    }
+
+    @Test
+    void twoWorkersEachSweepTheirOwnShardsAndMoveOnlyTheirWatermarks() {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().shards(4).build(), new SettableClock(now));
+        List<Job> jobs = overdueJobs(p, now, 40);
+        List<Integer> shards = List.of(0, 1, 2, 3);
+
+        Sweeper.SweepReport first = p.sweeper.sweep(Instant.MAX, new Sweeper.Worker(1, 2));
+
+        List<Job> odd = jobs.stream()
+                .filter(j -> p.buckets.shardOf(j.id(), j.pendingRunId()) % 2 == 1)
+                .toList();
+        assertThat(odd).as("the generator spread the runs").isNotEmpty().hasSizeLessThan(40);
+        assertThat(first.sent()).isEqualTo(odd.size());
+        assertThat(jobs)
+                .allSatisfy(
+                        j -> assertThat(Fixture.run(p, j.id(), j.pendingRunId()).state())
+                                .isEqualTo(odd.contains(j) ? RunState.QUEUED : RunState.SCHEDULED));
+        assertThat(p.watermarks.get(shards).keySet())
+                .as("worker 1 of 2 wrote the marks of shards 1 and 3 only")
+                .containsExactlyInAnyOrder(1, 3);
+
+        Sweeper.SweepReport second = p.sweeper.sweep(Instant.MAX, new Sweeper.Worker(0, 2));
+
+        assertThat(second.sent()).isEqualTo(40 - odd.size());
+        assertThat(p.watermarks.get(shards).keySet()).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(received(p)).containsExactlyInAnyOrderElementsOf(runsOf(jobs));
+    }
+
+    @Test
+    void fourWorkersSweepingAtOnceSendEveryRunOnce() {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().shards(8).build(), new SettableClock(now));
+        List<Job> jobs = overdueJobs(p, now, 80);
+
+        List<CompletableFuture<Sweeper.SweepReport>> sweeps = IntStream.range(0, 4)
+                .mapToObj(i ->
+                        CompletableFuture.supplyAsync(() -> p.sweeper.sweep(Instant.MAX, new Sweeper.Worker(i, 4))))
+                .toList();
+        int sent = sweeps.stream().mapToInt(f -> f.join().sent()).sum();
+
+        assertThat(sent).isEqualTo(80);
+        assertThat(received(p)).containsExactlyInAnyOrderElementsOf(runsOf(jobs));
+        Map<Integer, Instant> marks =
+                p.watermarks.get(IntStream.range(0, 8).boxed().toList());
+        assertThat(marks).hasSize(8);
+    }
+
+    @Test
+    void moreWorkersThanShardsIsRefused() {
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().shards(2).build(), new SettableClock(Instant.now()));
+        assertThatThrownBy(() -> p.sweeper.sweep(Instant.MAX, new Sweeper.Worker(2, 3)))
+                .hasMessageContaining("3 sweep workers for 2 shards");
+        assertThatThrownBy(() -> new Sweeper.Worker(2, 2)).hasMessageContaining("0 to 1 of 2");
+    }
+}
