@@ -27,7 +27,7 @@ class LayersTest {
             Set.of("schedule", "firing", "config"),
             Set.of("infra"),
             Set.of("job", "run", "binary", "queue", "tenant"),
-            Set.of("plan", "notify"),
+            Set.of("plan", "notify", "store"),
             Set.of("dispatch", "exec"),
             Set.of("sweep", "service"),
             Set.of(""));

@@ -3,7 +3,6 @@ package dev.punctual.core.dispatch;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicy;
-import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
@@ -21,6 +20,7 @@ import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
+import dev.punctual.core.store.Successions;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
@@ -40,7 +40,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * Moves SCHEDULED runs into the queue: send (delayed to the due second), then materialize the job's next
@@ -58,7 +57,7 @@ public final class Dispatcher {
     private final RunRepository runs;
     private final JobRepository jobs;
     private final RunQueue queue;
-    private final Transactions tx;
+    private final Successions successions;
     private final Schedules schedules;
     private final Clock clock;
     private final RunPlanner planner;
@@ -70,12 +69,12 @@ public final class Dispatcher {
             RunRepository runs,
             JobRepository jobs,
             RunQueue queue,
-            Transactions tx,
+            Successions successions,
             Schedules schedules,
             Clock clock,
             RunPlanner planner,
             RunNotices notices) {
-        this(runs, jobs, queue, tx, schedules, clock, planner, notices, Settings.DEFAULT_DISPATCH_CONCURRENCY);
+        this(runs, jobs, queue, successions, schedules, clock, planner, notices, Settings.DEFAULT_DISPATCH_CONCURRENCY);
     }
 
     /** With {@code concurrency} job chains at once ({@link #dispatch}). */
@@ -83,7 +82,7 @@ public final class Dispatcher {
             RunRepository runs,
             JobRepository jobs,
             RunQueue queue,
-            Transactions tx,
+            Successions successions,
             Schedules schedules,
             Clock clock,
             RunPlanner planner,
@@ -98,7 +97,7 @@ public final class Dispatcher {
         this.runs = runs;
         this.jobs = jobs;
         this.queue = queue;
-        this.tx = tx;
+        this.successions = successions;
         this.schedules = schedules;
         this.clock = clock;
     }
@@ -353,21 +352,21 @@ public final class Dispatcher {
     private Moved markAndMaterialize(Run run, Optional<Job> job, DispatchReport report) {
         Instant now = clock.instant();
         Written w = succession(run, job, now, false).map(this::write).orElse(null);
-        if (w != null && w.outcome().failed(0)) {
+        if (w != null && w.outcome() == Successions.Outcome.JOB_CHANGED) {
             // The job changed since it was read (an update, a pause, another sweeper's move): read it again.
             w = succession(run, jobs.get(run.jobId()), now, false)
                     .map(this::write)
                     .orElse(null);
         }
-        if (w != null && w.outcome().conflictOnly()) {
+        if (w != null && w.outcome() == Successions.Outcome.CONFLICT) {
             // Still held by other transactions after the retries: the run stays SCHEDULED for a later sweep.
             report.failed(run);
             return new Moved(Optional.empty(), null);
         }
         Optional<Run> next = Optional.empty();
         Job after = null;
-        if (w != null && w.outcome().won()) {
-            after = w.succession().jobAfter(now);
+        if (w != null && w.outcome() == Successions.Outcome.WON) {
+            after = w.succession().jobAfter();
             next = w.succession().next();
             next.ifPresent(n -> report.count(Count.MATERIALIZED));
         }
@@ -408,11 +407,11 @@ public final class Dispatcher {
             Optional<Succession> succession = succession(run, jobs.get(run.jobId()), clock.instant(), false);
             if (succession.isPresent()) {
                 Written w = write(succession.get());
-                if (w.outcome().conflictOnly()) {
+                if (w.outcome() == Successions.Outcome.CONFLICT) {
                     report.failed(run);
                     return Optional.empty();
                 }
-                if (w.outcome().won()) {
+                if (w.outcome() == Successions.Outcome.WON) {
                     report.count(Count.MATERIALIZED);
                     next = w.succession().next();
                 }
@@ -459,19 +458,18 @@ public final class Dispatcher {
      * moves on to the first occurrence that has none, in a second try.
      */
     private Written write(Succession s) {
-        Transactions.Outcome o = tx.writeRetryingConflicts(s.items());
-        if (!o.won() && o.failed(1) && s.next().isPresent()) {
+        Successions.Outcome o = s.write(successions);
+        if (o == Successions.Outcome.NEXT_TAKEN) {
             Optional<Succession> past =
                     succession(s.current(), jobs.get(s.current().jobId()), clock.instant(), true);
             if (past.isPresent()) {
-                return new Written(
-                        past.get(), tx.writeRetryingConflicts(past.get().items()));
+                return new Written(past.get(), past.get().write(successions));
             }
         }
         return new Written(s, o);
     }
 
-    private record Written(Succession succession, Transactions.Outcome outcome) {}
+    private record Written(Succession succession, Successions.Outcome outcome) {}
 
     /**
      * The writes that move a job ({@code job}, as read strongly) from {@code run} to its next occurrence (or
@@ -491,25 +489,16 @@ public final class Dispatcher {
                 schedule.next(run.occurrence()),
                 t -> skipExisting && runs.get(j.id(), RunIds.forOccurrence(t)).isPresent());
         Optional<Run> next = at.map(t -> planner.plan(j, t, now));
-        return Optional.of(new Succession(run, j, next, advance(j, run, next, now)));
+        return Optional.of(new Succession(run, j, next, now));
     }
 
-    private List<TransactWriteItem> advance(Job j, Run from, Optional<Run> next, Instant now) {
-        List<TransactWriteItem> items = new ArrayList<>();
-        items.add(jobs.advancePending(
-                j.id(),
-                j.version(),
-                from.runId(),
-                next.map(Run::runId).orElse(null),
-                next.map(Run::scheduledAt).orElse(null),
-                now));
-        next.ifPresent(n -> items.add(runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, n, now))));
-        return items;
-    }
+    /** A move of {@code job} from {@code current} to {@code next}, and the job as it leaves it. */
+    private record Succession(Run current, Job job, Optional<Run> next, Instant now) {
+        Successions.Outcome write(Successions successions) {
+            return successions.advance(job, current, next, now);
+        }
 
-    /** The writes that move {@code job} from {@code current} to {@code next}, and the job as they leave it. */
-    private record Succession(Run current, Job job, Optional<Run> next, List<TransactWriteItem> items) {
-        Job jobAfter(Instant now) {
+        Job jobAfter() {
             return job.toBuilder()
                     .state(next.isPresent() ? job.state() : JobState.COMPLETED)
                     .pendingRunId(next.map(Run::runId).orElse(null))
@@ -567,10 +556,7 @@ public final class Dispatcher {
                     + (policy.mode() == CatchUp.Mode.SKIP
                             ? ""
                             : " (" + missed.count() + " within maxAge, " + kept.size() + " kept)");
-            List<TransactWriteItem> items = new ArrayList<>(advance(job, run, next, now));
-            items.add(runs.write(Change.of(Transition.SKIP_MISSED, job.id(), run.runId(), now)
-                    .withError(why)));
-            if (!tx.writeRetryingConflicts(items).won()) {
+            if (successions.skipAndAdvance(job, run, why, next, now) != Successions.Outcome.WON) {
                 // The job or run moved on meanwhile (another sweeper, a delete, a pause): nothing to send from here.
                 return Optional.empty();
             }
