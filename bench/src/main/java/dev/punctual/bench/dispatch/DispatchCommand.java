@@ -133,6 +133,7 @@ public final class DispatchCommand implements Callable<Integer> {
                 "left for next sweep",
                 "latest send after due",
                 "calls per run",
+                "sweeper CPU ms/run",
                 "WCU/run",
                 "RCU/run",
                 "load 1 min");
@@ -149,6 +150,7 @@ public final class DispatchCommand implements Callable<Integer> {
                             ? "-"
                             : String.format(Locale.ROOT, "%.1f s", s.worstLate().toMillis() / 1e3),
                     calls(s.callsPerRun()),
+                    String.format(Locale.ROOT, "%.2f", s.sweeperCpuMsPerRun()),
                     String.format(Locale.ROOT, "%.2f", s.writeUnitsPerRun()),
                     String.format(Locale.ROOT, "%.2f", s.readUnitsPerRun()),
                     s.load());

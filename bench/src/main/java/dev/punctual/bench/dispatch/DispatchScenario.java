@@ -83,6 +83,7 @@ final class DispatchScenario implements AutoCloseable {
             double writeUnitsPerRun,
             double readUnitsPerRun,
             List<Sweeper.SweepReport> reports,
+            double sweeperCpuMsPerRun,
             String load) {
         int deferred() {
             return reports.stream().mapToInt(Sweeper.SweepReport::deferred).sum();
@@ -153,7 +154,9 @@ final class DispatchScenario implements AutoCloseable {
             sends.drain();
             Map<String, Double> before = Metering.snapshot();
             long t0 = System.nanoTime();
+            long cpu0 = SweeperCpu.nanos();
             List<Sweeper.SweepReport> reports = sweepWorkers();
+            long cpu = SweeperCpu.nanos() - cpu0;
             double seconds = (System.nanoTime() - t0) / 1e9;
             Map<String, Double> after = Metering.snapshot();
             List<SendLog.Sent> sent = sends.drain();
@@ -166,7 +169,7 @@ final class DispatchScenario implements AutoCloseable {
                     worst = Duration.between(s.due(), s.at());
                 }
             }
-            out.add(sweep(due, seconds, sent.size(), inTime, worst, before, after, reports));
+            out.add(sweep(due, seconds, sent.size(), inTime, worst, before, after, reports, cpu));
             System.err.printf(
                     Locale.ROOT, "sweep for %s: %.1f s, %d sent, %d in time%n", due, seconds, sent.size(), inTime);
         }
@@ -182,7 +185,8 @@ final class DispatchScenario implements AutoCloseable {
             Duration worst,
             Map<String, Double> before,
             Map<String, Double> after,
-            List<Sweeper.SweepReport> reports) {
+            List<Sweeper.SweepReport> reports,
+            long cpuNanos) {
         Map<String, Double> calls = new TreeMap<>();
         double wcu = 0;
         double rcu = 0;
@@ -201,7 +205,18 @@ final class DispatchScenario implements AutoCloseable {
                 rcu += d;
             }
         }
-        return new Sweep(due, seconds, sent, inTime, worst, calls, wcu / runs, rcu / runs, reports, load());
+        return new Sweep(
+                due,
+                seconds,
+                sent,
+                inTime,
+                worst,
+                calls,
+                wcu / runs,
+                rcu / runs,
+                reports,
+                cpuNanos / 1e6 / runs,
+                load());
     }
 
     /**
@@ -211,7 +226,9 @@ final class DispatchScenario implements AutoCloseable {
     private List<Sweeper.SweepReport> sweepWorkers() throws Exception {
         Instant deadline = clock.instant().plus(options.deadline()).minus(AFTER_SENDING);
         List<java.util.concurrent.Future<Sweeper.SweepReport>> running = new ArrayList<>();
-        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(options.workers())) {
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(
+                options.workers(),
+                Thread.ofPlatform().name(SweeperCpu.WORKER_PREFIX, 0).factory())) {
             for (int w = 0; w < options.workers(); w++) {
                 Sweeper.Worker worker = new Sweeper.Worker(w, options.workers());
                 running.add(pool.submit(() -> punctual.sweeper.sweep(deadline, worker)));

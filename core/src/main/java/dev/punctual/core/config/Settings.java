@@ -44,7 +44,7 @@ public record Settings(
         WebhookMode webhooks) {
 
     public static final String DEFAULT_PREFIX = "punctual";
-    public static final int DEFAULT_SHARDS = 4;
+    public static final int DEFAULT_SHARDS = 16;
     /** Jobs a dispatch (a sweep, or the API's sends at creation) moves on at once, each on a thread of its own. */
     public static final int DEFAULT_DISPATCH_CONCURRENCY = 64;
 

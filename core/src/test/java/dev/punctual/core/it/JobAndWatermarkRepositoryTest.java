@@ -9,6 +9,7 @@ import dev.punctual.core.run.RunIds;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The conditional writes of the jobs and sweeps tables on DynamoDB Local, won and lost. */
@@ -124,5 +125,30 @@ class JobAndWatermarkRepositoryTest {
         Instant t3 = t2.plus(Duration.ofMinutes(1));
         assertThat(p.watermarks.advance(t3, now)).isTrue();
         assertThat(p.watermarks.get()).contains(t3);
+    }
+
+    @Test
+    void aShardsMarkIsItsOwnElseTheLowestOfTheOthersElseTheOneAllShardsOnceShared() {
+        Instant shared = Instant.parse("2030-01-01T09:00:00Z");
+        Instant low = Instant.parse("2030-01-01T09:50:00Z");
+        Instant high = Instant.parse("2030-01-01T09:55:00Z");
+        assertThat(p.watermarks.get(List.of(0, 1, 2)))
+                .as("none yet: sweeps start from now")
+                .isEmpty();
+
+        assertThat(p.watermarks.advance(shared, now)).isTrue();
+        assertThat(p.watermarks.get(List.of(0, 1, 2)))
+                .as("before any shard has its own, each starts from the one of older versions")
+                .isEqualTo(Map.of(0, shared, 1, shared, 2, shared));
+
+        assertThat(p.watermarks.advance(1, high, now)).isTrue();
+        assertThat(p.watermarks.advance(2, low, now)).isTrue();
+        assertThat(p.watermarks.advance(2, shared, now)).as("backwards").isFalse();
+        assertThat(p.watermarks.get(List.of(0, 1, 2)))
+                .as("a shard without its own (new, as punctual.shards grew) takes the lowest of the others'")
+                .isEqualTo(Map.of(0, low, 1, high, 2, low));
+        assertThat(p.watermarks.get(List.of(0)))
+                .as("read alone, the old shared one")
+                .isEqualTo(Map.of(0, shared));
     }
 }

@@ -111,7 +111,9 @@ class SweepWorkersTest {
                 .count();
         assertThat(stillScheduled).as("the deferred runs are as they were").isEqualTo(cut.deferred());
         Instant dueBucket = start.minusSeconds(10).truncatedTo(ChronoUnit.MINUTES);
-        assertThat(p.watermarks.get(List.of(0, 1, 2, 3)).values())
+        assertThat(p.watermarks
+                        .get(IntStream.range(0, p.buckets.shards()).boxed().toList())
+                        .values())
                 .as("no shard's watermark passed the deferred runs' bucket: the next sweep reads it again")
                 .allSatisfy(m -> assertThat(m).isBeforeOrEqualTo(dueBucket));
 
@@ -145,15 +147,22 @@ class SweepWorkersTest {
                 .allSatisfy(
                         j -> assertThat(Fixture.run(p, j.id(), j.pendingRunId()).state())
                                 .isEqualTo(odd.contains(j) ? RunState.QUEUED : RunState.SCHEDULED));
-        assertThat(p.watermarks.get(shards).keySet())
+        assertThat(shardsWithAMark(p, shards))
                 .as("worker 1 of 2 wrote the marks of shards 1 and 3 only")
                 .containsExactlyInAnyOrder(1, 3);
 
         Sweeper.SweepReport second = p.sweeper.sweep(Instant.MAX, new Sweeper.Worker(0, 2));
 
         assertThat(second.sent()).isEqualTo(40 - odd.size());
-        assertThat(p.watermarks.get(shards).keySet()).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(shardsWithAMark(p, shards)).containsExactlyInAnyOrder(0, 1, 2, 3);
         assertThat(received(p)).containsExactlyInAnyOrderElementsOf(runsOf(jobs));
+    }
+
+    /** The shards with a watermark of their own (read one at a time: read together, one lends the others its mark). */
+    private static List<Integer> shardsWithAMark(Punctual p, List<Integer> shards) {
+        return shards.stream()
+                .filter(shard -> p.watermarks.get(List.of(shard)).containsKey(shard))
+                .toList();
     }
 
     @Test

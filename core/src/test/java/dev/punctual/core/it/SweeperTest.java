@@ -453,7 +453,14 @@ class SweeperTest {
         RunQueue broken = new RunQueue(
                 Fixture.sqs(), p.resources.runQueue(), TestStack.aws().sqsEndpoint() + "/000000000000/nope");
         Dispatcher failing = new Dispatcher(
-                p.runs, p.jobs, broken, new Successions(p.jobs, p.runs, p.tx), p.schedules, clock, p.planner, p.notices);
+                p.runs,
+                p.jobs,
+                broken,
+                new Successions(p.jobs, p.runs, p.tx),
+                p.schedules,
+                clock,
+                p.planner,
+                p.notices);
         Sweeper badSweeper = new Sweeper(
                 p.runs,
                 p.watermarks,
