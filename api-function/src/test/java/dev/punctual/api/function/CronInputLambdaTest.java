@@ -27,14 +27,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(EmulatorsTestResource.class)
 class CronInputLambdaTest {
-    private static final List<String> ZONES = List.of(
-            "UTC",
-            "America/New_York",
-            "Europe/Berlin",
-            "Australia/Lord_Howe",
-            "Asia/Kolkata",
-            "America/Sao_Paulo",
-            "Pacific/Chatham");
+    private static final List<String> ZONES = CronPairs.ZONES;
 
     @Test
     void previewsOfGeneratedAndMutatedExpressionsAnswer2xxOrAProblemNamingTheExpression() {

@@ -1,6 +1,5 @@
 package dev.punctual.core.dispatch;
 
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.job.Job;
@@ -65,19 +64,7 @@ public final class Dispatcher {
     private final RunNotices notices;
     private final int concurrency;
 
-    public Dispatcher(
-            RunRepository runs,
-            JobRepository jobs,
-            RunQueue queue,
-            Successions successions,
-            Schedules schedules,
-            Clock clock,
-            RunPlanner planner,
-            RunNotices notices) {
-        this(runs, jobs, queue, successions, schedules, clock, planner, notices, Settings.DEFAULT_DISPATCH_CONCURRENCY);
-    }
-
-    /** With {@code concurrency} job chains at once ({@link #dispatch}). */
+    /** With {@code concurrency} job chains at once ({@link #dispatch}; {@code punctual.dispatch-concurrency}). */
     public Dispatcher(
             RunRepository runs,
             JobRepository jobs,

@@ -10,16 +10,12 @@ import dev.punctual.core.run.RunState;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -65,30 +61,6 @@ class SweepWorkersTest {
         // Ten full batches at best; a chain that waits alone for its batch to fill sends it short after 50 ms.
         assertThat(calls).as("SendMessageBatch calls for 100 runs").isBetween(10.0, 15.0);
         assertThat(received(p)).containsExactlyInAnyOrderElementsOf(runsOf(jobs));
-    }
-
-    /** A clock a millisecond further on at every reading: a sweep's deadline passes part-way through its work. */
-    private static final class TickingClock extends Clock {
-        private final AtomicLong millis;
-
-        TickingClock(Instant start) {
-            this.millis = new AtomicLong(start.toEpochMilli());
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis.incrementAndGet());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
     }
 
     @Test

@@ -28,11 +28,8 @@ import dev.punctual.core.sweep.WatchChecks;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
 import dev.punctual.core.time.TimeBuckets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -44,7 +41,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -460,7 +456,8 @@ class SweeperTest {
                 p.schedules,
                 clock,
                 p.planner,
-                p.notices);
+                p.notices,
+                settings.dispatchConcurrency());
         Sweeper badSweeper = new Sweeper(
                 p.runs,
                 p.watermarks,
@@ -516,30 +513,6 @@ class SweeperTest {
                             overdue.id() + "/" + overdue.pendingRunId(),
                             recurring.id() + "/" + recurring.pendingRunId());
         });
-    }
-
-    /** A clock that moves on by a millisecond at every reading. */
-    private static final class TickingClock extends Clock {
-        private final AtomicLong millis;
-
-        TickingClock(Instant start) {
-            this.millis = new AtomicLong(start.toEpochMilli());
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis.getAndIncrement());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
     }
 
     @Test

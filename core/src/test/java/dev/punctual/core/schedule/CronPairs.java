@@ -20,6 +20,16 @@ import java.util.stream.Collectors;
  * at the second Sunday, 7: a dialect choice, not a defect) and ranges that wrap.
  */
 public final class CronPairs {
+    /** The zones the comparisons run in: DST north and south, half- and quarter-hour offsets, a 30-minute shift. */
+    public static final List<String> ZONES = List.of(
+            "UTC",
+            "America/New_York",
+            "Europe/Berlin",
+            "Australia/Lord_Howe",
+            "Asia/Kolkata",
+            "America/Sao_Paulo",
+            "Pacific/Chatham");
+
     private static final String[] DOW_NAMES = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
     private static final String[] MONTH_NAMES = {
         "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"
