@@ -39,6 +39,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Moves SCHEDULED runs into the queue: send (delayed to the due second), then materialize the job's next
@@ -176,6 +177,7 @@ public final class Dispatcher {
             return report;
         }
         SendBatcher sends = new SendBatcher(queue, clock);
+        AtomicReference<Throwable> fatal = new AtomicReference<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             Map<String, Optional<Job>> read = readJobs(
                     pool,
@@ -187,16 +189,32 @@ public final class Dispatcher {
             for (Chain c : chains.values()) {
                 c.known = read.get(c.jobId);
                 running.acquireUninterruptibly();
+                if (fatal.get() != null) {
+                    running.release();
+                    break;
+                }
                 sends.enter();
                 pool.execute(() -> {
                     try {
-                        run(c, horizon, deadline, sends, report);
+                        run(c, horizon, deadline, sends, report, fatal);
+                    } catch (Throwable t) {
+                        fatal.compareAndSet(null, t);
                     } finally {
                         sends.leave();
                         running.release();
                     }
                 });
             }
+        }
+        // What a chain did not handle itself (an Error, the process dying as far as this code can tell, or a
+        // RuntimeException outside every step's own handling) ends the whole dispatch, as it would have on one
+        // thread: the other chains stopped at their next step, nothing is written after it, and it is thrown.
+        Throwable t = fatal.get();
+        if (t instanceof Error e) {
+            throw e;
+        }
+        if (t instanceof RuntimeException e) {
+            throw e;
         }
         return report;
     }
@@ -220,8 +238,17 @@ public final class Dispatcher {
         }
     }
 
-    private void run(Chain c, Instant horizon, Instant deadline, SendBatcher sends, DispatchReport report) {
+    private void run(
+            Chain c,
+            Instant horizon,
+            Instant deadline,
+            SendBatcher sends,
+            DispatchReport report,
+            AtomicReference<Throwable> fatal) {
         for (Run a : c.attend) {
+            if (fatal.get() != null) {
+                return;
+            }
             if (clock.instant().isAfter(deadline)) {
                 report.deferred(a);
                 continue;
@@ -234,6 +261,9 @@ public final class Dispatcher {
         }
         Run run;
         while ((run = c.work.poll()) != null) {
+            if (fatal.get() != null) {
+                return;
+            }
             if (clock.instant().isAfter(deadline)) {
                 report.deferred(run);
                 continue;
@@ -260,6 +290,11 @@ public final class Dispatcher {
             // The read serves the next step only: that step may move the job on, and a later run of the chain
             // (a backfill's, say) needs the job as it is after that: as this chain wrote it, or read again.
             c.known = null;
+            if (fatal.get() != null) {
+                // Another chain ended the dispatch: this run's message is out and it stays SCHEDULED, as a sweep
+                // that died here would leave it; the next sweep sends it again and the claim absorbs the second.
+                return;
+            }
             try {
                 Moved m = markAndMaterialize(run, job != null ? job : jobs.get(run.jobId()), report);
                 c.moved = m.job();

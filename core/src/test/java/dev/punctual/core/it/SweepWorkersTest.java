@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.punctual.core.Punctual;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.infra.Metering;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.run.RunState;
@@ -16,8 +18,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 
 /**
  * What lets sweeps grow with the load: a sweep's job chains run side by side with their messages still ten to a
@@ -154,6 +163,59 @@ class SweepWorkersTest {
         Map<Integer, Instant> marks =
                 p.watermarks.get(IntStream.range(0, 8).boxed().toList());
         assertThat(marks).hasSize(8);
+    }
+
+    /** What a process dying in a call looks like to the code above it: nothing catches it. */
+    private static final class Died extends Error {
+        Died() {
+            super("injected: the sweeper's process died");
+        }
+    }
+
+    @Test
+    void anErrorInOneChainEndsTheDispatchAndTheNextSweepFinishesTheWork() {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Settings settings = TestStack.isolatedSettings().build();
+        Punctual p = Fixture.stack(settings, new SettableClock(now));
+        List<Job> jobs = overdueJobs(p, now, 100);
+        AtomicInteger transactions = new AtomicInteger();
+        DynamoDbClient dying = DynamoDbClient.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .region(TestStack.target().region())
+                .credentialsProvider(TestStack.target().credentials())
+                .endpointOverride(TestStack.target().dynamodb())
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+                    @Override
+                    public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                        if (c.request() instanceof TransactWriteItemsRequest && transactions.incrementAndGet() == 3) {
+                            throw new Died();
+                        }
+                    }
+                }))
+                .build();
+        Punctual doomed = new Punctual(
+                dying,
+                Fixture.sqs(),
+                AwsClients.s3(TestStack.target()),
+                AwsClients.presigner(TestStack.target()),
+                settings,
+                new SettableClock(now),
+                null);
+
+        assertThatThrownBy(doomed.sweeper::sweep).isInstanceOf(Died.class);
+
+        long marked = jobs.stream()
+                .filter(j -> Fixture.run(p, j.id(), j.pendingRunId()).state() == RunState.QUEUED)
+                .count();
+        assertThat(marked).as("the other chains stopped at their next step").isLessThan(100);
+        Sweeper.SweepReport rest = p.sweeper.sweep();
+        assertThat(rest.failed()).isZero();
+        assertThat(jobs)
+                .allSatisfy(
+                        j -> assertThat(Fixture.run(p, j.id(), j.pendingRunId()).state())
+                                .isEqualTo(RunState.QUEUED));
+        // Runs sent and not marked before the error are sent again (their claim absorbs the second message).
+        assertThat(received(p)).containsAll(runsOf(jobs));
     }
 
     @Test
