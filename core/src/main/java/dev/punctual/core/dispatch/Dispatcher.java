@@ -186,14 +186,15 @@ public final class Dispatcher {
                             .map(c -> c.jobId)
                             .toList());
             Semaphore running = new Semaphore(concurrency);
+            sends.expect(chains.size());
             for (Chain c : chains.values()) {
                 c.known = read.get(c.jobId);
                 running.acquireUninterruptibly();
                 if (fatal.get() != null) {
                     running.release();
-                    break;
+                    sends.leave();
+                    continue;
                 }
-                sends.enter();
                 pool.execute(() -> {
                     try {
                         run(c, horizon, deadline, sends, report, fatal);

@@ -32,7 +32,7 @@ final class SendBatcher {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final Deque<Pending> pending = new ArrayDeque<>();
-    /** Chains started and not finished; of those, how many are waiting in {@link #send}. */
+    /** Chains expected and not finished; of those, how many are waiting in {@link #send}. */
     private int active;
 
     private int waiting;
@@ -53,17 +53,21 @@ final class SendBatcher {
         }
     }
 
-    /** A chain starts: until it {@link #leave}s, a batch may wait for its message. */
-    void enter() {
+    /**
+     * {@code chains} more chains will run, started or not: until each {@link #leave}s, a batch may wait for its
+     * message. Counted before any starts: a chain counted only as it started would find itself the only one, and
+     * send its message alone, while the next were still being started (59 calls for 100 runs on a busy machine).
+     */
+    void expect(int chains) {
         lock.lock();
         try {
-            active++;
+            active += chains;
         } finally {
             lock.unlock();
         }
     }
 
-    /** A chain is done: the others need not wait for it any more. */
+    /** A chain is done, or will not run: the others need not wait for it any more. */
     void leave() {
         lock.lock();
         try {
@@ -74,7 +78,7 @@ final class SendBatcher {
         }
     }
 
-    /** Sends {@code m} in a batch; whether SQS took it. Called by a chain between {@link #enter} and {@link #leave}. */
+    /** Sends {@code m} in a batch; whether SQS took it. Called by an expected chain before it {@link #leave}s. */
     boolean send(RunMessage m) {
         Pending p = new Pending(m);
         lock.lock();

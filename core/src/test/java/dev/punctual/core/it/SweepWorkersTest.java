@@ -67,8 +67,11 @@ class SweepWorkersTest {
         assertThat(report.sent()).isEqualTo(100);
         assertThat(report.marked()).isEqualTo(100);
         double calls = Metering.snapshot().getOrDefault("calls:Sqs:SendMessageBatch", 0.0) - before;
-        // Ten full batches at best; a chain that waits alone for its batch to fill sends it short after 50 ms.
-        assertThat(calls).as("SendMessageBatch calls for 100 runs").isBetween(10.0, 15.0);
+        // Ten full batches at best; a batch whose chains are busy elsewhere for 50 ms goes short (a busy machine's
+        // store calls can take that long: 14-17 calls with three busy loops on two cores). Sent one chain at a
+        // time, as a chain counted only once started did, it was 59.
+        System.out.printf("SweepWorkersTest: 100 runs sent in %.0f SendMessageBatch calls%n", calls);
+        assertThat(calls).as("SendMessageBatch calls for 100 runs").isBetween(10.0, 25.0);
         assertThat(received(p)).containsExactlyInAnyOrderElementsOf(runsOf(jobs));
     }
 
