@@ -143,8 +143,9 @@ locals {
       { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"], resources = [aws_dynamodb_table.this["runs"].arn] },
       # The sweep: every shard of every minute bucket of the byDue index.
       { sid = "RunsByDue", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
-      # The watermarks, one per shard, read together (BatchGetItem) and each moved on (UpdateItem).
-      { sid = "Sweeps", actions = ["dynamodb:BatchGetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["sweeps"].arn] },
+      # The watermarks, one per shard in one item: read (GetItem), made by the first sweep (PutItem), moved on
+      # (UpdateItem); the single watermark of earlier versions read where a shard has none.
+      { sid = "Sweeps", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["sweeps"].arn] },
       # GetQueueAttributes: the queue's depth, sampled once a sweep (punctual.queue.messages).
       { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl", "sqs:GetQueueAttributes"], resources = [aws_sqs_queue.runs.arn] },
       # Dead-letter reconciliation: each sweep drains the run queue's DLQ and marks the runs it names DEAD.

@@ -138,10 +138,10 @@ public final class Sweeper {
                 shards.add(shard);
             }
         }
-        Map<Integer, Instant> stored = watermarks.get(shards);
+        WatermarkRepository.Marks stored = watermarks.get(shards);
         Map<Integer, Instant> from = new HashMap<>();
         for (int shard : shards) {
-            Instant f = stored.getOrDefault(shard, settled);
+            Instant f = stored.from().getOrDefault(shard, settled);
             if (f.isBefore(oldest)) {
                 LOG.log(
                         Level.WARNING,
@@ -189,20 +189,26 @@ public final class Sweeper {
                 // not kept, and holding one bucket more only means it is read again.
                 watchDeadline -> unhandled.values().forEach(u -> u.add(TimeBuckets.bucketOf(watchDeadline))));
 
-        Instant lowest = null;
-        Instant advancedTo = null;
+        Map<Integer, Instant> targets = new HashMap<>();
         for (int shard : shards) {
             Instant target = settled;
             TreeSet<Instant> u = unhandled.get(shard);
             if (!u.isEmpty() && u.first().isBefore(target)) {
                 target = u.first();
             }
-            // With no stored watermark yet, the first sweep persists where it stands (target is never after from
-            // then): otherwise every later sweep would start from its own "now − settle", and an outage would be
-            // skipped rather than caught up.
-            boolean advanced = (!stored.containsKey(shard) || target.isAfter(from.get(shard)))
-                    && watermarks.advance(shard, target, now);
-            Instant mark = advanced ? target : from.get(shard);
+            // A shard without a mark of its own has it written where it stands (target is never after from then):
+            // with none at all, every later sweep would start from its own "now − settle", and an outage would be
+            // skipped rather than caught up; with a start borrowed from the other shards, that start would rise
+            // with their marks past this shard's unhandled runs.
+            if (!stored.own().contains(shard) || target.isAfter(from.get(shard))) {
+                targets.put(shard, target);
+            }
+        }
+        Set<Integer> advanced = watermarks.advance(targets, now);
+        Instant lowest = null;
+        Instant advancedTo = null;
+        for (int shard : shards) {
+            Instant mark = advanced.contains(shard) ? targets.get(shard) : from.get(shard);
             lowest = lowest == null || from.get(shard).isBefore(lowest) ? from.get(shard) : lowest;
             advancedTo = advancedTo == null || mark.isBefore(advancedTo) ? mark : advancedTo;
         }

@@ -132,23 +132,46 @@ class JobAndWatermarkRepositoryTest {
         Instant shared = Instant.parse("2030-01-01T09:00:00Z");
         Instant low = Instant.parse("2030-01-01T09:50:00Z");
         Instant high = Instant.parse("2030-01-01T09:55:00Z");
-        assertThat(p.watermarks.get(List.of(0, 1, 2)))
+        assertThat(p.watermarks.get(List.of(0, 1, 2)).from())
                 .as("none yet: sweeps start from now")
                 .isEmpty();
 
         assertThat(p.watermarks.advance(shared, now)).isTrue();
-        assertThat(p.watermarks.get(List.of(0, 1, 2)))
+        assertThat(p.watermarks.get(List.of(0, 1, 2)).from())
                 .as("before any shard has its own, each starts from the one of older versions")
                 .isEqualTo(Map.of(0, shared, 1, shared, 2, shared));
 
         assertThat(p.watermarks.advance(1, high, now)).isTrue();
         assertThat(p.watermarks.advance(2, low, now)).isTrue();
         assertThat(p.watermarks.advance(2, shared, now)).as("backwards").isFalse();
-        assertThat(p.watermarks.get(List.of(0, 1, 2)))
+        assertThat(p.watermarks.get(List.of(0, 1, 2)).from())
                 .as("a shard without its own (new, as punctual.shards grew) takes the lowest of the others'")
                 .isEqualTo(Map.of(0, low, 1, high, 2, low));
-        assertThat(p.watermarks.get(List.of(0)))
-                .as("read alone, the old shared one")
-                .isEqualTo(Map.of(0, shared));
+        assertThat(p.watermarks.get(List.of(0, 1, 2)).own())
+                .as("shard 0's start is borrowed: its next sweep must write it")
+                .containsExactlyInAnyOrder(1, 2);
+        assertThat(p.watermarks.get(List.of(0, 3)).from())
+                .as("read by another worker, still the lowest of every shard's own")
+                .isEqualTo(Map.of(0, low, 3, low));
+    }
+
+    @Test
+    void oneWriteMovesAWorkersShardsAndAShardAlreadyAheadKeepsItsMarkWhileTheOthersMove() {
+        Instant a = Instant.parse("2030-01-01T09:50:00Z");
+        Instant b = Instant.parse("2030-01-01T09:51:00Z");
+        Instant c = Instant.parse("2030-01-01T09:52:00Z");
+        assertThat(p.watermarks.advance(Map.of(0, a, 2, a), now))
+                .as("the first write of all makes the item")
+                .containsExactlyInAnyOrder(0, 2);
+        assertThat(p.watermarks.advance(Map.of(1, b, 3, b), now))
+                .as("another worker's shards, beside them")
+                .containsExactlyInAnyOrder(1, 3);
+        assertThat(p.watermarks.advance(2, c, now)).isTrue();
+
+        assertThat(p.watermarks.advance(Map.of(0, b, 2, b), now))
+                .as("shard 2 is already further (a sweeper that overlapped): only 0 moves")
+                .containsExactly(0);
+        assertThat(p.watermarks.get(List.of(0, 1, 2, 3)).from()).isEqualTo(Map.of(0, b, 1, b, 2, c, 3, b));
+        assertThat(p.watermarks.advance(Map.of(0, a), now)).as("backwards").isEmpty();
     }
 }

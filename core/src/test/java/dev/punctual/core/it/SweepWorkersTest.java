@@ -17,6 +17,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
@@ -97,6 +98,7 @@ class SweepWorkersTest {
         Instant dueBucket = start.minusSeconds(10).truncatedTo(ChronoUnit.MINUTES);
         assertThat(p.watermarks
                         .get(IntStream.range(0, p.buckets.shards()).boxed().toList())
+                        .from()
                         .values())
                 .as("no shard's watermark passed the deferred runs' bucket: the next sweep reads it again")
                 .allSatisfy(m -> assertThat(m).isBeforeOrEqualTo(dueBucket));
@@ -118,7 +120,6 @@ class SweepWorkersTest {
         Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         Punctual p = Fixture.stack(TestStack.isolatedSettings().shards(4).build(), new SettableClock(now));
         List<Job> jobs = overdueJobs(p, now, 40);
-        List<Integer> shards = List.of(0, 1, 2, 3);
 
         Sweeper.SweepReport first = p.sweeper.sweep(Instant.MAX, new Sweeper.Worker(1, 2));
 
@@ -131,22 +132,20 @@ class SweepWorkersTest {
                 .allSatisfy(
                         j -> assertThat(Fixture.run(p, j.id(), j.pendingRunId()).state())
                                 .isEqualTo(odd.contains(j) ? RunState.QUEUED : RunState.SCHEDULED));
-        assertThat(shardsWithAMark(p, shards))
+        assertThat(shardsWithAMark(p))
                 .as("worker 1 of 2 wrote the marks of shards 1 and 3 only")
                 .containsExactlyInAnyOrder(1, 3);
 
         Sweeper.SweepReport second = p.sweeper.sweep(Instant.MAX, new Sweeper.Worker(0, 2));
 
         assertThat(second.sent()).isEqualTo(40 - odd.size());
-        assertThat(shardsWithAMark(p, shards)).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(shardsWithAMark(p)).containsExactlyInAnyOrder(0, 1, 2, 3);
         assertThat(received(p)).containsExactlyInAnyOrderElementsOf(runsOf(jobs));
     }
 
-    /** The shards with a watermark of their own (read one at a time: read together, one lends the others its mark). */
-    private static List<Integer> shardsWithAMark(Punctual p, List<Integer> shards) {
-        return shards.stream()
-                .filter(shard -> p.watermarks.get(List.of(shard)).containsKey(shard))
-                .toList();
+    /** The shards with a watermark of their own (read together, one lends the others its mark). */
+    private static Set<Integer> shardsWithAMark(Punctual p) {
+        return p.watermarks.own().keySet();
     }
 
     @Test
@@ -164,7 +163,7 @@ class SweepWorkersTest {
         assertThat(sent).isEqualTo(80);
         assertThat(received(p)).containsExactlyInAnyOrderElementsOf(runsOf(jobs));
         Map<Integer, Instant> marks =
-                p.watermarks.get(IntStream.range(0, 8).boxed().toList());
+                p.watermarks.get(IntStream.range(0, 8).boxed().toList()).from();
         assertThat(marks).hasSize(8);
     }
 

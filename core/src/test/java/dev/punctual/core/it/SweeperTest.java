@@ -77,7 +77,9 @@ class SweeperTest {
 
     /** Every shard's watermark, by shard. */
     private static Map<Integer, Instant> marks(Punctual p) {
-        return p.watermarks.get(IntStream.range(0, p.buckets.shards()).boxed().toList());
+        return p.watermarks
+                .get(IntStream.range(0, p.buckets.shards()).boxed().toList())
+                .from();
     }
 
     private static Instant lowestMark(Punctual p) {
