@@ -30,7 +30,7 @@ import dev.punctual.core.service.DeadLetterService;
 import dev.punctual.core.service.JobContext;
 import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
-import dev.punctual.core.store.Successions;
+import dev.punctual.core.store.TableDispatchStore;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.sweep.WatchChecks;
 import dev.punctual.core.sweep.WatermarkRepository;
@@ -132,10 +132,8 @@ public final class Punctual {
         this.schedules = new Schedules(settings.minInterval());
         this.planner = new RunPlanner(new SecureRandom());
         this.dispatcher = new Dispatcher(
-                runs,
-                jobs,
+                new TableDispatchStore(jobs, runs, tx),
                 queue,
-                new Successions(jobs, runs, tx),
                 schedules,
                 clock,
                 planner,

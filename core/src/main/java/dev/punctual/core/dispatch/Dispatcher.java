@@ -3,7 +3,6 @@ package dev.punctual.core.dispatch;
 import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.job.Job;
-import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.notify.RunNotice;
 import dev.punctual.core.notify.RunNotices;
@@ -11,6 +10,7 @@ import dev.punctual.core.plan.Occurrences;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.queue.RunSender;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
@@ -19,7 +19,7 @@ import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
-import dev.punctual.core.store.Successions;
+import dev.punctual.core.store.DispatchStore;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
@@ -54,10 +54,8 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class Dispatcher {
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
 
-    private final RunRepository runs;
-    private final JobRepository jobs;
-    private final RunQueue queue;
-    private final Successions successions;
+    private final DispatchStore store;
+    private final RunSender queue;
     private final Schedules schedules;
     private final Clock clock;
     private final RunPlanner planner;
@@ -67,10 +65,8 @@ public final class Dispatcher {
 
     /** With {@code concurrency} job chains at once ({@link #dispatch}; {@code punctual.dispatch-concurrency}). */
     public Dispatcher(
-            RunRepository runs,
-            JobRepository jobs,
-            RunQueue queue,
-            Successions successions,
+            DispatchStore store,
+            RunSender queue,
             Schedules schedules,
             Clock clock,
             RunPlanner planner,
@@ -82,10 +78,8 @@ public final class Dispatcher {
         this.concurrency = concurrency;
         this.planner = planner;
         this.notices = notices;
-        this.runs = runs;
-        this.jobs = jobs;
+        this.store = store;
         this.queue = queue;
-        this.successions = successions;
         this.schedules = schedules;
         this.clock = clock;
     }
@@ -297,7 +291,7 @@ public final class Dispatcher {
                 return;
             }
             try {
-                Moved m = markAndMaterialize(run, job != null ? job : jobs.get(run.jobId()), report);
+                Moved m = markAndMaterialize(run, job != null ? job : store.job(run.jobId()), report);
                 c.moved = m.job();
                 m.next().filter(next -> !next.scheduledAt().isAfter(horizon)).ifPresent(c.work::add);
             } catch (RuntimeException e) {
@@ -312,7 +306,7 @@ public final class Dispatcher {
     /** The job of {@code run}, read strongly; null if the read failed (its run is then sent without a hint). */
     private Optional<Job> readQuietly(Run run) {
         try {
-            return jobs.get(run.jobId());
+            return store.job(run.jobId());
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "reading job " + run.jobId() + " failed; its run is sent without a hint", e);
             return null;
@@ -325,14 +319,14 @@ public final class Dispatcher {
      */
     private Map<String, Optional<Job>> readJobs(ExecutorService pool, List<String> ids) {
         List<Future<Map<String, Job>>> parts = new ArrayList<>();
-        for (int from = 0; from < ids.size(); from += JobRepository.MAX_BATCH_READ) {
-            List<String> part = ids.subList(from, Math.min(ids.size(), from + JobRepository.MAX_BATCH_READ));
-            parts.add(pool.submit(() -> jobs.getAll(part)));
+        for (int from = 0; from < ids.size(); from += DispatchStore.MAX_JOBS_READ) {
+            List<String> part = ids.subList(from, Math.min(ids.size(), from + DispatchStore.MAX_JOBS_READ));
+            parts.add(pool.submit(() -> store.jobs(part)));
         }
         Map<String, Optional<Job>> read = new HashMap<>();
         for (int i = 0; i < parts.size(); i++) {
             List<String> part = ids.subList(
-                    i * JobRepository.MAX_BATCH_READ, Math.min(ids.size(), (i + 1) * JobRepository.MAX_BATCH_READ));
+                    i * DispatchStore.MAX_JOBS_READ, Math.min(ids.size(), (i + 1) * DispatchStore.MAX_JOBS_READ));
             try {
                 Map<String, Job> found = parts.get(i).get();
                 part.forEach(id -> read.put(id, Optional.ofNullable(found.get(id))));
@@ -375,27 +369,26 @@ public final class Dispatcher {
     private Moved markAndMaterialize(Run run, Optional<Job> job, DispatchReport report) {
         Instant now = clock.instant();
         Written w = succession(run, job, now, false).map(this::write).orElse(null);
-        if (w != null && w.outcome() == Successions.Outcome.JOB_CHANGED) {
+        if (w != null && w.outcome() == DispatchStore.Outcome.JOB_CHANGED) {
             // The job changed since it was read (an update, a pause, another sweeper's move): read it again.
-            w = succession(run, jobs.get(run.jobId()), now, false)
+            w = succession(run, store.job(run.jobId()), now, false)
                     .map(this::write)
                     .orElse(null);
         }
-        if (w != null && w.outcome() == Successions.Outcome.CONFLICT) {
+        if (w != null && w.outcome() == DispatchStore.Outcome.CONFLICT) {
             // Still held by other transactions after the retries: the run stays SCHEDULED for a later sweep.
             report.failed(run);
             return new Moved(Optional.empty(), null);
         }
         Optional<Run> next = Optional.empty();
         Job after = null;
-        if (w != null && w.outcome() == Successions.Outcome.WON) {
+        if (w != null && w.outcome() == DispatchStore.Outcome.WON) {
             after = w.succession().jobAfter();
             next = w.succession().next();
             next.ifPresent(n -> report.count(Count.MATERIALIZED));
         }
         // Lost when an executor claimed the run straight from SCHEDULED, or another sweeper marked it first.
-        if (runs.apply(Change.of(Transition.MARK_QUEUED, run.jobId(), run.runId(), now))
-                .won()) {
+        if (store.apply(Change.of(Transition.MARK_QUEUED, run.jobId(), run.runId(), now))) {
             report.count(Count.MARKED);
         }
         return new Moved(next, after);
@@ -417,7 +410,7 @@ public final class Dispatcher {
      */
     private Optional<Run> attend(Run seen, DispatchReport report) {
         try {
-            Optional<Run> found = runs.get(seen.jobId(), seen.runId());
+            Optional<Run> found = store.run(seen.jobId(), seen.runId());
             if (found.isEmpty()) {
                 return Optional.empty();
             }
@@ -427,14 +420,14 @@ public final class Dispatcher {
                 return Optional.of(run);
             }
             Optional<Run> next = Optional.empty();
-            Optional<Succession> succession = succession(run, jobs.get(run.jobId()), clock.instant(), false);
+            Optional<Succession> succession = succession(run, store.job(run.jobId()), clock.instant(), false);
             if (succession.isPresent()) {
                 Written w = write(succession.get());
-                if (w.outcome() == Successions.Outcome.CONFLICT) {
+                if (w.outcome() == DispatchStore.Outcome.CONFLICT) {
                     report.failed(run);
                     return Optional.empty();
                 }
-                if (w.outcome() == Successions.Outcome.WON) {
+                if (w.outcome() == DispatchStore.Outcome.WON) {
                     report.count(Count.MATERIALIZED);
                     next = w.succession().next();
                 }
@@ -442,13 +435,13 @@ public final class Dispatcher {
             Instant now = clock.instant();
             switch (run.state()) {
                 case SUCCEEDED, DEAD, CANCELLED, SKIPPED ->
-                    runs.apply(Change.of(Transition.UNINDEX, run.jobId(), run.runId(), now));
+                    store.apply(Change.of(Transition.UNINDEX, run.jobId(), run.runId(), now));
                 case QUEUED, FAILED -> resend(run, now, report);
                 case RUNNING -> {
                     if (run.leaseExpiry() == null || run.leaseExpiry().isBefore(now)) {
                         resend(run, now, report);
                     } else {
-                        runs.apply(Change.of(Transition.LOOK_AFTER_LEASE, run, now));
+                        store.apply(Change.of(Transition.LOOK_AFTER_LEASE, run, now));
                     }
                 }
                 default -> {}
@@ -473,7 +466,7 @@ public final class Dispatcher {
                 "re-sent stuck run " + run.jobId() + "/" + run.runId() + " (" + run.state() + ", attempt "
                         + run.attempt() + ")");
         report.count(Count.RESENT);
-        runs.apply(Change.of(Transition.RESEND, run, now));
+        store.apply(Change.of(Transition.RESEND, run, now));
     }
 
     /**
@@ -481,18 +474,18 @@ public final class Dispatcher {
      * moves on to the first occurrence that has none, in a second try.
      */
     private Written write(Succession s) {
-        Successions.Outcome o = s.write(successions);
-        if (o == Successions.Outcome.NEXT_TAKEN) {
+        DispatchStore.Outcome o = s.write(store);
+        if (o == DispatchStore.Outcome.NEXT_TAKEN) {
             Optional<Succession> past =
-                    succession(s.current(), jobs.get(s.current().jobId()), clock.instant(), true);
+                    succession(s.current(), store.job(s.current().jobId()), clock.instant(), true);
             if (past.isPresent()) {
-                return new Written(past.get(), past.get().write(successions));
+                return new Written(past.get(), past.get().write(store));
             }
         }
         return new Written(s, o);
     }
 
-    private record Written(Succession succession, Successions.Outcome outcome) {}
+    private record Written(Succession succession, DispatchStore.Outcome outcome) {}
 
     /**
      * The writes that move a job ({@code job}, as read strongly) from {@code run} to its next occurrence (or
@@ -510,15 +503,15 @@ public final class Dispatcher {
         Optional<Instant> at = Occurrences.firstFree(
                 schedule,
                 schedule.next(run.occurrence()),
-                t -> skipExisting && runs.get(j.id(), RunIds.forOccurrence(t)).isPresent());
+                t -> skipExisting && store.run(j.id(), RunIds.forOccurrence(t)).isPresent());
         Optional<Run> next = at.map(t -> planner.plan(j, t, now));
         return Optional.of(new Succession(run, j, next, now));
     }
 
     /** A move of {@code job} from {@code current} to {@code next}, and the job as it leaves it. */
     private record Succession(Run current, Job job, Optional<Run> next, Instant now) {
-        Successions.Outcome write(Successions successions) {
-            return successions.advance(job, current, next, now);
+        DispatchStore.Outcome write(DispatchStore store) {
+            return store.advance(job, current, next, now);
         }
 
         Job jobAfter() {
@@ -546,7 +539,7 @@ public final class Dispatcher {
             return Optional.of(run);
         }
         try {
-            Optional<Job> found = jobs.get(run.jobId());
+            Optional<Job> found = store.job(run.jobId());
             if (found.isEmpty()
                     || found.get().state() != JobState.ACTIVE
                     || !run.runId().equals(found.get().pendingRunId())) {
@@ -570,7 +563,7 @@ public final class Dispatcher {
                 return Optional.of(run);
             }
             // Left out: move the job past it to the target, skipping occurrences that already have a run.
-            target = Occurrences.firstFree(schedule, target, t -> runs.occupied(job.id(), RunIds.forOccurrence(t)));
+            target = Occurrences.firstFree(schedule, target, t -> store.occupied(job.id(), RunIds.forOccurrence(t)));
             Optional<Run> next = target.map(at -> planner.plan(job, at, now));
             String why = "missed: not run by catchUp " + policy.mode().wire() + " (maxAge " + policy.maxAge()
                     + ", maxRuns " + policy.maxRuns() + "); occurrences from " + run.occurrence() + " up to "
@@ -579,7 +572,7 @@ public final class Dispatcher {
                     + (policy.mode() == CatchUp.Mode.SKIP
                             ? ""
                             : " (" + missed.count() + " within maxAge, " + kept.size() + " kept)");
-            if (successions.skipAndAdvance(job, run, why, next, now) != Successions.Outcome.WON) {
+            if (store.skipAndAdvance(job, run, why, next, now) != DispatchStore.Outcome.WON) {
                 // The job or run moved on meanwhile (another sweeper, a delete, a pause): nothing to send from here.
                 return Optional.empty();
             }
@@ -607,7 +600,7 @@ public final class Dispatcher {
 
     /** The job, read eventually consistently: for a notice of an outcome written elsewhere (a dead letter). */
     public Optional<Job> job(String jobId) {
-        return jobs.get(jobId, false);
+        return store.jobSeen(jobId);
     }
 
     /** Where the outcomes this dispatcher writes are published. */

@@ -2,6 +2,7 @@ package dev.punctual.core.dispatch;
 
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.queue.RunSender;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -27,7 +28,7 @@ final class SendBatcher {
     /** The longest a message waits for its batch to fill while other chains are busy elsewhere (a store call). */
     static final long MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-    private final RunQueue queue;
+    private final RunSender queue;
     private final Clock clock;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -37,7 +38,7 @@ final class SendBatcher {
 
     private int waiting;
 
-    SendBatcher(RunQueue queue, Clock clock) {
+    SendBatcher(RunSender queue, Clock clock) {
         this.queue = queue;
         this.clock = clock;
     }

@@ -19,7 +19,7 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 
 /** The run queue. Each message is delayed so that it becomes visible shortly before its run is due. */
-public final class RunQueue {
+public final class RunQueue implements RunSender {
     private static final System.Logger LOG = System.getLogger(RunQueue.class.getName());
     public static final int MAX_BATCH = 10;
     public static final int MAX_DELAY_SECONDS = 900;
@@ -81,7 +81,7 @@ public final class RunQueue {
         return (int) Math.max(0, Math.min(MAX_DELAY_SECONDS, ms / 1000));
     }
 
-    /** Sends up to ten messages in one call; returns the indexes (into {@code messages}) that were accepted. */
+    @Override
     public Set<Integer> sendBatch(List<RunMessage> messages, Instant now) {
         if (messages.size() > MAX_BATCH) {
             throw new IllegalArgumentException("at most " + MAX_BATCH + " messages per batch");

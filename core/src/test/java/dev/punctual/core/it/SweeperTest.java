@@ -22,7 +22,7 @@ import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
-import dev.punctual.core.store.Successions;
+import dev.punctual.core.store.TableDispatchStore;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.sweep.WatchChecks;
 import dev.punctual.core.testing.TestStack;
@@ -451,10 +451,8 @@ class SweeperTest {
         RunQueue broken = new RunQueue(
                 Fixture.sqs(), p.resources.runQueue(), TestStack.aws().sqsEndpoint() + "/000000000000/nope");
         Dispatcher failing = new Dispatcher(
-                p.runs,
-                p.jobs,
+                new TableDispatchStore(p.jobs, p.runs, p.tx),
                 broken,
-                new Successions(p.jobs, p.runs, p.tx),
                 p.schedules,
                 clock,
                 p.planner,

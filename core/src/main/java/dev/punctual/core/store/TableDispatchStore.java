@@ -10,48 +10,62 @@ import dev.punctual.core.run.Transition;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
- * The writes that move a job from one occurrence to the next, across the jobs and runs tables in one transaction:
- * the named operations dispatching needs, taking domain values and answering how it went, so that the dispatcher
- * decides without a DynamoDB type. The expressions themselves stay in each table's repository.
+ * {@link DispatchStore} on the jobs and runs tables: reads and single writes go to each table's repository, and a
+ * succession (the job moved from one occurrence to the next, the next written) is one transaction across both. The
+ * expressions themselves stay in each table's repository.
  */
-public final class Successions {
+public final class TableDispatchStore implements DispatchStore {
     private final JobRepository jobs;
     private final RunRepository runs;
     private final Transactions tx;
 
-    public Successions(JobRepository jobs, RunRepository runs, Transactions tx) {
+    public TableDispatchStore(JobRepository jobs, RunRepository runs, Transactions tx) {
         this.jobs = jobs;
         this.runs = runs;
         this.tx = tx;
     }
 
-    /** How a succession's write came out. */
-    public enum Outcome {
-        WON,
-        /** The job is not as it was read (its version, state or pending run moved on): read it again. */
-        JOB_CHANGED,
-        /** The next occurrence already has a run (a backfill made it): move past it. */
-        NEXT_TAKEN,
-        /** Other transactions held the items through every retry: nothing was written; try a later sweep. */
-        CONFLICT
+    @Override
+    public Optional<Job> job(String jobId) {
+        return jobs.get(jobId);
     }
 
-    /**
-     * Moves {@code job} (as read: its version and state pinned) from its pending run {@code from} to {@code next},
-     * written SCHEDULED in the same transaction; with no {@code next}, the job is COMPLETED.
-     */
+    @Override
+    public Optional<Job> jobSeen(String jobId) {
+        return jobs.get(jobId, false);
+    }
+
+    @Override
+    public Map<String, Job> jobs(List<String> jobIds) {
+        return jobs.getAll(jobIds);
+    }
+
+    @Override
+    public Optional<Run> run(String jobId, String runId) {
+        return runs.get(jobId, runId);
+    }
+
+    @Override
+    public boolean occupied(String jobId, String runId) {
+        return runs.occupied(jobId, runId);
+    }
+
+    @Override
+    public boolean apply(Change change) {
+        return runs.apply(change).won();
+    }
+
+    @Override
     public Outcome advance(Job job, Run from, Optional<Run> next, Instant now) {
         return outcome(tx.writeRetryingConflicts(items(job, from, next, now)));
     }
 
-    /**
-     * {@link #advance}, and {@code missed} (the job's pending run, found late) made SKIPPED with {@code why} in the
-     * same transaction: a catch-up policy left it out.
-     */
+    @Override
     public Outcome skipAndAdvance(Job job, Run missed, String why, Optional<Run> next, Instant now) {
         List<TransactWriteItem> items = items(job, missed, next, now);
         items.add(runs.write(
