@@ -1,22 +1,39 @@
 /*
- * punctual-sandbox: gives one run a filesystem of its own, then execs the rest of the run's start chain.
+ * punctual-sandbox: puts one run into its sandbox, every step in this one process, then execs the run's binary.
  *
- *   punctual-sandbox IMAGE DIR UID GID [TEMP...] -- COMMAND [ARG...]
+ *   punctual-sandbox [-s] [-k PID] [-n] [-g] [-r RES=SOFT:HARD]... [-u UID] [-d IMAGE -w DIR [-t TEMP]...]
+ *                    -- COMMAND [ARG...]
  *
- * Run as root by the executor (exec/ProcessRunner), between setsid and the steps that drop root. In a new mount
- * namespace, private so that nothing mounted here reaches the host's: IMAGE, an ext4 image the executor made of the
- * run's diskMb, goes on a free loop device that detaches itself when its last user closes it (LO_FLAGS_AUTOCLEAR),
- * and is mounted nosuid,nodev at DIR. On it, "work" (UID:GID, 0700) is bound over DIR and "tmp0", "tmp1"... (root,
- * 1777, as a /tmp is) over each TEMP, so that all the run can write there is on that one filesystem. Then it changes
- * to DIR and execs COMMAND, an absolute path (no PATH search: the environment is the job's). When the run's last
- * process ends, so does the namespace: the filesystem is unmounted and the loop device freed by the kernel.
+ * Started by the executor (exec/ProcessRunner) in the run's working directory, with the run's environment, which it
+ * neither reads nor changes. In this order, each step asked for by its option:
+ *   -k  the kernel kills this process (and so the binary it becomes) when the executor's thread that started it
+ *       dies: set first, and set again after the change of user, which clears it; PID is the executor's, and a
+ *       parent other than it (the executor died before the signal was set, and this process was handed to
+ *       another) ends this one at once;
+ *   -s  a session and process group of its own, so that the run's whole group can be signalled at once;
+ *   -d  a filesystem of its own: in a new mount namespace, private so that nothing mounted here reaches the host's,
+ *       IMAGE (an ext4 image the executor made of the run's diskMb) goes on a free loop device that detaches itself
+ *       when its last user closes it (LO_FLAGS_AUTOCLEAR), mounted nosuid,nodev at DIR (-w); on it "work" (UID:UID,
+ *       0700) is bound over DIR and "tmp0", "tmp1"... (root, 1777, as a /tmp is) over each TEMP (-t), so all the run
+ *       can write is on that one filesystem; then it enters DIR. With the run's last process, the namespace ends:
+ *       the kernel unmounts the filesystem and frees the loop device. Needs -u;
+ *   -n  a network namespace of its own with nothing in it (not even a loopback that is up);
+ *   -r  an rlimit, hard and soft, set while still root (so hard may be anything); RES is nproc, data, nofile, fsize
+ *       or cpu, SOFT and HARD are decimal;
+ *   -u  the user UID and group UID, no supplementary groups, and no_new_privs: no setuid binary gives it more;
+ *   -g  a gate: it waits for a line on its input, then takes /dev/null as its input and execs COMMAND; at the end
+ *       of its input without a line it exits 125 (NOT_RELEASED), COMMAND never started. Everything a start costs
+ *       is paid before the gate opens.
+ * Last, it execs COMMAND, an absolute path (no PATH search: the environment is the job's).
  *
- * It reads no environment variable and trusts nothing but its arguments, which only the executor writes.
+ * It replaces the chain setsid, unshare, prlimit, setpriv and sh, each one more exec per run; run as root for -d,
+ * -n and -u, and needs nothing for the rest. It trusts nothing but its arguments, which only the executor writes.
  * Exit codes, each with a line on stderr naming what failed (the run's log):
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <linux/loop.h>
 #include <sched.h>
@@ -28,6 +45,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,10 +60,18 @@ enum {
     E_BIND = 117,    /* a bind mount failed */
     E_CHDIR = 118,   /* DIR cannot be entered */
     E_EXEC = 119,    /* COMMAND cannot be executed */
+    E_SESSION = 120, /* no session of its own (already a group leader) */
+    E_NET = 121,     /* no network namespace of its own (needs CAP_SYS_ADMIN) */
+    E_LIMIT = 122,   /* an rlimit cannot be set */
+    E_USER = 123,    /* the user cannot be changed (needs root), or no_new_privs cannot be set */
+    E_PARENT = 124,  /* the executor's thread that started it is gone, or the parent-death signal cannot be set */
+    NOT_RELEASED = 125,
 };
 
 /* At most this many TEMP directories (/tmp, /var/tmp, /dev/shm, /run/lock: four today). */
 #define MAX_TEMPS 8
+/* At most this many rlimits (five kinds today; one of each). */
+#define MAX_LIMITS 8
 /* How often a free loop device is asked for when another process takes each one first. */
 #define LOOP_TRIES 64
 
@@ -60,23 +86,75 @@ static _Noreturn void fail(int code, const char *format, ...) {
     exit(code);
 }
 
-/* A uid or gid of 1 to 2^32 - 2 (-1 means "unchanged" to the kernel; 0 is root's). */
-static unsigned long id_arg(const char *s, const char *what) {
+static _Noreturn void usage(const char *what, const char *arg) {
+    errno = 0;
+    fail(E_USAGE, "%s %s", what, arg);
+}
+
+/*
+ * A decimal number of at most max at the start of s, digits only (strtoull would take a sign, spaces or another
+ * base), ended by the end of s or a ':'; else exits naming what and the whole argument it is part of.
+ */
+static unsigned long long number(const char *s, unsigned long long max, const char *what, const char *whole) {
     char *end;
     errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (s[0] < '0' || s[0] > '9' || errno != 0 || *end != '\0' || v == 0 || v >= 4294967295UL) {
-        errno = 0;
-        fail(E_USAGE, "%s %s", what, s);
+    unsigned long long v = strtoull(s, &end, 10);
+    if (s[0] < '0' || s[0] > '9' || errno != 0 || v > max || (*end != '\0' && *end != ':')) {
+        usage(what, whole);
     }
     return v;
 }
 
+/* A uid of 1 to 2^32 - 2 (-1 means "unchanged" to the kernel; 0 is root's). */
+static uid_t id_arg(const char *s) {
+    unsigned long long v = number(s, 4294967294ULL, "uid", s);
+    if (v == 0 || strchr(s, ':') != NULL) {
+        usage("uid", s);
+    }
+    return (uid_t)v;
+}
+
 static void absolute(const char *path) {
     if (path[0] != '/' || strlen(path) > PATH_MAX - 16) {
-        errno = 0;
-        fail(E_USAGE, "not an absolute path of a sane length: %s", path);
+        usage("not an absolute path of a sane length:", path);
     }
+}
+
+struct limit {
+    int resource;
+    struct rlimit value;
+};
+
+/* RES=SOFT:HARD, RES one of the five the executor sets, SOFT at most HARD. */
+static struct limit limit_arg(const char *s) {
+    static const struct {
+        const char *name;
+        int resource;
+    } names[] = {
+        {"nproc", RLIMIT_NPROC}, {"data", RLIMIT_DATA}, {"nofile", RLIMIT_NOFILE},
+        {"fsize", RLIMIT_FSIZE}, {"cpu", RLIMIT_CPU},
+    };
+    const char *eq = strchr(s, '=');
+    if (eq == NULL) {
+        usage("rlimit", s);
+    }
+    struct limit l = {.resource = -1};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strlen(names[i].name) == (size_t)(eq - s) && strncmp(s, names[i].name, (size_t)(eq - s)) == 0) {
+            l.resource = names[i].resource;
+        }
+    }
+    const char *colon = strchr(eq + 1, ':');
+    if (l.resource < 0 || colon == NULL) {
+        usage("rlimit", s);
+    }
+    /* RLIM_INFINITY is all ones: a finite limit stays below it. */
+    l.value.rlim_cur = (rlim_t)number(eq + 1, (unsigned long long)RLIM_INFINITY - 1, "rlimit", s);
+    l.value.rlim_max = (rlim_t)number(colon + 1, (unsigned long long)RLIM_INFINITY - 1, "rlimit", s);
+    if (strchr(colon + 1, ':') != NULL || l.value.rlim_cur > l.value.rlim_max) {
+        usage("rlimit", s);
+    }
+    return l;
 }
 
 /* dir/name into out, which holds PATH_MAX bytes (absolute() left room for any name used here). */
@@ -140,43 +218,15 @@ static void make_dir(const char *dir, const char *name, uid_t uid, gid_t gid, mo
     }
 }
 
-int main(int argc, char **argv) {
-    /* IMAGE DIR UID GID, then TEMPs up to "--", then COMMAND. */
-    int dashes = 5;
-    while (dashes < argc && strcmp(argv[dashes], "--") != 0) {
-        dashes++;
-    }
-    if (argc < 5 || dashes >= argc - 1 || dashes - 5 > MAX_TEMPS) {
-        fputs("usage: punctual-sandbox IMAGE DIR UID GID [TEMP...] -- COMMAND [ARG...]\n", stderr);
-        return E_USAGE;
-    }
-    const char *image = argv[1];
-    const char *dir = argv[2];
-    uid_t uid = (uid_t)id_arg(argv[3], "uid");
-    gid_t gid = (gid_t)id_arg(argv[4], "gid");
-    char **command = argv + dashes + 1;
-    for (int i = 1; i <= 2; i++) {
-        absolute(argv[i]);
-    }
-    for (int i = 5; i < dashes; i++) {
-        absolute(argv[i]);
-    }
-    absolute(command[0]);
-    for (int i = 5; i < dashes; i++) {
+/* The run's filesystem (-d), its temp directories bound to it and DIR entered: see the top of this file. */
+static void own_disk(const char *image, const char *dir, char **temps, int ntemps, uid_t uid) {
+    for (int i = 0; i < ntemps; i++) {
         /* A DIR under a TEMP would be hidden by the fresh one bound over it (and so would the run's binary). */
-        size_t n = strlen(argv[i]);
-        if (strncmp(dir, argv[i], n) == 0 && (dir[n] == '/' || dir[n] == '\0' || n == 1)) {
+        size_t n = strlen(temps[i]);
+        if (strncmp(dir, temps[i], n) == 0 && (dir[n] == '/' || dir[n] == '\0' || n == 1)) {
             errno = 0;
-            fail(E_USAGE, "%s is under %s", dir, argv[i]);
+            fail(E_USAGE, "%s is under %s", dir, temps[i]);
         }
-    }
-
-    /*
-     * If the executor dies before the chain's setpriv sets its own parent-death signal, this process (root, holding
-     * a loop device) must not go on. Kept across the execs up to setpriv, which change no credentials.
-     */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
-        fail(E_UNSHARE, "PR_SET_PDEATHSIG");
     }
     if (unshare(CLONE_NEWNS) != 0) {
         fail(E_UNSHARE, "unshare(CLONE_NEWNS)");
@@ -185,7 +235,6 @@ int main(int argc, char **argv) {
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
         fail(E_PRIVATE, "making / private");
     }
-
     int image_fd = open(image, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (image_fd < 0) {
         fail(E_IMAGE, "%s", image);
@@ -205,15 +254,15 @@ int main(int argc, char **argv) {
 
     char path[PATH_MAX];
     char name[16];
-    for (int i = 5; i < dashes; i++) {
-        snprintf(name, sizeof name, "tmp%d", i - 5);
+    for (int i = 0; i < ntemps; i++) {
+        snprintf(name, sizeof name, "tmp%d", i);
         make_dir(dir, name, 0, 0, 01777, path);
         /* A bind mount keeps the flags of the mount it comes from: nosuid, nodev. */
-        if (mount(path, argv[i], NULL, MS_BIND, NULL) != 0) {
-            fail(E_BIND, "binding %s to %s", path, argv[i]);
+        if (mount(path, temps[i], NULL, MS_BIND, NULL) != 0) {
+            fail(E_BIND, "binding %s to %s", path, temps[i]);
         }
     }
-    make_dir(dir, "work", uid, gid, 0700, path);
+    make_dir(dir, "work", uid, uid, 0700, path);
     /* Last: over DIR itself, which hides the filesystem's root (and its lost+found) from the run. */
     if (mount(path, dir, NULL, MS_BIND, NULL) != 0) {
         fail(E_BIND, "binding %s to %s", path, dir);
@@ -221,6 +270,135 @@ int main(int argc, char **argv) {
     /* The working directory this process was started in is the one under the mounts: enter the new one. */
     if (chdir(dir) != 0) {
         fail(E_CHDIR, "%s", dir);
+    }
+}
+
+/*
+ * The parent-death signal, and a check that the parent it names is still the one this process started under: a
+ * parent gone before the signal was set would never send it (this process, reparented, would run on unwatched).
+ */
+static void watch_parent(pid_t parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
+        fail(E_PARENT, "PR_SET_PDEATHSIG");
+    }
+    if (getppid() != parent) {
+        errno = ESRCH;
+        fail(E_PARENT, "the executor is gone");
+    }
+}
+
+/* Waits for a line on the input (-g); at its end exits NOT_RELEASED. Then the input is /dev/null. */
+static void gate(void) {
+    char c;
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, &c, 1);
+        if (n == 1 && c == '\n') {
+            break;
+        }
+        if (n == 0 || (n < 0 && errno != EINTR)) {
+            exit(NOT_RELEASED);
+        }
+    }
+    int null = open("/dev/null", O_RDONLY);
+    if (null < 0 || dup2(null, STDIN_FILENO) < 0) {
+        fail(E_EXEC, "/dev/null as input");
+    }
+    if (null != STDIN_FILENO) {
+        close(null);
+    }
+}
+
+int main(int argc, char **argv) {
+    int session = 0, network = 0, gated = 0, nlimits = 0, ntemps = 0;
+    pid_t parent = 0;
+    uid_t uid = 0;
+    const char *image = NULL, *dir = NULL;
+    char *temps[MAX_TEMPS];
+    struct limit limits[MAX_LIMITS];
+    int opt;
+    /* "+": options end at the first operand, as they must before COMMAND's own. */
+    while ((opt = getopt(argc, argv, "+sk:ngr:u:d:w:t:")) != -1) {
+        switch (opt) {
+        case 's': session = 1; break;
+        case 'k':
+            parent = (pid_t)number(optarg, 4194304, "pid", optarg);
+            if (parent < 1 || strchr(optarg, ':') != NULL) {
+                usage("pid", optarg);
+            }
+            break;
+        case 'n': network = 1; break;
+        case 'g': gated = 1; break;
+        case 'r':
+            if (nlimits == MAX_LIMITS) {
+                usage("too many rlimits:", optarg);
+            }
+            limits[nlimits++] = limit_arg(optarg);
+            break;
+        case 'u': uid = id_arg(optarg); break;
+        case 'd': absolute(optarg); image = optarg; break;
+        case 'w': absolute(optarg); dir = optarg; break;
+        case 't':
+            if (ntemps == MAX_TEMPS) {
+                usage("too many temp directories:", optarg);
+            }
+            absolute(optarg);
+            temps[ntemps++] = optarg;
+            break;
+        default: usage("usage:", "punctual-sandbox [-s] [-k PID] [-n] [-g] [-r RES=SOFT:HARD]... [-u UID] "
+                                 "[-d IMAGE -w DIR [-t TEMP]...] -- COMMAND [ARG...]");
+        }
+    }
+    /* getopt consumed the "--" before COMMAND; it must have been there (an operand without it is refused). */
+    if (optind >= argc || strcmp(argv[optind - 1], "--") != 0) {
+        usage("no -- before COMMAND:", optind < argc ? argv[optind] : "(none)");
+    }
+    char **command = argv + optind;
+    absolute(command[0]);
+    if ((image != NULL) != (dir != NULL) || (image != NULL && uid == 0) || (ntemps > 0 && image == NULL)) {
+        usage("-d needs -w and -u, and -t needs -d:", image != NULL ? image : dir != NULL ? dir : temps[0]);
+    }
+
+    if (image != NULL && parent == 0) {
+        /* It may hold root and a loop device for a while: it must not outlive whoever started it. */
+        parent = getppid();
+    }
+    /*
+     * First: if the executor dies from here on, so does this process. Kept across every step up to the change of
+     * user, which clears it (set again there).
+     */
+    if (parent != 0) {
+        watch_parent(parent);
+    }
+    if (session && setsid() < 0) {
+        fail(E_SESSION, "setsid");
+    }
+    if (image != NULL) {
+        own_disk(image, dir, temps, ntemps, uid);
+    }
+    if (network && unshare(CLONE_NEWNET) != 0) {
+        fail(E_NET, "unshare(CLONE_NEWNET)");
+    }
+    /* While still root: hard limits may be set to anything, and the change of user keeps them. */
+    for (int i = 0; i < nlimits; i++) {
+        if (setrlimit(limits[i].resource, &limits[i].value) != 0) {
+            fail(E_LIMIT, "setrlimit %d", limits[i].resource);
+        }
+    }
+    if (uid != 0) {
+        /* Groups first: once the uid is not root, they cannot be changed. */
+        if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0) {
+            fail(E_USER, "becoming %u:%u", (unsigned)uid, (unsigned)uid);
+        }
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+            fail(E_USER, "PR_SET_NO_NEW_PRIVS");
+        }
+    }
+    if (parent != 0) {
+        /* The change of user cleared it. */
+        watch_parent(parent);
+    }
+    if (gated) {
+        gate();
     }
     execv(command[0], command);
     fail(E_EXEC, "%s", command[0]);

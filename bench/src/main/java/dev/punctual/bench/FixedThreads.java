@@ -1,5 +1,6 @@
 package dev.punctual.bench;
 
+import dev.punctual.bench.compare.ProcessCost;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -51,13 +52,26 @@ public final class FixedThreads {
      * many runs failed, by reason.
      */
     public record Measurement(
-            int threads, int runs, long wallNanos, Map<String, Samples> steps, Map<String, Integer> failures) {
+            int threads,
+            int runs,
+            long wallNanos,
+            double cpuSeconds,
+            Map<String, Samples> steps,
+            Map<String, Integer> failures) {
         public int failed() {
             return failures.values().stream().mapToInt(Integer::intValue).sum();
         }
 
         public double runsPerSecond() {
             return runs * 1e9 / wallNanos;
+        }
+
+        /**
+         * CPU milliseconds a run: this JVM's, and its children's once reaped (every process a run starts, the
+         * binary's own included), over the measured phase; 10 ms ticks, so meaningful over hundreds of runs.
+         */
+        public double cpuMsPerRun() {
+            return cpuSeconds * 1000 / runs;
         }
 
         public Samples.Summary summary(String step) {
@@ -115,12 +129,15 @@ public final class FixedThreads {
             }));
         }
         ready.await();
+        List<ProcessHandle> self = List.of(ProcessHandle.current());
+        double cpu0 = ProcessCost.cpuSeconds(self);
         long start = System.nanoTime();
         go.countDown();
         for (Thread w : workers) {
             w.join();
         }
         long wall = System.nanoTime() - start;
+        double cpu = ProcessCost.cpuSeconds(self) - cpu0;
         if (failure.get() != null) {
             throw failure.get();
         }
@@ -131,6 +148,6 @@ public final class FixedThreads {
                     merged.computeIfAbsent(step, k -> new Samples()).merge(samples));
             s.failures.forEach((reason, n) -> failures.merge(reason, n, Integer::sum));
         }
-        return new Measurement(trials.size(), runs, wall, merged, failures);
+        return new Measurement(trials.size(), runs, wall, cpu, merged, failures);
     }
 }

@@ -171,7 +171,10 @@ public final class Punctual {
                     queue,
                     store,
                     new BinaryCache(store, workRoot.resolve("cache")),
-                    new ProcessRunner(settings.logCapBytes(), settings.killGrace()),
+                    new ProcessRunner(
+                            settings.logCapBytes(),
+                            settings.killGrace(),
+                            settings.sandbox().helper()),
                     new Backoff(settings.retryBase(), settings.retryCap(), new SecureRandom()),
                     settings,
                     clock,

@@ -31,6 +31,9 @@ import picocli.CommandLine.Option;
         description = "Measures launching a binary that exits at once: a bare ProcessBuilder (baseline), "
                 + "ProcessRunner, and ProcessRunner with the sandbox (root only), plus the sandbox's own steps.")
 public final class LaunchCommand implements Callable<Integer> {
+    /** The helper core's build makes (bin/bench runs from the project's root). */
+    static final Path BUILT_HELPER = Path.of("core", "target", SandboxConfig.HELPER_NAME);
+
     @Option(
             names = "--threads",
             split = ",",
@@ -76,8 +79,16 @@ public final class LaunchCommand implements Callable<Integer> {
     String sandboxDisk;
 
     @Option(
+            names = "--sandbox-network",
+            defaultValue = "none",
+            description = "punctual.sandbox-network: none (a network namespace of its own per run, as bin/run-executor "
+                    + "gives runs as root) or shared (default: ${DEFAULT-VALUE}).")
+    String sandboxNetwork;
+
+    @Option(
             names = "--sandbox-helper",
-            description = "punctual.sandbox-helper (default: Punctual's, beside the application).")
+            description = "punctual.sandbox-helper, which starts runs in one exec (default: the build's, "
+                    + "core/target/punctual-sandbox); the rows through util-linux's tools are measured beside it.")
     Path sandboxHelper;
 
     @Override
@@ -104,16 +115,22 @@ public final class LaunchCommand implements Callable<Integer> {
         for (String name : binaries) {
             made.add(Binary.make(name, dir));
         }
-        RunnerSettings settings = RunnerSettings.defaults(dir);
-        SandboxConfig sandboxConfig = new SandboxConfig(
-                        true,
-                        uidBase,
-                        SandboxConfig.DEFAULT_UID_COUNT,
-                        dir.resolve("sandbox"),
-                        SandboxConfig.Network.SHARED)
-                .withDisk(SandboxConfig.Disk.parse(sandboxDisk), sandboxHelper);
-        List<LaunchPath> paths = List.of(
-                new BareProcessBuilder(), new PlainRunner(settings), new SandboxedRunner(settings, sandboxConfig));
+        Path helper = sandboxHelper != null ? sandboxHelper : BUILT_HELPER;
+        RunnerSettings tools = RunnerSettings.defaults(dir, null);
+        RunnerSettings settings = RunnerSettings.defaults(dir, helper);
+        // Each sandbox its own directory and uids: a Sandbox holds its uids by file locks, which one JVM cannot take
+        // twice.
+        SandboxConfig toolsSandbox = sandboxConfig(dir.resolve("sandbox"), uidBase, helper);
+        SandboxConfig helperSandbox =
+                sandboxConfig(dir.resolve("sandbox-helper"), uidBase + SandboxConfig.DEFAULT_UID_COUNT, helper);
+        List<LaunchPath> paths = new ArrayList<>(List.of(new BareProcessBuilder(), new PlainRunner(tools)));
+        if (settings.runner().throughHelper()) {
+            paths.add(new PlainRunner(settings));
+        }
+        paths.add(new SandboxedRunner(tools, toolsSandbox));
+        if (settings.runner().throughHelper()) {
+            paths.add(new SandboxedRunner(settings, helperSandbox));
+        }
 
         StringBuilder out = new StringBuilder("# punctual bench launch\n\n");
         Machine.describe().forEach(l -> out.append(l).append('\n'));
@@ -164,6 +181,7 @@ public final class LaunchCommand implements Callable<Integer> {
                 "runs>",
                 "failed>",
                 "runs/s>",
+                "CPU ms/run>",
                 "mean ms>",
                 "p50 ms>",
                 "p99 ms>",
@@ -180,6 +198,7 @@ public final class LaunchCommand implements Callable<Integer> {
                                 b.name(),
                                 Integer.toString(t),
                                 p.skipReason(),
+                                "—",
                                 "—",
                                 "—",
                                 "—",
@@ -205,11 +224,12 @@ public final class LaunchCommand implements Callable<Integer> {
                             t,
                             Integer.toString(m.failed()),
                             String.format(Locale.ROOT, "%.0f", m.runsPerSecond()),
+                            String.format(Locale.ROOT, "%.1f", m.cpuMsPerRun()),
                             total,
                             overhead);
                     for (String step : p.steps()) {
                         Samples.Summary s = m.summary(step);
-                        row(table, "  ↳ " + step, b, t, "—", "—", s, "+" + ms(s.meanNanos()) + " (step)");
+                        row(table, "  ↳ " + step, b, t, "—", "—", "—", s, "+" + ms(s.meanNanos()) + " (step)");
                     }
                     m.failures()
                             .forEach((reason, n) -> failures.add(p.name() + ", " + b.name() + ", " + t + " thread(s): "
@@ -224,10 +244,23 @@ public final class LaunchCommand implements Callable<Integer> {
         System.out.println("- runs/s: measured runs / wall time from the moment every worker is ready until the last "
                 + "run ends. Latencies: each run from launch to exit (and the sandbox's cleanup), queueing for the "
                 + "cores included, failed runs too; p50/p99 by nearest rank.");
+        System.out.println("- CPU ms/run: this process's CPU and its reaped children's (every process a run starts, "
+                + "the binary's own included) over the measured runs, per run; not the kernel's own threads (a "
+                + "network namespace's teardown runs in a kworker).");
         System.out.println("- overhead vs baseline: mean latency minus the bare ProcessBuilder's mean at the same "
                 + "binary and thread count; for a step row, the step's own mean (the baseline has no such step).");
         System.out.println("- one scan of /proc for a uid's processes (`Sandbox.pidsOf`, run by the sandbox's "
                 + "kills and close) over " + Machine.processCount() + " processes: " + procScan());
+    }
+
+    private SandboxConfig sandboxConfig(Path where, int firstUid, Path helper) {
+        return new SandboxConfig(
+                        true,
+                        firstUid,
+                        SandboxConfig.DEFAULT_UID_COUNT,
+                        where,
+                        SandboxConfig.Network.parse(sandboxNetwork))
+                .withDisk(SandboxConfig.Disk.parse(sandboxDisk), helper);
     }
 
     private static FixedThreads.Trial trial(LaunchPath p, int worker, Binary b) {
@@ -245,6 +278,7 @@ public final class LaunchCommand implements Callable<Integer> {
             int threads,
             String failed,
             String perSecond,
+            String cpu,
             Samples.Summary s,
             String overhead) {
         table.row(
@@ -254,6 +288,7 @@ public final class LaunchCommand implements Callable<Integer> {
                 Integer.toString(s.count()),
                 failed,
                 perSecond,
+                cpu,
                 ms(s.meanNanos()),
                 ms(s.p50Nanos()),
                 ms(s.p99Nanos()),

@@ -16,14 +16,18 @@ final class PlainRunner implements LaunchPath {
 
     @Override
     public String name() {
-        return "ProcessRunner";
+        return "ProcessRunner, " + settings.chain();
     }
 
     @Override
     public String description() {
         return "`ProcessRunner.start(binary, [], env, workDir, log)` + `await("
                 + settings.timeout().toSeconds()
-                + "s)`: `setsid setpriv --pdeathsig KILL --`, output piped to a log, then the group kill and the "
+                + "s)`: "
+                + (settings.runner().throughHelper()
+                        ? "`punctual-sandbox -s -k --`"
+                        : "`setsid setpriv " + "--pdeathsig KILL --`")
+                + ", output piped to a log, then the group kill and the "
                 + "scan of /proc/*/environ for the run's tag; one work directory per worker thread, reused";
     }
 

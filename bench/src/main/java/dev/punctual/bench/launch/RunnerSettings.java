@@ -21,9 +21,18 @@ record RunnerSettings(ProcessRunner runner, Map<String, String> env, Duration ti
 
     static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-    static RunnerSettings defaults(Path dir) {
+    /** Starting runs through {@code helper} (null: util-linux's tools). */
+    static RunnerSettings defaults(Path dir, Path helper) {
         return new RunnerSettings(
-                new ProcessRunner(Settings.DEFAULT_LOG_CAP_BYTES, Settings.DEFAULT_KILL_GRACE), RUN_ENV, TIMEOUT, dir);
+                new ProcessRunner(Settings.DEFAULT_LOG_CAP_BYTES, Settings.DEFAULT_KILL_GRACE, helper),
+                RUN_ENV,
+                TIMEOUT,
+                dir);
+    }
+
+    /** How runs start, for a path's name: "helper" or "tools". */
+    String chain() {
+        return runner.throughHelper() ? "helper" : "tools";
     }
 
     /** The log file of worker {@code worker}: the executor's, out of the run's reach; each run overwrites it. */

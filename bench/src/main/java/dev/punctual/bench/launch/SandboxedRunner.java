@@ -30,7 +30,7 @@ final class SandboxedRunner implements LaunchPath {
 
     @Override
     public String name() {
-        return "ProcessRunner + sandbox";
+        return "ProcessRunner + sandbox, " + settings.chain();
     }
 
     @Override
@@ -40,14 +40,20 @@ final class SandboxedRunner implements LaunchPath {
                 + (config.uidBase() + config.uidCount() - 1) + ", one this process held and found empty last time "
                 + "with no scan; its 0700 directory" + (sandbox.ownFilesystems() ? OWN_OPEN : "")
                 + ") + `ProcessRunner.start(..., sandbox.confinement(lease, default limits))` + `await` ("
-                + RUN + ": as the executor launches a run: `setsid`, "
-                + (sandbox.ownFilesystems() ? OWN_RUN : "")
-                + "`prlimit` with the default run limits, "
-                + "`setpriv --reuid/--regid --clear-groups --no-new-privs`, then a kill of every process of the "
+                + RUN + ": as the executor launches a run: "
+                + (settings.runner().throughHelper()
+                        ? "`punctual-sandbox -s -k` with `-r` the default run limits, `-u` its uid, every step in "
+                                + "one process, then one exec of the binary"
+                                + (sandbox.ownFilesystems() ? " (with `-d`: " + OWN_RUN + ")" : "")
+                        : "`setsid`, " + (sandbox.ownFilesystems() ? OWN_RUN : "")
+                                + "`prlimit` with the default run limits, "
+                                + "`setpriv --reuid/--regid --clear-groups --no-new-privs`")
+                + ", then a kill of every process of the "
                 + "uid) + `Sandbox.close(lease)` (" + CLOSE + ": delete its directory"
                 + (sandbox.ownFilesystems() ? ", its image" : "") + " and leftovers, keep the uid, "
                 + "found empty by the kill, for the next run); under " + config.dir() + "; disks: "
-                + (sandbox.ownFilesystems() ? "a filesystem of its own each" : "watched");
+                + (sandbox.ownFilesystems() ? "a filesystem of its own each" : "watched") + "; network: "
+                + (sandbox.privateNetwork() ? "a namespace of its own each, empty" : "the executor's");
     }
 
     @Override

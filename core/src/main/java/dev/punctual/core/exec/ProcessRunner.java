@@ -1,5 +1,6 @@
 package dev.punctual.core.exec;
 
+import dev.punctual.core.config.SandboxConfig;
 import dev.punctual.core.limits.RunLimits;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,21 +33,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * environment escapes both; containing that takes a cgroup or PID namespace, which an unprivileged executor lacks.
  */
 public final class ProcessRunner {
-    /*
-     * Every step of the chain is named by its absolute path: each execs the next with the run's environment, whose
-     * PATH a job may set. By name, a job with PATH=/tmp/x had /tmp/x/prlimit (planted by another of its runs) exec'd
-     * as root.
-     */
-    private static final String SETSID = installed("setsid");
-    /** util-linux's setpriv, to give the binary a parent-death signal (util-linux ≥ 2.33 has --pdeathsig). */
-    private static final String SETPRIV = installed("setpriv");
-    /** util-linux's prlimit, to set a run's rlimits on the way in (root may lower them for its child). */
-    private static final String PRLIMIT = installed("prlimit");
-
-    private static final String UNSHARE = installed("unshare");
-    private static final boolean HAS_SETSID = SETSID != null;
-    private static final boolean HAS_SETPRIV = SETPRIV != null;
-    private static final boolean HAS_PRLIMIT = PRLIMIT != null;
+    private static final System.Logger LOG = System.getLogger(ProcessRunner.class.getName());
+    private static final boolean HAS_SETSID = StartChain.SETSID != null;
     /** PATH given to binaries; the executor's own environment is never inherited. */
     public static final String SAFE_PATH = "/usr/local/bin:/usr/bin:/bin";
     /** The environment variable that tags every process of one run. */
@@ -64,10 +52,35 @@ public final class ProcessRunner {
 
     private final long logCapBytes;
     private final Duration killGrace;
+    /** The sandbox's helper, which starts a run in one exec ({@link StartChain#helper}); null: util-linux's tools. */
+    private final Path helper;
 
+    /** Starting runs through the sandbox's helper at its default place if it is there, else through the tools. */
     public ProcessRunner(long logCapBytes, Duration killGrace) {
+        this(logCapBytes, killGrace, SandboxConfig.DEFAULT_HELPER);
+    }
+
+    /**
+     * Starting runs through {@code helper} (punctual.sandbox-helper) if it is there, else, with a warning, through
+     * util-linux's tools: six processes' worth of execs a run instead of two. Null: the tools.
+     */
+    public ProcessRunner(long logCapBytes, Duration killGrace, Path helper) {
         this.logCapBytes = logCapBytes;
         this.killGrace = killGrace;
+        this.helper = helper != null && Files.isExecutable(helper) ? helper.toAbsolutePath() : null;
+        if (this.helper != null) {
+            LOG.log(System.Logger.Level.DEBUG, "runs start through " + this.helper + ", one exec each");
+        } else if (helper != null) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "no sandbox helper at " + helper + " (punctual.sandbox-helper): runs start through setsid,"
+                            + " unshare, prlimit, setpriv and a shell, an exec each");
+        }
+    }
+
+    /** Whether runs start through the sandbox's helper. */
+    public boolean throughHelper() {
+        return helper != null;
     }
 
     /** Starts the binary; the returned handle waits for it and can kill it. */
@@ -112,18 +125,10 @@ public final class ProcessRunner {
     public static final int NOT_RELEASED = 125;
 
     /**
-     * The shell step a gated binary waits in: every step before it (session, namespace, limits, user) is done, and
-     * the binary is exec'd in place once a line is read, with {@code /dev/null} as its input; at end of input it
-     * exits {@value #NOT_RELEASED} instead. The shell would add {@code PWD} to the binary's environment; it is
-     * unset unless the caller passes one.
-     */
-    private static final String GATE = "read -r go || exit " + NOT_RELEASED + "; exec \"$0\" \"$@\" </dev/null";
-
-    /**
      * Starts the process that will run the binary, held in by {@code c}, but holds it just before the binary:
      * {@link Handle#release} lets the binary start (an exec in place, well under a millisecond), {@link Handle#kill}
      * ends it unstarted. Everything a start costs (the process chain, the user and limits) is paid before the
-     * release. Needs {@code /bin/sh}.
+     * release. Without the helper, needs {@code /bin/sh}.
      */
     public Handle startGated(
             Path binary, List<String> args, Map<String, String> env, Path workDir, Path logFile, Confinement c)
@@ -141,61 +146,24 @@ public final class ProcessRunner {
             boolean gated)
             throws IOException {
         Integer sandboxUid = c.uid();
-        if (sandboxUid != null && !HAS_SETPRIV) {
-            throw new IOException("the sandbox needs util-linux's setpriv");
-        }
-        if (c.limits() != null && !HAS_PRLIMIT) {
-            throw new IOException("run limits need util-linux's prlimit");
-        }
         if (c.disk() != null && sandboxUid == null) {
             throw new IOException("a filesystem of its own is for a run with a uid of its own");
         }
-        List<String> command = new ArrayList<>();
-        if (HAS_SETSID) {
-            // setsid makes the binary the leader of a new session and process group, so the whole group
-            // (its children too) can be signalled at once. It execs in place: the pid is the group id.
-            command.add(SETSID);
-        }
-        if (c.disk() != null) {
-            // Still root, and still the same pid: mounts the run's filesystem in a namespace of its own, then execs
-            // the rest of the chain (each step's absolute path, as the helper searches no PATH).
-            OwnDisk d = c.disk();
-            command.addAll(List.of(
-                    d.helper().toString(),
-                    d.image().toString(),
-                    workDir.toAbsolutePath().toString(),
-                    sandboxUid.toString(),
-                    sandboxUid.toString()));
-            d.temps().forEach(t -> command.add(t.toString()));
-            command.add("--");
-        }
-        if (c.privateNetwork()) {
-            // Without --fork, unshare execs in place too: same pid, now in an empty network namespace.
-            command.addAll(List.of(UNSHARE == null ? "unshare" : UNSHARE, "--net"));
-        }
-        if (c.limits() != null) {
-            // Set while still root, inherited through the change of user below; hard = soft, so the binary cannot
-            // raise them again (except CPU, whose hard limit a second later turns SIGXCPU into SIGKILL).
-            command.addAll(prlimits(c.limits(), sandboxUid != null));
-        }
-        if (HAS_SETPRIV) {
-            // If the executor dies without a chance to kill it (kill -9, OOM killer), the kernel kills the binary:
-            // its own session keeps it out of the executor's process group, so nothing else would, and it would
-            // run on while the run is taken over by another executor. (The signal follows the thread that
-            // started it, one of the executor's long-lived run threads.) Children the binary started
-            // itself are not covered; on ECS the whole task ends with the executor anyway.
-            command.add(SETPRIV);
-            if (sandboxUid != null) {
-                command.addAll(
-                        List.of("--reuid=" + sandboxUid, "--regid=" + sandboxUid, "--clear-groups", "--no-new-privs"));
+        List<String> tail = new ArrayList<>();
+        tail.add(binary.toAbsolutePath().toString());
+        tail.addAll(args);
+        List<String> command;
+        if (helper != null) {
+            command = StartChain.helper(helper, c, gated, workDir, tail);
+        } else {
+            if (sandboxUid != null && StartChain.SETPRIV == null) {
+                throw new IOException("the sandbox needs util-linux's setpriv");
             }
-            command.addAll(List.of("--pdeathsig", "KILL", "--"));
+            if (c.limits() != null && StartChain.PRLIMIT == null) {
+                throw new IOException("run limits need util-linux's prlimit");
+            }
+            command = StartChain.tools(c, gated, workDir, env.containsKey("PWD"), tail);
         }
-        if (gated) {
-            command.addAll(List.of("/bin/sh", "-c", env.containsKey("PWD") ? GATE : "unset PWD; " + GATE));
-        }
-        command.add(binary.toAbsolutePath().toString());
-        command.addAll(args);
         ProcessBuilder pb =
                 new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
         pb.environment().clear();
@@ -212,24 +180,6 @@ public final class ProcessRunner {
         Handle h = new Handle(p, logFile, tag, sandboxUid);
         h.pump.start();
         return h;
-    }
-
-    /**
-     * The prlimit arguments of {@code l}. The process count is a per-user limit: set only for a run that is a user
-     * of its own, since under the executor's uid it would count the executor's own threads.
-     */
-    static List<String> prlimits(RunLimits l, boolean ownUser) {
-        List<String> out = new ArrayList<>(List.of(PRLIMIT == null ? "prlimit" : PRLIMIT));
-        if (ownUser) {
-            out.add("--nproc=" + l.processes() + ":" + l.processes());
-        }
-        long mib = 1024L * 1024;
-        out.add("--data=" + l.memoryMb() * mib + ":" + l.memoryMb() * mib);
-        out.add("--nofile=" + l.openFiles() + ":" + l.openFiles());
-        out.add("--fsize=" + l.fileSizeMb() * mib + ":" + l.fileSizeMb() * mib);
-        out.add("--cpu=" + l.cpuSeconds() + ":" + (l.cpuSeconds() + 1L));
-        out.add("--");
-        return out;
     }
 
     /** The absolute path of the system's {@code name}, or null when it has none. */
@@ -379,7 +329,7 @@ public final class ProcessRunner {
 
         private void signalGroup(String signal) {
             List<String> kill = new ArrayList<>(List.of("kill", "-s", signal, "--"));
-            kill.add(HAS_SETSID ? "-" + process.pid() : Long.toString(process.pid()));
+            kill.add(helper != null || HAS_SETSID ? "-" + process.pid() : Long.toString(process.pid()));
             try {
                 Process k = spawn(new ProcessBuilder(kill)
                         .redirectErrorStream(true)

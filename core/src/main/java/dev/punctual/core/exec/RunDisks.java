@@ -145,9 +145,9 @@ final class RunDisks {
         Path image = images.resolve(dir.getFileName() + ".img");
         try {
             make(image, 1);
-            List<String> command = new ArrayList<>(List.of(helper.toString(), image.toString(), dir.toString()));
-            command.addAll(List.of(Integer.toString(uid), Integer.toString(uid)));
-            temps.forEach(t -> command.add(t.toString()));
+            List<String> command = new ArrayList<>(List.of(
+                    helper.toString(), "-d", image.toString(), "-w", dir.toString(), "-u", Integer.toString(uid)));
+            temps.forEach(t -> command.addAll(List.of("-t", t.toString())));
             command.addAll(List.of("--", TRUE));
             Run r = run(command);
             return r.code() == 0 ? null : "its helper exited " + r.code() + ": " + r.output();

@@ -22,17 +22,21 @@ class ProcessRunnerGateTest extends ScriptTestBase {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
     private ProcessRunner.Handle gated(Path binary, Map<String, String> env) throws IOException {
-        return new ProcessRunner(1024 * 1024, Scripts.KILL_GRACE)
+        return scripts.runner(1024 * 1024)
                 .startGated(binary, List.of(), env, scripts.workDir, scripts.log, ProcessRunner.Confinement.NONE);
     }
 
-    /** The gate's shell, blocked in its read: until it is let through, it cannot have exec'd the binary. */
-    private static boolean waitingAtTheGate(long pid) throws IOException {
+    /**
+     * The gate (the helper's, or the shell's without it), blocked in its read: until it is let through, it cannot
+     * have exec'd the binary.
+     */
+    private boolean waitingAtTheGate(long pid) throws IOException {
         Path proc = Path.of("/proc/" + pid);
         String cmdline = Files.readString(proc.resolve("cmdline"), StandardCharsets.ISO_8859_1);
         String stat = Files.readString(proc.resolve("stat"), StandardCharsets.ISO_8859_1);
         String state = stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-        return cmdline.contains("/bin/sh\0-c\0") && state.equals("S");
+        String gate = scripts.runner(1).throughHelper() ? scripts.helper + "\0" : "/bin/sh\0-c\0";
+        return cmdline.contains(gate) && state.equals("S");
     }
 
     @Test

@@ -106,7 +106,7 @@ class ProcessRunnerIsolationTest extends ScriptTestBase {
             Files.setPosixFilePermissions(fake, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         }
         Path script = scripts.write("real", "echo \"real, PATH=$PATH\"");
-        ProcessRunner.Result r = new ProcessRunner(1024, Scripts.KILL_GRACE)
+        ProcessRunner.Result r = scripts.runner(1024)
                 .start(
                         script,
                         List.of(),

@@ -34,17 +34,31 @@ public final class PunctualContender implements Contender {
     static final String EXECUTOR_JAR = "executor/target/quarkus-app/quarkus-run.jar";
     private static final String PREFIX = "bench";
 
+    /** The helper the executor image has, as the build makes it. */
+    static final String HELPER = "executor/target/punctual-sandbox";
+
+    private final boolean helper;
     private final List<Child> children = new ArrayList<>();
     private final List<Path> meters = new ArrayList<>();
     private Setup setup;
     private Api api;
     private String binaryId;
 
+    /**
+     * {@code helper}: runs start through the sandbox's helper ({@value #HELPER}), one exec, as in the executor's
+     * image; else through util-linux's tools, as where there is none. Either way a run's disk is watched (the work
+     * directory is under /tmp, where runs cannot get a filesystem of their own).
+     */
+    public PunctualContender(boolean helper) {
+        this.helper = helper;
+    }
+
     @Override
     public String name() {
         return "Punctual (local runner + "
                 + (setup == null ? "?" : setup.nodes() + " executors × " + setup.slotsPerNode()) + ", sandbox "
-                + (root() ? "on" : "off: not root") + ")";
+                + (root() ? "on" : "off: not root") + ", started through " + (helper ? "the helper" : "the tools")
+                + ")";
     }
 
     @Override
@@ -104,6 +118,12 @@ public final class PunctualContender implements Contender {
                 // As bin/run-executor does: a run reaches nothing, not even the emulators.
                 env.put("PUNCTUAL_SANDBOX_NETWORK", "none");
             }
+            // Without it, the executor warns and starts runs through the tools.
+            env.put(
+                    "PUNCTUAL_SANDBOX_HELPER",
+                    helper
+                            ? Path.of(HELPER).toAbsolutePath().toString()
+                            : s.workDir().resolve("no-helper").toString());
             Child executor = Child.start("punctual-executor-" + i, java(EXECUTOR_JAR), env, s.workDir());
             children.add(executor);
         }
