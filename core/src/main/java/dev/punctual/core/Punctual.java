@@ -30,6 +30,7 @@ import dev.punctual.core.service.DeadLetterService;
 import dev.punctual.core.service.JobContext;
 import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
+import dev.punctual.core.store.Claims;
 import dev.punctual.core.store.TableDispatchStore;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.sweep.WatchChecks;
@@ -183,7 +184,7 @@ public final class Punctual {
                     timer,
                     new RunEvents(settings.jsonRunEvents(), this.notices, meters),
                     meters);
-            return new RunWorker(runs, jobs, tx, queue, settings, clock, attempts);
+            return new RunWorker(runs, jobs, new Claims(jobs, runs, tx), queue, settings, clock, attempts);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

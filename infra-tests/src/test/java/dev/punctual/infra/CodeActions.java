@@ -2,6 +2,8 @@ package dev.punctual.infra;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
@@ -10,6 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.Handle;
@@ -94,6 +99,11 @@ final class CodeActions {
             for (Object target : calls(m)) {
                 if (target instanceof Method callee && callee.owner().startsWith(OURS)) {
                     work.add(callee);
+                    // A call through an interface of ours (a port: DispatchStore, RunSender) reaches every class
+                    // of ours that implements it.
+                    for (String impl : implementations().getOrDefault(callee.owner(), List.of())) {
+                        work.add(new Method(impl, callee.name(), callee.desc()));
+                    }
                 } else if (target instanceof Call c) {
                     sdkCalls.computeIfAbsent(c, k -> new HashSet<>()).add(namesIndex);
                 }
@@ -201,6 +211,56 @@ final class CodeActions {
                 };
             default -> List.of();
         };
+    }
+
+    private Map<String, List<String>> implementations;
+
+    /**
+     * The project's interfaces and the classes of ours that implement each, directly, read from the classes on
+     * the class path (directories and jars) under {@code dev/punctual/}.
+     */
+    private Map<String, List<String>> implementations() throws IOException {
+        if (implementations != null) {
+            return implementations;
+        }
+        Map<String, List<String>> out = new HashMap<>();
+        for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            Path p = Path.of(entry);
+            if (Files.isDirectory(p)) {
+                try (Stream<Path> files = Files.walk(p)) {
+                    for (Path f :
+                            files.filter(f -> f.toString().endsWith(".class")).toList()) {
+                        try (InputStream in = Files.newInputStream(f)) {
+                            addImplementation(out, in);
+                        }
+                    }
+                }
+            } else if (entry.endsWith(".jar") && Files.isRegularFile(p)) {
+                try (JarFile jar = new JarFile(p.toFile())) {
+                    for (JarEntry e : java.util.Collections.list(jar.entries())) {
+                        if (e.getName().startsWith(OURS) && e.getName().endsWith(".class")) {
+                            try (InputStream in = jar.getInputStream(e)) {
+                                addImplementation(out, in);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        implementations = out;
+        return out;
+    }
+
+    private static void addImplementation(Map<String, List<String>> out, InputStream in) throws IOException {
+        ClassReader r = new ClassReader(in);
+        if (!r.getClassName().startsWith(OURS) || (r.getAccess() & Opcodes.ACC_INTERFACE) != 0) {
+            return;
+        }
+        for (String itf : r.getInterfaces()) {
+            if (itf.startsWith(OURS)) {
+                out.computeIfAbsent(itf, k -> new java.util.ArrayList<>()).add(r.getClassName());
+            }
+        }
     }
 
     private List<Object> calls(Method m) throws IOException {

@@ -3,7 +3,6 @@ package dev.punctual.core.exec;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.Overlap;
-import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
@@ -12,20 +11,18 @@ import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
-import dev.punctual.core.run.RunItems;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
+import dev.punctual.core.store.Claims;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
@@ -44,7 +41,7 @@ public final class RunWorker {
 
     private final RunRepository runs;
     private final JobRepository jobs;
-    private final Transactions tx;
+    private final Claims claims;
     private final RunQueue queue;
     private final Settings settings;
     private final Clock clock;
@@ -56,14 +53,14 @@ public final class RunWorker {
     public RunWorker(
             RunRepository runs,
             JobRepository jobs,
-            Transactions tx,
+            Claims claims,
             RunQueue queue,
             Settings settings,
             Clock clock,
             AttemptRunner attempts) {
         this.runs = runs;
         this.jobs = jobs;
-        this.tx = tx;
+        this.claims = claims;
         this.queue = queue;
         this.settings = settings;
         this.clock = clock;
@@ -254,9 +251,9 @@ public final class RunWorker {
                 }
                 continue;
             }
-            Claim c = claim(m, policy, job.map(Job::activeRunId).orElse(null), now);
-            Transactions.Outcome claim = tx.write(c.items());
-            if (claim.won()) {
+            Claims.Exclusive claim = claims.claimExclusive(
+                    grant(m, now), job.map(Job::activeRunId).orElse(null), now);
+            if (claim instanceof Claims.Won) {
                 // Read back through a passing store outage: the claim is ours until its lease ends, and giving up
                 // here would leave an attempt spent that never started its binary.
                 Run run = WhileHeld.call(
@@ -278,7 +275,7 @@ public final class RunWorker {
                 return start(message, run, job.orElseThrow(), now, timing.mark("claimed"), null);
             }
             attempts.meters().claimLost();
-            Outcome lost = lostClaim(message, m, job.orElse(null), claim, c, policy, now);
+            Outcome lost = lostClaim(message, m, job.orElse(null), claim, policy, now);
             if (lost != null) {
                 return lost;
             }
@@ -386,31 +383,6 @@ public final class RunWorker {
         return Optional.of(state.filter(st -> st == JobState.PAUSED).isPresent() ? "job paused" : "job deleted");
     }
 
-    /**
-     * The claim transaction, under {@code overlap: forbid|queue}: the job may run (not PAUSED or DELETED) and the run
-     * is claimable; the job's active run must also not be RUNNING under a live lease, and becomes this run: two runs
-     * of one job claimed at once expect the same active run, so at most one wins.
-     */
-    private Claim claim(RunMessage m, FiringPolicy policy, String active, Instant now) {
-        TransactWriteItem grant = runs.write(grant(m, now));
-        List<TransactWriteItem> items = new ArrayList<>();
-        items.add(jobs.takeActiveRun(m.jobId(), active, m.runId()));
-        int overlapIndex = -1;
-        if (active != null && !active.equals(m.runId())) {
-            overlapIndex = items.size();
-            items.add(runs.conditionNotRunning(m.jobId(), active, now));
-        }
-        items.add(grant);
-        return new Claim(items, overlapIndex, active);
-    }
-
-    /** A claim's items: the job's check first, the run's grant last, and where the overlap check is (-1: none). */
-    private record Claim(List<TransactWriteItem> items, int overlapIndex, String active) {
-        int runIndex() {
-            return items.size() - 1;
-        }
-    }
-
     /** Whether the run has waited longer than the job's maxRunAge; if so it is now DEAD and the message gone. */
     private boolean expired(Message message, RunMessage m, Job job, FiringPolicy policy, Instant now) {
         Optional<Run> run = runs.get(m.jobId(), m.runId());
@@ -429,35 +401,31 @@ public final class RunWorker {
         return true;
     }
 
-    /** What a lost claim means; null: a race on the job's active run, to be tried again. */
+    /**
+     * What a lost exclusive claim means ({@link Claims#claimExclusive}); null: a race on the job's active run, to be
+     * tried again.
+     */
     private Outcome lostClaim(
-            Message message,
-            RunMessage m,
-            Job job,
-            Transactions.Outcome claim,
-            Claim c,
-            FiringPolicy policy,
-            Instant now) {
-        if (claim.failed(c.runIndex())) {
-            return lostRun(message, m, job, RunItems.fromItem(claim.oldItem(c.runIndex())), now);
-        }
-        if (claim.failed(0)) {
-            Optional<String> stopped = whyNotRunnable(JobRepository.stateOf(claim.oldItem(0)));
-            if (stopped.isEmpty()) {
-                return null;
+            Message message, RunMessage m, Job job, Claims.Exclusive claim, FiringPolicy policy, Instant now) {
+        return switch (claim) {
+            case Claims.RunLost lost -> lostRun(message, m, job, lost.seen(), now);
+            case Claims.JobLost lost -> {
+                Optional<String> stopped = whyNotRunnable(lost.state());
+                if (stopped.isEmpty()) {
+                    yield null;
+                }
+                // The job was deleted or paused while this run waited in the queue: it must not start.
+                applyAndTell(
+                        Change.of(Transition.CANCEL_UNSTARTED, m.jobId(), m.runId(), now)
+                                .withError(stopped.get()),
+                        job);
+                queue.delete(message.receiptHandle());
+                yield Outcome.CANCELLED;
             }
-            // The job was deleted or paused while this run waited in the queue: it must not start.
-            applyAndTell(
-                    Change.of(Transition.CANCEL_UNSTARTED, m.jobId(), m.runId(), now)
-                            .withError(stopped.get()),
-                    job);
-            queue.delete(message.receiptHandle());
-            return Outcome.CANCELLED;
-        }
-        if (c.overlapIndex() >= 0 && claim.failed(c.overlapIndex())) {
-            return overlapping(message, m, job, c.active(), policy, now);
-        }
-        return Outcome.CONFLICT;
+            case Claims.OverlapRunning running -> overlapping(message, m, job, running.active(), policy, now);
+            case Claims.Won won -> throw new IllegalStateException("a won claim is not lost");
+            case Claims.Conflict conflict -> Outcome.CONFLICT;
+        };
     }
 
     /** The wait before the next look at a message whose run does not exist yet, at its {@code receives}th. */
