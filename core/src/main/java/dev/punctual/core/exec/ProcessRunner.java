@@ -152,9 +152,12 @@ public final class ProcessRunner {
         List<String> tail = new ArrayList<>();
         tail.add(binary.toAbsolutePath().toString());
         tail.addAll(args);
+        // A filesystem of its own takes the helper, which the run's disks were made with: the whole start goes
+        // through it then, even where this runner was given none.
+        Path through = helper != null ? helper : c.disk() != null ? c.disk().helper() : null;
         List<String> command;
-        if (helper != null) {
-            command = StartChain.helper(helper, c, gated, workDir, tail);
+        if (through != null) {
+            command = StartChain.helper(through, c, gated, workDir, tail);
         } else {
             if (sandboxUid != null && StartChain.SETPRIV == null) {
                 throw new IOException("the sandbox needs util-linux's setpriv");
@@ -162,7 +165,7 @@ public final class ProcessRunner {
             if (c.limits() != null && StartChain.PRLIMIT == null) {
                 throw new IOException("run limits need util-linux's prlimit");
             }
-            command = StartChain.tools(c, gated, workDir, env.containsKey("PWD"), tail);
+            command = StartChain.tools(c, gated, env.containsKey("PWD"), tail);
         }
         ProcessBuilder pb =
                 new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
@@ -177,7 +180,8 @@ public final class ProcessRunner {
         if (!gated) {
             p.getOutputStream().close();
         }
-        Handle h = new Handle(p, logFile, tag, sandboxUid);
+        // The helper and setsid make the run's first process the leader of its own process group.
+        Handle h = new Handle(p, logFile, tag, sandboxUid, through != null || HAS_SETSID);
         h.pump.start();
         return h;
     }
@@ -227,12 +231,16 @@ public final class ProcessRunner {
         private final Process process;
         private final String tag;
         private final Integer sandboxUid;
+        /** Whether the process leads its own process group (its pid is the group id), so the group can be killed. */
+        private final boolean leadsGroup;
+
         private final Thread pump;
         private final AtomicReference<String> killedBecause = new AtomicReference<>();
         private volatile long written;
         private volatile boolean truncated;
 
-        private Handle(Process process, Path logFile, String tag, Integer sandboxUid) {
+        private Handle(Process process, Path logFile, String tag, Integer sandboxUid, boolean leadsGroup) {
+            this.leadsGroup = leadsGroup;
             this.process = process;
             this.tag = tag;
             this.sandboxUid = sandboxUid;
@@ -329,7 +337,7 @@ public final class ProcessRunner {
 
         private void signalGroup(String signal) {
             List<String> kill = new ArrayList<>(List.of("kill", "-s", signal, "--"));
-            kill.add(helper != null || HAS_SETSID ? "-" + process.pid() : Long.toString(process.pid()));
+            kill.add(leadsGroup ? "-" + process.pid() : Long.toString(process.pid()));
             try {
                 Process k = spawn(new ProcessBuilder(kill)
                         .redirectErrorStream(true)

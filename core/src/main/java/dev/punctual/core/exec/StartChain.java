@@ -73,31 +73,17 @@ final class StartChain {
         return command;
     }
 
-    /** The same steps through util-linux's tools and a shell (see above); {@code pwdGiven}: the job sets PWD. */
-    static List<String> tools(
-            ProcessRunner.Confinement c, boolean gated, Path workDir, boolean pwdGiven, List<String> tail) {
+    /**
+     * The same steps but a filesystem of the run's own (which takes the helper) through util-linux's tools and a
+     * shell (see above); {@code pwdGiven}: the job sets PWD.
+     */
+    static List<String> tools(ProcessRunner.Confinement c, boolean gated, boolean pwdGiven, List<String> tail) {
         Integer sandboxUid = c.uid();
         List<String> command = new ArrayList<>();
         if (SETSID != null) {
             // setsid makes the binary the leader of a new session and process group, so the whole group
             // (its children too) can be signalled at once. It execs in place: the pid is the group id.
             command.add(SETSID);
-        }
-        if (c.disk() != null) {
-            // The helper in its first form: still root, and still the same pid, it mounts the run's filesystem in
-            // a namespace of its own, then execs the rest of the chain. (With the helper there, the whole start
-            // is the helper's: this only runs for a test of the tools' chain.)
-            ProcessRunner.OwnDisk d = c.disk();
-            command.addAll(List.of(
-                    d.helper().toString(),
-                    "-d",
-                    d.image().toString(),
-                    "-w",
-                    workDir.toAbsolutePath().toString(),
-                    "-u",
-                    sandboxUid.toString()));
-            d.temps().forEach(t -> command.addAll(List.of("-t", t.toString())));
-            command.add("--");
         }
         if (c.privateNetwork()) {
             // Without --fork, unshare execs in place too: same pid, now in an empty network namespace.

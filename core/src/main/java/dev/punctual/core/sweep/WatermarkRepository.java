@@ -92,13 +92,13 @@ public final class WatermarkRepository {
             return Set.of();
         }
         try {
-            updateShards(targets, now);
+            updateShards(targets, now, true);
             return targets.keySet();
         } catch (ConditionalCheckFailedException oneIsAhead) {
             Set<Integer> moved = new HashSet<>();
             targets.forEach((shard, to) -> {
                 try {
-                    updateShards(Map.of(shard, to), now);
+                    updateShards(Map.of(shard, to), now, true);
                     moved.add(shard);
                 } catch (ConditionalCheckFailedException alreadyAhead) {
                     // Another sweeper moved it at least as far: nothing to do.
@@ -111,10 +111,6 @@ public final class WatermarkRepository {
     /** Moves {@code shard}'s watermark to {@code to} unless it is already there or beyond. */
     public boolean advance(int shard, Instant to, Instant now) {
         return advance(Map.of(shard, to), now).contains(shard);
-    }
-
-    private void updateShards(Map<Integer, Instant> targets, Instant now) {
-        updateShards(targets, now, true);
     }
 
     private void updateShards(Map<Integer, Instant> targets, Instant now, boolean mayCreate) {
