@@ -35,6 +35,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.services.sqs.model.Message;
 
@@ -136,6 +137,10 @@ public final class AttemptRunner {
         Sandbox.Lease lease = null;
         AtomicReference<ScheduledFuture<?>> beat = new AtomicReference<>();
         Future<?> launching = null;
+        // Who writes the binary's start: the launch, LAUNCH_DELAY after it, or the outcome of a binary that ended
+        // before that. Whichever takes it first (the other then leaves it).
+        AtomicBoolean startTaken = new AtomicBoolean();
+        Instant startedAt = null;
         // Until when this executor's attempt surely holds the run: its lease as last renewed. The result is
         // retried until then; after it, another executor may have taken the run over.
         AtomicReference<Instant> held = new AtomicReference<>(run.leaseExpiry());
@@ -164,7 +169,7 @@ public final class AttemptRunner {
                     held,
                     "recording the refusal of " + run.jobId() + "/" + run.runId(),
                     Integer.MAX_VALUE,
-                    () -> settle(message, run, job, null, RunWorker.REFUSED + shown, null, false, false));
+                    () -> settle(message, run, job, null, RunWorker.REFUSED + shown, null, false, false, null));
         }
         boolean letThrough = false;
         try {
@@ -242,7 +247,7 @@ public final class AttemptRunner {
                 throw new IOException("its process ended before the binary was let start (exit "
                         + handle.exitCode().map(String::valueOf).orElse("unknown") + ")");
             }
-            Instant startedAt = clock.instant();
+            startedAt = clock.instant();
             running.put(run.jobId() + "/" + run.runId(), handle);
             timing.mark("started");
             events.emit(new RunEvent(
@@ -267,8 +272,9 @@ public final class AttemptRunner {
                 LOG.log(Level.WARNING, "cannot give the supervisor the process group of " + name, e);
             }
             ProcessRunner.Handle started = handle;
+            Instant at = startedAt;
             launching = LAUNCHES.submit(() ->
-                    launchThenBeat(message, run, started, startedAt, held, timing, beat, expiry -> {
+                    launchThenBeat(message, run, started, at, startTaken, held, timing, beat, expiry -> {
                         try {
                             supervisor.extend(name, group, uid, supervisorDeadline(expiry));
                         } catch (IOException e) {
@@ -360,7 +366,13 @@ public final class AttemptRunner {
         // The heartbeat goes on until the outcome is recorded: while the log is uploaded and the result written
         // (retried through a passing outage), the run stays ours.
         try {
-            if (launching != null) {
+            Instant folded = null;
+            if (launching != null && startTaken.compareAndSet(false, true)) {
+                // Ended before its launch was due: the outcome records the start, one write instead of two.
+                launching.cancel(true);
+                folded = startedAt;
+                timing.mark("ended before its launch").log(run.jobId() + "/" + run.runId() + " attempt " + attempt);
+            } else if (launching != null) {
                 // The outcome is never written before the launch (nor its run's startedAt lost to the race).
                 try {
                     launching.get();
@@ -383,12 +395,13 @@ public final class AttemptRunner {
             String err = error;
             boolean again = retryable;
             boolean released = RunWorker.SHUTDOWN.equals(killed);
+            Instant started = folded;
             return WhileHeld.call(
                     clock,
                     held,
                     "recording the outcome of " + run.jobId() + "/" + run.runId(),
                     Integer.MAX_VALUE,
-                    () -> settle(message, run, job, code, err, storedLog, released, again));
+                    () -> settle(message, run, job, code, err, storedLog, released, again, started));
         } finally {
             ScheduledFuture<?> beating = beat.get();
             if (beating != null) {
@@ -413,7 +426,8 @@ public final class AttemptRunner {
             String error,
             Log log,
             boolean released,
-            boolean retryable) {
+            boolean retryable,
+            Instant startedAt) {
         int attempt = run.attempt();
         boolean dead = error != null && !released && !retried(run, error, released, retryable);
         Transition outcome = error == null
@@ -422,7 +436,8 @@ public final class AttemptRunner {
         Change change = Change.of(outcome, run, clock.instant())
                 .withExecutor(executorId)
                 .withExitCode(exitCode)
-                .withError(error);
+                .withError(error)
+                .withStartedAt(startedAt);
         if (log != null) {
             change = log.key() != null ? change.withLogKey(log.key()) : change.withLog(log.text());
         }
@@ -455,23 +470,29 @@ public final class AttemptRunner {
      * start. It renews the lease, conditionally on our attempt, and marks the attempt launched. An executor that dies
      * before it lands leaves an attempt that looks unlaunched, which is given back (GIVE_BACK): its binary may have
      * started, and runs again under the same attempt number, at least once as promised. The other order would count
-     * an attempt whose binary never ran. Not at once, though: the write's own CPU (the SDK's, and the store's on a
-     * shared host) would compete with the binary's exec for a small host's cores. {@link #LAUNCH_DELAY} later
-     * (steady load on 2 cores: p50 of the start 8.5 to 5.8 ms, p99 16.1 to 11.2 ms), that window grows by as much.
-     * A store error is tried again while the lease lasts (the claim leased the run from its instant on); the
-     * heartbeat starts only once the launch is written, so the two renewals never race.
+     * an attempt whose binary never ran. Not at once, though: {@link #LAUNCH_DELAY} later, and only if the binary is
+     * still running then. One that ended sooner has its start written with its outcome, one write a run instead of
+     * two (the executor's CPU a run is mostly its store calls: bench/README). The claim's lease covers the run from
+     * its instant for a lease, which the delay is well within. The window in which an executor's death leaves an
+     * attempt that looks unlaunched is the delay and the write. A store error is tried again while the lease lasts;
+     * the heartbeat starts only once the launch is written, so the two renewals never race.
      */
     private void launchThenBeat(
             Message message,
             Run run,
             ProcessRunner.Handle handle,
             Instant startedAt,
+            AtomicBoolean startTaken,
             AtomicReference<Instant> held,
             StartTiming timing,
             AtomicReference<ScheduledFuture<?>> beat,
             java.util.function.Consumer<Instant> renewed) {
         try {
             Thread.sleep(LAUNCH_DELAY.toMillis());
+            if (!startTaken.compareAndSet(false, true)) {
+                // The binary has ended: its outcome records the start.
+                return;
+            }
             Instant[] renewedAt = new Instant[1];
             boolean ours = WhileHeld.call(
                     clock, held, "writing the launch of " + run.jobId() + "/" + run.runId(), Integer.MAX_VALUE, () -> {
@@ -629,8 +650,11 @@ public final class AttemptRunner {
         return running.size();
     }
 
-    /** How long after a binary is let start its launch is written (see {@link #run}). */
-    static final Duration LAUNCH_DELAY = Duration.ofMillis(15);
+    /**
+     * How long after a binary is let start its launch is written, if it is still running (see {@link
+     * #launchThenBeat}). Longer than most short runs take, so that they make one write; far shorter than a lease.
+     */
+    static final Duration LAUNCH_DELAY = Duration.ofSeconds(1);
 
     /** How many times a log upload is tried: it must not hold up the outcome, which matters more. */
     static final int LOG_TRIES = 3;

@@ -236,6 +236,10 @@ public final class RunRepository {
                         .set(LAUNCHED_AT, instant(now))
                         .set(STARTED_AT, instant(now));
             case SUCCEED, FAIL, RELEASE, DIE -> {
+                if (c.startedAt() != null) {
+                    // The binary ended before its launch was written: the outcome records the start (AttemptRunner).
+                    w.set(LAUNCHED_AT, instant(c.startedAt())).set(STARTED_AT, instant(c.startedAt()));
+                }
                 w.set(FINISHED_AT, instant(now))
                         .setOrRemove(EXIT_CODE, c.exitCode() == null ? null : n(c.exitCode()))
                         .setOrRemove(ERROR, c.error() == null ? null : s(c.error()));
