@@ -8,28 +8,22 @@ import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunQueue;
-import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
-import dev.punctual.core.run.Transition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -72,6 +66,8 @@ public final class AttemptRunner {
 
     private final RunEvents events;
     private final Meters meters;
+    private final LeaseKeeper leases;
+    private final Settlement settlement;
 
     public AttemptRunner(
             RunRepository runs,
@@ -108,6 +104,8 @@ public final class AttemptRunner {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        this.leases = new LeaseKeeper(runs, queue, settings, clock, executorId, timer);
+        this.settlement = new Settlement(runs, queue, store, backoff, settings, clock, executorId, events, meters);
         this.watchTimer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("run-watch-" + executorId).factory());
     }
@@ -130,7 +128,6 @@ public final class AttemptRunner {
         // A triggered run may carry its own args and env: checked and run as the job's would be.
         Job job = stored.overridden(run.overrides().args(), run.overrides().env());
         int attempt = run.attempt();
-        String logKey = ArtifactStore.logKey(run.jobId(), run.runId(), attempt);
         Path workDir = null;
         Path logFile = null;
         ProcessRunner.Handle handle = null;
@@ -159,17 +156,7 @@ public final class AttemptRunner {
         Map<String, String> secrets = job.secretNames().isEmpty() ? Map.of() : jobs.secrets(job.id());
         refused.addAll(LaunchCheck.variables("secrets", secrets));
         if (!refused.isEmpty()) {
-            // The job as stored is not one the API would have accepted: it was changed behind the API's back.
-            // Retrying cannot help, so the run is DEAD at once, with what was refused.
-            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " " + RunWorker.REFUSED + refused);
-            String shown = String.join("; ", refused.subList(0, Math.min(5, refused.size())))
-                    + (refused.size() > 5 ? "; and " + (refused.size() - 5) + " more" : "");
-            return WhileHeld.call(
-                    clock,
-                    held,
-                    "recording the refusal of " + run.jobId() + "/" + run.runId(),
-                    Integer.MAX_VALUE,
-                    () -> settle(message, run, job, null, RunWorker.REFUSED + shown, null, false, false, null));
+            return settlement.refuse(message, run, job, refused, held);
         }
         boolean letThrough = false;
         try {
@@ -189,14 +176,7 @@ public final class AttemptRunner {
             timing.mark("sandbox ready");
             // The log is the executor's, out of the binary's reach when it runs as its own user.
             logFile = Files.createDirectories(workRoot).resolve(workDir.getFileName() + ".log");
-            Map<String, String> env = new LinkedHashMap<>(job.env());
-            env.putAll(secrets);
-            env.put("SCHEDULER_JOB_ID", run.jobId());
-            env.put("SCHEDULER_RUN_ID", run.runId());
-            env.put("SCHEDULER_ATTEMPT", Integer.toString(attempt));
-            env.put("SCHEDULER_SCHEDULED_AT", run.scheduledAt().toString());
-            // The same for every attempt of this occurrence: a binary can make its side effects idempotent on it.
-            env.put("SCHEDULER_IDEMPOTENCY_KEY", run.jobId() + "@" + run.occurrence());
+            Map<String, String> env = LaunchCheck.environment(job, secrets, run);
             String name = run.jobId() + "." + run.runId() + "." + attempt;
             Integer uid = lease == null ? null : lease.uid();
             // Armed before the process starts, by its uid: an executor frozen right after the start (before it
@@ -231,7 +211,7 @@ public final class AttemptRunner {
             if (recheck != null && clock.instant().isAfter(run.scheduledAt().plus(RunRepository.RELEASE_WINDOW))) {
                 // Claimed ahead, but here later than a delete or pause waits for this run to start
                 // (JobContext.awaitCommittedStarts): the job is read again, as for a run claimed late.
-                Outcome stopped = recheck(message, run, recheck);
+                Outcome stopped = settlement.recheck(message, run, recheck);
                 if (stopped != null) {
                     return stopped;
                 }
@@ -273,14 +253,13 @@ public final class AttemptRunner {
             }
             ProcessRunner.Handle started = handle;
             Instant at = startedAt;
-            launching = LAUNCHES.submit(() ->
-                    launchThenBeat(message, run, started, at, startTaken, held, timing, beat, expiry -> {
-                        try {
-                            supervisor.extend(name, group, uid, supervisorDeadline(expiry));
-                        } catch (IOException e) {
-                            LOG.log(Level.WARNING, "cannot move the supervisor's deadline of " + name, e);
-                        }
-                    }));
+            launching = leases.launch(message, run, started, at, startTaken, held, timing, beat, expiry -> {
+                try {
+                    supervisor.extend(name, group, uid, supervisorDeadline(expiry));
+                } catch (IOException e) {
+                    LOG.log(Level.WARNING, "cannot move the supervisor's deadline of " + name, e);
+                }
+            });
             Sandbox.Lease box = lease;
             Path dir = workDir;
             if (box == null || box.image() == null) {
@@ -312,26 +291,9 @@ public final class AttemptRunner {
                 // while their executor was frozen were run again for nothing.)
                 killed = RunWorker.SELF_FENCED;
             }
-            error = killed != null ? killed : exitCode == 0 ? null : "exited with code " + exitCode;
-            String limit = killed == null && exitCode != 0 ? RunWatch.explainExit(exitCode, limits) : null;
-            if (limit == null
-                    && killed == null
-                    && exitCode != 0
-                    && lease != null
-                    && lease.image() != null
-                    && RunDisks.full(lease.image())) {
-                // Its writes failed with ENOSPC: what the binary made of that is its own exit code. (Every process
-                // of its uid is gone, so its filesystem was unmounted, and its superblock written.)
-                limit = "its disk was full (diskMb=" + limits.diskMb() + ")";
-            }
-            if (limit != null) {
-                error += ": " + limit;
-            }
-            if (killed == null && job.nonRetryableExitCodes().contains(exitCode)) {
-                // The job says retrying cannot help with this exit code: dead at once, attempts left or not.
-                retryable = false;
-                error += " (non-retryable)";
-            }
+            Settlement.Ending ending = Settlement.explain(exitCode, killed, job, limits, lease);
+            error = ending.error();
+            retryable = ending.retryable();
         } catch (FencedBeforeStart e) {
             killed = RunWorker.FENCED;
             error = RunWorker.FENCED;
@@ -366,42 +328,18 @@ public final class AttemptRunner {
         // The heartbeat goes on until the outcome is recorded: while the log is uploaded and the result written
         // (retried through a passing outage), the run stays ours.
         try {
-            Instant folded = null;
-            if (launching != null && startTaken.compareAndSet(false, true)) {
-                // Ended before its launch was due: the outcome records the start, one write instead of two.
-                launching.cancel(true);
-                folded = startedAt;
-                timing.mark("ended before its launch").log(run.jobId() + "/" + run.runId() + " attempt " + attempt);
-            } else if (launching != null) {
-                // The outcome is never written before the launch (nor its run's startedAt lost to the race).
-                try {
-                    launching.get();
-                } catch (ExecutionException e) {
-                    LOG.log(Level.WARNING, "writing the launch of " + run.jobId() + "/" + run.runId() + " failed", e);
-                }
-            }
-            // An attempt to be retried keeps its log in the bucket, under its attempt number: the run item holds
-            // only the latest attempt's, which the retry replaces. Retries are few, so most runs still need no
-            // S3 request for a short log.
-            boolean retried = retried(run, error, RunWorker.SHUTDOWN.equals(killed), retryable);
-            Log storedLog = storeLog(logKey, logFile, !retried, held);
-            deleteQuietly(workDir, logFile);
-            if (RunWorker.FENCED.equals(killed) || RunWorker.SELF_FENCED.equals(killed)) {
-                // Not ours to record any more (or we cannot tell): the lease expires, and the message or the
-                // sweeper brings the run back as a new attempt.
-                return Outcome.FENCED;
-            }
-            Integer code = exitCode;
-            String err = error;
-            boolean again = retryable;
-            boolean released = RunWorker.SHUTDOWN.equals(killed);
-            Instant started = folded;
-            return WhileHeld.call(
-                    clock,
+            return settlement.record(
+                    message,
+                    run,
+                    job,
+                    new Settlement.Ending(exitCode, error, killed, retryable),
+                    launching,
+                    startTaken,
+                    startedAt,
+                    workDir,
+                    logFile,
                     held,
-                    "recording the outcome of " + run.jobId() + "/" + run.runId(),
-                    Integer.MAX_VALUE,
-                    () -> settle(message, run, job, code, err, storedLog, released, again, started));
+                    timing);
         } finally {
             ScheduledFuture<?> beating = beat.get();
             if (beating != null) {
@@ -410,174 +348,14 @@ public final class AttemptRunner {
         }
     }
 
-    /**
-     * Whether an attempt that ended with {@code error} is tried again: it failed, was not given back ({@code
-     * released}), may be retried and has attempts left. One that failed otherwise is DEAD.
-     */
-    private static boolean retried(Run run, String error, boolean released, boolean retryable) {
-        return error != null && !released && retryable && run.attempt() < run.maxAttempts();
-    }
-
-    private Outcome settle(
-            Message message,
-            Run run,
-            Job job,
-            Integer exitCode,
-            String error,
-            Log log,
-            boolean released,
-            boolean retryable,
-            Instant startedAt) {
-        int attempt = run.attempt();
-        boolean dead = error != null && !released && !retried(run, error, released, retryable);
-        Transition outcome = error == null
-                ? Transition.SUCCEED
-                : released ? Transition.RELEASE : dead ? Transition.DIE : Transition.FAIL;
-        Change change = Change.of(outcome, run, clock.instant())
-                .withExecutor(executorId)
-                .withExitCode(exitCode)
-                .withError(error)
-                .withStartedAt(startedAt);
-        if (log != null) {
-            change = log.key() != null ? change.withLogKey(log.key()) : change.withLog(log.text());
-        }
-        if (!runs.apply(change).won()) {
-            return Outcome.FENCED;
-        }
-        events.emit(change, job, executorId);
-        if (outcome == Transition.FAIL) {
-            meters.retry();
-        }
-        if (outcome == Transition.SUCCEED) {
-            queue.delete(message.receiptHandle());
-            return Outcome.SUCCEEDED;
-        }
-        if (dead) {
-            queue.delete(message.receiptHandle());
-            return Outcome.DEAD;
-        }
-        int delay = released ? 0 : (int) Math.max(1, backoff.after(attempt).toSeconds());
-        queue.changeVisibility(message.receiptHandle(), delay);
-        return released ? Outcome.RELEASED : Outcome.FAILED;
-    }
-
-    /**
-     * Writes the launch of a binary just let start, then starts its heartbeat; on a thread of its own, so that the
-     * run's own thread awaits the binary meanwhile (a binary that exits during a store outage has its exit read at
-     * once, as before the launch moved after the start).
-     *
-     * <p>The launch is written once the binary is on its way, not before: nothing stands between the instant and the
-     * start. It renews the lease, conditionally on our attempt, and marks the attempt launched. An executor that dies
-     * before it lands leaves an attempt that looks unlaunched, which is given back (GIVE_BACK): its binary may have
-     * started, and runs again under the same attempt number, at least once as promised. The other order would count
-     * an attempt whose binary never ran. Not at once, though: {@link #LAUNCH_DELAY} later, and only if the binary is
-     * still running then. One that ended sooner has its start written with its outcome, one write a run instead of
-     * two (the executor's CPU a run is mostly its store calls: bench/README). The claim's lease covers the run from
-     * its instant for a lease, which the delay is well within. The window in which an executor's death leaves an
-     * attempt that looks unlaunched is the delay and the write. A store error is tried again while the lease lasts;
-     * the heartbeat starts only once the launch is written, so the two renewals never race.
-     */
-    private void launchThenBeat(
-            Message message,
-            Run run,
-            ProcessRunner.Handle handle,
-            Instant startedAt,
-            AtomicBoolean startTaken,
-            AtomicReference<Instant> held,
-            StartTiming timing,
-            AtomicReference<ScheduledFuture<?>> beat,
-            java.util.function.Consumer<Instant> renewed) {
-        try {
-            Thread.sleep(LAUNCH_DELAY.toMillis());
-            if (!startTaken.compareAndSet(false, true)) {
-                // The binary has ended: its outcome records the start.
-                return;
-            }
-            Instant[] renewedAt = new Instant[1];
-            boolean ours = WhileHeld.call(
-                    clock, held, "writing the launch of " + run.jobId() + "/" + run.runId(), Integer.MAX_VALUE, () -> {
-                        renewedAt[0] = clock.instant();
-                        return runs.apply(Change.of(Transition.LAUNCH, run, startedAt)
-                                        .withLease(executorId, renewedAt[0].plus(settings.lease())))
-                                .won();
-                    });
-            if (!ours) {
-                // Another executor holds the attempt (only after a freeze of about a lease): ours stops now.
-                handle.kill(RunWorker.FENCED);
-                return;
-            }
-            held.set(renewedAt[0].plus(settings.lease()));
-            renewed.accept(held.get());
-            timing.mark("launch written").log(run.jobId() + "/" + run.runId() + " attempt " + run.attempt());
-            beat.set(startHeartbeat(message, run, handle, held, renewed));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            // The lease ran out while the store was unreachable: the run may be another executor's, so a binary
-            // still running stops (as the heartbeat's self-fencing would). One that has exited is recorded if the
-            // outcome's write, fenced on our attempt, still can be.
-            if (handle.running()) {
-                handle.kill(RunWorker.SELF_FENCED);
-            }
-        }
-    }
-
-    /** Launch writes ({@link #launchThenBeat}): each only waits on the store. */
-    private static final ExecutorService LAUNCHES = Executors.newVirtualThreadPerTaskExecutor();
-
-    /**
-     * Reads the job again before a start that comes late ({@code recheck}); null when the binary may start. A job
-     * deleted or paused meanwhile withdraws the run (CANCELLED, its claim undone); a job replaced since hands the
-     * attempt back, and its message comes back at once for a claim that reads the new definition.
-     */
-    private Outcome recheck(Message message, Run run, Callable<Optional<Job>> read) throws InterruptedException {
-        Optional<Job> current;
-        try {
-            current = read.call();
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
-            // The store could not be read while the lease lasted: whether the job may run is unknown, and the run
-            // may be another executor's by now. Not started; the lease ends, and the message brings it back.
-            LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + ": job check failed", e);
-            throw new FencedBeforeStart();
-        }
-        Optional<String> stopped = RunWorker.whyNotRunnable(current.map(Job::state));
-        if (stopped.isPresent()) {
-            return withdraw(message, run, current.orElse(null), stopped.get());
-        }
-        return null;
-    }
-
-    /**
-     * Gives the claimed attempt back before its binary started (FAILED, the attempt not used up) and makes its
-     * message visible again after {@code visibleInSeconds}, for a claim that reads the job as it is then.
-     */
+    /** {@link Settlement#handBack}. */
     Outcome handBack(Message message, Run run, String why, int visibleInSeconds) {
-        Change change = Change.of(Transition.RELEASE, run, clock.instant())
-                .withExecutor(executorId)
-                .withError(why);
-        if (!runs.apply(change).won()) {
-            return Outcome.FENCED;
-        }
-        events.emit(RunEvent.of(change, executorId));
-        queue.changeVisibility(message.receiptHandle(), visibleInSeconds);
-        return Outcome.RELEASED;
+        return settlement.handBack(message, run, why, visibleInSeconds);
     }
 
-    /**
-     * The claimed run's job was found deleted or paused before its binary started: the run is CANCELLED, its claim
-     * (and launch) undone, and its message deleted.
-     */
+    /** {@link Settlement#withdraw}. */
     Outcome withdraw(Message message, Run run, Job job, String why) {
-        Change change = Change.of(Transition.WITHDRAW, run, clock.instant())
-                .withExecutor(executorId)
-                .withError(why);
-        if (runs.apply(change).won()) {
-            events.emit(change, job, executorId);
-        }
-        queue.delete(message.receiptHandle());
-        return Outcome.CANCELLED;
+        return settlement.withdraw(message, run, job, why);
     }
 
     /** The wall-clock instant (ms) at which the supervisor kills a run whose lease ends at {@code leaseEnd}. */
@@ -594,48 +372,8 @@ public final class AttemptRunner {
         sandbox.removeExecutables();
     }
 
-    /**
-     * Extends the DynamoDB lease and the message's invisibility together. A lost heartbeat (another executor took
-     * the run after our lease expired) kills our process: the newer attempt owns the run now.
-     */
-    private ScheduledFuture<?> startHeartbeat(
-            Message message,
-            Run run,
-            ProcessRunner.Handle handle,
-            AtomicReference<Instant> held,
-            java.util.function.Consumer<Instant> renewed) {
-        long period = settings.heartbeat().toMillis();
-        return timer.scheduleAtFixedRate(
-                () -> {
-                    Instant now = clock.instant();
-                    try {
-                        Instant expiry = now.plus(settings.lease());
-                        if (!runs.apply(Change.of(Transition.HEARTBEAT, run, now)
-                                        .withLease(executorId, expiry))
-                                .won()) {
-                            handle.kill(RunWorker.FENCED);
-                            return;
-                        }
-                        held.set(expiry);
-                        renewed.accept(expiry);
-                        queue.changeVisibility(
-                                message.receiptHandle(), (int) settings.lease().toSeconds());
-                    } catch (RuntimeException e) {
-                        LOG.log(Level.WARNING, "heartbeat of " + run.jobId() + "/" + run.runId() + " failed", e);
-                        // Self-fencing: if the next beat would come after our lease ends, another executor may take the
-                        // run over any moment; two attempts must never run at once, so ours stops now.
-                        if (!now.plus(settings.heartbeat()).isBefore(held.get())) {
-                            handle.kill(RunWorker.SELF_FENCED);
-                        }
-                    }
-                },
-                period,
-                period,
-                TimeUnit.MILLISECONDS);
-    }
-
     /** The run's lease passed to another executor before its binary started: it must not start here. */
-    private static final class FencedBeforeStart extends RuntimeException {
+    static final class FencedBeforeStart extends RuntimeException {
         FencedBeforeStart() {
             super(RunWorker.FENCED, null, false, false);
         }
@@ -648,52 +386,5 @@ public final class AttemptRunner {
 
     int runningCount() {
         return running.size();
-    }
-
-    /**
-     * How long after a binary is let start its launch is written, if it is still running (see {@link
-     * #launchThenBeat}). Longer than most short runs take, so that they make one write; far shorter than a lease.
-     */
-    static final Duration LAUNCH_DELAY = Duration.ofSeconds(1);
-
-    /** How many times a log upload is tried: it must not hold up the outcome, which matters more. */
-    static final int LOG_TRIES = 3;
-
-    /** Where an attempt's log went: an S3 key, or, being small, its text for the run item itself. */
-    record Log(String key, String text) {}
-
-    /**
-     * A log of at most {@code inlineLogBytes} is kept on the run (no S3 request at all); a larger one is uploaded.
-     * Null: no log, or its upload failed (the outcome is recorded without it rather than not at all).
-     */
-    private Log storeLog(String key, Path logFile, boolean mayInline, AtomicReference<Instant> held)
-            throws InterruptedException {
-        if (logFile == null || !Files.exists(logFile)) {
-            return null;
-        }
-        try {
-            if (mayInline && settings.inlineLogBytes() > 0 && Files.size(logFile) <= settings.inlineLogBytes()) {
-                // Decoded as the API decodes a stored log: a sequence cut or malformed becomes U+FFFD.
-                return new Log(null, new String(Files.readAllBytes(logFile), StandardCharsets.UTF_8));
-            }
-        } catch (IOException e) {
-            LOG.log(Level.WARNING, "cannot read log " + logFile, e);
-            return null;
-        }
-        try {
-            return WhileHeld.call(clock, held, "uploading log " + key, LOG_TRIES, () -> {
-                store.putLog(key, logFile);
-                return new Log(key, null);
-            });
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static void deleteQuietly(Path dir, Path file) {
-        if (file != null) {
-            Sandbox.deleteTree(file);
-        }
-        Sandbox.deleteTree(dir);
     }
 }

@@ -2,7 +2,9 @@ package dev.punctual.core.exec;
 
 import dev.punctual.core.job.CommandLine;
 import dev.punctual.core.job.Job;
+import dev.punctual.core.run.Run;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -104,5 +106,21 @@ public final class LaunchCheck {
         StringBuilder b = new StringBuilder();
         name.codePoints().limit(SHOWN_NAME).forEach(c -> b.appendCodePoint(Character.isISOControl(c) ? '?' : c));
         return name.codePointCount(0, name.length()) > SHOWN_NAME ? b + "…" : b.toString();
+    }
+
+    /**
+     * The environment the run's binary gets: the job's, its secrets (read at the last moment), and what the scheduler
+     * tells every run about itself.
+     */
+    static Map<String, String> environment(Job job, Map<String, String> secrets, Run run) {
+        Map<String, String> env = new LinkedHashMap<>(job.env());
+        env.putAll(secrets);
+        env.put("SCHEDULER_JOB_ID", run.jobId());
+        env.put("SCHEDULER_RUN_ID", run.runId());
+        env.put("SCHEDULER_ATTEMPT", Integer.toString(run.attempt()));
+        env.put("SCHEDULER_SCHEDULED_AT", run.scheduledAt().toString());
+        // The same for every attempt of this occurrence: a binary can make its side effects idempotent on it.
+        env.put("SCHEDULER_IDEMPOTENCY_KEY", run.jobId() + "@" + run.occurrence());
+        return env;
     }
 }

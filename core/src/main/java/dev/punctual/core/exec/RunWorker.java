@@ -19,12 +19,10 @@ import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.services.sqs.model.Message;
-import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
 /**
  * Handles one message: claim the run, run its binary, record the outcome, and settle the message (delete it, or
@@ -48,6 +46,7 @@ public final class RunWorker {
     private final String executorId;
     private final AttemptRunner attempts;
     private final RunEvents events;
+    private final LostClaims lost;
 
     /** {@code attempts} runs what this worker claims, on the same executor ({@link AttemptRunner#executorId}). */
     public RunWorker(
@@ -67,6 +66,7 @@ public final class RunWorker {
         this.executorId = attempts.executorId();
         this.attempts = attempts;
         this.events = attempts.events();
+        this.lost = new LostClaims(runs, queue, events, executorId);
     }
 
     public String executorId() {
@@ -138,16 +138,6 @@ public final class RunWorker {
      */
     static final Duration JOB_WRITE_GRACE = Duration.ofSeconds(60);
 
-    /** How many times SQS has delivered the message, this time included (1 when it does not say). */
-    private static int receives(Message message) {
-        String n = message.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
-        try {
-            return n == null ? 1 : Integer.parseInt(n);
-        } catch (NumberFormatException e) {
-            return 1;
-        }
-    }
-
     /**
      * A run slot of the executor, taken once the message's run is due, just before its claim: a message that waits
      * for its due instant, or for a slot, holds none.
@@ -179,7 +169,7 @@ public final class RunWorker {
         StartTiming timing = StartTiming.received(clock, m.scheduledAt());
         Duration early = Duration.between(clock.instant(), m.scheduledAt());
         if (early.compareTo(RunQueue.EARLY_DELIVERY.plusSeconds(1)) > 0) {
-            hideUntil(message, m.scheduledAt(), clock.instant());
+            lost.hideUntil(message, m.scheduledAt(), clock.instant());
             return Outcome.EARLY;
         }
 
@@ -195,7 +185,7 @@ public final class RunWorker {
             // back because its job no longer matches the hint (replaced by a definition whose runs must not
             // overlap), and the hint would have it claimed and handed back again at every delivery, until the queue
             // dead-lettered it (found by SendFirstCreateTest). Delivered again, it is read like an unhinted one.
-            boolean hinted = race == 0 && m.hint() != null && receives(message) <= 1;
+            boolean hinted = race == 0 && m.hint() != null && LostClaims.receives(message) <= 1;
             Optional<Job> job = hinted ? Optional.empty() : jobs.get(m.jobId(), race > 0);
             if (job.isEmpty() && race == 0 && !hinted) {
                 job = jobs.get(m.jobId(), true);
@@ -234,7 +224,7 @@ public final class RunWorker {
             Instant now = clock.instant();
             if (race == 0
                     && now.isAfter(m.scheduledAt().plus(policy.maxRunAge()))
-                    && expired(message, m, job.orElse(null), policy, now)) {
+                    && lost.expired(message, m, job.orElse(null), policy, now)) {
                 return Outcome.EXPIRED;
             }
             if (policy.overlap() == Overlap.ALLOW) {
@@ -245,9 +235,9 @@ public final class RunWorker {
                     return claimed(message, m, r.found(), now, timing.mark("claimed"));
                 }
                 attempts.meters().claimLost();
-                Outcome lost = lostRun(message, m, job.orElse(null), r.found(), now);
-                if (lost != null) {
-                    return lost;
+                Outcome gone = lost.lostRun(message, m, job.orElse(null), r.found(), now);
+                if (gone != null) {
+                    return gone;
                 }
                 continue;
             }
@@ -275,9 +265,9 @@ public final class RunWorker {
                 return start(message, run, job.orElseThrow(), now, timing.mark("claimed"), null);
             }
             attempts.meters().claimLost();
-            Outcome lost = lostClaim(message, m, job.orElse(null), claim, policy, now);
-            if (lost != null) {
-                return lost;
+            Outcome gone = lost.lostClaim(message, m, job.orElse(null), claim, policy, now);
+            if (gone != null) {
+                return gone;
             }
             // The job's active run changed between our read and our claim (another run of it started): again.
         }
@@ -381,178 +371,6 @@ public final class RunWorker {
             return Optional.empty();
         }
         return Optional.of(state.filter(st -> st == JobState.PAUSED).isPresent() ? "job paused" : "job deleted");
-    }
-
-    /** Whether the run has waited longer than the job's maxRunAge; if so it is now DEAD and the message gone. */
-    private boolean expired(Message message, RunMessage m, Job job, FiringPolicy policy, Instant now) {
-        Optional<Run> run = runs.get(m.jobId(), m.runId());
-        if (run.isEmpty()
-                || run.get().state().terminal()
-                || !now.isAfter(run.get().dueSince().plus(policy.maxRunAge()))) {
-            return false;
-        }
-        String why = "not started within maxRunAge " + policy.maxRunAge() + " of becoming due at "
-                + run.get().dueSince();
-        if (!applyAndTell(Change.of(Transition.DEAD_LETTER, run.get(), now).withError(why), job)) {
-            // Running under a live lease, or it moved on meanwhile: not ours to end.
-            return false;
-        }
-        queue.delete(message.receiptHandle());
-        return true;
-    }
-
-    /**
-     * What a lost exclusive claim means ({@link Claims#claimExclusive}); null: a race on the job's active run, to be
-     * tried again.
-     */
-    private Outcome lostClaim(
-            Message message, RunMessage m, Job job, Claims.Exclusive claim, FiringPolicy policy, Instant now) {
-        return switch (claim) {
-            case Claims.RunLost lost -> lostRun(message, m, job, lost.seen(), now);
-            case Claims.JobLost lost -> {
-                Optional<String> stopped = whyNotRunnable(lost.state());
-                if (stopped.isEmpty()) {
-                    yield null;
-                }
-                // The job was deleted or paused while this run waited in the queue: it must not start.
-                applyAndTell(
-                        Change.of(Transition.CANCEL_UNSTARTED, m.jobId(), m.runId(), now)
-                                .withError(stopped.get()),
-                        job);
-                queue.delete(message.receiptHandle());
-                yield Outcome.CANCELLED;
-            }
-            case Claims.OverlapRunning running -> overlapping(message, m, job, running.active(), policy, now);
-            case Claims.Won won -> throw new IllegalStateException("a won claim is not lost");
-            case Claims.Conflict conflict -> Outcome.CONFLICT;
-        };
-    }
-
-    /** The wait before the next look at a message whose run does not exist yet, at its {@code receives}th. */
-    static int unknownRunRetrySeconds(int receives) {
-        return Math.min(UNKNOWN_RUN_MAX_RETRY_SECONDS, UNKNOWN_RUN_RETRY_SECONDS << Math.clamp(receives - 1, 0, 4));
-    }
-
-    /** What a claim lost on the run's own condition means ({@code seen}: the run as the claim found it). */
-    private Outcome lostRun(Message message, RunMessage m, Job job, Run seen, Instant now) {
-        if (seen == null && now.isBefore(m.scheduledAt().plus(UNKNOWN_RUN_PATIENCE))) {
-            // A job created with its first run's message sent before the write of the run
-            // (Dispatcher.sendBeforeWrite) may not have written it yet: look again in a while rather than drop the
-            // run's only message. A message for a run that never comes to exist (its creation failed and was undone,
-            // or the message is forged) is dropped once the patience is over.
-            queue.changeVisibility(message.receiptHandle(), unknownRunRetrySeconds(receives(message)));
-            return Outcome.UNKNOWN_RUN;
-        }
-        if (seen == null || seen.state().terminal()) {
-            // Finished (or never existed): this is a duplicate delivery.
-            queue.delete(message.receiptHandle());
-            return Outcome.ALREADY_DONE;
-        }
-        boolean leasedNow = seen.state() == RunState.RUNNING
-                && seen.leaseExpiry() != null
-                && seen.leaseExpiry().isAfter(now);
-        if (!leasedNow && seen.attempt() >= seen.maxAttempts()) {
-            if (seen.state() == RunState.RUNNING
-                    && seen.launchedAt() == null
-                    && runs.apply(Change.of(Transition.GIVE_BACK, seen, now)
-                                    .withError("attempt " + seen.attempt() + " never started its binary: its "
-                                            + "executor " + seen.leaseOwner() + " stopped first; given back"))
-                            .won()) {
-                // The last attempt's executor stopped before it started the binary: that attempt did not run,
-                // and is given back. Claim again.
-                LOG.log(
-                        Level.INFO,
-                        "run " + seen.jobId() + "/" + seen.runId() + ": attempt " + seen.attempt()
-                                + " never started its binary; given back");
-                return null;
-            }
-            return exhausted(message, job, seen, now);
-        }
-        Instant due = seen.scheduledAt();
-        if (!RunRepository.dueForClaim(due, now)) {
-            // The message says the run is due; the run says it is not (a forged or misdirected message, one
-            // sent before an update moved the run later, or a clock ahead). The message is kept, invisible
-            // until the run's due time, rather than deleted: if it is the run's real message, nothing else
-            // would bring the run back before the sweeper's requeue timeout. If the run is moved meanwhile,
-            // this message is merely early again or a spare copy: moving a run later or earlier only
-            // happens while it is SCHEDULED, and the dispatcher then sends a message of its own, and
-            // whichever claim comes first at the due time wins. A run due more than 12 hours ahead comes
-            // back and is hidden again; every time counts as a receive towards the queue's maxReceiveCount.
-            LOG.log(
-                    Level.WARNING,
-                    "message for " + m.jobId() + "/" + m.runId() + " says due at " + m.scheduledAt()
-                            + ", but the run is due at " + due + ": hidden until then");
-            hideUntil(message, due, now);
-            return Outcome.EARLY;
-        }
-        // Another executor holds a live lease; if it dies, this message brings the run back after the lease.
-        return Outcome.LEASED_ELSEWHERE;
-    }
-
-    /**
-     * The run has used every attempt, yet a message brought it back: its last attempt's executor stopped without an
-     * outcome (crashed, froze, or lost its lease), which counts as a failed attempt. It ends DEAD, saying so.
-     */
-    private Outcome exhausted(Message message, Job job, Run seen, Instant now) {
-        String why = seen.state() == RunState.RUNNING
-                ? "attempt " + seen.attempt() + " of " + seen.maxAttempts() + " ended without an outcome (its "
-                        + "executor " + seen.leaseOwner() + " stopped: crashed, froze or lost its lease), and no "
-                        + "attempt is left"
-                : "no attempt is left (" + seen.attempt() + " of " + seen.maxAttempts() + " used)";
-        if (!applyAndTell(Change.of(Transition.DEAD_LETTER, seen, now).withError(why), job)) {
-            return Outcome.CONFLICT;
-        }
-        queue.delete(message.receiptHandle());
-        return Outcome.DEAD;
-    }
-
-    /** The job's run {@code active} is still running: skip this one (forbid) or look again shortly (queue). */
-    private Outcome overlapping(
-            Message message, RunMessage m, Job job, String active, FiringPolicy policy, Instant now) {
-        if (policy.overlap() == Overlap.QUEUE) {
-            // The re-sent messages carry the time of the next look, not the run's due time, so the age is
-            // checked against the run itself here.
-            if (expired(message, m, job, policy, now)) {
-                return Outcome.EXPIRED;
-            }
-            // A fresh message rather than a longer invisibility: a long wait must not count towards the queue's
-            // maxReceiveCount and end in the dead-letter queue. Sent before the delete: a crash in between
-            // leaves a duplicate, which the claim makes harmless.
-            queue.sendBatch(List.of(new RunMessage(m.jobId(), m.runId(), now.plus(OVERLAP_POLL))), now);
-            queue.delete(message.receiptHandle());
-            return Outcome.WAITING;
-        }
-        if (applyAndTell(
-                Change.of(Transition.SKIP_OVERLAPPING, m.jobId(), m.runId(), now)
-                        .withError("run " + active + " of this job was still running (overlap: forbid)"),
-                job)) {
-            queue.delete(message.receiptHandle());
-            return Outcome.SKIPPED;
-        }
-        return Outcome.CONFLICT;
-    }
-
-    /**
-     * Makes the message invisible until {@code due} (whole seconds, rounded down so it comes back in the due
-     * second, where the claim may win and the rest is waited out; at least one second, at most SQS's maximum).
-     */
-    private void hideUntil(Message message, Instant due, Instant now) {
-        long seconds = Math.max(
-                1,
-                Math.min(MAX_VISIBILITY.toSeconds(), Duration.between(now, due).toSeconds()));
-        queue.changeVisibility(message.receiptHandle(), (int) seconds);
-    }
-
-    /**
-     * Applies {@code change}; when it wins, logs the run's transition ({@link RunEvent}) and publishes it if it is an
-     * outcome ({@code job}: as read, null if not). Whether it won.
-     */
-    private boolean applyAndTell(Change change, Job job) {
-        if (!runs.apply(change).won()) {
-            return false;
-        }
-        events.emit(change, job, executorId);
-        return true;
     }
 
     /** Stops the supervisor and the watches (the executor is stopping; no run is left to watch). */

@@ -171,7 +171,7 @@ public final class RunRepository {
                         .require(w.name(LEASE_OWNER) + " = " + w.value(s(c.executorId())));
             case DUE_AND_ATTEMPTS_LEFT -> {
                 // maxAttempts bounds the attempts that start: an attempt whose executor died without an outcome
-                // counted too, and with none left the executor ends the run instead (RunWorker.lostClaim).
+                // counted too, and with none left the executor ends the run instead (LostClaims.lostRun).
                 String max = w.name(MAX_ATTEMPTS);
                 String attempt = w.name(ATTEMPT);
                 w.require(w.name(SCHEDULED_AT) + " <= " + w.value(s(dueBound(c.now()))))

@@ -9,10 +9,12 @@ import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.testing.TestStack;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,12 +44,11 @@ class ResultRetryTest {
                 .until(() -> Fixture.latestRun(p, jobId), r -> r.state().terminal());
     }
 
-    /** The outcome's write: it sets finishedAt (a claim removes it, and sets startedAt). */
+    /** The outcome's write: it sets finishedAt (a claim removes it). */
     private static boolean isResult(Object request) {
         return request instanceof UpdateItemRequest u
-                && u.expressionAttributeNames() != null
-                && u.expressionAttributeNames().containsValue("finishedAt")
-                && !u.expressionAttributeNames().containsValue("startedAt");
+                && u.updateExpression() != null
+                && u.updateExpression().contains("#finishedAt = ");
     }
 
     @Test
@@ -118,7 +119,17 @@ class ResultRetryTest {
 
         Path witness = Fixture.witness(dir);
         // One attempt only: before the fix, either failure spent it, and the run ended DEAD without ever running.
-        var job = Fixture.attemptWitnessJob(setup, "pre-start-outage", witness, 1);
+        // The binary runs for longer than the launch's delay, so that its start is written by the launch (a
+        // shorter one has it written with its outcome).
+        var job = Fixture.createJob(
+                setup,
+                "pre-start-outage",
+                "sleep 3; echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\"",
+                ScheduleSpec.now(),
+                j -> j.args(List.of())
+                        .env(Fixture.witnessEnv(witness))
+                        .timeoutSeconds(60)
+                        .maxAttempts(1));
 
         try (ExecutorPool pool = executorSide.startExecutor("through-outage", dir.resolve("exec"), 1)) {
             Run run = awaitEnd(setup, job.id());
