@@ -23,10 +23,14 @@ public final class Child implements AutoCloseable {
         this.log = log;
     }
 
-    /** Starts {@code command} with {@code env} added, stdout and stderr to {@code <dir>/<name>.log}. */
-    public static Child start(String name, List<String> command, Map<String, String> env, Path dir) throws IOException {
+    /**
+     * Starts {@code command} with {@code env} added, stdout and stderr to {@code <dir>/<name>.log}, on the CPU of its
+     * {@code role} when {@code --pin} is on.
+     */
+    public static Child start(String name, Pin role, List<String> command, Map<String, String> env, Path dir)
+            throws IOException {
         Path log = dir.resolve(name + ".log");
-        ProcessBuilder pb = new ProcessBuilder(command)
+        ProcessBuilder pb = new ProcessBuilder(role.wrap(command))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));

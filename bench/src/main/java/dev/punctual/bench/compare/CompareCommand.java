@@ -82,6 +82,13 @@ public final class CompareCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}; 0 measures from a cold start).")
     int warmup;
 
+    @Option(
+            names = "--pin",
+            description = "Pin each system's store (Punctual's local runner with its emulators; PostgreSQL) to CPU 0 "
+                    + "and its workers (executors, peer nodes, and what they start) to CPU 1, with taskset "
+                    + "(default: off, every process on every CPU).")
+    boolean pin;
+
     private final List<String> notes = new ArrayList<>();
 
     @Override
@@ -89,6 +96,9 @@ public final class CompareCommand implements Callable<Integer> {
         // The peers' clients log through slf4j-simple, INFO by default: progress is ours to print.
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         List<Scenario> scenarios = scenarios();
+        if (pin) {
+            Pin.enable();
+        }
         Path dir = Files.createTempDirectory("punctual-compare-");
         // The binary, the starts file and each system's state live here; sandboxed runs must traverse it.
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -97,6 +107,9 @@ public final class CompareCommand implements Callable<Integer> {
         System.out.println("# Punctual and its peers, side by side\n");
         Machine.describe().forEach(System.out::println);
         System.out.println("- each system: " + nodes + " nodes × " + slots + " run slots, started fresh per scenario");
+        if (Pin.enabled()) {
+            System.out.println("- " + Pin.describe());
+        }
         System.out.println("- binary: `gcc -O2 -static` of `StampBinary.SOURCE`: appends `<key> <due> <start>` to a "
                 + "file, stamped by its own clock, exits 0\n");
         for (Scenario sc : scenarios) {

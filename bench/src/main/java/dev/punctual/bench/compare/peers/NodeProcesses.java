@@ -1,6 +1,7 @@
 package dev.punctual.bench.compare.peers;
 
 import dev.punctual.bench.compare.Child;
+import dev.punctual.bench.compare.Pin;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,7 +54,7 @@ final class NodeProcesses implements AutoCloseable {
                         Long.toString(poll.toMillis()),
                         "--name",
                         name);
-                started.nodes.add(Child.start(name, cmd, Map.of(), workDir));
+                started.nodes.add(Child.start(name, Pin.WORKERS, cmd, Map.of(), workDir));
             }
             for (Child node : started.nodes) {
                 node.awaitLine("ready"::equals, "line 'ready'", READY_TIMEOUT);

@@ -1,6 +1,7 @@
 package dev.punctual.bench.compare.peers;
 
 import dev.punctual.bench.Machine;
+import dev.punctual.bench.compare.Pin;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -185,7 +186,7 @@ public final class Postgres implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             port = freePort();
             try {
-                run(List.of(
+                run(Pin.STORE.wrap(List.of(
                         server.bin().resolve("pg_ctl").toString(),
                         "-D",
                         data.toString(),
@@ -196,7 +197,7 @@ public final class Postgres implements AutoCloseable {
                         "60",
                         "-o",
                         "-p " + port,
-                        "start"));
+                        "start")));
                 break;
             } catch (IOException e) {
                 String serverLog = Files.exists(log) ? Files.readString(log) : "";

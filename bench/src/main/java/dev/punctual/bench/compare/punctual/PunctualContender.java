@@ -3,6 +3,7 @@ package dev.punctual.bench.compare.punctual;
 import dev.punctual.bench.Machine;
 import dev.punctual.bench.compare.Child;
 import dev.punctual.bench.compare.Contender;
+import dev.punctual.bench.compare.Pin;
 import dev.punctual.bench.compare.Usage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -77,6 +78,7 @@ public final class PunctualContender implements Contender {
                 "PUNCTUAL_QUOTA_RUNS_PER_MINUTE", "10000000"));
         Child local = Child.start(
                 "punctual-local",
+                Pin.STORE,
                 java(
                         LOCAL_JAR,
                         "--executors",
@@ -124,7 +126,7 @@ public final class PunctualContender implements Contender {
                     helper
                             ? Path.of(HELPER).toAbsolutePath().toString()
                             : s.workDir().resolve("no-helper").toString());
-            Child executor = Child.start("punctual-executor-" + i, java(EXECUTOR_JAR), env, s.workDir());
+            Child executor = Child.start("punctual-executor-" + i, Pin.WORKERS, java(EXECUTOR_JAR), env, s.workDir());
             children.add(executor);
         }
         for (Child c : children.subList(1, children.size())) {
