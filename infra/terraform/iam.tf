@@ -158,8 +158,9 @@ locals {
       # The job read around the claim (its binary, args and env; deleted or paused?); under an overlap policy the
       # claim's update of its active run.
       { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
-      # Claim (and the overlap check on the job's active run), heartbeat, result, cancellation of a deleted job's run.
-      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"], resources = [aws_dynamodb_table.this["runs"].arn] },
+      # Claim (and the overlap check on the job's active run), heartbeat, result, cancellation of a deleted job's run;
+      # PartiQLUpdate: those writes, when several are asked at once, as the statements of one BatchExecuteStatement.
+      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem", "dynamodb:PartiQLUpdate"], resources = [aws_dynamodb_table.this["runs"].arn] },
       # Receive, delete when finished, extend visibility (heartbeat) or set it to the retry backoff; send a fresh
       # message for a run waiting on an overlapping one (overlap: queue).
       { sid = "RunQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl", "sqs:SendMessage"], resources = [aws_sqs_queue.runs.arn] },

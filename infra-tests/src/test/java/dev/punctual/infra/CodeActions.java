@@ -162,6 +162,8 @@ final class CodeActions {
                     case "scan", "scanPaginator" -> List.of("dynamodb:Scan");
                     case "batchGetItem" -> List.of("dynamodb:BatchGetItem");
                     case "batchWriteItem" -> List.of("dynamodb:BatchWriteItem");
+                    // PartiQL is authorized statement by statement; ours are UPDATEs only (RunRepository.applyAll).
+                    case "batchExecuteStatement" -> List.of("dynamodb:PartiQLUpdate");
                     // A transaction is authorized item by item: see TransactWriteItem$Builder below.
                     case "transactWriteItems", "transactGetItems" -> List.of();
                     default -> throw new AssertionError("unmapped DynamoDB call " + name);

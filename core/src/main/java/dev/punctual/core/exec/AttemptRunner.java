@@ -10,6 +10,7 @@ import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.SharedRunWrites;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
@@ -66,6 +67,9 @@ public final class AttemptRunner {
 
     private final RunEvents events;
     private final Meters meters;
+    /** The run writes of this executor's threads, sharing calls when several are asked at once. */
+    private final SharedRunWrites writes;
+
     private final LeaseKeeper leases;
     private final Settlement settlement;
 
@@ -104,14 +108,19 @@ public final class AttemptRunner {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.leases = new LeaseKeeper(runs, queue, settings, clock, executorId, timer);
-        this.settlement = new Settlement(runs, queue, store, backoff, settings, clock, executorId, events, meters);
+        this.writes = new SharedRunWrites(runs, executorId);
+        this.leases = new LeaseKeeper(writes, queue, settings, clock, executorId, timer);
+        this.settlement = new Settlement(writes, queue, store, backoff, settings, clock, executorId, events, meters);
         this.watchTimer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("run-watch-" + executorId).factory());
     }
 
     String executorId() {
         return executorId;
+    }
+
+    SharedRunWrites writes() {
+        return writes;
     }
 
     RunEvents events() {
@@ -367,6 +376,7 @@ public final class AttemptRunner {
 
     /** Stops the supervisor and the watches (the executor is stopping; no run is left to watch). */
     void close() {
+        writes.close();
         supervisor.close();
         watchTimer.shutdownNow();
         sandbox.removeExecutables();

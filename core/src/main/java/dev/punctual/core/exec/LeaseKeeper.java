@@ -4,7 +4,7 @@ import dev.punctual.core.config.Settings;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
-import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.SharedRunWrites;
 import dev.punctual.core.run.Transition;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -29,7 +29,7 @@ import software.amazon.awssdk.services.sqs.model.Message;
 final class LeaseKeeper {
     private static final System.Logger LOG = System.getLogger(AttemptRunner.class.getName());
 
-    private final RunRepository runs;
+    private final SharedRunWrites runs;
     private final RunQueue queue;
     private final Settings settings;
     private final Clock clock;
@@ -37,7 +37,7 @@ final class LeaseKeeper {
     private final ScheduledExecutorService timer;
 
     LeaseKeeper(
-            RunRepository runs,
+            SharedRunWrites runs,
             RunQueue queue,
             Settings settings,
             Clock clock,

@@ -230,7 +230,7 @@ public final class RunWorker {
             if (policy.overlap() == Overlap.ALLOW) {
                 // The run alone, in one conditional update that returns the run as claimed (no transaction, no
                 // read back); the job's check comes right after (claimed).
-                RunRepository.Result r = runs.applyReturningNew(grant(m, now));
+                RunRepository.Result r = attempts.writes().applyReturningNew(grant(m, now));
                 if (r.won()) {
                     return claimed(message, m, r.found(), now, timing.mark("claimed"));
                 }

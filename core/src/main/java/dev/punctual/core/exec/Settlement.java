@@ -9,7 +9,7 @@ import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
-import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.SharedRunWrites;
 import dev.punctual.core.run.Transition;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -35,7 +35,7 @@ import software.amazon.awssdk.services.sqs.model.Message;
 final class Settlement {
     private static final System.Logger LOG = System.getLogger(AttemptRunner.class.getName());
 
-    private final RunRepository runs;
+    private final SharedRunWrites runs;
     private final RunQueue queue;
     private final ArtifactStore store;
     private final Backoff backoff;
@@ -46,7 +46,7 @@ final class Settlement {
     private final Meters meters;
 
     Settlement(
-            RunRepository runs,
+            SharedRunWrites runs,
             RunQueue queue,
             ArtifactStore store,
             Backoff backoff,

@@ -11,6 +11,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.DoubleAdder;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import software.amazon.awssdk.core.SdkField;
 import software.amazon.awssdk.core.SdkPojo;
 import software.amazon.awssdk.core.SdkRequest;
@@ -18,6 +20,8 @@ import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.services.dynamodb.model.BatchExecuteStatementRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchExecuteStatementResponse;
 import software.amazon.awssdk.services.dynamodb.model.Capacity;
 import software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbRequest;
@@ -119,8 +123,48 @@ public final class Metering implements ExecutionInterceptor {
                 : 1;
         for (Object c : tables) {
             record(operation, (ConsumedCapacity) c, READS.contains(operation), scale);
+            if (operation.equals("UpdateItem")) {
+                add("updates:" + ((ConsumedCapacity) c).tableName(), 1);
+            }
+        }
+        if (tables.isEmpty()
+                && context.request() instanceof BatchExecuteStatementRequest batch
+                && context.response() instanceof BatchExecuteStatementResponse answers) {
+            estimateStatements(batch, answers);
         }
     }
+
+    /**
+     * DynamoDB Local reports nothing for a {@code BatchExecuteStatement}; AWS bills each statement as the single
+     * write it is (an UPDATE as an UpdateItem). Each statement that won is counted at the mean units this process's
+     * UpdateItem calls of the same table consumed (table and each index), under {@code BatchExecuteStatement}.
+     */
+    private static void estimateStatements(BatchExecuteStatementRequest batch, BatchExecuteStatementResponse answers) {
+        add("statements:DynamoDb:BatchExecuteStatement", batch.statements().size());
+        for (int i = 0; i < batch.statements().size() && i < answers.responses().size(); i++) {
+            Matcher m = UPDATE_TABLE.matcher(batch.statements().get(i).statement());
+            if (answers.responses().get(i).error() != null || !m.lookingAt()) {
+                continue;
+            }
+            String table = m.group(1);
+            double updates =
+                    COUNTERS.getOrDefault("updates:" + table, new DoubleAdder()).sum();
+            if (updates == 0) {
+                continue;
+            }
+            String prefix = "wcu-by:UpdateItem:" + table;
+            COUNTERS.forEach((k, v) -> {
+                if (k.equals(prefix) || k.startsWith(prefix + ":")) {
+                    String name = k.substring("wcu-by:UpdateItem:".length());
+                    double mean = v.sum() / updates;
+                    add("wcu:" + name, mean);
+                    add("wcu-by:BatchExecuteStatement:" + name, mean);
+                }
+            });
+        }
+    }
+
+    private static final Pattern UPDATE_TABLE = Pattern.compile("UPDATE \"([^\"]+)\"");
 
     @Override
     public void onExecutionFailure(Context.FailedExecution context, ExecutionAttributes attributes) {

@@ -40,7 +40,12 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchStatementError;
+import software.amazon.awssdk.services.dynamodb.model.BatchStatementErrorCodeEnum;
+import software.amazon.awssdk.services.dynamodb.model.BatchStatementRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchStatementResponse;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
@@ -108,6 +113,58 @@ public final class RunRepository {
         } catch (ConditionalCheckFailedException lost) {
             return new Result(false, RunItems.fromItem(lost.item()));
         }
+    }
+
+    /** The most statements one {@code BatchExecuteStatement} takes. */
+    public static final int MAX_BATCH = 25;
+
+    /** One change's part of {@link #applyAll}: its result, or why its statement failed ({@code error}). */
+    public record Applied(Result result, RuntimeException error) {}
+
+    /**
+     * {@link #apply} (or {@link #applyReturningNew} where {@code returningNew} says so) of up to {@link #MAX_BATCH}
+     * changes of different runs in one call: {@code BatchExecuteStatement}, whose statements each keep their own
+     * condition and win or lose on their own, as the same writes made one by one would (and at their price). The
+     * answers come in the changes' order; a statement that failed for another reason than its condition (throttled,
+     * say) carries its error, to be tried again by its caller as a failed call would be.
+     */
+    public List<Applied> applyAll(List<Change> changes, List<Boolean> returningNew) {
+        if (changes.size() > MAX_BATCH || changes.size() != returningNew.size()) {
+            throw new IllegalArgumentException(changes.size() + " changes, " + returningNew.size() + " flags");
+        }
+        List<BatchStatementRequest> statements = new ArrayList<>();
+        for (int i = 0; i < changes.size(); i++) {
+            Change c = changes.get(i);
+            if (c.transition().fromAbsent()) {
+                throw new IllegalArgumentException(c.transition() + " creates the run: write it in a transaction");
+            }
+            RunWrite.Statement st = compose(c).statement(returningNew.get(i));
+            statements.add(BatchStatementRequest.builder()
+                    .statement(st.text())
+                    .parameters(st.parameters())
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                    .build());
+        }
+        var responses =
+                dynamo.batchExecuteStatement(b -> b.statements(statements)).responses();
+        List<Applied> out = new ArrayList<>();
+        for (int i = 0; i < changes.size(); i++) {
+            BatchStatementResponse r = responses.get(i);
+            BatchStatementError e = r.error();
+            if (e == null) {
+                out.add(new Applied(
+                        returningNew.get(i) ? new Result(true, RunItems.fromItem(r.item())) : Result.WON, null));
+            } else if (e.code() == BatchStatementErrorCodeEnum.CONDITIONAL_CHECK_FAILED) {
+                out.add(new Applied(new Result(false, RunItems.fromItem(e.item())), null));
+            } else {
+                out.add(new Applied(
+                        null,
+                        DynamoDbException.builder()
+                                .message(e.codeAsString() + ": " + e.message())
+                                .build()));
+            }
+        }
+        return out;
     }
 
     /**

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.Put;
@@ -141,6 +142,71 @@ final class RunWrite {
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                         .build())
                 .build();
+    }
+
+    /** A PartiQL statement and its parameters, in the order of its {@code ?}. */
+    record Statement(String text, List<AttributeValue> parameters) {}
+
+    private static final Pattern TOKEN = Pattern.compile(
+            "attribute_not_exists\\((#\\w+)\\)|attribute_exists\\((#\\w+)\\)|IN \\(([^)]*)\\)|#(\\w+)|(:v\\d+)");
+
+    /**
+     * This write as one PartiQL {@code UPDATE} (for {@code BatchExecuteStatement}, which keeps a condition per
+     * statement): the same assignments, removals and condition, the key as the {@code WHERE} clause's equalities,
+     * and the new item returned when {@code returningNew}. Translated from the expressions above, so the two forms
+     * cannot drift apart: {@code #name} becomes {@code "name"}, each {@code :v} a parameter, {@code
+     * attribute_not_exists(x)} {@code x IS MISSING}, and {@code IN (…)} {@code IN […]}.
+     */
+    Statement statement(boolean returningNew) {
+        List<AttributeValue> parameters = new ArrayList<>();
+        StringBuilder text = new StringBuilder("UPDATE \"").append(table).append('"');
+        set.forEach(a -> text.append(" SET ").append(translate(a, parameters)));
+        remove.forEach(r -> text.append(" REMOVE ").append(translate(r, parameters)));
+        StringJoiner where = new StringJoiner(" AND ", " WHERE ", "");
+        key.forEach((attribute, v) -> {
+            where.add('"' + attribute + "\" = ?");
+            parameters.add(v);
+        });
+        String condition = condition();
+        if (!condition.isEmpty()) {
+            // ANDed with the key: a lone disjunction needs its parentheses here.
+            where.add(translate(
+                    conditions.size() == 1 && condition.contains(" OR ") ? "(" + condition + ")" : condition,
+                    parameters));
+        }
+        text.append(where);
+        if (returningNew) {
+            text.append(" RETURNING ALL NEW *");
+        }
+        return new Statement(text.toString(), parameters);
+    }
+
+    /** {@code expression} in PartiQL, its {@code :v} placeholders turned into parameters appended to {@code out}. */
+    private String translate(String expression, List<AttributeValue> out) {
+        Matcher m = TOKEN.matcher(expression);
+        StringBuilder b = new StringBuilder();
+        while (m.find()) {
+            String replacement;
+            if (m.group(1) != null) {
+                replacement = quoted(m.group(1)) + " IS MISSING";
+            } else if (m.group(2) != null) {
+                replacement = quoted(m.group(2)) + " IS NOT MISSING";
+            } else if (m.group(3) != null) {
+                replacement = "IN [" + translate(m.group(3), out) + "]";
+            } else if (m.group(4) != null) {
+                replacement = quoted("#" + m.group(4));
+            } else {
+                out.add(values.get(m.group(5)));
+                replacement = "?";
+            }
+            m.appendReplacement(b, Matcher.quoteReplacement(replacement));
+        }
+        m.appendTail(b);
+        return b.toString();
+    }
+
+    private String quoted(String alias) {
+        return '"' + names.get(alias) + '"';
     }
 
     private static <V> Map<String, V> usedIn(String expression, Map<String, V> placeholders) {

@@ -12,6 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchStatementRequest;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.Put;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
@@ -82,6 +83,40 @@ class MeteringTest {
         assertThat(plain).containsEntry("wcu:" + jobs, 1.0).doesNotContainKey("wcu:" + index);
         // A moved entry: the old one deleted, the new one put.
         assertThat(moved).containsEntry("wcu:" + jobs, 1.0).containsEntry("wcu:" + index, 2.0);
+    }
+
+    @Test
+    void aBatchOfStatementsIsCountedAtTheMeanOfThisProcesssUpdatesOfItsTable() {
+        String jobs = meteredJobsTable();
+        dynamo.putItem(b -> b.tableName(jobs).item(job("b1", false)));
+        dynamo.putItem(b -> b.tableName(jobs).item(job("b2", false)));
+        dynamo.putItem(b -> b.tableName(jobs).item(job("b3", false)));
+        // One UpdateItem of the table: 1 unit, so its mean is 1.
+        dynamo.updateItem(b -> b.tableName(jobs)
+                .key(Map.of(Resources.JOB_ID, s("b1")))
+                .updateExpression("SET pendingRunId = :r")
+                .expressionAttributeValues(Map.of(":r", s("r1"))));
+        Map<String, Double> before = Metering.snapshot();
+
+        // Two statements that win and one that loses its condition: DynamoDB Local reports no units for any.
+        dynamo.batchExecuteStatement(b -> b.statements(
+                statement(jobs, "b2", "r2"), statement(jobs, "b3", "r3"), statement(jobs, "missing", "r4")));
+
+        Map<String, Double> d = minus(Metering.snapshot(), before);
+        assertThat(d)
+                .containsEntry("calls:DynamoDb:BatchExecuteStatement", 1.0)
+                .containsEntry("statements:DynamoDb:BatchExecuteStatement", 3.0)
+                .containsEntry("wcu:" + jobs, 2.0)
+                .containsEntry("wcu-by:BatchExecuteStatement:" + jobs, 2.0);
+    }
+
+    /** {@code UPDATE jobs SET pendingRunId = run WHERE jobId = id}, which loses where the job does not exist. */
+    private static BatchStatementRequest statement(String table, String id, String run) {
+        return BatchStatementRequest.builder()
+                .statement("UPDATE \"" + table
+                        + "\" SET \"pendingRunId\" = ? WHERE \"jobId\" = ? AND \"jobId\" IS NOT MISSING")
+                .parameters(s(run), s(id))
+                .build();
     }
 
     private final DynamoDbClient dynamo = AwsClients.dynamo(TestStack.target());
