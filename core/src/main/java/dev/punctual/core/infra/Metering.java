@@ -5,10 +5,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.DoubleAdder;
 import java.util.regex.Matcher;
@@ -26,6 +29,7 @@ import software.amazon.awssdk.services.dynamodb.model.Capacity;
 import software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * Counts what this process asks of AWS: calls by {@code calls:<service>:<operation>} (failed ones also under
@@ -123,8 +127,13 @@ public final class Metering implements ExecutionInterceptor {
                 : 1;
         for (Object c : tables) {
             record(operation, (ConsumedCapacity) c, READS.contains(operation), scale);
-            if (operation.equals("UpdateItem")) {
-                add("updates:" + ((ConsumedCapacity) c).tableName(), 1);
+            if (context.request() instanceof UpdateItemRequest u) {
+                String shape = shape(
+                        u.tableName(),
+                        u.key().keySet(),
+                        u.expressionAttributeNames().values());
+                add("updates:" + shape, 1);
+                perShape(shape, (ConsumedCapacity) c);
             }
         }
         if (tables.isEmpty()
@@ -137,25 +146,33 @@ public final class Metering implements ExecutionInterceptor {
     /**
      * DynamoDB Local reports nothing for a {@code BatchExecuteStatement}; AWS bills each statement as the single
      * write it is (an UPDATE as an UpdateItem). Each statement that won is counted at the mean units this process's
-     * UpdateItem calls of the same table consumed (table and each index), under {@code BatchExecuteStatement}.
+     * UpdateItem calls of the same shape consumed, table and each index: the same table and attribute names, which is
+     * the same write (a statement is translated from an UpdateItem's expressions, RunRepository.applyAll). Counted
+     * under {@code BatchExecuteStatement}; a statement of a shape no UpdateItem had is counted as calls only.
      */
     private static void estimateStatements(BatchExecuteStatementRequest batch, BatchExecuteStatementResponse answers) {
         add("statements:DynamoDb:BatchExecuteStatement", batch.statements().size());
         for (int i = 0; i < batch.statements().size() && i < answers.responses().size(); i++) {
-            Matcher m = UPDATE_TABLE.matcher(batch.statements().get(i).statement());
-            if (answers.responses().get(i).error() != null || !m.lookingAt()) {
+            String text = batch.statements().get(i).statement();
+            Matcher table = UPDATE_TABLE.matcher(text);
+            if (answers.responses().get(i).error() != null || !table.lookingAt()) {
                 continue;
             }
-            String table = m.group(1);
+            List<String> names = new ArrayList<>();
+            Matcher quoted = QUOTED.matcher(text.substring(table.end()));
+            while (quoted.find()) {
+                names.add(quoted.group(1));
+            }
+            String shape = shape(table.group(1), List.of(), names);
             double updates =
-                    COUNTERS.getOrDefault("updates:" + table, new DoubleAdder()).sum();
+                    COUNTERS.getOrDefault("updates:" + shape, new DoubleAdder()).sum();
             if (updates == 0) {
                 continue;
             }
-            String prefix = "wcu-by:UpdateItem:" + table;
+            String prefix = "wcu-shape:" + shape + "|";
             COUNTERS.forEach((k, v) -> {
-                if (k.equals(prefix) || k.startsWith(prefix + ":")) {
-                    String name = k.substring("wcu-by:UpdateItem:".length());
+                if (k.startsWith(prefix)) {
+                    String name = k.substring(prefix.length());
                     double mean = v.sum() / updates;
                     add("wcu:" + name, mean);
                     add("wcu-by:BatchExecuteStatement:" + name, mean);
@@ -164,6 +181,36 @@ public final class Metering implements ExecutionInterceptor {
         }
     }
 
+    /** A write's table and the attribute names it uses (its key's among them), as one key. */
+    private static String shape(String table, Collection<String> key, Collection<String> names) {
+        TreeSet<String> all = new TreeSet<>(key);
+        all.addAll(names);
+        return table + "(" + String.join(",", all) + ")";
+    }
+
+    /** An UpdateItem's write units by its shape, for {@link #estimateStatements}. */
+    private static void perShape(String shape, ConsumedCapacity c) {
+        String at = "wcu-shape:" + shape + "|";
+        if (c.table() != null) {
+            Capacity t = c.table();
+            add(at + c.tableName(), writes(t.writeCapacityUnits(), t.readCapacityUnits(), t.capacityUnits()));
+        } else if (!c.hasGlobalSecondaryIndexes()) {
+            add(at + c.tableName(), writes(c.writeCapacityUnits(), c.readCapacityUnits(), c.capacityUnits()));
+        }
+        if (c.hasGlobalSecondaryIndexes()) {
+            c.globalSecondaryIndexes()
+                    .forEach((index, cap) -> add(
+                            at + c.tableName() + ":" + index,
+                            writes(cap.writeCapacityUnits(), cap.readCapacityUnits(), cap.capacityUnits())));
+        }
+    }
+
+    /** A write's units: as given, or its total where only that is (as {@link #units} counts them). */
+    private static double writes(Double writes, Double reads, Double total) {
+        return nz(writes) == 0 && nz(reads) == 0 ? nz(total) : nz(writes);
+    }
+
+    private static final Pattern QUOTED = Pattern.compile("\"(\\w+)\"");
     private static final Pattern UPDATE_TABLE = Pattern.compile("UPDATE \"([^\"]+)\"");
 
     @Override
