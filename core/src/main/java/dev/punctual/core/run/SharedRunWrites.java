@@ -8,8 +8,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The conditional writes of runs that one executor's threads make at once (claims, launches, outcomes, heartbeats),
@@ -52,22 +54,36 @@ public final class SharedRunWrites implements AutoCloseable {
     }
 
     private Result ask(Change change, boolean returningNew) {
-        if (!writer.isAlive()) {
-            throw new IllegalStateException("the executor's run writes are closed");
-        }
         Pending p = new Pending(change, returningNew, new CompletableFuture<>());
         asked.add(p);
+        boolean interrupted = false;
         try {
-            // Uninterruptible: every write asked is answered, and its call is bounded by the SDK's timeouts.
-            return p.done().join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
+            while (true) {
+                try {
+                    // Every write asked is answered, and its call is bounded by the SDK's timeouts: an interrupt is
+                    // kept for after the answer, as a call made on this thread would have.
+                    return p.done().get(1, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    if (!writer.isAlive() && asked.remove(p)) {
+                        // Asked as the writer stopped, after its last look at what waits.
+                        throw new IllegalStateException("the executor's run writes are closed");
+                    }
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    if (e.getCause() instanceof Error err) {
+                        throw err;
+                    }
+                    throw new IllegalStateException(e.getCause());
+                }
             }
-            if (e.getCause() instanceof Error err) {
-                throw err;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
-            throw e;
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.punctual.core.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
@@ -209,5 +210,16 @@ class SharedRunWritesTest {
         assertThat(single.get())
                 .as("the first claim, then run 1's second one, each alone")
                 .isEqualTo(2);
+    }
+
+    @Test
+    void aWriteAskedOnceTheWritesAreClosedFailsRatherThanWaitsForever() {
+        Job job = queued();
+        SharedRunWrites writes = new SharedRunWrites(p.runs, "closed");
+        writes.close();
+        assertThatThrownBy(() -> writes.apply(claimOf(job, "ex")))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThat(runOf(job).state()).as("nothing written").isEqualTo(RunState.QUEUED);
     }
 }
