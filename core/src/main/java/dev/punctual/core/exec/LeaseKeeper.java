@@ -143,6 +143,14 @@ final class LeaseKeeper {
      * Extends the DynamoDB lease and the message's invisibility together. A lost heartbeat (another executor took
      * the run after our lease expired) kills our process: the newer attempt owns the run now.
      */
+    /**
+     * The heartbeat alone, for an attempt whose binary ended before its launch was written, while its outcome is
+     * recorded (the first beat a heartbeat after now; usually cancelled before it, once the outcome is written).
+     */
+    ScheduledFuture<?> keep(Message message, Run run, ProcessRunner.Handle handle, AtomicReference<Instant> held) {
+        return startHeartbeat(message, run, handle, held, expiry -> {});
+    }
+
     private ScheduledFuture<?> startHeartbeat(
             Message message,
             Run run,

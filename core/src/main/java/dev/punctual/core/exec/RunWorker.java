@@ -285,14 +285,16 @@ public final class RunWorker {
     /**
      * The claim's change. A claim ahead of the instant leases the run from the instant on (at most
      * {@link RunRepository#CLAIM_TOLERANCE} ahead, what the claim's condition allows): its binary starts with the
-     * whole lease before it, as a run claimed at its instant does. Its launch, written after the start, is the first
-     * renewal, and a store outage around the start must not eat into the lease that covers it.
+     * whole lease before it, as a run claimed at its instant does. Its launch, written {@link LeaseKeeper#LAUNCH_DELAY}
+     * after the start, is the first renewal, so the claim's lease covers that delay too: a run that ends before its
+     * launch is written has as long to write its outcome through a store outage as when the launch renewed the lease
+     * at the start (found by the fault suite's outage at the result write, whose short runs were re-run once).
      */
     private Change grant(RunMessage m, Instant now) {
         Instant from =
                 m.scheduledAt().isAfter(now) ? min(m.scheduledAt(), now.plus(RunRepository.CLAIM_TOLERANCE)) : now;
         return Change.of(Transition.CLAIM, m.jobId(), m.runId(), now)
-                .withLease(executorId, from.plus(settings.lease()));
+                .withLease(executorId, from.plus(settings.lease()).plus(LeaseKeeper.LAUNCH_DELAY));
     }
 
     private static Instant min(Instant a, Instant b) {

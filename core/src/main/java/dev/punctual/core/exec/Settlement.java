@@ -23,7 +23,6 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.services.sqs.model.Message;
 
@@ -116,10 +115,10 @@ final class Settlement {
     }
 
     /**
-     * Records the outcome of an attempt that was started or tried: waits for its launch's write, or takes the start
-     * into the outcome if the binary ended before its launch was due ({@code launching} null: never let start);
-     * stores its log, removes its files and writes the outcome while the lease lasts. FENCED when it is not ours to
-     * record any more.
+     * Records the outcome of an attempt that was started or tried: waits for its launch's write ({@code launching};
+     * null: none to wait for), or records the start itself ({@code foldedStart}: the binary ended before its launch
+     * was due); stores its log, removes its files and writes the outcome while the lease lasts. FENCED when it is not
+     * ours to record any more.
      */
     Outcome record(
             Message message,
@@ -127,20 +126,12 @@ final class Settlement {
             Job job,
             Ending end,
             Future<?> launching,
-            AtomicBoolean startTaken,
-            Instant startedAt,
+            Instant foldedStart,
             Path workDir,
             Path logFile,
-            AtomicReference<Instant> held,
-            StartTiming timing)
+            AtomicReference<Instant> held)
             throws InterruptedException {
-        Instant folded = null;
-        if (launching != null && startTaken.compareAndSet(false, true)) {
-            // Ended before its launch was due: the outcome records the start, one write instead of two.
-            launching.cancel(true);
-            folded = startedAt;
-            timing.mark("ended before its launch").log(run.jobId() + "/" + run.runId() + " attempt " + run.attempt());
-        } else if (launching != null) {
+        if (launching != null) {
             // The outcome is never written before the launch (nor its run's startedAt lost to the race).
             try {
                 launching.get();
@@ -161,7 +152,7 @@ final class Settlement {
             // brings the run back as a new attempt.
             return Outcome.FENCED;
         }
-        Instant started = folded;
+        Instant started = foldedStart;
         return WhileHeld.call(
                 clock,
                 held,
