@@ -90,7 +90,8 @@ final class LeaseKeeper {
      * an attempt whose binary never ran. Not at once, though: {@link #LAUNCH_DELAY} later, and only if the binary is
      * still running then. One that ended sooner has its start written with its outcome, one write a run instead of
      * two (the executor's CPU a run is mostly its store calls: bench/README). The claim's lease covers the run from
-     * its instant for a lease, which the delay is well within. The window in which an executor's death leaves an
+     * its instant for a lease and this delay (RunWorker.grant); a run that ended sooner keeps its heartbeat while its
+     * outcome is recorded ({@link #keep}). The window in which an executor's death leaves an
      * attempt that looks unlaunched is the delay and the write. A store error is tried again while the lease lasts;
      * the heartbeat starts only once the launch is written, so the two renewals never race.
      */
