@@ -123,13 +123,16 @@ public final class LaunchCommand implements Callable<Integer> {
         SandboxConfig toolsSandbox = sandboxConfig(dir.resolve("sandbox"), uidBase, helper);
         SandboxConfig helperSandbox =
                 sandboxConfig(dir.resolve("sandbox-helper"), uidBase + SandboxConfig.DEFAULT_UID_COUNT, helper);
+        SandboxConfig launcherSandbox =
+                sandboxConfig(dir.resolve("sandbox-launcher"), uidBase + 2 * SandboxConfig.DEFAULT_UID_COUNT, helper);
         List<LaunchPath> paths = new ArrayList<>(List.of(new BareProcessBuilder(), new PlainRunner(tools)));
         if (settings.runner().throughHelper()) {
             paths.add(new PlainRunner(settings));
         }
         paths.add(new SandboxedRunner(tools, toolsSandbox));
         if (settings.runner().throughHelper()) {
-            paths.add(new SandboxedRunner(settings, helperSandbox));
+            paths.add(new SandboxedRunner(RunnerSettings.defaults(dir, helper, false), helperSandbox));
+            paths.add(new SandboxedRunner(settings, launcherSandbox));
         }
 
         StringBuilder out = new StringBuilder("# punctual bench launch\n\n");
@@ -244,9 +247,9 @@ public final class LaunchCommand implements Callable<Integer> {
         System.out.println("- runs/s: measured runs / wall time from the moment every worker is ready until the last "
                 + "run ends. Latencies: each run from launch to exit (and the sandbox's cleanup), queueing for the "
                 + "cores included, failed runs too; p50/p99 by nearest rank.");
-        System.out.println("- CPU ms/run: this process's CPU and its reaped children's (every process a run starts, "
-                + "the binary's own included) over the measured runs, per run; not the kernel's own threads (a "
-                + "network namespace's teardown runs in a kworker).");
+        System.out.println("- CPU ms/run: this process's CPU and its descendants' with the children each reaped "
+                + "(every process a run starts, the binary's own included, and the launcher) over the measured runs, "
+                + "per run; not the kernel's own threads (a network namespace's teardown runs in a kworker).");
         System.out.println("- overhead vs baseline: mean latency minus the bare ProcessBuilder's mean at the same "
                 + "binary and thread count; for a step row, the step's own mean (the baseline has no such step).");
         System.out.println("- one scan of /proc for a uid's processes (`Sandbox.pidsOf`, run by the sandbox's "

@@ -16,7 +16,8 @@ final class PlainRunner implements LaunchPath {
 
     @Override
     public String name() {
-        return "ProcessRunner, " + settings.chain();
+        // Without a uid of its own a run never goes through the launcher: the helper per run, or the tools.
+        return "ProcessRunner, " + (settings.runner().throughHelper() ? "helper" : "tools");
     }
 
     @Override

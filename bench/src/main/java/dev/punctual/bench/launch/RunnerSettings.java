@@ -21,18 +21,23 @@ record RunnerSettings(ProcessRunner runner, Map<String, String> env, Duration ti
 
     static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-    /** Starting runs through {@code helper} (null: util-linux's tools). */
+    /** Starting runs through {@code helper} (null: util-linux's tools), sandboxed ones through its launcher. */
     static RunnerSettings defaults(Path dir, Path helper) {
+        return defaults(dir, helper, true);
+    }
+
+    /** As above; {@code launch} false: sandboxed runs through a spawn of the helper each, as before the launcher. */
+    static RunnerSettings defaults(Path dir, Path helper, boolean launch) {
         return new RunnerSettings(
-                new ProcessRunner(Settings.DEFAULT_LOG_CAP_BYTES, Settings.DEFAULT_KILL_GRACE, helper),
+                new ProcessRunner(Settings.DEFAULT_LOG_CAP_BYTES, Settings.DEFAULT_KILL_GRACE, helper, launch),
                 RUN_ENV,
                 TIMEOUT,
                 dir);
     }
 
-    /** How runs start, for a path's name: "helper" or "tools". */
+    /** How sandboxed runs start, for a path's name: "launcher", "helper" or "tools". */
     String chain() {
-        return runner.throughHelper() ? "helper" : "tools";
+        return runner.throughLauncher() ? "launcher" : runner.throughHelper() ? "helper" : "tools";
     }
 
     /** The log file of worker {@code worker}: the executor's, out of the run's reach; each run overwrites it. */

@@ -41,19 +41,28 @@ final class SandboxedRunner implements LaunchPath {
                 + "with no scan; its 0700 directory" + (sandbox.ownFilesystems() ? OWN_OPEN : "")
                 + ") + `ProcessRunner.start(..., sandbox.confinement(lease, default limits))` + `await` ("
                 + RUN + ": as the executor launches a run: "
-                + (settings.runner().throughHelper()
-                        ? "`punctual-sandbox -s -k` with `-r` the default run limits, `-u` its uid, every step in "
-                                + "one process, then one exec of the binary"
-                                + (sandbox.ownFilesystems() ? " (with `-d`: " + OWN_RUN + ")" : "")
-                        : "`setsid`, " + (sandbox.ownFilesystems() ? OWN_RUN : "")
-                                + "`prlimit` with the default run limits, "
-                                + "`setpriv --reuid/--regid --clear-groups --no-new-privs`")
+                + (settings.runner().throughLauncher()
+                        ? "a request to the helper's launcher (`punctual-sandbox --serve`, one per JVM), which forks"
+                                + " and makes the helper's steps (`-r` the default run limits, `-u` its uid; the "
+                                + "network a namespace kept for the uid), then one exec of the binary; it copies the "
+                                + "output to the log and kills the uid's processes itself"
+                        : settings.runner().throughHelper()
+                                ? "`punctual-sandbox -s -k` with `-r` the default run limits, `-u` its uid, every step in "
+                                        + "one process, then one exec of the binary"
+                                        + (sandbox.ownFilesystems() ? " (with `-d`: " + OWN_RUN + ")" : "")
+                                : "`setsid`, " + (sandbox.ownFilesystems() ? OWN_RUN : "")
+                                        + "`prlimit` with the default run limits, "
+                                        + "`setpriv --reuid/--regid --clear-groups --no-new-privs`")
                 + ", then a kill of every process of the "
                 + "uid) + `Sandbox.close(lease)` (" + CLOSE + ": delete its directory"
                 + (sandbox.ownFilesystems() ? ", its image" : "") + " and leftovers, keep the uid, "
                 + "found empty by the kill, for the next run); under " + config.dir() + "; disks: "
                 + (sandbox.ownFilesystems() ? "a filesystem of its own each" : "watched") + "; network: "
-                + (sandbox.privateNetwork() ? "a namespace of its own each, empty" : "the executor's");
+                + (sandbox.privateNetwork()
+                        ? settings.runner().throughLauncher()
+                                ? "an empty namespace kept for each uid, joined"
+                                : "a namespace of its own each, empty"
+                        : "the executor's");
     }
 
     @Override

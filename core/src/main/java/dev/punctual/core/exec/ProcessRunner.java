@@ -3,10 +3,7 @@ package dev.punctual.core.exec;
 import dev.punctual.core.config.SandboxConfig;
 import dev.punctual.core.limits.RunLimits;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -14,11 +11,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -54,6 +51,8 @@ public final class ProcessRunner {
     private final Duration killGrace;
     /** The sandbox's helper, which starts a run in one exec ({@link StartChain#helper}); null: util-linux's tools. */
     private final Path helper;
+    /** Whether runs with a uid of their own start through the helper's launcher. */
+    private final boolean launch;
 
     /** Starting runs through the sandbox's helper at its default place if it is there, else through the tools. */
     public ProcessRunner(long logCapBytes, Duration killGrace) {
@@ -65,6 +64,16 @@ public final class ProcessRunner {
      * util-linux's tools: six processes' worth of execs a run instead of two. Null: the tools.
      */
     public ProcessRunner(long logCapBytes, Duration killGrace, Path helper) {
+        this(logCapBytes, killGrace, helper, true);
+    }
+
+    /**
+     * As above; {@code launch}: a run with a uid of its own starts through the helper's launcher ({@link Launcher}:
+     * a fork of one long-lived process) rather than through a spawn of the helper per run (false, which the
+     * launch benchmark compares).
+     */
+    public ProcessRunner(long logCapBytes, Duration killGrace, Path helper, boolean launch) {
+        this.launch = launch;
         this.logCapBytes = logCapBytes;
         this.killGrace = killGrace;
         this.helper = helper != null && Files.isExecutable(helper) ? helper.toAbsolutePath() : null;
@@ -81,6 +90,11 @@ public final class ProcessRunner {
     /** Whether runs start through the sandbox's helper. */
     public boolean throughHelper() {
         return helper != null;
+    }
+
+    /** Whether runs with a uid of their own start through the helper's launcher ({@link Launcher}). */
+    public boolean throughLauncher() {
+        return helper != null && launch;
     }
 
     /** Starts the binary; the returned handle waits for it and can kill it. */
@@ -167,23 +181,27 @@ public final class ProcessRunner {
             }
             command = StartChain.tools(c, gated, env.containsKey("PWD"), tail);
         }
+        Map<String, String> environment = new LinkedHashMap<>();
+        environment.put("PATH", SAFE_PATH);
+        environment.put("HOME", workDir.toString());
+        environment.put("TMPDIR", workDir.toString());
+        environment.putAll(env);
+        String tag = HexFormat.of().formatHex(RANDOM.generateSeed(12));
+        environment.put(TAG, tag);
+        if (launch && helper != null && sandboxUid != null) {
+            return Launcher.of(helper)
+                    .start(command, environment, workDir, logFile, logCapBytes, sandboxUid, killGrace);
+        }
         ProcessBuilder pb =
                 new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
         pb.environment().clear();
-        pb.environment().put("PATH", SAFE_PATH);
-        pb.environment().put("HOME", workDir.toString());
-        pb.environment().put("TMPDIR", workDir.toString());
-        pb.environment().putAll(env);
-        String tag = HexFormat.of().formatHex(RANDOM.generateSeed(12));
-        pb.environment().put(TAG, tag);
+        pb.environment().putAll(environment);
         Process p = spawn(pb);
         if (!gated) {
             p.getOutputStream().close();
         }
         // The helper and setsid make the run's first process the leader of its own process group.
-        Handle h = new Handle(p, logFile, tag, sandboxUid, through != null || HAS_SETSID);
-        h.pump.start();
-        return h;
+        return new Spawned(p, logFile, tag, sandboxUid, through != null || HAS_SETSID, logCapBytes, killGrace);
     }
 
     /** The absolute path of the system's {@code name}, or null when it has none. */
@@ -226,194 +244,42 @@ public final class ProcessRunner {
         }
     }
 
-    /** A running binary. */
-    public final class Handle {
-        private final Process process;
-        private final String tag;
-        private final Integer sandboxUid;
-        /** Whether the process leads its own process group (its pid is the group id), so the group can be killed. */
-        private final boolean leadsGroup;
-
-        private final Thread pump;
-        private final AtomicReference<String> killedBecause = new AtomicReference<>();
-        private volatile long written;
-        private volatile boolean truncated;
-
-        private Handle(Process process, Path logFile, String tag, Integer sandboxUid, boolean leadsGroup) {
-            this.leadsGroup = leadsGroup;
-            this.process = process;
-            this.tag = tag;
-            this.sandboxUid = sandboxUid;
-            this.pump =
-                    Thread.ofPlatform().daemon().name("log-" + process.pid()).unstarted(() -> copy(logFile));
-        }
-
+    /** A running binary: started by this JVM ({@link Spawned}) or by the sandbox's launcher ({@link Launcher}). */
+    public sealed interface Handle permits Spawned, Launcher.Launched {
         /** The exit code, once the process has exited. */
-        public Optional<Integer> exitCode() {
-            return process.isAlive() ? Optional.empty() : Optional.of(process.exitValue());
-        }
+        Optional<Integer> exitCode();
 
         /** Whether the binary (or its gate) has not exited yet. */
-        public boolean running() {
-            return process.isAlive();
-        }
+        boolean running();
 
-        public long pid() {
-            return process.pid();
-        }
+        long pid();
 
         /**
          * The output bytes in the log file so far (at most the cap; the truncation note not counted): every byte
-         * below this count is in the file (unbuffered writes, the count published after each).
+         * below this count is in the file.
          */
-        public long written() {
-            return written;
-        }
+        long written();
 
         /** Ends a gated process's input without a release: its gate exits, the binary unstarted. */
-        void closeGate() throws IOException {
-            process.getOutputStream().close();
-        }
+        void closeGate() throws IOException;
 
         /**
          * Lets a gated binary ({@link #startGated}) start: false if its gate is gone (the process ended meanwhile,
          * or was killed), in which case the binary did not start.
          */
-        public boolean release() {
-            try (OutputStream gate = process.getOutputStream()) {
-                gate.write('\n');
-                gate.flush();
-                return true;
-            } catch (IOException e) {
-                return false;
-            }
-        }
+        boolean release();
 
         /** Kills the group (TERM, then KILL after the grace period) and records why. */
-        public void kill(String reason) {
-            if (killedBecause.compareAndSet(null, reason)) {
-                signalGroup("TERM");
-                try {
-                    if (!process.waitFor(killGrace.toMillis(), TimeUnit.MILLISECONDS)) {
-                        signalGroup("KILL");
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    signalGroup("KILL");
-                }
-            }
-        }
+        void kill(String reason);
 
         /**
          * Kills the group at once (KILL, no grace) and records why: for a run over a limit, which the grace of a TERM
          * would let go on for {@code killGrace} more.
          */
-        public void killNow(String reason) {
-            if (killedBecause.compareAndSet(null, reason)) {
-                signalGroup("KILL");
-            }
-        }
+        void killNow(String reason);
 
-        /** Waits for the binary to exit or the timeout to pass. */
-        public Result await(Duration timeout) throws InterruptedException {
-            boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (!exited) {
-                kill("timed out after "
-                        + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s" : timeout.toMillis() + "ms"));
-                process.waitFor();
-            }
-            if (sandboxUid != null) {
-                // Everything of the run's user, its group included: no process can leave its uid (no_new_privs, no
-                // capabilities). (The group kill below would cost a process start and a scan of every process.)
-                Sandbox.killAll(sandboxUid);
-            } else {
-                // Whatever the leader left behind in its group dies with it, and so does anything carrying its tag.
-                signalGroup("KILL");
-                killTagged();
-            }
-            pump.join(Duration.ofSeconds(10).toMillis());
-            return new Result(process.exitValue(), killedBecause.get(), written, truncated);
-        }
-
-        private void signalGroup(String signal) {
-            List<String> kill = new ArrayList<>(List.of("kill", "-s", signal, "--"));
-            kill.add(leadsGroup ? "-" + process.pid() : Long.toString(process.pid()));
-            try {
-                Process k = spawn(new ProcessBuilder(kill)
-                        .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD));
-                k.waitFor(5, TimeUnit.SECONDS);
-            } catch (IOException e) {
-                process.destroyForcibly();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                process.destroyForcibly();
-            }
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-        }
-
-        /**
-         * Kills every process whose environment carries this run's tag, until a scan finds none (a daemon may fork
-         * while it is being killed). Processes of other users cannot be read, and are not ours to kill anyway.
-         */
-        private void killTagged() {
-            if (!Files.isDirectory(PROC)) {
-                return;
-            }
-            byte[] needle = (TAG + "=" + tag).getBytes(StandardCharsets.UTF_8);
-            for (int round = 0; round < 5; round++) {
-                List<ProcessHandle> found = new ArrayList<>();
-                try (DirectoryStream<Path> pids = Files.newDirectoryStream(PROC, "[0-9]*")) {
-                    for (Path dir : pids) {
-                        try {
-                            if (contains(Files.readAllBytes(dir.resolve("environ")), needle)) {
-                                ProcessHandle.of(
-                                                Long.parseLong(dir.getFileName().toString()))
-                                        .ifPresent(found::add);
-                            }
-                        } catch (IOException | RuntimeException gone) {
-                            // Exited meanwhile, or not readable: not one of ours.
-                        }
-                    }
-                } catch (IOException e) {
-                    return;
-                }
-                if (found.isEmpty()) {
-                    return;
-                }
-                found.forEach(ProcessHandle::destroyForcibly);
-                for (ProcessHandle h : found) {
-                    h.onExit().completeOnTimeout(h, 1, TimeUnit.SECONDS).join();
-                }
-            }
-        }
-
-        private void copy(Path logFile) {
-            byte[] buf = new byte[64 * 1024];
-            try (InputStream in = process.getInputStream();
-                    OutputStream out = Files.newOutputStream(logFile)) {
-                int n;
-                // Only this thread writes the count; others read the volatile copy, published after each chunk.
-                long total = 0;
-                while ((n = in.read(buf)) >= 0) {
-                    long room = logCapBytes - total;
-                    if (room > 0) {
-                        int take = (int) Math.min(room, n);
-                        out.write(buf, 0, take);
-                        total += take;
-                        written = total;
-                    }
-                    if (n > room && !truncated) {
-                        truncated = true;
-                        out.write(("\n[punctual: output truncated at " + logCapBytes + " bytes]\n")
-                                .getBytes(StandardCharsets.UTF_8));
-                    }
-                    // Past the cap we keep reading and discard, so the binary never blocks on a full pipe.
-                }
-            } catch (IOException ignored) {
-                // The pipe closes when the group is killed; what was written so far is the log.
-            }
-        }
+        /** Waits for the binary to exit or the timeout to pass; then every process of its run is killed. */
+        Result await(Duration timeout) throws InterruptedException;
     }
 
     /** Whether {@code needle} occurs in {@code haystack} as a whole NUL-separated entry. */

@@ -283,6 +283,11 @@ public final class Sandbox {
         return none;
     }
 
+    /** No process of {@code uid} is left: the launcher killed them all and saw none left ({@link Launcher}). */
+    static void noneLeft(int uid) {
+        NONE_LEFT.add(uid);
+    }
+
     /** The live processes of {@code uid} (zombies excluded: they hold nothing and cannot be killed). */
     public static List<Long> pidsOf(int uid) {
         List<Long> out = new ArrayList<>();

@@ -193,7 +193,8 @@ class SandboxHelperTest {
         Path ran = dir.resolve("ran");
         // Its parent is this JVM, not pid 1: as if the executor had died and it had been handed to init.
         Exit orphan = helper("-s", "-k", "1", "--", "/bin/sh", "-c", "touch " + ran);
-        assertThat(orphan).isEqualTo(new Exit(124, "punctual-sandbox: the executor is gone: No such process\n"));
+        assertThat(orphan)
+                .isEqualTo(new Exit(124, "punctual-sandbox: the process that started it is gone: No such process\n"));
         assertThat(ran).doesNotExist();
         assertThat(helper("-s", "-k", JVM, "--", "/bin/sh", "-c", "touch " + ran)
                         .code())

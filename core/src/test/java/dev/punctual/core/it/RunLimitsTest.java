@@ -102,16 +102,18 @@ class RunLimitsTest {
                 most.accumulateAndGet(tasksOfPool(), Math::max);
             }
         });
-        // exec, not a fork: once the bomb fills the limit, a fork of the script's own would fail and end it early
-        // (exit 2) instead of leaving the run to its timeout.
+        // Each process of the bomb stays (exec, not a fork: once the bomb fills the limit, a fork would fail and
+        // end it early), so the bomb stays at its limit until the timeout. (A bomb whose processes end after their
+        // fork fails rises to the limit and falls back within milliseconds where its orphans are reaped at once,
+        // as the launcher reaps them: the watcher saw 3 at most then.)
         Ended e = run(
-                "bomb() { bomb | bomb & }\nbomb\nexec sleep 30\n", new RunLimits(24, null, null, null, null, null), 4);
+                "bomb() { bomb | bomb & exec sleep 30; }\nbomb\n", new RunLimits(24, null, null, null, null, null), 4);
         done.set(true);
         watcher.join();
         assertThat(e.run().state()).isEqualTo(RunState.DEAD);
         assertThat(e.run().error()).isEqualTo("timed out after 4s");
         assertThat(most.get())
-                .as("the bomb reached its limit and never passed it")
+                .as("the bomb reached its limit and never passed it; its log: %s", e.log())
                 .isBetween(12L, 24L);
         theNextRunIsUnharmed();
     }
