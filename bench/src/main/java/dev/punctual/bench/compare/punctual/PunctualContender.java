@@ -37,6 +37,8 @@ public final class PunctualContender implements Contender {
 
     /** The helper the executor image has, as the build makes it. */
     static final String HELPER = "executor/target/punctual-sandbox";
+    /** The executor's JVM options, as bin/run-executor and the image give them (a java launcher @argfile). */
+    static final String EXECUTOR_OPTIONS = "executor/jvm.options";
 
     private final boolean helper;
     private final List<Child> children = new ArrayList<>();
@@ -126,7 +128,7 @@ public final class PunctualContender implements Contender {
                     helper
                             ? Path.of(HELPER).toAbsolutePath().toString()
                             : s.workDir().resolve("no-helper").toString());
-            Child executor = Child.start("punctual-executor-" + i, Pin.WORKERS, java(EXECUTOR_JAR), env, s.workDir());
+            Child executor = Child.start("punctual-executor-" + i, Pin.WORKERS, executorCommand(), env, s.workDir());
             children.add(executor);
         }
         for (Child c : children.subList(1, children.size())) {
@@ -245,6 +247,13 @@ public final class PunctualContender implements Contender {
             throw new UncheckedIOException(e);
         }
         return new Usage(m);
+    }
+
+    /** The executor as deployed: its JVM options ({@value #EXECUTOR_OPTIONS}), then its jar. */
+    static List<String> executorCommand() {
+        List<String> cmd = java(EXECUTOR_JAR);
+        cmd.add(1, "@" + Path.of(EXECUTOR_OPTIONS).toAbsolutePath());
+        return cmd;
     }
 
     private static List<String> java(String jar, String... args) {
