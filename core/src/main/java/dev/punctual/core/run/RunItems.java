@@ -34,6 +34,8 @@ public final class RunItems {
     static final String OCCURRENCE = "occurrence";
     /** When the current attempt's executor was about to start the binary (absent: it never got that far). */
     static final String LAUNCHED_AT = "launchedAt";
+    /** How many attempts were given back unlaunched ({@link Transition#GIVE_BACK}); absent: none. */
+    static final String GIVEN_BACK = "givenBack";
     /** A triggered run's own command line ({@link Overrides}); absent on every other run. */
     static final String ARGS = "args";
 

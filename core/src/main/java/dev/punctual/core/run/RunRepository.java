@@ -7,6 +7,7 @@ import static dev.punctual.core.run.RunItems.ATTEMPT;
 import static dev.punctual.core.run.RunItems.ERROR;
 import static dev.punctual.core.run.RunItems.EXIT_CODE;
 import static dev.punctual.core.run.RunItems.FINISHED_AT;
+import static dev.punctual.core.run.RunItems.GIVEN_BACK;
 import static dev.punctual.core.run.RunItems.LAUNCHED_AT;
 import static dev.punctual.core.run.RunItems.LEASE_EXPIRY;
 import static dev.punctual.core.run.RunItems.LEASE_OWNER;
@@ -310,10 +311,17 @@ public final class RunRepository {
                     w.add(MAX_ATTEMPTS, 1);
                 }
             }
-            case GIVE_BACK ->
+            case GIVE_BACK -> {
+                // At most MAX_GIVE_BACKS a run: a binary that brings its executor down before its launch is
+                // written, every time (one that exhausts the host's memory, say), would otherwise be given back
+                // and run again until the run's maxRunAge. Past them the claim that lost ends the run DEAD.
+                String given = w.name(GIVEN_BACK);
                 w.require("attribute_not_exists(" + w.name(LAUNCHED_AT) + ")")
+                        .require("attribute_not_exists(" + given + ") OR " + given + " < " + w.value(n(MAX_GIVE_BACKS)))
                         .add(MAX_ATTEMPTS, 1)
+                        .count(GIVEN_BACK)
                         .set(ERROR, s(c.error()));
+            }
             case CANCEL_SCHEDULED -> w.set(ERROR, s(c.error()));
             // The claim is undone as well as ended: its binary never started, so the run reads as one that was
             // never claimed (attempt, start and executor as before it). Safe for fencing: the run is terminal.
@@ -325,11 +333,11 @@ public final class RunRepository {
             case CANCEL_UNSTARTED, SKIP_OVERLAPPING, SKIP_MISSED, DEAD_LETTER ->
                 w.set(FINISHED_AT, instant(now)).set(ERROR, s(c.error()));
             // Out of the dead-letter index and without its TTL; the attempt number is kept: the next claim
-            // continues it, so it stays a fencing token.
+            // continues it, so it stays a fencing token. Its give-backs start afresh with its new attempts.
             case REDRIVE ->
                 w.set(MAX_ATTEMPTS, n(c.maxAttempts()))
                         .set(QUEUED_AT, instant(now))
-                        .remove(Resources.OWNER_STATE, Resources.FINISHED_SORT, Resources.EXPIRES_AT);
+                        .remove(Resources.OWNER_STATE, Resources.FINISHED_SORT, Resources.EXPIRES_AT, GIVEN_BACK);
             case UNINDEX -> w.require("attribute_exists(" + w.name(Resources.DUE_SHARD) + ")");
         }
     }
@@ -527,6 +535,9 @@ public final class RunRepository {
      * after the claim. An executor that gets there later reads the job again first (as a run claimed late does).
      */
     public static final Duration RELEASE_WINDOW = Duration.ofMillis(250);
+
+    /** How many attempts of one run may be given back unlaunched ({@link Transition#GIVE_BACK}). */
+    public static final int MAX_GIVE_BACKS = 3;
 
     /** How far the clocks of the API and the executors may be apart, for {@link #startsCommittedUntil}. */
     public static final Duration CLOCK_SKEW = Duration.ofMillis(250);

@@ -61,6 +61,17 @@ final class RunWrite {
         return value == null ? remove(attribute) : set(attribute, value);
     }
 
+    /**
+     * {@code attribute = attribute + 1}, from 0 where the item has none yet. UpdateItem only: PartiQL has no
+     * {@code if_not_exists} ({@link #statement} would not translate it).
+     */
+    RunWrite count(String attribute) {
+        String a = name(attribute);
+        set.add(a + " = if_not_exists(" + a + ", " + value(AttributeValue.fromN("0")) + ") + "
+                + value(AttributeValue.fromN("1")));
+        return this;
+    }
+
     /** {@code attribute = attribute + n}. */
     RunWrite add(String attribute, long n) {
         String a = name(attribute);

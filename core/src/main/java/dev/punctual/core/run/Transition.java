@@ -72,7 +72,8 @@ public enum Transition {
      * Its executor stopped between the claim and the binary's start (lease expired, never {@link #LAUNCH}ed): that
      * attempt did not run, so it is FAILED with the attempt given back, and the next claim may take another one.
      * Without it, such an attempt that was the last ended the run DEAD without its binary having run its attempts
-     * (found by the fault suite: kill -9 right after a claim).
+     * (found by the fault suite: kill -9 right after a claim). At most {@link RunRepository#MAX_GIVE_BACKS} times a
+     * run: past them the write loses, and the attempt counts.
      */
     GIVE_BACK(Set.of(), false, true, FAILED, Fence.SEEN_ATTEMPT, Index.AFTER_RETRY),
     /** The binary failed with no attempt left, or with an exit code the job calls non-retryable. */
