@@ -57,6 +57,20 @@ final class LeaseKeeper {
      */
     static final Duration LAUNCH_DELAY = Duration.ofSeconds(1);
 
+    /**
+     * How long to wait before the launch's write, for a lease that ends at {@code leaseEnd}: {@link #LAUNCH_DELAY},
+     * or half the time left before the supervisor's deadline if that is shorter. A binary let start late in its
+     * claim's lease (its job's read retried through a store outage, say) has its launch written, and its lease and
+     * deadline moved on, before that deadline rather than after it. (Found by the fault suite: in scenario 14 the
+     * supervisor killed two such binaries at their deadline, a second after their start and just before their
+     * launch, and their runs ran again.)
+     */
+    Duration launchDelay(Instant leaseEnd) {
+        Duration left = Duration.between(clock.instant(), leaseEnd.minus(Supervisor.margin(settings.lease())));
+        Duration half = left.isNegative() ? Duration.ZERO : left.dividedBy(2);
+        return half.compareTo(LAUNCH_DELAY) < 0 ? half : LAUNCH_DELAY;
+    }
+
     /** Launch writes ({@link #launch}): each only waits on the store. */
     private static final ExecutorService LAUNCHES = Executors.newVirtualThreadPerTaskExecutor();
 
@@ -106,7 +120,7 @@ final class LeaseKeeper {
             AtomicReference<ScheduledFuture<?>> beat,
             Consumer<Instant> renewed) {
         try {
-            Thread.sleep(LAUNCH_DELAY.toMillis());
+            Thread.sleep(launchDelay(held.get()).toMillis());
             if (!startTaken.compareAndSet(false, true)) {
                 // The binary has ended: its outcome records the start.
                 return;
