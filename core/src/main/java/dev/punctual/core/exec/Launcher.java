@@ -22,7 +22,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The sandbox's launcher ({@code core/src/main/c/launcher.c}, the helper run as {@code --serve}): one process per
@@ -247,25 +246,23 @@ final class Launcher {
     record Exit(int code, boolean left, long written, boolean truncated) {}
 
     /** A run the launcher started. */
-    final class Launched implements ProcessRunner.Handle {
+    final class Launched extends ProcessRunner.Handle {
         private final long id;
         private final Path log;
         private final long cap;
         private final int uid;
-        private final Duration grace;
         private final CompletableFuture<Long> started = new CompletableFuture<>();
         private final CompletableFuture<Boolean> released = new CompletableFuture<>();
         private final CompletableFuture<Exit> exit = new CompletableFuture<>();
-        private final AtomicReference<String> killedBecause = new AtomicReference<>();
         private volatile long pid;
         private volatile boolean releaseAsked;
 
         private Launched(long id, Path log, long cap, int uid, Duration grace) {
+            super(grace);
             this.id = id;
             this.log = log;
             this.cap = cap;
             this.uid = uid;
-            this.grace = grace;
         }
 
         @Override
@@ -317,30 +314,20 @@ final class Launcher {
         }
 
         @Override
-        public void kill(String reason) {
-            if (killedBecause.compareAndSet(null, reason)) {
-                signal("TERM");
-                try {
-                    exit.get(grace.toMillis(), TimeUnit.MILLISECONDS);
-                } catch (TimeoutException e) {
-                    signal("KILL");
-                } catch (ExecutionException e) {
-                    // Never completed exceptionally.
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    signal("KILL");
-                }
+        boolean exitsWithin(Duration wait) throws InterruptedException {
+            try {
+                exit.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+                return true;
+            } catch (TimeoutException e) {
+                return false;
+            } catch (ExecutionException never) {
+                // Only ever completed normally.
+                throw new IllegalStateException(never);
             }
         }
 
         @Override
-        public void killNow(String reason) {
-            if (killedBecause.compareAndSet(null, reason)) {
-                signal("KILL");
-            }
-        }
-
-        private void signal(String name) {
+        void signal(String name) {
             if (!releaseAsked) {
                 // Held at its gate: closing it ends the run unstarted, even before its session is made.
                 closeGate();
@@ -350,23 +337,15 @@ final class Launcher {
 
         @Override
         public ProcessRunner.Result await(Duration timeout) throws InterruptedException {
-            Exit e;
-            try {
-                e = exit.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (TimeoutException late) {
-                kill("timed out after "
-                        + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s" : timeout.toMillis() + "ms"));
-                e = exit.join();
-            } catch (ExecutionException never) {
-                throw new IllegalStateException(never);
-            }
+            awaitExitOrKill(timeout);
+            Exit e = exit.join();
             if (e.left()) {
                 // Something of the uid outlived the launcher's kills (or the launcher died): the JVM looks itself.
                 Sandbox.killAll(uid);
             } else {
                 Sandbox.noneLeft(uid);
             }
-            return new ProcessRunner.Result(e.code(), killedBecause.get(), e.written(), e.truncated());
+            return new ProcessRunner.Result(e.code(), killedBecause(), e.written(), e.truncated());
         }
     }
 }

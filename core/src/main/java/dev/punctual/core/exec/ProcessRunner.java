@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -244,42 +245,87 @@ public final class ProcessRunner {
         }
     }
 
-    /** A running binary: started by this JVM ({@link Spawned}) or by the sandbox's launcher ({@link Launcher}). */
-    public sealed interface Handle permits Spawned, Launcher.Launched {
+    /**
+     * A running binary: started by this JVM ({@link Spawned}) or by the sandbox's launcher ({@link Launcher}). How
+     * it is killed is the same for both; how it is signalled and waited for is each one's own.
+     */
+    public abstract static sealed class Handle permits Spawned, Launcher.Launched {
+        private final AtomicReference<String> killedBecause = new AtomicReference<>();
+        private final Duration killGrace;
+
+        Handle(Duration killGrace) {
+            this.killGrace = killGrace;
+        }
+
         /** The exit code, once the process has exited. */
-        Optional<Integer> exitCode();
+        public abstract Optional<Integer> exitCode();
 
         /** Whether the binary (or its gate) has not exited yet. */
-        boolean running();
+        public abstract boolean running();
 
-        long pid();
+        public abstract long pid();
 
         /**
          * The output bytes in the log file so far (at most the cap; the truncation note not counted): every byte
          * below this count is in the file.
          */
-        long written();
+        public abstract long written();
 
         /** Ends a gated process's input without a release: its gate exits, the binary unstarted. */
-        void closeGate() throws IOException;
+        public abstract void closeGate() throws IOException;
 
         /**
          * Lets a gated binary ({@link #startGated}) start: false if its gate is gone (the process ended meanwhile,
          * or was killed), in which case the binary did not start.
          */
-        boolean release();
+        public abstract boolean release();
+
+        /** Waits for the binary to exit or the timeout to pass; then every process of its run is killed. */
+        public abstract Result await(Duration timeout) throws InterruptedException;
+
+        /** Sends {@code signal} ({@code TERM} or {@code KILL}) to the run's process group. */
+        abstract void signal(String signal);
+
+        /** Whether the binary has exited, waiting for it up to {@code wait}. */
+        abstract boolean exitsWithin(Duration wait) throws InterruptedException;
 
         /** Kills the group (TERM, then KILL after the grace period) and records why. */
-        void kill(String reason);
+        public final void kill(String reason) {
+            if (killedBecause.compareAndSet(null, reason)) {
+                signal("TERM");
+                try {
+                    if (!exitsWithin(killGrace)) {
+                        signal("KILL");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    signal("KILL");
+                }
+            }
+        }
 
         /**
          * Kills the group at once (KILL, no grace) and records why: for a run over a limit, which the grace of a TERM
          * would let go on for {@code killGrace} more.
          */
-        void killNow(String reason);
+        public final void killNow(String reason) {
+            if (killedBecause.compareAndSet(null, reason)) {
+                signal("KILL");
+            }
+        }
 
-        /** Waits for the binary to exit or the timeout to pass; then every process of its run is killed. */
-        Result await(Duration timeout) throws InterruptedException;
+        /** Why the binary was killed; null if it exited by itself. */
+        final String killedBecause() {
+            return killedBecause.get();
+        }
+
+        /** Waits up to {@code timeout} for the exit; past it, kills the binary, saying so, and waits on. */
+        final void awaitExitOrKill(Duration timeout) throws InterruptedException {
+            if (!exitsWithin(timeout)) {
+                kill("timed out after "
+                        + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s" : timeout.toMillis() + "ms"));
+            }
+        }
     }
 
     /** Whether {@code needle} occurs in {@code haystack} as a whole NUL-separated entry. */

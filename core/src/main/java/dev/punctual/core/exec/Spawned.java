@@ -12,13 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A binary this JVM started itself ({@link ProcessRunner}): its output copied to the log by a thread of its own,
  * its group signalled through {@code kill}, and at its end every process of its uid (or carrying its tag) killed.
  */
-final class Spawned implements ProcessRunner.Handle {
+final class Spawned extends ProcessRunner.Handle {
     private static final Path PROC = Path.of("/proc");
 
     private final Process process;
@@ -28,12 +27,10 @@ final class Spawned implements ProcessRunner.Handle {
     private final boolean leadsGroup;
 
     private final Thread pump;
-    private final AtomicReference<String> killedBecause = new AtomicReference<>();
     private volatile long written;
     private volatile boolean truncated;
 
     private final long logCapBytes;
-    private final Duration killGrace;
 
     Spawned(
             Process process,
@@ -43,8 +40,8 @@ final class Spawned implements ProcessRunner.Handle {
             boolean leadsGroup,
             long logCapBytes,
             Duration killGrace) {
+        super(killGrace);
         this.logCapBytes = logCapBytes;
-        this.killGrace = killGrace;
         this.leadsGroup = leadsGroup;
         this.process = process;
         this.tag = tag;
@@ -53,13 +50,11 @@ final class Spawned implements ProcessRunner.Handle {
         pump.start();
     }
 
-    /** The exit code, once the process has exited. */
     @Override
     public Optional<Integer> exitCode() {
         return process.isAlive() ? Optional.empty() : Optional.of(process.exitValue());
     }
 
-    /** Whether the binary (or its gate) has not exited yet. */
     @Override
     public boolean running() {
         return process.isAlive();
@@ -70,25 +65,17 @@ final class Spawned implements ProcessRunner.Handle {
         return process.pid();
     }
 
-    /**
-     * The output bytes in the log file so far (at most the cap; the truncation note not counted): every byte
-     * below this count is in the file (unbuffered writes, the count published after each).
-     */
+    /** Unbuffered writes, the count published after each. */
     @Override
     public long written() {
         return written;
     }
 
-    /** Ends a gated process's input without a release: its gate exits, the binary unstarted. */
     @Override
     public void closeGate() throws IOException {
         process.getOutputStream().close();
     }
 
-    /**
-     * Lets a gated binary ({@link #startGated}) start: false if its gate is gone (the process ended meanwhile,
-     * or was killed), in which case the binary did not start.
-     */
     @Override
     public boolean release() {
         try (OutputStream gate = process.getOutputStream()) {
@@ -100,56 +87,31 @@ final class Spawned implements ProcessRunner.Handle {
         }
     }
 
-    /** Kills the group (TERM, then KILL after the grace period) and records why. */
     @Override
-    public void kill(String reason) {
-        if (killedBecause.compareAndSet(null, reason)) {
-            signalGroup("TERM");
-            try {
-                if (!process.waitFor(killGrace.toMillis(), TimeUnit.MILLISECONDS)) {
-                    signalGroup("KILL");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                signalGroup("KILL");
-            }
-        }
-    }
-
-    /**
-     * Kills the group at once (KILL, no grace) and records why: for a run over a limit, which the grace of a TERM
-     * would let go on for {@code killGrace} more.
-     */
-    @Override
-    public void killNow(String reason) {
-        if (killedBecause.compareAndSet(null, reason)) {
-            signalGroup("KILL");
-        }
+    boolean exitsWithin(Duration wait) throws InterruptedException {
+        return process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Waits for the binary to exit or the timeout to pass. */
     @Override
     public ProcessRunner.Result await(Duration timeout) throws InterruptedException {
-        boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (!exited) {
-            kill("timed out after "
-                    + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s" : timeout.toMillis() + "ms"));
-            process.waitFor();
-        }
+        awaitExitOrKill(timeout);
+        process.waitFor();
         if (sandboxUid != null) {
             // Everything of the run's user, its group included: no process can leave its uid (no_new_privs, no
             // capabilities). (The group kill below would cost a process start and a scan of every process.)
             Sandbox.killAll(sandboxUid);
         } else {
             // Whatever the leader left behind in its group dies with it, and so does anything carrying its tag.
-            signalGroup("KILL");
+            signal("KILL");
             killTagged();
         }
         pump.join(Duration.ofSeconds(10).toMillis());
-        return new ProcessRunner.Result(process.exitValue(), killedBecause.get(), written, truncated);
+        return new ProcessRunner.Result(process.exitValue(), killedBecause(), written, truncated);
     }
 
-    private void signalGroup(String signal) {
+    @Override
+    void signal(String signal) {
         List<String> kill = new ArrayList<>(List.of("kill", "-s", signal, "--"));
         kill.add(leadsGroup ? "-" + process.pid() : Long.toString(process.pid()));
         try {
