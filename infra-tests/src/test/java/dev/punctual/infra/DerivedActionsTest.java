@@ -38,6 +38,8 @@ class DerivedActionsTest {
                                 // update of the run alone, and reads the job).
                                 "dynamodb:ConditionCheckItem table:runs",
                                 "dynamodb:GetItem table:jobs",
+                                // The strong reads of the jobs of runs claimed at once, shared (SharedJobReads).
+                                "dynamodb:BatchGetItem table:jobs",
                                 "dynamodb:UpdateItem table:runs",
                                 "s3:GetObject bucket:artifacts",
                                 "s3:PutObject bucket:artifacts",

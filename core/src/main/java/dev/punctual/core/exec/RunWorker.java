@@ -6,6 +6,7 @@ import dev.punctual.core.firing.Overlap;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.job.SharedJobReads;
 import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
@@ -39,6 +40,9 @@ public final class RunWorker {
 
     private final RunRepository runs;
     private final JobRepository jobs;
+    /** The strong reads of jobs, shared by the runs this executor claims at once. */
+    private final SharedJobReads strongReads;
+
     private final Claims claims;
     private final RunQueue queue;
     private final Settings settings;
@@ -67,6 +71,7 @@ public final class RunWorker {
         this.attempts = attempts;
         this.events = attempts.events();
         this.lost = new LostClaims(runs, queue, events, executorId);
+        this.strongReads = new SharedJobReads(jobs, executorId);
     }
 
     public String executorId() {
@@ -186,9 +191,10 @@ public final class RunWorker {
             // overlap), and the hint would have it claimed and handed back again at every delivery, until the queue
             // dead-lettered it (found by SendFirstCreateTest). Delivered again, it is read like an unhinted one.
             boolean hinted = race == 0 && m.hint() != null && LostClaims.receives(message) <= 1;
-            Optional<Job> job = hinted ? Optional.empty() : jobs.get(m.jobId(), race > 0);
+            Optional<Job> job =
+                    hinted ? Optional.empty() : race > 0 ? strongReads.get(m.jobId()) : jobs.get(m.jobId(), false);
             if (job.isEmpty() && race == 0 && !hinted) {
-                job = jobs.get(m.jobId(), true);
+                job = strongReads.get(m.jobId());
             }
             timing.mark(hinted ? "job hinted" : "job read");
             if (job.isEmpty() && race == 0 && !hinted && awaitsItsJob(m)) {
@@ -350,7 +356,7 @@ public final class RunWorker {
                 new AtomicReference<>(claimedAt.plus(settings.lease())),
                 "reading the job of the claimed run " + m.jobId() + "/" + m.runId(),
                 Integer.MAX_VALUE,
-                () -> jobs.get(m.jobId(), true));
+                () -> strongReads.get(m.jobId()));
     }
 
     /**
@@ -377,6 +383,7 @@ public final class RunWorker {
 
     /** Stops the supervisor and the watches (the executor is stopping; no run is left to watch). */
     public void close() {
+        strongReads.close();
         attempts.close();
     }
 
