@@ -187,7 +187,10 @@ public final class ProcessRunner {
         environment.put("HOME", workDir.toString());
         environment.put("TMPDIR", workDir.toString());
         environment.putAll(env);
-        String tag = HexFormat.of().formatHex(RANDOM.generateSeed(12));
+        // nextBytes, not generateSeed: a tag must be unguessable, not a seed drawn from the kernel's pool each run.
+        byte[] random = new byte[12];
+        RANDOM.nextBytes(random);
+        String tag = HexFormat.of().formatHex(random);
         environment.put(TAG, tag);
         if (launch && helper != null && sandboxUid != null) {
             return Launcher.of(helper)

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * A filesystem of its own for every sandboxed run ({@code punctual.sandbox-disk}), which makes its {@code diskMb} a
  * hard limit: an ext4 image of exactly that size, made while the run is readied, mounted by the helper ({@code
  * punctual-sandbox}, see {@code core/src/main/c}) in a mount namespace of the run's own, with its directory and its
- * temp directories ({@link Sandbox#SHARED_TEMP}) on it. Everything the run can write there is in the image, and the
+ * temp directories ({@link SharedTemp#DIRS}) on it. Everything the run can write there is in the image, and the
  * image, sparse, never takes more of the executor's disk than its size. When the run's last process ends, the kernel
  * unmounts the filesystem and frees its loop device; the executor then deletes the image.
  *
@@ -117,7 +117,7 @@ final class RunDisks {
     /** The temp directories a run gets on its filesystem: the shared ones, once each (a symlink counts once). */
     private static List<Path> sharedTemps() throws IOException {
         Set<Path> real = new LinkedHashSet<>();
-        for (Path t : Sandbox.SHARED_TEMP) {
+        for (Path t : SharedTemp.DIRS) {
             real.add(t.toRealPath());
         }
         return List.copyOf(real);

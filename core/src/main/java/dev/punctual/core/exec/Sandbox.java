@@ -18,6 +18,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
@@ -157,7 +158,11 @@ public final class Sandbox {
      * A run's sandbox: its uid, its private directory, the executable copy of its binary, and the image of its own
      * filesystem (null: its disk is watched).
      */
-    public record Lease(int uid, Path dir, Path binary, Path image) {}
+    /**
+     * {@code tempAtOpen}: the shared temp directories as the lease was opened, so that its close looks for what the
+     * run left only in those that changed since (null where the run has a filesystem of its own, temp included).
+     */
+    public record Lease(int uid, Path dir, Path binary, Path image, SharedTemp.Marks tempAtOpen) {}
 
     /** Where a verified binary comes from when it has no executable copy yet (the executor's cache). */
     @FunctionalInterface
@@ -209,12 +214,18 @@ public final class Sandbox {
             dir = Files.createTempDirectory(root, "run-");
             if (disks != null) {
                 // The directory stays root's: only a mount point, under the run's own filesystem where the run is.
-                return new Lease(uid, dir, executable, disks.make(uid, diskMb));
+                return new Lease(uid, dir, executable, disks.make(uid, diskMb), null);
             }
             Files.setAttribute(dir, "unix:uid", uid);
             Files.setAttribute(dir, "unix:gid", uid);
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-            return new Lease(uid, dir, executable, null);
+            return new Lease(
+                    uid,
+                    dir,
+                    executable,
+                    null,
+                    SharedTemp.Marks.now(
+                            Instant.now() /* the clock that stamps the directories, not the executor's */));
         } catch (IOException | RuntimeException e) {
             deleteTree(dir);
             release(uid);
@@ -240,7 +251,7 @@ public final class Sandbox {
         if (lease.image() != null) {
             deleteTree(lease.image());
         }
-        deleteLeftovers(lease.uid());
+        deleteLeftovers(lease.uid(), lease.tempAtOpen());
         if (gone) {
             release(lease.uid());
         } else {
@@ -342,21 +353,15 @@ public final class Sandbox {
 
     /**
      * The bytes on disk that are the run's: everything in its directory, and what its user owns in the temp
-     * directories every user may write ({@link #SHARED_TEMP}). Apparent sizes: a sparse file counts in full.
+     * directories every user may write ({@link SharedTemp#DIRS}). Apparent sizes: a sparse file counts in full.
      */
     public long diskUsed(Lease lease) {
         long used = sizeOf(lease.dir());
-        for (Path left : ownedInSharedTemp(lease.uid())) {
+        for (Path left : SharedTemp.ownedBy(lease.uid())) {
             used += Files.isDirectory(left, LinkOption.NOFOLLOW_LINKS) ? sizeOf(left) : sizeOrZero(left);
         }
         return used;
     }
-
-    /** Directories any user may write to, where a run can leave files outside its own directory. */
-    static final List<Path> SHARED_TEMP = Stream.of("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
-            .map(Path::of)
-            .filter(Files::isDirectory)
-            .toList();
 
     /** Bytes of the files under {@code dir}, links not followed. */
     static long sizeOf(Path dir) {
@@ -379,30 +384,12 @@ public final class Sandbox {
         }
     }
 
-    /** The entries {@code uid} owns at the top of the shared temp directories. */
-    private static List<Path> ownedInSharedTemp(int uid) {
-        List<Path> out = new ArrayList<>();
-        for (Path shared : SHARED_TEMP) {
-            try (DirectoryStream<Path> entries = Files.newDirectoryStream(shared)) {
-                for (Path e : entries) {
-                    try {
-                        if ((int) Files.getAttribute(e, "unix:uid", LinkOption.NOFOLLOW_LINKS) == uid) {
-                            out.add(e);
-                        }
-                    } catch (IOException | RuntimeException gone) {
-                        // Removed meanwhile.
-                    }
-                }
-            } catch (IOException | RuntimeException unreadable) {
-                // Nothing of ours to find there.
-            }
-        }
-        return out;
-    }
-
-    /** Removes what {@code uid} left in the shared temp directories (a later run may get the same uid). */
-    private static void deleteLeftovers(int uid) {
-        ownedInSharedTemp(uid).forEach(Sandbox::deleteTree);
+    /**
+     * Removes what {@code uid} left in the shared temp directories (a later run may get the same uid): in those that
+     * changed since {@code marks} (null: in all).
+     */
+    private static void deleteLeftovers(int uid, SharedTemp.Marks marks) {
+        SharedTemp.leftSince(uid, marks).forEach(Sandbox::deleteTree);
     }
 
     private int take() throws IOException {
@@ -432,7 +419,7 @@ public final class Sandbox {
                             Level.WARNING,
                             "uid " + uid + " has processes left by an executor that died: killing " + "them");
                     free = killAll(uid);
-                    deleteLeftovers(uid);
+                    deleteLeftovers(uid, null);
                 }
                 if (free) {
                     LOCKS.put(uid, ch);

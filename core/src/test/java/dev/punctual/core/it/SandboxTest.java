@@ -110,6 +110,20 @@ class SandboxTest {
     }
 
     @Test
+    void whatARunLeavesInTheSharedTempDirectoriesIsRemovedAtItsEnd() {
+        String name = "left-" + java.util.UUID.randomUUID();
+        List<Path> left = List.of(Path.of("/tmp", name), Path.of("/var/tmp", name), Path.of("/dev/shm", name));
+        String log = run(
+                "for d in /tmp /var/tmp /dev/shm; do mkdir \"$d/$N\" && echo x > \"$d/$N/f\" && echo \"made $d\"; done\n",
+                Map.of("N", name));
+        assertThat(log).contains("made /tmp", "made /var/tmp", "made /dev/shm");
+        // Removed as the sandbox closes the run's lease, right after its outcome is written.
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(
+                        () -> assertThat(left).allSatisfy(f -> assertThat(f).doesNotExist()));
+    }
+
+    @Test
     void aDaemonThatLeftItsSessionAndCleanedItsEnvironmentDiesWithTheRun() throws Exception {
         Path pidFile = tmp.resolve("daemon.pid");
         Files.createDirectories(pidFile.getParent());
