@@ -131,8 +131,18 @@ public final class AttemptRunner {
         return meters;
     }
 
-    /** Runs the claimed attempt's binary and records its outcome (or leaves it, fenced, to the next attempt). */
-    Outcome run(Message message, Run run, Job stored, StartTiming timing, Callable<Optional<Job>> recheck)
+    /**
+     * Runs the claimed attempt's binary and records its outcome (or leaves it, fenced, to the next attempt);
+     * {@code processesGone} is called once the binary and every process of it have ended (or it never started),
+     * before the outcome is written: what a run slot covers.
+     */
+    Outcome run(
+            Message message,
+            Run run,
+            Job stored,
+            StartTiming timing,
+            Callable<Optional<Job>> recheck,
+            Runnable processesGone)
             throws InterruptedException {
         // A triggered run may carry its own args and env: checked and run as the job's would be.
         Job job = stored.overridden(run.overrides().args(), run.overrides().env());
@@ -333,6 +343,8 @@ public final class AttemptRunner {
             if (lease != null) {
                 sandbox.close(lease);
             }
+            // Nothing of the run is left to run: its slot may start the next one while this outcome is written.
+            processesGone.run();
         }
         // The heartbeat goes on until the outcome is recorded: while the log is uploaded and the result written
         // (retried through a passing outage), the run stays ours.

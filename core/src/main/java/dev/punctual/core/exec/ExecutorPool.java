@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
@@ -15,7 +16,8 @@ import software.amazon.awssdk.services.sqs.model.Message;
  *
  * <p>It holds up to twice that many messages: a message is received up to two seconds before its run is due
  * ({@link RunQueue#EARLY_DELIVERY}) and waits for its instant, then for a run slot ({@link RunWorker.Slot}), without
- * holding one. Under load it asks SQS for messages only once {@code concurrency} (at most ten) can be held, so one
+ * holding one; a run gives its slot back once its processes are gone, and its message is held on while its outcome
+ * is written. Under load it asks SQS for messages only once {@code concurrency} (at most ten) can be held, so one
  * receive fetches several; idle, it asks for as many as it can hold. A held message stays invisible to other
  * executors only while its visibility timeout (the lease) lasts: one that waits longer for a slot is delivered again,
  * and the claim lets one of the two take it.
@@ -30,7 +32,10 @@ public final class ExecutorPool implements AutoCloseable {
     private final Duration shutdownGrace;
     /** Messages received and not yet handled: running, or waiting for their instant or a slot. */
     private final Semaphore held;
-    /** Run slots: claimed runs, from the claim to the outcome. */
+    /**
+     * Run slots: claimed runs, from the claim until their processes are gone (the outcome is written outside the
+     * slot, its message still held).
+     */
     private final Semaphore slots;
     /** How many messages a receive asks for at least, once some are held. */
     private final int batch;
@@ -131,29 +136,42 @@ public final class ExecutorPool implements AutoCloseable {
                                         .toNanos());
     }
 
+    /** One message's run slot: taken at most once, given back at most once (when its processes are gone, or last). */
+    private final class MessageSlot implements RunWorker.Slot {
+        private final AtomicBoolean inSlot = new AtomicBoolean();
+
+        @Override
+        public boolean take() throws InterruptedException {
+            if (!receiving) {
+                return false;
+            }
+            slots.acquire();
+            inSlot.set(true);
+            worker.meters().slotTaken();
+            // Stopping began while it waited: give the slot back, and the run to another executor.
+            return receiving;
+        }
+
+        @Override
+        public void free() {
+            if (inSlot.compareAndSet(true, false)) {
+                worker.meters().slotFreed();
+                slots.release();
+            }
+        }
+    }
+
     private void handle(Message m) {
-        boolean[] inSlot = {false};
+        MessageSlot slot = new MessageSlot();
         try {
-            worker.handle(m, () -> {
-                if (!receiving) {
-                    return false;
-                }
-                slots.acquire();
-                inSlot[0] = true;
-                worker.meters().slotTaken();
-                // Stopping began while it waited: give the slot back, and the run to another executor.
-                return receiving;
-            });
+            worker.handle(m, slot);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             // The message stays in flight and reappears after its visibility timeout.
             LOG.log(Level.WARNING, "handling message " + m.messageId() + " failed", e);
         } finally {
-            if (inSlot[0]) {
-                worker.meters().slotFreed();
-                slots.release();
-            }
+            slot.free();
             held.release();
         }
     }

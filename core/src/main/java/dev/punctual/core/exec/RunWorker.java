@@ -144,13 +144,20 @@ public final class RunWorker {
     static final Duration JOB_WRITE_GRACE = Duration.ofSeconds(60);
 
     /**
-     * A run slot of the executor, taken once the message's run is due, just before its claim: a message that waits
-     * for its due instant, or for a slot, holds none.
+     * A run slot of the executor, taken once the message's run is due, just before its claim, and given back once
+     * the run's processes are gone (its outcome is written after that, outside the slot): a message that waits for
+     * its due instant, or for a slot, holds none.
      */
     @FunctionalInterface
     public interface Slot {
         /** No limit: the caller ran out of nothing (a worker on its own, as in tests). */
         Slot ANY = () -> true;
+
+        /**
+         * Gives the slot back: the run's binary and every process of it have ended (or it never started). Called at
+         * most once before {@link #handle} returns, which gives it back anyway.
+         */
+        default void free() {}
 
         /** Waits for a slot; false when the executor is stopping and the run should be left to another. */
         boolean take() throws InterruptedException;
@@ -238,7 +245,7 @@ public final class RunWorker {
                 // read back); the job's check comes right after (claimed).
                 RunRepository.Result r = attempts.writes().applyReturningNew(grant(m, now));
                 if (r.won()) {
-                    return claimed(message, m, r.found(), now, timing.mark("claimed"));
+                    return claimed(message, m, r.found(), now, timing.mark("claimed"), slot);
                 }
                 attempts.meters().claimLost();
                 Outcome gone = lost.lostRun(message, m, job.orElse(null), r.found(), now);
@@ -268,7 +275,7 @@ public final class RunWorker {
                                     + " right after our claim");
                     return Outcome.FENCED;
                 }
-                return start(message, run, job.orElseThrow(), now, timing.mark("claimed"), null);
+                return start(message, run, job.orElseThrow(), now, timing.mark("claimed"), null, slot);
             }
             attempts.meters().claimLost();
             Outcome gone = lost.lostClaim(message, m, job.orElse(null), claim, policy, now);
@@ -320,7 +327,7 @@ public final class RunWorker {
      * JobContext.awaitCommittedStarts}), and an executor that gets to the instant late reads the job again
      * ({@link AttemptRunner}).
      */
-    private Outcome claimed(Message message, RunMessage m, Run run, Instant now, StartTiming timing)
+    private Outcome claimed(Message message, RunMessage m, Run run, Instant now, StartTiming timing, Slot slot)
             throws InterruptedException {
         Optional<Job> job = readStrongly(m, now);
         if (job.isEmpty() && clock.instant().isBefore(m.scheduledAt().plus(JOB_WRITE_GRACE))) {
@@ -346,7 +353,13 @@ public final class RunWorker {
         }
         boolean ahead = now.isBefore(run.scheduledAt());
         return start(
-                message, run, job.get(), now, timing.mark("job checked"), ahead ? () -> readStrongly(m, now) : null);
+                message,
+                run,
+                job.get(),
+                now,
+                timing.mark("job checked"),
+                ahead ? () -> readStrongly(m, now) : null,
+                slot);
     }
 
     /** The job of a claimed run, read strongly, through a passing store outage while the claim's lease lasts. */
@@ -362,11 +375,18 @@ public final class RunWorker {
     /**
      * Runs the attempt this executor claimed; {@code recheck}: the job's strong read again, for a run claimed ahead
      * of its instant whose start comes later than {@link RunRepository#RELEASE_WINDOW} after it (null: none needed).
+     * The run's slot is given back once its processes are gone, before its outcome is written.
      */
     private Outcome start(
-            Message message, Run run, Job job, Instant now, StartTiming timing, Callable<Optional<Job>> recheck)
+            Message message,
+            Run run,
+            Job job,
+            Instant now,
+            StartTiming timing,
+            Callable<Optional<Job>> recheck,
+            Slot slot)
             throws InterruptedException {
-        return attempts.run(message, run, job, timing, recheck);
+        return attempts.run(message, run, job, timing, recheck, slot::free);
     }
 
     /**
