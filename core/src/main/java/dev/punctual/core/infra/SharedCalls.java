@@ -1,5 +1,6 @@
 package dev.punctual.core.infra;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -18,13 +19,22 @@ import java.util.function.Function;
  * flight goes at once, on its own; the calls asked while one is in flight go together as soon as it ends, up to
  * {@code max} of them in one request, each keeping its own answer. Nothing waits for a batch to fill: under light
  * load every call goes alone and at once, and under load the requests, and the CPU of each, are shared; a call waits
- * at most for the request ahead of it. Two calls of one item (equal {@code item}) never share a request (DynamoDB
- * refuses a batch that names an item twice): the later one goes in the next.
+ * at most for the request ahead of it. Under load (the request before was shared) a request waits up to
+ * {@code linger} for more calls before it goes, so that the calls of runs handled at once, which come a moment
+ * apart, share it (as PostgreSQL's {@code commit_delay} waits only while other transactions are active). Two calls
+ * of one item (equal {@code item}) never share a request (DynamoDB refuses a batch that names an item twice): the
+ * later one goes in the next.
  *
  * @param <Q> what a call asks
  * @param <A> what it answers
  */
 public final class SharedCalls<Q, A> implements AutoCloseable {
+    /**
+     * The executor's linger: the calls of the runs one receive brought come within a millisecond or two of each other
+     * (their threads woken one by one, each through its own claim's steps).
+     */
+    public static final Duration EXECUTOR_LINGER = Duration.ofMillis(2);
+
     /** One call's answer in a shared request: its value, or the failure of that call alone. */
     public record Answer<A>(A value, RuntimeException error) {}
 
@@ -42,13 +52,19 @@ public final class SharedCalls<Q, A> implements AutoCloseable {
     private final String what;
     private final LinkedBlockingQueue<Pending<Q, A>> asked = new LinkedBlockingQueue<>();
     private final Thread sender;
+    /** How long a request waits for more calls when the one before it was shared (zero: never). */
+    private final Duration linger;
+    /** Whether the last request carried more than one call (the sender's own). */
+    private boolean lastShared;
 
     /**
      * {@code thread} names the thread that makes the requests; {@code what} names the calls in the failure of one
      * asked once they are closed.
      */
-    public SharedCalls(String thread, String what, int max, Function<Q, Object> item, Request<Q, A> request) {
+    public SharedCalls(
+            String thread, String what, int max, Duration linger, Function<Q, Object> item, Request<Q, A> request) {
         this.request = request;
+        this.linger = linger;
         this.item = item;
         this.max = max;
         this.what = what;
@@ -117,14 +133,46 @@ public final class SharedCalls<Q, A> implements AutoCloseable {
             List<Pending<Q, A>> waiting = new ArrayList<>(later);
             later.clear();
             asked.drainTo(waiting);
-            for (Pending<Q, A> p : waiting) {
-                if (batch.size() < max && named.add(p.item())) {
-                    batch.add(p);
-                } else {
-                    later.add(p);
+            take(waiting, batch, named, later);
+            if (lastShared && batch.size() < max && linger.isPositive()) {
+                // Busy (the request before this one was shared): the calls of the runs handled at once come within
+                // a moment of each other, and a moment's wait lets them share this request too.
+                try {
+                    linger(batch, named, later);
+                } catch (InterruptedException e) {
+                    later.addAll(batch);
+                    failAll(later);
+                    return;
                 }
             }
+            lastShared = batch.size() > 1;
             send(batch);
+        }
+    }
+
+    /** Into {@code batch} what of {@code waiting} fits and names no item already in it; the rest to {@code later}. */
+    private void take(
+            List<Pending<Q, A>> waiting, List<Pending<Q, A>> batch, Set<Object> named, Deque<Pending<Q, A>> later) {
+        for (Pending<Q, A> p : waiting) {
+            if (batch.size() < max && named.add(p.item())) {
+                batch.add(p);
+            } else {
+                later.add(p);
+            }
+        }
+    }
+
+    /** Waits up to {@link #linger} for more calls to join {@code batch}, until it is full. */
+    private void linger(List<Pending<Q, A>> batch, Set<Object> named, Deque<Pending<Q, A>> later)
+            throws InterruptedException {
+        long until = System.nanoTime() + linger.toNanos();
+        long left;
+        while (batch.size() < max && (left = until - System.nanoTime()) > 0) {
+            Pending<Q, A> p = asked.poll(left, TimeUnit.NANOSECONDS);
+            if (p == null) {
+                return;
+            }
+            take(List.of(p), batch, named, later);
         }
     }
 

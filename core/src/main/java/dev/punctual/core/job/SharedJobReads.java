@@ -21,6 +21,7 @@ public final class SharedJobReads implements AutoCloseable {
                 "job-reads-" + name,
                 "the executor's job reads",
                 JobRepository.MAX_BATCH_READ,
+                SharedCalls.EXECUTOR_LINGER,
                 id -> id,
                 batch -> read(jobs, batch));
     }

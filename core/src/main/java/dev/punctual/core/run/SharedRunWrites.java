@@ -22,6 +22,7 @@ public final class SharedRunWrites implements AutoCloseable {
                 "run-writes-" + name,
                 "the executor's run writes",
                 RunRepository.MAX_BATCH,
+                SharedCalls.EXECUTOR_LINGER,
                 w -> w.change().jobId() + "/" + w.change().runId(),
                 batch -> write(runs, batch));
     }

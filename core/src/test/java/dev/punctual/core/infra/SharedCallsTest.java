@@ -1,0 +1,83 @@
+package dev.punctual.core.infra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.punctual.core.infra.SharedCalls.Answer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The group commit's linger (SharedCalls): a request waits for more calls only once the one before it was shared,
+ * and goes as soon as it is full. The linger here is far longer than the test waits for any answer, so a request
+ * that lingered when it should not have fails the test rather than slows it.
+ */
+class SharedCallsTest {
+    private static final Duration LONG_LINGER = Duration.ofSeconds(30);
+    private static final Duration PROMPTLY = Duration.ofSeconds(10);
+
+    private final List<List<String>> requests = new CopyOnWriteArrayList<>();
+    private final CountDownLatch firstMayGo = new CountDownLatch(1);
+
+    /** Echoes each call; the first request waits for {@link #firstMayGo}. */
+    private List<Answer<String>> echo(List<String> calls) {
+        requests.add(calls);
+        if (requests.size() == 1) {
+            try {
+                firstMayGo.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return calls.stream().map(c -> new Answer<>(c, null)).toList();
+    }
+
+    private static CompletableFuture<String> ask(SharedCalls<String, String> calls, String call) {
+        return CompletableFuture.supplyAsync(
+                () -> calls.ask(call), r -> Thread.ofVirtual().start(r));
+    }
+
+    @Test
+    void anIdleCallGoesAtOnceWhateverTheLinger() throws Exception {
+        firstMayGo.countDown();
+        try (SharedCalls<String, String> calls = new SharedCalls<>("t", "calls", 3, LONG_LINGER, c -> c, this::echo)) {
+            assertThat(ask(calls, "a").get(PROMPTLY.toSeconds(), TimeUnit.SECONDS))
+                    .isEqualTo("a");
+            assertThat(ask(calls, "b").get(PROMPTLY.toSeconds(), TimeUnit.SECONDS))
+                    .isEqualTo("b");
+        }
+        assertThat(requests).containsExactly(List.of("a"), List.of("b"));
+    }
+
+    @Test
+    void afterASharedRequestTheNextWaitsForMoreAndGoesOnceFull() throws Exception {
+        try (SharedCalls<String, String> calls = new SharedCalls<>("t", "calls", 3, LONG_LINGER, c -> c, this::echo)) {
+            CompletableFuture<String> a = ask(calls, "a");
+            await().until(() -> requests.size() == 1);
+            CompletableFuture<String> b = ask(calls, "b");
+            CompletableFuture<String> c = ask(calls, "c");
+            await().until(() -> calls.waiting() == 2);
+            firstMayGo.countDown();
+            assertThat(List.of(a.get(), b.get(), c.get())).containsExactly("a", "b", "c");
+            assertThat(requests).hasSize(2);
+            assertThat(requests.get(1)).containsExactlyInAnyOrder("b", "c");
+            // Busy now: d is taken and waits for company, e and f join it one after another, and the full request
+            // goes at once (long before the linger is over).
+            CompletableFuture<String> d = ask(calls, "d");
+            await().until(() -> calls.waiting() == 0 && !d.isDone());
+            CompletableFuture<String> e = ask(calls, "e");
+            await().until(() -> calls.waiting() == 0);
+            assertThat(d).as("still lingering").isNotDone();
+            CompletableFuture<String> f = ask(calls, "f");
+            assertThat(f.get(PROMPTLY.toSeconds(), TimeUnit.SECONDS)).isEqualTo("f");
+            assertThat(List.of(d.get(), e.get())).containsExactly("d", "e");
+            assertThat(requests).as("d, e and f in one request").hasSize(3);
+        }
+        assertThat(requests.get(2)).containsExactlyInAnyOrder("d", "e", "f");
+    }
+}
