@@ -236,8 +236,10 @@ public final class AttemptRunner {
                 }
                 timing.mark("job checked again");
             }
-            if (!clock.instant().isBefore(held.get().minus(Supervisor.margin(settings.lease())))) {
-                // Frozen since the claim for about a lease: the run may be another executor's by now.
+            if (!clock.instant().isBefore(held.get().minus(Supervisor.margin(settings.lease())))
+                    || !leases.renewIfShort(message, run, held)) {
+                // Frozen since the claim for about a lease: the run may be another executor's by now. (Or got here
+                // late in it, and its renewal lost to another executor or ran out through a store outage.)
                 throw new FencedBeforeStart();
             }
             letThrough = handle.release();

@@ -144,4 +144,46 @@ class ResultRetryTest {
             assertThat(Fixture.lines(witness)).containsExactly("ran 1");
         }
     }
+
+    @Test
+    void aRunThatGetsToItsStartLateInItsLeaseRenewsItFirstAndSurvivesAnOutageAtItsOutcome() throws Exception {
+        // Lease 4 s (5 s from the claim, with the launch's delay). The job's read after the claim fails 5 times
+        // (about 3.1 s of backoff), so the binary gets to its start with under half the lease left; then its outcome
+        // write and the lease's renewals fail for 3 s. Renewed before the start, the attempt outlasts that; without the
+        // renewal its lease ran
+        // out under the failing outcome and the binary ran a second time (fault suite, scenario 14).
+        Settings settings = Fixture.shortLease(Duration.ofSeconds(4));
+        Punctual setup = Fixture.stack(settings, Clock.systemUTC());
+        AtomicInteger reads = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong resultsFailUntil = new java.util.concurrent.atomic.AtomicLong();
+        DynamoDbClient flaky = Fixture.dynamoFailingWhen(r -> {
+            if (r instanceof GetItemRequest g
+                    && !g.key().containsKey("runId")
+                    && Boolean.TRUE.equals(g.consistentRead())) {
+                return reads.getAndIncrement() < 5;
+            }
+            // From the outcome's first write on, for 3 s, it fails and so do the lease's renewals: an outage.
+            long now = System.nanoTime();
+            if (isResult(r)) {
+                resultsFailUntil.compareAndSet(0, now + Duration.ofSeconds(3).toNanos());
+            }
+            return (isResult(r) || isRenewal(r)) && resultsFailUntil.get() != 0 && now < resultsFailUntil.get();
+        });
+        Punctual executorSide = Fixture.executorSide(settings, flaky, AwsClients.s3(TestStack.target()));
+        Path witness = Fixture.witness(dir);
+        var job = Fixture.attemptWitnessJob(setup, "late-start", witness, 3);
+
+        try (ExecutorPool pool = executorSide.startExecutor("late-start", dir.resolve("exec"), 1)) {
+            Run run = awaitEnd(setup, job.id());
+            assertThat(run.state()).as("error: %s", run.error()).isEqualTo(RunState.SUCCEEDED);
+            assertThat(reads.get())
+                    .as("the job's read failed 5 times, then got through")
+                    .isGreaterThanOrEqualTo(6);
+            assertThat(resultsFailUntil.get())
+                    .as("the outcome's write failed for a while")
+                    .isPositive();
+            assertThat(run.attempt()).as("recorded by the attempt that ran it").isEqualTo(1);
+            assertThat(Fixture.lines(witness)).containsExactly("ran 1");
+        }
+    }
 }
