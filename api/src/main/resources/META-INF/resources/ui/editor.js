@@ -246,6 +246,7 @@ function carried(job) {
     catchUp: job.catchUp || undefined,
     overlap: job.overlap || undefined,
     maxRunAge: job.maxRunAge || undefined,
+    maxConcurrency: job.maxConcurrency || undefined,
     limits: job.limits || undefined,
     webhook: job.webhook || undefined,
     expect: job.expect || undefined,

@@ -105,6 +105,7 @@ export async function jobPage(main, id) {
       ['Binary', job.binaryId], ['Arguments', (job.args || []).join(' ')],
       ['Environment', Object.keys(job.env || {}).join(', ')], ['Secrets', (job.secrets || []).join(', ')],
       ['Timeout', `${job.timeoutSeconds} s`], ['Attempts', job.maxAttempts], ['Overlap', job.overlap],
+      ['At once', job.overlap === 'allow' ? '' : `at most ${job.maxConcurrency}`],
       ['Catch-up', job.catchUp ? job.catchUp.mode : ''],
       ['Labels', labels(job.labels)], ['Pause note', job.pauseNote], ['Version', job.version],
       ['Created', time(job.createdAt)], ['Updated', time(job.updatedAt)],

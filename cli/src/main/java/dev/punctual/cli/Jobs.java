@@ -74,6 +74,7 @@ final class Jobs {
         "catchUp",
         "overlap",
         "maxRunAge",
+        "maxConcurrency",
         "jitter",
         "secrets",
         "limits",

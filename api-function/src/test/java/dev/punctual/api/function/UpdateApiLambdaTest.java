@@ -45,6 +45,7 @@ class UpdateApiLambdaTest {
                 .body("catchUp.maxRuns", equalTo(100))
                 .body("overlap", equalTo("allow"))
                 .body("maxRunAge", equalTo("PT24H"))
+                .body("maxConcurrency", equalTo(1))
                 .body("jitter", equalTo(null))
                 .extract()
                 .path("id");
@@ -56,6 +57,7 @@ class UpdateApiLambdaTest {
         update.put("catchUp", Map.of("mode", "all", "maxAge", "PT6H", "maxRuns", 10));
         update.put("overlap", "forbid");
         update.put("maxRunAge", "PT2H");
+        update.put("maxConcurrency", 3);
 
         given().contentType(ContentType.JSON)
                 .body(update)
@@ -88,11 +90,33 @@ class UpdateApiLambdaTest {
                 .body("jitter.max", equalTo("PT5M"))
                 .body("catchUp.maxRuns", equalTo(10))
                 .body("overlap", equalTo("forbid"))
-                .body("maxRunAge", equalTo("PT2H"));
+                .body("maxRunAge", equalTo("PT2H"))
+                .body("maxConcurrency", equalTo(3));
         given().get("/v1/jobs/" + id + "/runs?future=true")
                 .then()
                 .body("items.findAll { it.state == 'SCHEDULED' }", hasSize(1))
                 .body("items.findAll { it.state == 'CANCELLED' }", hasSize(1));
+    }
+
+    @Test
+    void aConcurrencyLimitWhereEveryRunStartsIsRefusedNamingTheField() throws Exception {
+        String binaryId = uploaded("limit.sh");
+        Instant tomorrow = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
+        Map<String, Object> create = body(binaryId, "PT1H", tomorrow.toString());
+        create.put("maxConcurrency", 2);
+        postJson("/v1/jobs", create)
+                .then()
+                .statusCode(422)
+                .contentType("application/problem+json")
+                .body("errors.field", org.hamcrest.Matchers.contains("maxConcurrency"));
+        create.put("overlap", "queue");
+        create.put("maxConcurrency", 26);
+        postJson("/v1/jobs", create)
+                .then()
+                .statusCode(422)
+                .body("errors.field", org.hamcrest.Matchers.contains("maxConcurrency"));
+        create.put("maxConcurrency", 2);
+        postJson("/v1/jobs", create).then().statusCode(201).body("maxConcurrency", equalTo(2));
     }
 
     @Test

@@ -176,7 +176,10 @@ final class LostClaims {
         return Outcome.DEAD;
     }
 
-    /** The job's run {@code active} is still running: skip this one (forbid) or look again shortly (queue). */
+    /**
+     * The job is full, its run {@code active} (and, under a limit above one, the others in its slots) still running:
+     * skip this one (forbid) or look again shortly (queue).
+     */
     private Outcome overlapping(
             Message message, RunMessage m, Job job, String active, FiringPolicy policy, Instant now) {
         if (policy.overlap() == Overlap.QUEUE) {
@@ -194,7 +197,11 @@ final class LostClaims {
         }
         if (applyAndTell(
                 Change.of(Transition.SKIP_OVERLAPPING, m.jobId(), m.runId(), now)
-                        .withError("run " + active + " of this job was still running (overlap: forbid)"),
+                        .withError(
+                                policy.maxConcurrency() > 1
+                                        ? "maxConcurrency " + policy.maxConcurrency() + " reached: run " + active
+                                                + " of this job and others still running (overlap: forbid)"
+                                        : "run " + active + " of this job was still running (overlap: forbid)"),
                 job)) {
             queue.delete(message.receiptHandle());
             return Outcome.SKIPPED;

@@ -254,8 +254,13 @@ public final class RunWorker {
                 }
                 continue;
             }
-            Claims.Exclusive claim = claims.claimExclusive(
-                    grant(m, now), job.map(Job::activeRunId).orElse(null), now);
+            // A slot of the job's to claim the run into (slot 0, expecting it empty, when no job was found: the
+            // claim then loses on the job). None free: the job is full, which the claim would only confirm.
+            Optional<Claims.Slot> jobSlot =
+                    job.isEmpty() ? Optional.of(new Claims.Slot(0, null)) : claims.slotFor(job.get(), m.runId(), now);
+            Claims.Exclusive claim = jobSlot.isEmpty()
+                    ? new Claims.OverlapRunning(job.get().activeRuns().getFirst())
+                    : claims.claimExclusive(grant(m, now), job.orElse(null), jobSlot.get(), now);
             if (claim instanceof Claims.Won) {
                 // Read back through a passing store outage: the claim is ours until its lease ends, and giving up
                 // here would leave an attempt spent that never started its binary.

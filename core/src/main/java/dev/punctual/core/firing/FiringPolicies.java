@@ -11,18 +11,46 @@ public final class FiringPolicies {
     private FiringPolicies() {}
 
     public static FiringPolicy parse(
-            JitterSpec jitter, CatchUpSpec catchUp, String overlap, String maxRunAge, List<FieldError> errors) {
+            JitterSpec jitter,
+            CatchUpSpec catchUp,
+            String overlap,
+            String maxRunAge,
+            Integer maxConcurrency,
+            List<FieldError> errors) {
+        Overlap o = overlap(overlap, errors);
         return new FiringPolicy(
                 jitter(jitter, errors),
                 catchUp(catchUp, errors),
-                overlap(overlap, errors),
+                o,
                 duration(
                         errors,
                         "maxRunAge",
                         maxRunAge,
                         FiringPolicy.DEFAULT_MAX_RUN_AGE,
                         FiringPolicy.MIN_MAX_RUN_AGE,
-                        FiringPolicy.MAX_MAX_RUN_AGE));
+                        FiringPolicy.MAX_MAX_RUN_AGE),
+                maxConcurrency(maxConcurrency, o, errors));
+    }
+
+    /**
+     * A limit is what happens to a run that finds the job full: skipped ({@code forbid}) or waiting ({@code queue});
+     * under {@code allow} every run starts, so a limit there would be a promise nothing keeps.
+     */
+    private static int maxConcurrency(Integer value, Overlap overlap, List<FieldError> errors) {
+        if (value == null) {
+            return 1;
+        }
+        if (value < 1 || value > FiringPolicy.MAX_CONCURRENCY_LIMIT) {
+            errors.add(new FieldError("maxConcurrency", "must be between 1 and " + FiringPolicy.MAX_CONCURRENCY_LIMIT));
+            return 1;
+        }
+        if (overlap == Overlap.ALLOW && value > 1) {
+            errors.add(new FieldError(
+                    "maxConcurrency",
+                    "needs overlap forbid or queue (what a run that finds the job full does: skip or wait);"
+                            + " under allow every run starts"));
+        }
+        return value;
     }
 
     private static Jitter jitter(JitterSpec spec, List<FieldError> errors) {

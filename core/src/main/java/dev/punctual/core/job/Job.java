@@ -4,6 +4,8 @@ import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.schedule.ScheduleSpec;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,8 +13,9 @@ import java.util.Map;
 /**
  * A job: its definition, its owner (tenant), its state and version, and the one pending (SCHEDULED) run of its
  * schedule, if any; {@code pausedAt} while it is PAUSED (when {@code nextRunAt} is still the due time of the pending
- * run the pause cancelled); {@code firing}: jitter, catch-up, overlap and max run age; {@code activeRunId}: the run
- * most recently claimed under {@code overlap: forbid|queue}, which the next claim checks is not still running. {@code binarySha256} is copied from the binary so executors need not read the binaries table.
+ * run the pause cancelled); {@code firing}: jitter, catch-up, overlap and max run age; {@code activeRuns}: by slot (up to
+ * the firing policy's {@code maxConcurrency}; null: an empty slot), the run most recently claimed in it under
+ * {@code overlap: forbid|queue}; a claim takes a slot whose run it checks is not still running. {@code binarySha256} is copied from the binary so executors need not read the binaries table.
  * {@code secretNames}: the names of the job's secret variables; their values are kept apart
  * ({@link JobRepository#secrets}) and never leave the storage except into the binary's environment.
  * {@code limits}: what a run may use, as the job asked ({@link RunLimits#NONE} when it named none).
@@ -40,7 +43,7 @@ public record Job(
         Instant pausedAt,
         List<Integer> nonRetryableExitCodes,
         FiringPolicy firing,
-        String activeRunId,
+        List<String> activeRuns,
         List<String> secretNames,
         RunLimits limits,
         Map<String, String> labels,
@@ -54,6 +57,8 @@ public record Job(
         nonRetryableExitCodes = nonRetryableExitCodes == null ? List.of() : List.copyOf(nonRetryableExitCodes);
         firing = firing == null ? FiringPolicy.DEFAULT : firing;
         secretNames = secretNames == null ? List.of() : List.copyOf(secretNames);
+        // Empty slots are nulls, which List.copyOf refuses.
+        activeRuns = activeRuns == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(activeRuns));
     }
 
     /**
@@ -95,7 +100,7 @@ public record Job(
                 .pausedAt(pausedAt)
                 .nonRetryableExitCodes(nonRetryableExitCodes)
                 .firing(firing)
-                .activeRunId(activeRunId)
+                .activeRuns(activeRuns)
                 .secretNames(secretNames)
                 .limits(limits)
                 .labels(labels)
@@ -125,7 +130,7 @@ public record Job(
         private Instant pausedAt;
         private List<Integer> nonRetryableExitCodes;
         private FiringPolicy firing;
-        private String activeRunId;
+        private List<String> activeRuns;
         private List<String> secretNames;
         private RunLimits limits;
         private Map<String, String> labels;
@@ -230,8 +235,8 @@ public record Job(
             return this;
         }
 
-        public Builder activeRunId(String activeRunId) {
-            this.activeRunId = activeRunId;
+        public Builder activeRuns(List<String> activeRuns) {
+            this.activeRuns = activeRuns;
             return this;
         }
 
@@ -286,7 +291,7 @@ public record Job(
                     pausedAt,
                     nonRetryableExitCodes,
                     firing,
-                    activeRunId,
+                    activeRuns,
                     secretNames,
                     limits,
                     labels,

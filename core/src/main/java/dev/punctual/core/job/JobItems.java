@@ -15,6 +15,7 @@ import dev.punctual.core.schedule.DateSpec;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.time.Instants;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,6 +45,30 @@ final class JobItems {
     static final String PAUSED_AT = "pausedAt";
     static final String FIRING = "firing";
     static final String ACTIVE_RUN = "activeRunId";
+    /** In the firing map: how many of the job's runs may run at once ({@code FiringPolicy#maxConcurrency}). */
+    static final String MAX_CONCURRENCY = "maxConcurrency";
+
+    /**
+     * The attribute of the job's concurrency slot {@code i}: the run most recently claimed in it. Slot 0 is
+     * {@value #ACTIVE_RUN}, the one slot a job had before limits, so that items written then read the same; slot
+     * {@code i > 0} is {@code activeRunId<i>}.
+     */
+    static String slotAttribute(int i) {
+        return i == 0 ? ACTIVE_RUN : ACTIVE_RUN + i;
+    }
+
+    /** The runs in the job's slots, by slot (null: empty), up to its last taken one. */
+    private static List<String> activeRuns(Map<String, AttributeValue> item) {
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < FiringPolicy.MAX_CONCURRENCY_LIMIT; i++) {
+            runs.add(Items.str(item, slotAttribute(i)));
+        }
+        while (!runs.isEmpty() && runs.getLast() == null) {
+            runs.removeLast();
+        }
+        return runs;
+    }
+
     static final String SECRET_NAMES = "secretNames";
     static final String LIMITS = "limits";
     static final String LABELS = "labels";
@@ -109,6 +134,7 @@ final class JobItems {
         m.put("catchUpMaxRuns", n(f.catchUp().maxRuns()));
         m.put("overlap", s(f.overlap().name()));
         m.put("maxRunAge", s(f.maxRunAge().toString()));
+        m.put(MAX_CONCURRENCY, n(f.maxConcurrency()));
         return AttributeValue.fromM(m);
     }
 
@@ -126,8 +152,14 @@ final class JobItems {
                 CatchUp.Mode.valueOf(Items.str(m, "catchUp")),
                 Duration.parse(Items.str(m, "catchUpMaxAge")),
                 Items.integer(m, "catchUpMaxRuns"));
+        // Jobs written before limits existed have none stored: one run at a time, as overlap forbid|queue was.
+        Integer maxConcurrency = m.containsKey(MAX_CONCURRENCY) ? Items.integer(m, MAX_CONCURRENCY) : null;
         return new FiringPolicy(
-                jitter, catchUp, Overlap.valueOf(Items.str(m, "overlap")), Duration.parse(Items.str(m, "maxRunAge")));
+                jitter,
+                catchUp,
+                Overlap.valueOf(Items.str(m, "overlap")),
+                Duration.parse(Items.str(m, "maxRunAge")),
+                maxConcurrency == null ? 1 : maxConcurrency);
     }
 
     /**
@@ -217,7 +249,7 @@ final class JobItems {
                                 .toList()
                         : List.of(),
                 firing(item.get(FIRING)),
-                Items.str(item, ACTIVE_RUN),
+                activeRuns(item),
                 item.containsKey(SECRET_NAMES) ? Items.strings(item, SECRET_NAMES) : List.of(),
                 limits(item.get(LIMITS)),
                 item.containsKey(LABELS) ? Items.stringMap(item, LABELS) : Map.of(),

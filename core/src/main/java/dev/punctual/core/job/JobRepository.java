@@ -3,7 +3,6 @@ package dev.punctual.core.job;
 import static dev.punctual.core.infra.Items.instant;
 import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
-import static dev.punctual.core.job.JobItems.ACTIVE_RUN;
 import static dev.punctual.core.job.JobItems.ARGS;
 import static dev.punctual.core.job.JobItems.BINARY_SHA;
 import static dev.punctual.core.job.JobItems.ENV;
@@ -322,21 +321,32 @@ public final class JobRepository {
     }
 
     /**
-     * The claim's check on the job of a run that must not overlap another: the job may run (as
-     * {@link #conditionRunnable}) and its active run is still {@code seenActive} (null: none), the one whose state
-     * the same transaction checks; it becomes {@code runId}. Two runs claimed at once both expect the same active
-     * run, so only one can win. The job as it was comes back on failure.
+     * The claim's check on the job of a run under a concurrency limit ({@code overlap: forbid|queue}): the job may
+     * run (as {@link #conditionRunnable}), its slot {@code slot} is within its {@code maxConcurrency} and still holds
+     * {@code seenActive} (null: empty), the run whose state the same transaction checks; it becomes {@code runId}.
+     * Two runs claimed at once into one slot both expect the same run there, so only one can win. The job as it was
+     * comes back on failure.
      */
-    public TransactWriteItem takeActiveRun(String jobId, String seenActive, String runId) {
+    public TransactWriteItem takeSlot(String jobId, int slot, String seenActive, String runId) {
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":run", s(runId)));
         String seen;
         if (seenActive == null) {
-            seen = "attribute_not_exists(#ar)";
+            seen = "attribute_not_exists(#slot)";
         } else {
-            seen = "#ar = :seen";
+            seen = "#slot = :seen";
             values.put(":seen", s(seenActive));
         }
-        return conditionalUpdate(jobId, "SET #ar = :run", RUNNABLE + " AND " + seen, values);
+        if (slot > 0) {
+            // Within the limit as it stands now: a definition replaced since the executor's read may allow fewer.
+            seen += " AND #f.#mc > :slot";
+            values.put(":slot", n(slot));
+        }
+        return conditionalUpdate(
+                jobId,
+                "SET #slot = :run",
+                RUNNABLE + " AND " + seen,
+                values,
+                Map.of("#slot", JobItems.slotAttribute(slot)));
     }
 
     /**
@@ -365,13 +375,24 @@ public final class JobRepository {
      */
     private TransactWriteItem conditionalUpdate(
             String jobId, String update, String condition, Map<String, AttributeValue> values) {
+        return conditionalUpdate(jobId, update, condition, values, Map.of());
+    }
+
+    /** {@link #conditionalUpdate}, with placeholders named here for attributes whose names are computed. */
+    private TransactWriteItem conditionalUpdate(
+            String jobId,
+            String update,
+            String condition,
+            Map<String, AttributeValue> values,
+            Map<String, String> computedNames) {
         String both = update + " " + condition;
+        Map<String, String> names = namesIn(both, computedNames);
         return TransactWriteItem.builder()
                 .update(u -> u.tableName(table.name())
                         .key(key(jobId))
                         .updateExpression(update)
                         .conditionExpression(condition)
-                        .expressionAttributeNames(namesIn(both))
+                        .expressionAttributeNames(names)
                         .expressionAttributeValues(withStates(both, values))
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
                 .build();
@@ -388,7 +409,6 @@ public final class JobRepository {
             Map.entry("#p", PENDING),
             Map.entry("#n", NEXT_RUN_AT),
             Map.entry("#pa", PAUSED_AT),
-            Map.entry("#ar", ACTIVE_RUN),
             Map.entry("#name", NAME),
             Map.entry("#sha", BINARY_SHA),
             Map.entry("#args", ARGS),
@@ -398,6 +418,7 @@ public final class JobRepository {
             Map.entry("#ma", MAX_ATTEMPTS),
             Map.entry("#nr", NO_RETRY_CODES),
             Map.entry("#f", FIRING),
+            Map.entry("#mc", JobItems.MAX_CONCURRENCY),
             Map.entry("#sn", SECRET_NAMES),
             Map.entry("#lim", LIMITS),
             Map.entry("#lab", LABELS),
@@ -409,9 +430,13 @@ public final class JobRepository {
     private static final Pattern STATE_VALUE = Pattern.compile(":(active|completed|paused|deleted)\\b");
 
     private static Map<String, String> namesIn(String expressions) {
+        return namesIn(expressions, Map.of());
+    }
+
+    private static Map<String, String> namesIn(String expressions, Map<String, String> computed) {
         Map<String, String> names = new HashMap<>();
         NAME_PLACEHOLDER.matcher(expressions).results().map(MatchResult::group).forEach(p -> {
-            String attribute = PLACEHOLDERS.get(p);
+            String attribute = computed.getOrDefault(p, PLACEHOLDERS.get(p));
             if (attribute == null) {
                 throw new IllegalArgumentException("no job attribute for placeholder " + p);
             }

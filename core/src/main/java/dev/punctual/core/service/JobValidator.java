@@ -242,7 +242,8 @@ final class JobValidator {
                 1,
                 settings.maxAttemptsLimit());
         List<Integer> noRetry = exitCodes(req.nonRetryableExitCodes(), errors);
-        FiringPolicy firing = FiringPolicies.parse(req.jitter(), req.catchUp(), req.overlap(), req.maxRunAge(), errors);
+        FiringPolicy firing = FiringPolicies.parse(
+                req.jitter(), req.catchUp(), req.overlap(), req.maxRunAge(), req.maxConcurrency(), errors);
         RunLimits limits = req.limits() == null ? RunLimits.NONE : req.limits();
         limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
         errors.addAll(Labels.problems(req.labels()));

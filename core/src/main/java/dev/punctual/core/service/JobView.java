@@ -17,7 +17,8 @@ import java.util.Map;
  * is also the job's ETag: {@code PUT} must send it back in {@code If-Match}. {@code limits}: only those the job
  * named (the rest are the executors' maxima), absent when it named none. {@code labels}: always present ({@code {}}
  * when none); {@code pauseNote}: why it was paused, while it is. {@code webhook}: where its outcomes are posted.
- * {@code expect}: the successes it is watched for.
+ * {@code expect}: the successes it is watched for. {@code maxConcurrency}: how many of its runs may run at once (1
+ * under {@code overlap: forbid|queue} unless it named more; 1 under {@code allow}, where every run starts).
  */
 public record JobView(
         String id,
@@ -40,6 +41,7 @@ public record JobView(
         CatchUpSpec catchUp,
         String overlap,
         String maxRunAge,
+        int maxConcurrency,
         List<String> secrets,
         RunLimits limits,
         Map<String, String> labels,
@@ -78,6 +80,7 @@ public record JobView(
                 FiringPolicies.catchUpSpec(j.firing()),
                 j.firing().overlap().wire(),
                 j.firing().maxRunAge().toString(),
+                j.firing().maxConcurrency(),
                 j.secretNames(),
                 j.limits().none() ? null : j.limits(),
                 j.labels(),

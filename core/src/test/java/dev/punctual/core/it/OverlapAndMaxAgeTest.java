@@ -91,6 +91,50 @@ class OverlapAndMaxAgeTest {
         return spans;
     }
 
+    /** The most spans running at one instant. */
+    private static int mostAtOnce(List<Span> spans) {
+        int most = 0;
+        for (Span s : spans) {
+            // The count at a span's start is the most at any instant: every maximum begins with a start.
+            int at = (int) spans.stream()
+                    .filter(o -> o.start <= s.start && s.start < o.end)
+                    .count();
+            most = Math.max(most, at);
+        }
+        return most;
+    }
+
+    @Test
+    void queueWithMaxConcurrencyTwoRunsTwoOfFiveAtOnceOnTwoExecutors() {
+        Path witness = Fixture.witness(tmp);
+        Punctual p = Fixture.realTimeStack();
+        executors.start(p, "ex-1", tmp.resolve("ex-1"));
+        executors.start(p, "ex-2", tmp.resolve("ex-2"));
+        Instant later = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
+        JobView job = Fixture.createJob(
+                p,
+                "limited",
+                "echo \"start $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"; sleep 2;"
+                        + " echo \"end $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"",
+                Fixture.once(later),
+                j -> j.env(Fixture.witnessEnv(witness)).overlap("queue").maxConcurrency(2));
+        assertThat(job.maxConcurrency()).isEqualTo(2);
+        List<RunView> triggered = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            triggered.add(p.lifecycle.trigger(OWNER, job.id()));
+        }
+        await().atMost(Duration.ofSeconds(90))
+                .until(() -> triggered.stream()
+                        .allMatch(
+                                r -> Fixture.run(p, job.id(), r.runId()).state().terminal()));
+        assertThat(triggered)
+                .extracting(r -> Fixture.run(p, job.id(), r.runId()).state())
+                .containsOnly(RunState.SUCCEEDED);
+        List<Span> spans = spans(witness);
+        assertThat(spans).hasSize(5);
+        assertThat(mostAtOnce(spans)).as("%s", spans).isEqualTo(2);
+    }
+
     @Test
     void allowLetsBothRunAtOnce() {
         Path witness = Fixture.witness(tmp);
