@@ -146,18 +146,25 @@ test('a job is paused with a note and resumed with a catch-up choice', async () 
   await page.locator('h1 .badge.ACTIVE').waitFor();
 });
 
-test('a job is edited: its new schedule saved over the version read, its labels kept', async () => {
+test('a job is edited: its new schedule and runs at once saved over the version read, its labels kept', async () => {
   const version = Number(/Version\s+(\d+)/.exec(await page.locator('dl.facts').innerText())[1]);
   await page.getByRole('link', { name: 'Edit' }).click();
   await page.getByRole('heading', { name: `Edit ${HELLO}` }).waitFor();
   assert.equal(await page.getByLabel('Labels (key=value, comma-separated)', { exact: true }).inputValue(), 'team=ui');
   await page.getByLabel('Cron expression', { exact: true }).fill('30 4 * * 1-5');
   await page.locator('#preview li').first().waitFor();
+  // Two at once where every run starts anyway is refused, on its field; with queue it is taken.
+  await page.getByLabel('Runs at once', { exact: true }).fill('2');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#f-maxConcurrency-error').filter({ hasText: /needs overlap forbid or queue/ }).waitFor();
+  await page.getByLabel('While another run runs', { exact: true }).selectOption('queue');
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('status').filter({ hasText: `version ${version + 1}` }).waitFor();
   const facts = await page.locator('dl.facts').innerText();
   assert.match(facts, /04:30/);
   assert.match(facts, /team=ui/);
+  assert.match(facts, /Overlap\s+queue/);
+  assert.match(facts, /At once\s+at most 2/);
   assert.match(facts, new RegExp(`Version\\s+${version + 1}`));
 });
 

@@ -59,6 +59,10 @@ export async function editorPage(main, id) {
   const labelsIn = h('input', { size: 40, value: job ? Object.entries(job.labels || {}).map(([k, v]) => `${k}=${v}`).join(',') : '' });
   const timeout = h('input', { type: 'number', min: 1, value: job ? job.timeoutSeconds : '' });
   const attempts = h('input', { type: 'number', min: 1, value: job ? job.maxAttempts : '' });
+  const overlap = h('select', {}, ['allow', 'forbid', 'queue'].map((o) =>
+    h('option', { value: o, selected: (job ? job.overlap : 'allow') === o }, o)));
+  const concurrency = h('input', { type: 'number', min: 1, max: 25,
+    value: job && job.overlap !== 'allow' ? job.maxConcurrency : '' });
 
   const kind = s.type;
   const kinds = h('fieldset', {}, h('legend', {}, 'Schedule'),
@@ -101,6 +105,9 @@ export async function editorPage(main, id) {
     field('labels', 'Labels (key=value, comma-separated)', labelsIn),
     h('div', { class: 'toolbar' },
       field('timeoutSeconds', 'Timeout (seconds)', timeout), field('maxAttempts', 'Attempts', attempts)),
+    h('div', { class: 'toolbar' },
+      field('overlap', 'While another run runs', overlap, 'allow: both run; forbid: this one is skipped; queue: it waits'),
+      field('maxConcurrency', 'Runs at once', concurrency, 'With forbid or queue: how many may run together (empty: 1)')),
     h('button', { type: 'submit', class: 'primary' }, job ? 'Save' : 'Create job'), ' ',
     h('a', { class: 'button', href: job ? `#/jobs/${seg(job.id)}` : '#/jobs' }, 'Cancel'));
 
@@ -216,6 +223,8 @@ export async function editorPage(main, id) {
       schedule: spec(),
       timeoutSeconds: timeout.value ? Number(timeout.value) : undefined,
       maxAttempts: attempts.value ? Number(attempts.value) : undefined,
+      overlap: overlap.value,
+      maxConcurrency: concurrency.value ? Number(concurrency.value) : undefined,
     };
     try {
       const saved = job
