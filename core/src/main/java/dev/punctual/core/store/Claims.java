@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
@@ -60,7 +61,7 @@ public final class Claims {
 
     /**
      * The slot a claim of run {@code runId} of {@code job} (as read) tries: the one the run holds already (an attempt
-     * after its first, the slot's run being itself), else the first empty one within the job's limit, else one whose
+     * after its first, the slot's run being itself), else an empty one within the job's limit, else one whose
      * run is not RUNNING under a live lease at {@code now}, read strongly slot by slot; empty when every slot's run
      * is (the job is full). A job of one slot (the default) gets slot 0 as read, with no read: the claim's
      * transaction checks that slot's run itself, and a run found there still running loses it.
@@ -72,7 +73,11 @@ public final class Claims {
         if (own >= 0 && own < limit) {
             return Optional.of(new Slot(own, runId));
         }
-        for (int i = 0; i < limit; i++) {
+        // From a random slot on: runs of one job claimed at once on several executors would otherwise all try the
+        // same slot, and all but one lose the race (and, after a few, wait for their message to come back).
+        int from = ThreadLocalRandom.current().nextInt(limit);
+        for (int k = 0; k < limit; k++) {
+            int i = (from + k) % limit;
             if (i >= active.size() || active.get(i) == null) {
                 return Optional.of(new Slot(i, null));
             }
@@ -80,7 +85,8 @@ public final class Claims {
         if (limit == 1) {
             return Optional.of(new Slot(0, active.getFirst()));
         }
-        for (int i = 0; i < limit; i++) {
+        for (int k = 0; k < limit; k++) {
+            int i = (from + k) % limit;
             String held = active.get(i);
             if (runs.get(job.id(), held).filter(r -> runningAt(r, now)).isEmpty()) {
                 return Optional.of(new Slot(i, held));
