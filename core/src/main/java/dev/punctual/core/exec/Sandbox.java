@@ -156,11 +156,9 @@ public final class Sandbox {
 
     /**
      * A run's sandbox: its uid, its private directory, the executable copy of its binary, and the image of its own
-     * filesystem (null: its disk is watched).
-     */
-    /**
-     * {@code tempAtOpen}: the shared temp directories as the lease was opened, so that its close looks for what the
-     * run left only in those that changed since (null where the run has a filesystem of its own, temp included).
+     * filesystem (null: its disk is watched); {@code tempAtOpen}: the shared temp directories as the lease was opened,
+     * so that its close looks for what the run left only in those that changed since (null where the run has a
+     * filesystem of its own, temp included).
      */
     public record Lease(int uid, Path dir, Path binary, Path image, SharedTemp.Marks tempAtOpen) {}
 

@@ -129,7 +129,8 @@ public final class Claims {
             }
         }
         checked.remove(grant.runId());
-        checked.forEach(run -> items.add(runs.conditionNotRunning(grant.jobId(), run, now)));
+        List<String> checkedRuns = List.copyOf(checked);
+        checkedRuns.forEach(run -> items.add(runs.conditionNotRunning(grant.jobId(), run, now)));
         int overlapTo = items.size();
         items.add(runs.write(grant));
         int runIndex = items.size() - 1;
@@ -145,7 +146,7 @@ public final class Claims {
         }
         for (int i = overlapFrom; i < overlapTo; i++) {
             if (o.failed(i)) {
-                return new OverlapRunning(new ArrayList<>(checked).get(i - overlapFrom));
+                return new OverlapRunning(checkedRuns.get(i - overlapFrom));
             }
         }
         return new Conflict();

@@ -88,6 +88,19 @@ final class Fixture {
         return sqs;
     }
 
+    /** A client of the shared S3 emulator with {@code interceptor} on every call. */
+    static S3Client s3With(ExecutionInterceptor interceptor) {
+        var t = TestStack.target();
+        return S3Client.builder()
+                .httpClient(UrlConnectionHttpClient.create())
+                .endpointOverride(TestStack.aws().s3Endpoint())
+                .region(t.region())
+                .credentialsProvider(t.credentials())
+                .forcePathStyle(true)
+                .overrideConfiguration(o -> o.addExecutionInterceptor(interceptor))
+                .build();
+    }
+
     static synchronized S3Client s3() {
         if (s3 == null) {
             s3 = AwsClients.s3(TestStack.target());

@@ -67,8 +67,7 @@ class OverlapAndMaxAgeTest {
         JobView job = Fixture.createJob(
                 p,
                 "overlap",
-                "echo \"start $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"; sleep 3;"
-                        + " echo \"end $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"",
+                spanScript(3),
                 Fixture.once(later),
                 j -> j.env(Fixture.witnessEnv(witness)).overlap(overlap));
         assertThat(job.overlap()).isEqualTo(overlap);
@@ -89,6 +88,12 @@ class OverlapAndMaxAgeTest {
         List<Span> spans = spans(witness);
         assertThat(spans).hasSize(2);
         return spans;
+    }
+
+    /** A binary that writes its run's start and end times to the witness and sleeps {@code seconds} between. */
+    private static String spanScript(int seconds) {
+        return "echo \"start $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"; sleep " + seconds + ";"
+                + " echo \"end $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"";
     }
 
     /** The most spans running at one instant. */
@@ -114,8 +119,7 @@ class OverlapAndMaxAgeTest {
         JobView job = Fixture.createJob(
                 p,
                 "limited",
-                "echo \"start $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"; sleep 2;"
-                        + " echo \"end $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"",
+                spanScript(2),
                 Fixture.once(later),
                 j -> j.env(Fixture.witnessEnv(witness)).overlap("queue").maxConcurrency(2));
         assertThat(job.maxConcurrency()).isEqualTo(2);

@@ -22,7 +22,6 @@ import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
@@ -56,25 +55,17 @@ class ResultRetryTest {
         Settings settings = Fixture.shortLease(Duration.ofSeconds(6));
         Punctual setup = Fixture.stack(settings, Clock.systemUTC());
         AtomicInteger failed = new AtomicInteger();
-        var t = TestStack.target();
         // The first 5 result writes fail, about 3 s of backoff: as a store outage around the write would.
         DynamoDbClient flaky = Fixture.dynamoFailingWhen(r -> isResult(r) && failed.getAndIncrement() < 5);
         // And every log upload fails.
-        S3Client noLogs = S3Client.builder()
-                .httpClient(UrlConnectionHttpClient.create())
-                .endpointOverride(TestStack.aws().s3Endpoint())
-                .region(t.region())
-                .credentialsProvider(t.credentials())
-                .forcePathStyle(true)
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
-                    @Override
-                    public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
-                        if (c.request() instanceof PutObjectRequest p && p.key().startsWith("logs/")) {
-                            throw SdkClientException.create("injected: S3 unreachable");
-                        }
-                    }
-                }))
-                .build();
+        S3Client noLogs = Fixture.s3With(new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                if (c.request() instanceof PutObjectRequest p && p.key().startsWith("logs/")) {
+                    throw SdkClientException.create("injected: S3 unreachable");
+                }
+            }
+        });
         Punctual executorSide = Fixture.executorSide(settings, flaky, noLogs);
 
         Path witness = Fixture.witness(dir);

@@ -20,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
@@ -44,29 +43,21 @@ class RunSlotTest {
         Path witness = Fixture.witness(dir);
         CountDownLatch secondStarted = new CountDownLatch(1);
         AtomicInteger held = new AtomicInteger();
-        var t = TestStack.target();
         // The first log upload at a run's end waits until the other run has started (20 s at most).
-        S3Client slowLogs = S3Client.builder()
-                .httpClient(UrlConnectionHttpClient.create())
-                .endpointOverride(TestStack.aws().s3Endpoint())
-                .region(t.region())
-                .credentialsProvider(t.credentials())
-                .forcePathStyle(true)
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
-                    @Override
-                    public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
-                        if (c.request() instanceof PutObjectRequest p
-                                && p.key().startsWith("logs/")
-                                && held.getAndIncrement() == 0) {
-                            try {
-                                secondStarted.await(20, TimeUnit.SECONDS);
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        }
+        S3Client slowLogs = Fixture.s3With(new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                if (c.request() instanceof PutObjectRequest p
+                        && p.key().startsWith("logs/")
+                        && held.getAndIncrement() == 0) {
+                    try {
+                        secondStarted.await(20, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
                     }
-                }))
-                .build();
+                }
+            }
+        });
         Punctual executorSide = Fixture.executorSide(setup.settings, Fixture.dynamo(), slowLogs);
         JobView first = Fixture.attemptWitnessJob(setup, "first", witness, 1);
         JobView second = Fixture.attemptWitnessJob(setup, "second", witness, 1);
