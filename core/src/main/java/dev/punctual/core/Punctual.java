@@ -12,6 +12,7 @@ import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.exec.ProcessRunner;
 import dev.punctual.core.exec.RunEvents;
 import dev.punctual.core.exec.RunWorker;
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.JobRepository;
@@ -22,6 +23,7 @@ import dev.punctual.core.notify.Webhooks;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.WatchRepository;
 import dev.punctual.core.schedule.Schedules;
@@ -70,7 +72,11 @@ public final class Punctual {
     public final UsageRepository usage;
     public final WatermarkRepository watermarks;
     public final Transactions tx;
+    /** The normal lane's queue (the one every run went to before lanes). */
     public final RunQueue queue;
+    /** Every lane's queue. */
+    public final RunQueues queues;
+
     public final ArtifactStore store;
     public final Schedules schedules;
     public final RunPlanner planner;
@@ -127,19 +133,21 @@ public final class Punctual {
         this.usage = new UsageRepository(dynamo, resources);
         this.watermarks = new WatermarkRepository(dynamo, resources);
         this.tx = new Transactions(dynamo);
-        this.queue = new RunQueue(
-                sqs, resources.runQueue(), queueUrl, RunQueue.deleteLinger(settings.lease(), settings.heartbeat()));
+        this.queues =
+                new RunQueues(sqs, resources, queueUrl, RunQueue.deleteLinger(settings.lease(), settings.heartbeat()));
+        this.queue = queues.lane(Priority.NORMAL);
         this.store = new ArtifactStore(s3, presigner, resources.bucket());
         this.schedules = new Schedules(settings.minInterval());
         this.planner = new RunPlanner(new SecureRandom());
         this.dispatcher = new Dispatcher(
                 new TableDispatchStore(jobs, runs, tx),
-                queue,
+                queues,
                 schedules,
                 clock,
                 planner,
                 this.notices,
-                settings.dispatchConcurrency());
+                settings.dispatchConcurrency(),
+                settings.requeueAfter());
         this.sweeper = new Sweeper(
                 runs,
                 watermarks,
@@ -147,15 +155,17 @@ public final class Punctual {
                 buckets,
                 settings,
                 clock,
-                new DeadLetterQueue(sqs, resources.runQueue()),
-                queue,
+                resources.runQueues().stream()
+                        .map(spec -> new DeadLetterQueue(sqs, spec))
+                        .toList(),
+                queues,
                 meters,
                 new WatchChecks(jobs, runs, watches, schedules, this.notices));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
         JobContext jobContext =
                 new JobContext(jobs, runs, watches, tx, dispatcher, schedules, planner, usage, settings, clock);
         this.jobService = new JobService(jobContext, binaries, store, new IdempotencyRepository(dynamo, resources));
-        this.deadLetters = new DeadLetterService(jobs, runs, queue, clock);
+        this.deadLetters = new DeadLetterService(jobs, runs, queues, clock);
         this.lifecycle = new JobLifecycle(jobContext);
     }
 
@@ -169,7 +179,7 @@ public final class Punctual {
             AttemptRunner attempts = new AttemptRunner(
                     runs,
                     jobs,
-                    queue,
+                    queues,
                     store,
                     new BinaryCache(store, workRoot.resolve("cache")),
                     new ProcessRunner(
@@ -184,7 +194,7 @@ public final class Punctual {
                     timer,
                     new RunEvents(settings.jsonRunEvents(), this.notices, meters),
                     meters);
-            return new RunWorker(runs, jobs, new Claims(jobs, runs, tx), queue, settings, clock, attempts);
+            return new RunWorker(runs, jobs, new Claims(jobs, runs, tx), queues, settings, clock, attempts);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -197,7 +207,7 @@ public final class Punctual {
         RunWorker worker = worker(executorId, workRoot, timer);
         return new ExecutorPool(
                         worker,
-                        queue,
+                        queues,
                         settings.executorConcurrency(),
                         waitSeconds,
                         (int) settings.lease().toSeconds(),

@@ -2,6 +2,7 @@ package dev.punctual.core.dispatch;
 
 import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicy;
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.notify.RunNotice;
@@ -62,8 +63,9 @@ public final class Dispatcher {
 
     private final RunNotices notices;
     private final int concurrency;
+    private final Duration agingStep;
 
-    /** With {@code concurrency} job chains at once ({@link #dispatch}; {@code punctual.dispatch-concurrency}). */
+    /** Without aging: a run sent again goes to its own lane. */
     public Dispatcher(
             DispatchStore store,
             RunSender queue,
@@ -72,6 +74,24 @@ public final class Dispatcher {
             RunPlanner planner,
             RunNotices notices,
             int concurrency) {
+        this(store, queue, schedules, clock, planner, notices, concurrency, Duration.ZERO);
+    }
+
+    /**
+     * With {@code concurrency} job chains at once ({@link #dispatch}; {@code punctual.dispatch-concurrency}); a run
+     * sent again because it has not started ({@link #attend}) goes one lane up for every {@code agingStep} it has
+     * waited past its due time ({@link Priority#aged}; zero: no aging).
+     */
+    public Dispatcher(
+            DispatchStore store,
+            RunSender queue,
+            Schedules schedules,
+            Clock clock,
+            RunPlanner planner,
+            RunNotices notices,
+            int concurrency,
+            Duration agingStep) {
+        this.agingStep = agingStep;
         if (concurrency < 1) {
             throw new IllegalArgumentException("a dispatch needs at least one chain at once");
         }
@@ -122,7 +142,10 @@ public final class Dispatcher {
                                                     r.jobId(),
                                                     r.runId(),
                                                     r.scheduledAt(),
-                                                    RunMessage.Hint.of(firing.get(i)));
+                                                    RunMessage.Hint.of(firing.get(i)),
+                                                    r.overrides()
+                                                            .priorityOr(firing.get(i)
+                                                                    .priority()));
                                         })
                                         .toList(),
                                 now)
@@ -277,7 +300,8 @@ public final class Dispatcher {
             // own (half a read unit an occurrence); the same job then decides the move, whose writes are
             // conditional on what was read.
             Optional<Job> job = c.moved != null ? Optional.of(c.moved) : c.known != null ? c.known : readQuietly(run);
-            if (!sends.send(new RunMessage(run.jobId(), run.runId(), run.scheduledAt(), hint(job, run)))) {
+            if (!sends.send(
+                    new RunMessage(run.jobId(), run.runId(), run.scheduledAt(), hint(job, run), lane(job, run)))) {
                 report.failed(run);
                 continue;
             }
@@ -352,6 +376,14 @@ public final class Dispatcher {
                 .orElse(null);
     }
 
+    /** The lane of {@code run}: its own (a trigger's or backfill's), else its job's, else normal (job not read). */
+    private static Priority lane(Optional<Job> job, Run run) {
+        Priority jobs = job == null
+                ? Priority.NORMAL
+                : job.map(j -> j.firing().priority()).orElse(Priority.NORMAL);
+        return run.overrides().priorityOr(jobs);
+    }
+
     /** What a run's succession left: its job's next occurrence if this write made it, and the job as written. */
     private record Moved(Optional<Run> next, Job job) {}
 
@@ -420,7 +452,8 @@ public final class Dispatcher {
                 return Optional.of(run);
             }
             Optional<Run> next = Optional.empty();
-            Optional<Succession> succession = succession(run, store.job(run.jobId()), clock.instant(), false);
+            Optional<Job> job = store.job(run.jobId());
+            Optional<Succession> succession = succession(run, job, clock.instant(), false);
             if (succession.isPresent()) {
                 Written w = write(succession.get());
                 if (w.outcome() == DispatchStore.Outcome.CONFLICT) {
@@ -436,10 +469,10 @@ public final class Dispatcher {
             switch (run.state()) {
                 case SUCCEEDED, DEAD, CANCELLED, SKIPPED ->
                     store.apply(Change.of(Transition.UNINDEX, run.jobId(), run.runId(), now));
-                case QUEUED, FAILED -> resend(run, now, report);
+                case QUEUED, FAILED -> resend(run, lane(job, run), now, report);
                 case RUNNING -> {
                     if (run.leaseExpiry() == null || run.leaseExpiry().isBefore(now)) {
-                        resend(run, now, report);
+                        resend(run, lane(job, run), now, report);
                     } else {
                         store.apply(Change.of(Transition.LOOK_AFTER_LEASE, run, now));
                     }
@@ -454,9 +487,15 @@ public final class Dispatcher {
         }
     }
 
-    private void resend(Run run, Instant now, DispatchReport report) {
-        Set<Integer> sent =
-                queue.sendBatch(List.of(new RunMessage(run.jobId(), run.runId(), run.scheduledAt())), clock.instant());
+    /**
+     * Sends a run that has not started again (its message lost, or still waiting behind others): into a lane up for
+     * every aging step it has waited past its due time. Its first message may still be in its first lane; whichever
+     * is received first claims the run, and the other finds it taken.
+     */
+    private void resend(Run run, Priority lane, Instant now, DispatchReport report) {
+        Priority aged = lane.aged(Duration.between(run.scheduledAt(), now), agingStep);
+        Set<Integer> sent = queue.sendBatch(
+                List.of(new RunMessage(run.jobId(), run.runId(), run.scheduledAt(), null, aged)), clock.instant());
         if (sent.isEmpty()) {
             report.failed(run);
             return;
@@ -464,7 +503,7 @@ public final class Dispatcher {
         LOG.log(
                 Level.INFO,
                 "re-sent stuck run " + run.jobId() + "/" + run.runId() + " (" + run.state() + ", attempt "
-                        + run.attempt() + ")");
+                        + run.attempt() + ", lane " + aged.label() + ")");
         report.count(Count.RESENT);
         store.apply(Change.of(Transition.RESEND, run, now));
     }

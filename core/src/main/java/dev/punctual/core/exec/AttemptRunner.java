@@ -7,7 +7,7 @@ import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.metrics.Meters;
-import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.SharedRunWrites;
@@ -44,7 +44,7 @@ public final class AttemptRunner {
 
     private final RunRepository runs;
     private final JobRepository jobs;
-    private final RunQueue queue;
+    private final RunQueues queue;
     private final ArtifactStore store;
     private final BinaryCache cache;
     private final ProcessRunner runner;
@@ -76,7 +76,7 @@ public final class AttemptRunner {
     public AttemptRunner(
             RunRepository runs,
             JobRepository jobs,
-            RunQueue queue,
+            RunQueues queue,
             ArtifactStore store,
             BinaryCache cache,
             ProcessRunner runner,

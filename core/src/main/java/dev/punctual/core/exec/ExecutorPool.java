@@ -1,20 +1,28 @@
 package dev.punctual.core.exec;
 
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.queue.RunQueues;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
- * Long-polls the queue and runs up to {@code concurrency} runs at once.
+ * Receives from every lane's queue and runs up to {@code concurrency} runs at once.
  *
- * <p>It holds up to twice that many messages: a message is received up to two seconds before its run is due
+ * <p>Each lane has a receiver of its own. An idle lane (its last receive brought nothing) long-polls for one
+ * message; a busy one asks, without waiting, for several, and goes back to long-polling once a receive comes back
+ * empty, so that a lane that has just run dry does not keep room from the others. Room for messages and run slots are
+ * both granted among the lanes that wait for them by weight ({@link LanePermits}): {@code high} first, but never
+ * so that a lower lane stops being served.
+ *
+ * <p>It holds up to twice {@code concurrency} messages: a message is received up to two seconds before its run is due
  * ({@link RunQueue#EARLY_DELIVERY}) and waits for its instant, then for a run slot ({@link RunWorker.Slot}), without
  * holding one; a run gives its slot back once its processes are gone, and its message is held on while its outcome
  * is written. Under load it asks SQS for messages only once {@code concurrency} (at most ten) can be held, so one
@@ -25,92 +33,117 @@ import software.amazon.awssdk.services.sqs.model.Message;
 public final class ExecutorPool implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ExecutorPool.class.getName());
 
+    /** Room for the idle lanes' listening receives, beyond the busy lane's ({@link Receiver}). */
+    private static final int LISTENERS = Priority.values().length - 1;
+
     private final RunWorker worker;
-    private final RunQueue queue;
+    private final RunQueues queues;
     private final int waitSeconds;
     private final int visibilitySeconds;
     private final Duration shutdownGrace;
     /** Messages received and not yet handled: running, or waiting for their instant or a slot. */
-    private final Semaphore held;
+    private final LanePermits held;
     /**
      * Run slots: claimed runs, from the claim until their processes are gone (the outcome is written outside the
      * slot, its message still held).
      */
-    private final Semaphore slots;
+    private final LanePermits slots;
     /** How many messages a receive asks for at least, once some are held. */
     private final int batch;
 
     private final int concurrency;
 
     private final ExecutorService workers;
-    private final Thread receiver;
+    private final List<Receiver> receivers;
     private volatile boolean receiving = true;
-    /** When the receive under way was sent ({@link System#nanoTime}), or 0 while none is. */
-    private volatile long receiveSentAt;
 
     public ExecutorPool(
             RunWorker worker,
-            RunQueue queue,
+            RunQueues queues,
             int concurrency,
             int waitSeconds,
             int visibilitySeconds,
             Duration shutdownGrace) {
         this.worker = worker;
-        this.queue = queue;
+        this.queues = queues;
         this.waitSeconds = waitSeconds;
         this.visibilitySeconds = visibilitySeconds;
         this.shutdownGrace = shutdownGrace;
-        this.held = new Semaphore(2 * concurrency);
-        this.slots = new Semaphore(concurrency);
+        // One more for each lane beyond the first: an idle lane listens for one message (a long poll of one), and
+        // that must not take room from a busy lane's.
+        this.held = new LanePermits(2 * concurrency + LISTENERS);
+        this.slots = new LanePermits(concurrency);
         this.concurrency = concurrency;
         this.batch = Math.min(RunQueue.MAX_BATCH, concurrency);
         this.workers = Executors.newFixedThreadPool(
-                2 * concurrency, Thread.ofPlatform().name("run-", 0).factory());
-        this.receiver =
-                Thread.ofPlatform().name("receiver-" + worker.executorId()).unstarted(this::receiveLoop);
+                2 * concurrency + LISTENERS, Thread.ofPlatform().name("run-", 0).factory());
+        this.receivers = Arrays.stream(Priority.values()).map(Receiver::new).toList();
     }
 
     public ExecutorPool start() {
         worker.meters().slotsAdded(concurrency);
-        receiver.start();
+        receivers.forEach(r -> r.thread.start());
         return this;
     }
 
-    private void receiveLoop() {
-        while (receiving) {
-            int taken = 0;
-            try {
-                held.acquire(batch);
-                taken = batch;
-                while (taken < RunQueue.MAX_BATCH && held.tryAcquire()) {
-                    taken++;
-                }
-                List<Message> messages;
-                receiveSentAt = System.nanoTime() | 1;
+    /** One lane's receiver. */
+    private final class Receiver {
+        final Priority lane;
+        final Thread thread;
+        /** When the receive under way was sent ({@link System#nanoTime}), or 0 while none is. */
+        volatile long sentAt;
+
+        Receiver(Priority lane) {
+            this.lane = lane;
+            this.thread = Thread.ofPlatform()
+                    .name("receiver-" + lane.label() + "-" + worker.executorId())
+                    .unstarted(this::loop);
+        }
+
+        private void loop() {
+            boolean idle = true;
+            while (receiving) {
+                int taken = 0;
                 try {
-                    messages = queue.receive(taken, waitSeconds, visibilitySeconds);
-                } finally {
-                    receiveSentAt = 0;
-                }
-                for (Message m : messages) {
-                    if (!receiving) {
-                        // Received during shutdown: hand it straight back.
-                        queue.changeVisibility(m.receiptHandle(), 0);
-                        held.release();
-                        continue;
+                    taken = idle ? held.acquire(lane, 1, 1) : held.acquire(lane, batch, RunQueue.MAX_BATCH);
+                    List<Message> messages;
+                    sentAt = System.nanoTime() | 1;
+                    try {
+                        messages = queues.receive(lane, taken, idle ? waitSeconds : 0, visibilitySeconds);
+                    } finally {
+                        sentAt = 0;
                     }
-                    workers.execute(() -> handle(m));
+                    idle = messages.isEmpty();
+                    for (Message m : messages) {
+                        if (!receiving) {
+                            // Received during shutdown: hand it straight back.
+                            queues.changeVisibility(m, 0);
+                            held.release(1);
+                            continue;
+                        }
+                        workers.execute(() -> handle(m));
+                    }
+                    held.release(taken - messages.size());
+                } catch (InterruptedException e) {
+                    held.release(taken);
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (RuntimeException e) {
+                    held.release(taken);
+                    LOG.log(Level.WARNING, "receive from the " + lane.label() + " lane failed; retrying", e);
+                    pause();
                 }
-                held.release(taken - messages.size());
-            } catch (InterruptedException e) {
-                held.release(taken);
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                held.release(taken);
-                LOG.log(Level.WARNING, "receive failed; retrying", e);
-                pause();
             }
+        }
+
+        boolean healthy() {
+            long sent = sentAt;
+            return thread.isAlive()
+                    && (sent == 0
+                            || System.nanoTime() - sent
+                                    < Duration.ofSeconds(waitSeconds)
+                                            .plus(STUCK_AFTER)
+                                            .toNanos());
         }
     }
 
@@ -126,26 +159,24 @@ public final class ExecutorPool implements AutoCloseable {
      * is healthy. False once it stops receiving.
      */
     public boolean healthy() {
-        long sent = receiveSentAt;
-        return receiving
-                && receiver.isAlive()
-                && (sent == 0
-                        || System.nanoTime() - sent
-                                < Duration.ofSeconds(waitSeconds)
-                                        .plus(STUCK_AFTER)
-                                        .toNanos());
+        return receiving && receivers.stream().allMatch(Receiver::healthy);
     }
 
     /** One message's run slot: taken at most once, given back at most once (when its processes are gone, or last). */
     private final class MessageSlot implements RunWorker.Slot {
         private final AtomicBoolean inSlot = new AtomicBoolean();
+        private final Priority lane;
+
+        MessageSlot(Priority lane) {
+            this.lane = lane;
+        }
 
         @Override
         public boolean take() throws InterruptedException {
             if (!receiving) {
                 return false;
             }
-            slots.acquire();
+            slots.acquire(lane, 1, 1);
             inSlot.set(true);
             worker.meters().slotTaken();
             // Stopping began while it waited: give the slot back, and the run to another executor.
@@ -156,13 +187,13 @@ public final class ExecutorPool implements AutoCloseable {
         public void free() {
             if (inSlot.compareAndSet(true, false)) {
                 worker.meters().slotFreed();
-                slots.release();
+                slots.release(1);
             }
         }
     }
 
     private void handle(Message m) {
-        MessageSlot slot = new MessageSlot();
+        MessageSlot slot = new MessageSlot(RunQueues.laneOf(m));
         try {
             worker.handle(m, slot);
         } catch (InterruptedException e) {
@@ -172,7 +203,7 @@ public final class ExecutorPool implements AutoCloseable {
             LOG.log(Level.WARNING, "handling message " + m.messageId() + " failed", e);
         } finally {
             slot.free();
-            held.release();
+            held.release(1);
         }
     }
 
@@ -199,11 +230,13 @@ public final class ExecutorPool implements AutoCloseable {
                 worker.killAll(RunWorker.SHUTDOWN);
                 workers.awaitTermination(30, TimeUnit.SECONDS);
             }
-            receiver.join(Duration.ofSeconds(waitSeconds + 5).toMillis());
+            for (Receiver r : receivers) {
+                r.thread.join(Duration.ofSeconds(waitSeconds + 5).toMillis());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            queue.flushDeletes();
+            queues.flushDeletes();
             worker.close();
             worker.meters().slotsAdded(-concurrency);
         }

@@ -1,7 +1,7 @@
 package dev.punctual.core.exec;
 
 import dev.punctual.core.config.Settings;
-import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.SharedRunWrites;
@@ -30,7 +30,7 @@ final class LeaseKeeper {
     private static final System.Logger LOG = System.getLogger(AttemptRunner.class.getName());
 
     private final SharedRunWrites runs;
-    private final RunQueue queue;
+    private final RunQueues queue;
     private final Settings settings;
     private final Clock clock;
     private final String executorId;
@@ -38,7 +38,7 @@ final class LeaseKeeper {
 
     LeaseKeeper(
             SharedRunWrites runs,
-            RunQueue queue,
+            RunQueues queue,
             Settings settings,
             Clock clock,
             String executorId,
@@ -190,8 +190,7 @@ final class LeaseKeeper {
         }
         held.set(at[0].plus(settings.lease()));
         try {
-            queue.changeVisibility(
-                    message.receiptHandle(), (int) settings.lease().toSeconds());
+            queue.changeVisibility(message, (int) settings.lease().toSeconds());
         } catch (RuntimeException e) {
             // The message may come back to another executor meanwhile: its claim finds our live lease and leaves it.
             LOG.log(Level.WARNING, "cannot extend the message of " + run.jobId() + "/" + run.runId(), e);
@@ -231,8 +230,7 @@ final class LeaseKeeper {
                         }
                         held.set(expiry);
                         renewed.accept(expiry);
-                        queue.changeVisibility(
-                                message.receiptHandle(), (int) settings.lease().toSeconds());
+                        queue.changeVisibility(message, (int) settings.lease().toSeconds());
                     } catch (RuntimeException e) {
                         LOG.log(Level.WARNING, "heartbeat of " + run.jobId() + "/" + run.runId() + " failed", e);
                         // Self-fencing: if the next beat would come after our lease ends, another executor may take the

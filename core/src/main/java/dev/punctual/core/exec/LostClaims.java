@@ -5,7 +5,7 @@ import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.Overlap;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.queue.RunMessage;
-import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
@@ -30,11 +30,11 @@ final class LostClaims {
     private static final System.Logger LOG = System.getLogger(RunWorker.class.getName());
 
     private final RunRepository runs;
-    private final RunQueue queue;
+    private final RunQueues queue;
     private final RunEvents events;
     private final String executorId;
 
-    LostClaims(RunRepository runs, RunQueue queue, RunEvents events, String executorId) {
+    LostClaims(RunRepository runs, RunQueues queue, RunEvents events, String executorId) {
         this.runs = runs;
         this.queue = queue;
         this.events = events;
@@ -65,7 +65,7 @@ final class LostClaims {
             // Running under a live lease, or it moved on meanwhile: not ours to end.
             return false;
         }
-        queue.delete(message.receiptHandle());
+        queue.delete(message);
         return true;
     }
 
@@ -87,7 +87,7 @@ final class LostClaims {
                         Change.of(Transition.CANCEL_UNSTARTED, m.jobId(), m.runId(), now)
                                 .withError(stopped.get()),
                         job);
-                queue.delete(message.receiptHandle());
+                queue.delete(message);
                 yield Outcome.CANCELLED;
             }
             case Claims.OverlapRunning running -> overlapping(message, m, job, running.active(), policy, now);
@@ -110,12 +110,12 @@ final class LostClaims {
             // (Dispatcher.sendBeforeWrite) may not have written it yet: look again in a while rather than drop the
             // run's only message. A message for a run that never comes to exist (its creation failed and was undone,
             // or the message is forged) is dropped once the patience is over.
-            queue.changeVisibility(message.receiptHandle(), unknownRunRetrySeconds(receives(message)));
+            queue.changeVisibility(message, unknownRunRetrySeconds(receives(message)));
             return Outcome.UNKNOWN_RUN;
         }
         if (seen == null || seen.state().terminal()) {
             // Finished (or never existed): this is a duplicate delivery.
-            queue.delete(message.receiptHandle());
+            queue.delete(message);
             return Outcome.ALREADY_DONE;
         }
         boolean leasedNow = seen.state() == RunState.RUNNING
@@ -172,7 +172,7 @@ final class LostClaims {
         if (!applyAndTell(Change.of(Transition.DEAD_LETTER, seen, now).withError(why), job)) {
             return Outcome.CONFLICT;
         }
-        queue.delete(message.receiptHandle());
+        queue.delete(message);
         return Outcome.DEAD;
     }
 
@@ -191,8 +191,11 @@ final class LostClaims {
             // A fresh message rather than a longer invisibility: a long wait must not count towards the queue's
             // maxReceiveCount and end in the dead-letter queue. Sent before the delete: a crash in between
             // leaves a duplicate, which the claim makes harmless.
-            queue.sendBatch(List.of(new RunMessage(m.jobId(), m.runId(), now.plus(RunWorker.OVERLAP_POLL))), now);
-            queue.delete(message.receiptHandle());
+            queue.sendBatch(
+                    List.of(new RunMessage(
+                            m.jobId(), m.runId(), now.plus(RunWorker.OVERLAP_POLL), null, RunQueues.laneOf(message))),
+                    now);
+            queue.delete(message);
             return Outcome.WAITING;
         }
         if (applyAndTell(
@@ -203,7 +206,7 @@ final class LostClaims {
                                                 + " of this job and others still running (overlap: forbid)"
                                         : "run " + active + " of this job was still running (overlap: forbid)"),
                 job)) {
-            queue.delete(message.receiptHandle());
+            queue.delete(message);
             return Outcome.SKIPPED;
         }
         return Outcome.CONFLICT;
@@ -219,7 +222,7 @@ final class LostClaims {
                 Math.min(
                         RunWorker.MAX_VISIBILITY.toSeconds(),
                         Duration.between(now, due).toSeconds()));
-        queue.changeVisibility(message.receiptHandle(), (int) seconds);
+        queue.changeVisibility(message, (int) seconds);
     }
 
     /**

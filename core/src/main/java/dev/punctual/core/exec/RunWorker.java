@@ -10,6 +10,7 @@ import dev.punctual.core.job.SharedJobReads;
 import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
@@ -44,7 +45,7 @@ public final class RunWorker {
     private final SharedJobReads strongReads;
 
     private final Claims claims;
-    private final RunQueue queue;
+    private final RunQueues queue;
     private final Settings settings;
     private final Clock clock;
     private final String executorId;
@@ -57,7 +58,7 @@ public final class RunWorker {
             RunRepository runs,
             JobRepository jobs,
             Claims claims,
-            RunQueue queue,
+            RunQueues queue,
             Settings settings,
             Clock clock,
             AttemptRunner attempts) {
@@ -209,7 +210,7 @@ public final class RunWorker {
                 // before its job (JobCreation), whose own write has not landed yet, or never will (a creation
                 // undone). Look again shortly rather than withdraw a run whose job is about to exist (found by the
                 // fault suite: under throttling, a job's write landed seconds after its run had been withdrawn).
-                queue.changeVisibility(message.receiptHandle(), UNKNOWN_RUN_RETRY_SECONDS);
+                queue.changeVisibility(message, UNKNOWN_RUN_RETRY_SECONDS);
                 return Outcome.UNKNOWN_RUN;
             }
             if (race == 0) {
@@ -227,7 +228,7 @@ public final class RunWorker {
                 timing.mark(ahead ? "claim ahead" : "due");
                 if (!slot.take()) {
                     // The executor is stopping and nothing is claimed yet: the message goes straight back.
-                    queue.changeVisibility(message.receiptHandle(), 0);
+                    queue.changeVisibility(message, 0);
                     return Outcome.RELEASED;
                 }
                 timing.mark("slot");

@@ -6,7 +6,7 @@ import dev.punctual.core.exec.RunWorker.Outcome;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.metrics.Meters;
-import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.SharedRunWrites;
@@ -35,7 +35,7 @@ final class Settlement {
     private static final System.Logger LOG = System.getLogger(AttemptRunner.class.getName());
 
     private final SharedRunWrites runs;
-    private final RunQueue queue;
+    private final RunQueues queue;
     private final ArtifactStore store;
     private final Backoff backoff;
     private final Settings settings;
@@ -46,7 +46,7 @@ final class Settlement {
 
     Settlement(
             SharedRunWrites runs,
-            RunQueue queue,
+            RunQueues queue,
             ArtifactStore store,
             Backoff backoff,
             Settings settings,
@@ -201,15 +201,15 @@ final class Settlement {
             meters.retry();
         }
         if (outcome == Transition.SUCCEED) {
-            queue.delete(message.receiptHandle());
+            queue.delete(message);
             return Outcome.SUCCEEDED;
         }
         if (dead) {
-            queue.delete(message.receiptHandle());
+            queue.delete(message);
             return Outcome.DEAD;
         }
         int delay = released ? 0 : (int) Math.max(1, backoff.after(attempt).toSeconds());
-        queue.changeVisibility(message.receiptHandle(), delay);
+        queue.changeVisibility(message, delay);
         return released ? Outcome.RELEASED : Outcome.FAILED;
     }
 
@@ -249,7 +249,7 @@ final class Settlement {
             return Outcome.FENCED;
         }
         events.emit(RunEvent.of(change, executorId));
-        queue.changeVisibility(message.receiptHandle(), visibleInSeconds);
+        queue.changeVisibility(message, visibleInSeconds);
         return Outcome.RELEASED;
     }
 
@@ -264,7 +264,7 @@ final class Settlement {
         if (runs.apply(change).won()) {
             events.emit(change, job, executorId);
         }
-        queue.delete(message.receiptHandle());
+        queue.delete(message);
         return Outcome.CANCELLED;
     }
 

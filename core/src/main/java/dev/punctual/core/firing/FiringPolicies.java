@@ -16,6 +16,7 @@ public final class FiringPolicies {
             String overlap,
             String maxRunAge,
             Integer maxConcurrency,
+            String priority,
             List<FieldError> errors) {
         Overlap o = overlap(overlap, errors);
         return new FiringPolicy(
@@ -29,7 +30,16 @@ public final class FiringPolicies {
                         FiringPolicy.DEFAULT_MAX_RUN_AGE,
                         FiringPolicy.MIN_MAX_RUN_AGE,
                         FiringPolicy.MAX_MAX_RUN_AGE),
-                maxConcurrency(maxConcurrency, o, errors));
+                maxConcurrency(maxConcurrency, o, errors),
+                priority(priority, errors));
+    }
+
+    private static Priority priority(String value, List<FieldError> errors) {
+        Priority p = value == null ? Priority.NORMAL : Priority.parse(value);
+        if (p == null) {
+            errors.add(new FieldError("priority", Priority.MUST_BE));
+        }
+        return p;
     }
 
     /**

@@ -7,9 +7,10 @@ import java.time.Duration;
  * {@code overlap} with runs still running, {@code maxRunAge}: a run not started this long after it became due
  * (waiting for retries, for an overlapping run, or for a message) is DEAD instead, and {@code maxConcurrency}: under
  * {@code overlap: forbid|queue}, how many of its runs may be RUNNING at once (1 under {@code allow}, where it means
- * nothing: every run starts).
+ * nothing: every run starts), {@code priority}: the lane its runs are sent to (null: {@code normal}).
  */
-public record FiringPolicy(Jitter jitter, CatchUp catchUp, Overlap overlap, Duration maxRunAge, int maxConcurrency) {
+public record FiringPolicy(
+        Jitter jitter, CatchUp catchUp, Overlap overlap, Duration maxRunAge, int maxConcurrency, Priority priority) {
     public static final Duration DEFAULT_MAX_RUN_AGE = Duration.ofDays(1);
     public static final Duration MIN_MAX_RUN_AGE = Duration.ofMinutes(1);
     public static final Duration MAX_MAX_RUN_AGE = Duration.ofDays(14);
@@ -27,6 +28,12 @@ public record FiringPolicy(Jitter jitter, CatchUp catchUp, Overlap overlap, Dura
         overlap = overlap == null ? Overlap.ALLOW : overlap;
         maxRunAge = maxRunAge == null ? DEFAULT_MAX_RUN_AGE : maxRunAge;
         maxConcurrency = overlap == Overlap.ALLOW ? 1 : Math.clamp(maxConcurrency, 1, MAX_CONCURRENCY_LIMIT);
+        priority = priority == null ? Priority.NORMAL : priority;
+    }
+
+    /** In the {@code normal} lane. */
+    public FiringPolicy(Jitter jitter, CatchUp catchUp, Overlap overlap, Duration maxRunAge, int maxConcurrency) {
+        this(jitter, catchUp, overlap, maxRunAge, maxConcurrency, Priority.NORMAL);
     }
 
     /** One run at a time under {@code overlap: forbid|queue}. */

@@ -43,7 +43,7 @@ public final class Provisioner {
 
     public void createAll(Resources resources) {
         resources.tables().forEach(this::createTable);
-        createQueues(resources.runQueue());
+        resources.runQueues().forEach(this::createQueues);
         createBucket(resources.bucket());
     }
 

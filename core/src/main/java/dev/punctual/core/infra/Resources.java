@@ -1,6 +1,8 @@
 package dev.punctual.core.infra;
 
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.firing.Priority;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -88,13 +90,27 @@ public final class Resources {
         return List.of(jobs(), runs(), binaries(), sweeps());
     }
 
+    /** The normal lane's run queue. */
     public QueueSpec runQueue() {
+        return runQueue(Priority.NORMAL);
+    }
+
+    /**
+     * The run queue of a lane and its dead-letter queue: {@code <prefix>-runs<suffix>} and
+     * {@code <prefix>-runs<suffix>-dlq} ({@link Priority#queueSuffix}: none for normal, the queue there always was).
+     */
+    public QueueSpec runQueue(Priority lane) {
         return new QueueSpec(
-                settings.prefix() + "-runs",
-                settings.prefix() + "-runs-dlq",
+                settings.prefix() + "-runs" + lane.queueSuffix,
+                settings.prefix() + "-runs" + lane.queueSuffix + "-dlq",
                 MAX_RECEIVE_COUNT,
                 (int) settings.lease().toSeconds(),
                 MESSAGE_RETENTION_SECONDS);
+    }
+
+    /** Every lane's run queue, highest first. */
+    public List<QueueSpec> runQueues() {
+        return Arrays.stream(Priority.values()).map(this::runQueue).toList();
     }
 
     public String bucket() {

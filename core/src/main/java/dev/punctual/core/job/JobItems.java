@@ -8,6 +8,7 @@ import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.Jitter;
 import dev.punctual.core.firing.Overlap;
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.limits.RunLimits;
@@ -47,6 +48,9 @@ final class JobItems {
     static final String ACTIVE_RUN = "activeRunId";
     /** In the firing map: how many of the job's runs may run at once ({@code FiringPolicy#maxConcurrency}). */
     static final String MAX_CONCURRENCY = "maxConcurrency";
+
+    /** In the firing map: the lane of the job's runs ({@code FiringPolicy#priority}). */
+    static final String PRIORITY = "priority";
 
     /**
      * The attribute of the job's concurrency slot {@code i}: the run most recently claimed in it. Slot 0 is
@@ -135,6 +139,7 @@ final class JobItems {
         m.put("overlap", s(f.overlap().name()));
         m.put("maxRunAge", s(f.maxRunAge().toString()));
         m.put(MAX_CONCURRENCY, n(f.maxConcurrency()));
+        m.put(PRIORITY, s(f.priority().name()));
         return AttributeValue.fromM(m);
     }
 
@@ -159,7 +164,9 @@ final class JobItems {
                 catchUp,
                 Overlap.valueOf(Items.str(m, "overlap")),
                 Duration.parse(Items.str(m, "maxRunAge")),
-                maxConcurrency == null ? 1 : maxConcurrency);
+                maxConcurrency == null ? 1 : maxConcurrency,
+                // Jobs written before lanes existed have none stored: the normal lane, the one queue there was.
+                m.containsKey(PRIORITY) ? Priority.valueOf(Items.str(m, PRIORITY)) : Priority.NORMAL);
     }
 
     /**

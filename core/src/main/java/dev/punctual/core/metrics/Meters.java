@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -29,7 +31,10 @@ public final class Meters {
     public static final String RETRIES = "punctual.retries";
     /** Counter: runs the sweeper made DEAD because SQS dead-lettered their message. */
     public static final String DEAD_LETTERS = "punctual.dead.letters";
-    /** Gauge: the run queue's messages, tagged {@link #STATE} (visible, delayed, in_flight), sampled once a sweep. */
+    /**
+     * Gauge: a lane's run queue's messages, tagged {@link #LANE} (high, normal, low) and {@link #STATE} (visible,
+     * delayed, in_flight), sampled once a sweep.
+     */
     public static final String QUEUE_MESSAGES = "punctual.queue.messages";
     /** Gauge: run slots taken (a claimed run, from its claim to its outcome). */
     public static final String SLOTS_BUSY = "punctual.executor.slots.busy";
@@ -37,14 +42,16 @@ public final class Meters {
     public static final String SLOTS = "punctual.executor.slots";
 
     public static final String STATE = "state";
+    public static final String LANE = "lane";
     public static final List<String> QUEUE_STATES = List.of("visible", "delayed", "in_flight");
 
     private final MeterRegistry registry;
     private final Timer lateness;
     private final AtomicInteger busy = new AtomicInteger();
     private final AtomicInteger slots = new AtomicInteger();
-    private final AtomicLong[] queue = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
-    private volatile boolean queueSampled;
+    /** Each lane's queue depth by state, registered at its first sample (an executor never samples: no queue). */
+    private final Map<String, AtomicLong> queue = new ConcurrentHashMap<>();
+
     private volatile boolean slotsRegistered;
 
     public Meters(MeterRegistry registry) {
@@ -100,22 +107,21 @@ public final class Meters {
                 .increment(runs);
     }
 
-    /** The run queue's depth as SQS last told it (approximate, as SQS says). */
-    public void queueDepth(long visible, long delayed, long inFlight) {
-        queue[0].set(visible);
-        queue[1].set(delayed);
-        queue[2].set(inFlight);
-        if (!queueSampled) {
-            synchronized (this) {
-                // Registered on the first sample, so a process that never samples (an executor) shows no queue.
-                for (int i = 0; i < QUEUE_STATES.size(); i++) {
-                    Gauge.builder(QUEUE_MESSAGES, queue[i], AtomicLong::get)
-                            .description("run queue messages (SQS's approximate counts)")
-                            .tag(STATE, QUEUE_STATES.get(i))
-                            .register(registry);
-                }
-                queueSampled = true;
-            }
+    /** A lane's run queue's depth as SQS last told it (approximate, as SQS says). */
+    public void queueDepth(String lane, long visible, long delayed, long inFlight) {
+        long[] counts = {visible, delayed, inFlight};
+        for (int i = 0; i < QUEUE_STATES.size(); i++) {
+            String state = QUEUE_STATES.get(i);
+            queue.computeIfAbsent(lane + "/" + state, k -> {
+                        AtomicLong value = new AtomicLong();
+                        Gauge.builder(QUEUE_MESSAGES, value, AtomicLong::get)
+                                .description("run queue messages (SQS's approximate counts)")
+                                .tag(LANE, lane)
+                                .tag(STATE, state)
+                                .register(registry);
+                        return value;
+                    })
+                    .set(counts[i]);
         }
     }
 

@@ -19,6 +19,10 @@ public final class DeadLetterQueue {
         this.queueName = spec.deadLetterName();
     }
 
+    public String name() {
+        return queueName;
+    }
+
     public String url() {
         String u = url;
         if (u == null) {

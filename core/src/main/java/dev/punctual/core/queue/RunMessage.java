@@ -5,20 +5,31 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.Overlap;
+import dev.punctual.core.firing.Priority;
 import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The queue's message: which run, and when it is due. Versioned so a newer executor can read an older sweeper's
- * messages during a rolling deploy. Built on the tree model (no reflection), which native images need.
+ * The queue's message: which run, when it is due, and the lane it is sent to ({@code priority}: which queue; also in
+ * the body, for whoever reads one). Versioned so a newer executor can read an older sweeper's messages during a
+ * rolling deploy. Built on the tree model (no reflection), which native images need.
  */
-public record RunMessage(String jobId, String runId, Instant scheduledAt, Hint hint) {
+public record RunMessage(String jobId, String runId, Instant scheduledAt, Hint hint, Priority priority) {
     public static final int VERSION = 1;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** A message without a {@link Hint}: the executor reads the job before it claims. */
+    public RunMessage {
+        priority = priority == null ? Priority.NORMAL : priority;
+    }
+
+    /** A message without a {@link Hint}, in the normal lane: the executor reads the job before it claims. */
     public RunMessage(String jobId, String runId, Instant scheduledAt) {
-        this(jobId, runId, scheduledAt, null);
+        this(jobId, runId, scheduledAt, null, Priority.NORMAL);
+    }
+
+    /** In the normal lane. */
+    public RunMessage(String jobId, String runId, Instant scheduledAt, Hint hint) {
+        this(jobId, runId, scheduledAt, hint, Priority.NORMAL);
     }
 
     /**
@@ -45,6 +56,9 @@ public record RunMessage(String jobId, String runId, Instant scheduledAt, Hint h
         n.put("jobId", jobId);
         n.put("runId", runId);
         n.put("scheduledAt", scheduledAt.toString());
+        if (priority != Priority.NORMAL) {
+            n.put("priority", priority.label());
+        }
         if (hint != null) {
             n.putObject("hint")
                     .put("overlap", "allow")
@@ -76,7 +90,9 @@ public record RunMessage(String jobId, String runId, Instant scheduledAt, Hint h
                             && h.path("maxRunAge").isTextual()
                     ? new Hint(Duration.parse(h.path("maxRunAge").textValue()))
                     : null;
-            return new RunMessage(jobId, runId, Instant.parse(at), hint);
+            // Informative only (the lane is the queue it came from); absent or unknown: normal.
+            Priority priority = Priority.parse(n.path("priority").textValue());
+            return new RunMessage(jobId, runId, Instant.parse(at), hint, priority);
         } catch (java.io.IOException | java.time.DateTimeException e) {
             throw new IllegalArgumentException("not a run message: " + e.getMessage(), e);
         }

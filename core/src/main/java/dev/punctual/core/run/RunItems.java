@@ -4,6 +4,7 @@ import static dev.punctual.core.infra.Items.instant;
 import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
 
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import java.time.Instant;
@@ -41,6 +42,9 @@ public final class RunItems {
 
     static final String ENV = "env";
 
+    /** A triggered or backfilled run's own lane ({@link Overrides#priority}); absent: its job's. */
+    static final String PRIORITY = "priority";
+
     private RunItems() {}
 
     static Map<String, AttributeValue> key(String jobId, String runId) {
@@ -67,6 +71,9 @@ public final class RunItems {
         }
         if (!run.overrides().env().isEmpty()) {
             item.put(ENV, Items.stringMap(run.overrides().env()));
+        }
+        if (run.overrides().priority() != null) {
+            item.put(PRIORITY, s(run.overrides().priority().name()));
         }
         return item;
     }
@@ -97,10 +104,11 @@ public final class RunItems {
                 Items.instant(item, OCCURRENCE),
                 Items.instant(item, QUEUED_AT),
                 Items.instant(item, LAUNCHED_AT),
-                item.containsKey(ARGS) || item.containsKey(ENV)
+                item.containsKey(ARGS) || item.containsKey(ENV) || item.containsKey(PRIORITY)
                         ? new Overrides(
                                 item.containsKey(ARGS) ? Items.strings(item, ARGS) : null,
-                                item.containsKey(ENV) ? Items.stringMap(item, ENV) : Map.of())
+                                item.containsKey(ENV) ? Items.stringMap(item, ENV) : Map.of(),
+                                item.containsKey(PRIORITY) ? Priority.valueOf(Items.str(item, PRIORITY)) : null)
                         : Overrides.NONE);
     }
 }

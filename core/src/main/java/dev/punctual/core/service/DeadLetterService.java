@@ -9,7 +9,7 @@ import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.queue.RunMessage;
-import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.queue.RunSender;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
@@ -29,10 +29,10 @@ import java.util.function.Predicate;
 public final class DeadLetterService {
     private final JobRepository jobs;
     private final RunRepository runs;
-    private final RunQueue queue;
+    private final RunSender queue;
     private final Clock clock;
 
-    public DeadLetterService(JobRepository jobs, RunRepository runs, RunQueue queue, Clock clock) {
+    public DeadLetterService(JobRepository jobs, RunRepository runs, RunSender queue, Clock clock) {
         this.jobs = jobs;
         this.runs = runs;
         this.queue = queue;
@@ -96,7 +96,14 @@ public final class DeadLetterService {
         if (!redrive.won()) {
             throw notDead(redrive.found() == null ? null : redrive.found().state());
         }
-        queue.sendBatch(List.of(new RunMessage(jobId, runId, run.scheduledAt())), now);
+        queue.sendBatch(
+                List.of(new RunMessage(
+                        jobId,
+                        runId,
+                        run.scheduledAt(),
+                        null,
+                        run.overrides().priorityOr(job.firing().priority()))),
+                now);
         return RunView.of(runs.get(jobId, runId).orElseThrow());
     }
 

@@ -7,6 +7,7 @@ import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicies;
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
@@ -255,6 +256,10 @@ public final class JobLifecycle {
             errors.add(new FieldError(
                     "to", "must not be in the future (it is " + now + "): future occurrences run on schedule"));
         }
+        Priority lane = Priority.parse(req.priority());
+        if (req.priority() != null && lane == null) {
+            errors.add(new FieldError("priority", Priority.MUST_BE));
+        }
         Job job = ctx.owned(owner, jobId);
         refuseUnlessRunnable(job, "backfill");
         Schedule schedule = ctx.schedules().parse(job.schedule(), job.createdAt(), "schedule");
@@ -282,7 +287,8 @@ public final class JobLifecycle {
         }
         List<Run> created = new ArrayList<>();
         for (Instant at : occurrences) {
-            Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, job.maxAttempts(), now);
+            Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, job.maxAttempts(), now)
+                    .withOverrides(Overrides.lane(lane));
             if (ctx.runs().get(jobId, run.runId()).isEmpty()) {
                 created.add(run);
             }

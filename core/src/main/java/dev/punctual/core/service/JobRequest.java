@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * The body of {@code POST /v1/jobs} and {@code PUT /v1/jobs/{id}}, as received; {@link JobService} validates it.
  * {@code nonRetryableExitCodes}: exit codes that mean "retrying cannot help" (a usage error, say): the run is DEAD
- * at once. {@code jitter}, {@code catchUp}, {@code overlap}, {@code maxRunAge}, {@code maxConcurrency}: the firing policy
+ * at once. {@code jitter}, {@code catchUp}, {@code overlap}, {@code maxRunAge}, {@code maxConcurrency}, {@code priority}: the firing policy
  * ({@link dev.punctual.core.firing.FiringPolicy}); absent fields take their defaults. {@code secrets}: variables
  * whose values the API never returns (only their names); on {@code PUT}, absent means "keep the current ones".
  * {@code limits}: what one run may use (absent fields: this deployment's maxima). {@code labels}: {@code key=value}
@@ -32,6 +32,7 @@ public record JobRequest(
         String overlap,
         String maxRunAge,
         Integer maxConcurrency,
+        String priority,
         Map<String, String> secrets,
         RunLimits limits,
         Map<String, String> labels,
@@ -58,6 +59,7 @@ public record JobRequest(
         private String overlap;
         private String maxRunAge;
         private Integer maxConcurrency;
+        private String priority;
         private Map<String, String> secrets;
         private RunLimits limits;
         private Map<String, String> labels;
@@ -120,6 +122,11 @@ public record JobRequest(
             return this;
         }
 
+        public Builder priority(String priority) {
+            this.priority = priority;
+            return this;
+        }
+
         public Builder secrets(Map<String, String> secrets) {
             this.secrets = secrets;
             return this;
@@ -160,6 +167,7 @@ public record JobRequest(
                     overlap,
                     maxRunAge,
                     maxConcurrency,
+                    priority,
                     secrets,
                     limits,
                     labels,

@@ -8,6 +8,7 @@ import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.firing.FiringPolicy;
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.job.CommandLine;
 import dev.punctual.core.job.Expectation;
 import dev.punctual.core.job.Job;
@@ -243,7 +244,13 @@ final class JobValidator {
                 settings.maxAttemptsLimit());
         List<Integer> noRetry = exitCodes(req.nonRetryableExitCodes(), errors);
         FiringPolicy firing = FiringPolicies.parse(
-                req.jitter(), req.catchUp(), req.overlap(), req.maxRunAge(), req.maxConcurrency(), errors);
+                req.jitter(),
+                req.catchUp(),
+                req.overlap(),
+                req.maxRunAge(),
+                req.maxConcurrency(),
+                req.priority(),
+                errors);
         RunLimits limits = req.limits() == null ? RunLimits.NONE : req.limits();
         limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
         errors.addAll(Labels.problems(req.labels()));
@@ -371,10 +378,14 @@ final class JobValidator {
      * 422 naming each bad field, or a 413 when the run's command line would be too large to store.
      */
     static Overrides overrides(Job job, TriggerRequest req) {
-        if (req == null || (req.args() == null && req.env() == null)) {
+        if (req == null || (req.args() == null && req.env() == null && req.priority() == null)) {
             return Overrides.NONE;
         }
         List<FieldError> errors = new ArrayList<>();
+        Priority lane = Priority.parse(req.priority());
+        if (req.priority() != null && lane == null) {
+            errors.add(new FieldError("priority", Priority.MUST_BE));
+        }
         if (req.args() != null) {
             validateArgs(req.args(), errors);
         }
@@ -388,7 +399,7 @@ final class JobValidator {
         if (!errors.isEmpty()) {
             throw new ValidationException(Rejection.INVALID, errors);
         }
-        Overrides o = new Overrides(req.args(), env);
+        Overrides o = new Overrides(req.args(), env, lane);
         Job applied = job.overridden(o.args(), o.env());
         if (applied.env().size() > CommandLine.MAX_ENV) {
             throw ValidationException.of(

@@ -19,6 +19,7 @@ import java.util.Map;
  * when none); {@code pauseNote}: why it was paused, while it is. {@code webhook}: where its outcomes are posted.
  * {@code expect}: the successes it is watched for. {@code maxConcurrency}: how many of its runs may run at once (1
  * under {@code overlap: forbid|queue} unless it named more; 1 under {@code allow}, where every run starts).
+ * {@code priority}: the lane its runs are sent to (high, normal, low).
  */
 public record JobView(
         String id,
@@ -42,6 +43,7 @@ public record JobView(
         String overlap,
         String maxRunAge,
         int maxConcurrency,
+        String priority,
         List<String> secrets,
         RunLimits limits,
         Map<String, String> labels,
@@ -81,6 +83,7 @@ public record JobView(
                 j.firing().overlap().wire(),
                 j.firing().maxRunAge().toString(),
                 j.firing().maxConcurrency(),
+                j.firing().priority().label(),
                 j.secretNames(),
                 j.limits().none() ? null : j.limits(),
                 j.labels(),

@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * A run as the API shows it. {@code executorId} is the executor that holds or last held it. {@code args},
- * {@code env}: what a triggered run was asked to run with instead of its job's (absent otherwise).
+ * {@code env}: what a triggered run was asked to run with instead of its job's (absent otherwise); {@code priority}:
+ * the lane a triggered or backfilled run was sent to instead of its job's (absent otherwise).
  */
 public record RunView(
         String runId,
@@ -21,7 +22,8 @@ public record RunView(
         String executorId,
         String error,
         List<String> args,
-        Map<String, String> env) {
+        Map<String, String> env,
+        String priority) {
 
     /** This run shown in {@code state} (a view state such as {@link RunListing#PAUSED}). */
     RunView withState(String state) {
@@ -38,7 +40,8 @@ public record RunView(
                 executorId,
                 error,
                 args,
-                env);
+                env,
+                priority);
     }
 
     public static RunView of(Run r) {
@@ -55,6 +58,9 @@ public record RunView(
                 r.leaseOwner(),
                 r.error(),
                 r.overrides().args(),
-                r.overrides().env().isEmpty() ? null : r.overrides().env());
+                r.overrides().env().isEmpty() ? null : r.overrides().env(),
+                r.overrides().priority() == null
+                        ? null
+                        : r.overrides().priority().label());
     }
 }

@@ -2,12 +2,14 @@ package dev.punctual.core.sweep;
 
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.notify.RunNotice;
 import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
@@ -51,14 +53,14 @@ public final class Sweeper {
     private final TimeBuckets buckets;
     private final Settings settings;
     private final Clock clock;
-    private final DeadLetterQueue deadLetters;
-    private final RunQueue queue;
+    private final List<DeadLetterQueue> deadLetters;
+    private final RunQueues queues;
     private final Meters meters;
     private final WatchChecks watchChecks;
 
     /**
-     * With {@code deadLetters} (null: none), each sweep also reconciles the run queue's dead-letter queue; with
-     * {@code queue} (null: none), it samples the queue's depth into {@code meters}, which it flushes at its end.
+     * With {@code deadLetters} (empty: none), each sweep also reconciles the lanes' dead-letter queues; with
+     * {@code queues} (null: none), it samples each lane's depth into {@code meters}, which it flushes at its end.
      * Jobs' watches found due are checked by {@code watchChecks}.
      */
     public Sweeper(
@@ -68,13 +70,13 @@ public final class Sweeper {
             TimeBuckets buckets,
             Settings settings,
             Clock clock,
-            DeadLetterQueue deadLetters,
-            RunQueue queue,
+            List<DeadLetterQueue> deadLetters,
+            RunQueues queues,
             Meters meters,
             WatchChecks watchChecks) {
         this.watchChecks = watchChecks;
         this.deadLetters = deadLetters;
-        this.queue = queue;
+        this.queues = queues;
         this.meters = meters;
         this.runs = runs;
         this.watermarks = watermarks;
@@ -213,11 +215,14 @@ public final class Sweeper {
             advancedTo = advancedTo == null || mark.isBefore(advancedTo) ? mark : advancedTo;
         }
         if (worker.index() == 0) {
-            if (deadLetters != null) {
+            for (DeadLetterQueue dlq : deadLetters) {
                 try {
-                    reconcileDeadLetters();
+                    reconcileDeadLetters(dlq);
                 } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "reconciling the dead-letter queue failed; it is retried next sweep", e);
+                    LOG.log(
+                            Level.WARNING,
+                            "reconciling the dead-letter queue " + dlq.name() + " failed; it is retried next sweep",
+                            e);
                 }
             }
             sampleQueue();
@@ -281,16 +286,18 @@ public final class Sweeper {
         }
     }
 
-    /** The queue's depth, once a sweep (once a minute on AWS): a failed sample is only logged. */
+    /** Each lane's queue depth, once a sweep (once a minute on AWS): a failed sample is only logged. */
     private void sampleQueue() {
-        if (queue == null) {
+        if (queues == null) {
             return;
         }
-        try {
-            RunQueue.Depth d = queue.depth();
-            meters.queueDepth(d.visible(), d.delayed(), d.inFlight());
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "sampling the run queue's depth failed", e);
+        for (Priority lane : Priority.values()) {
+            try {
+                RunQueue.Depth d = queues.lane(lane).depth();
+                meters.queueDepth(lane.label(), d.visible(), d.delayed(), d.inFlight());
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "sampling the " + lane.label() + " run queue's depth failed", e);
+            }
         }
     }
 
@@ -298,7 +305,7 @@ public final class Sweeper {
     public static final int DEAD_LETTER_BATCHES = 5;
 
     /**
-     * Drains up to {@link #DEAD_LETTER_BATCHES} × 10 messages of the run queue's dead-letter queue. A message
+     * Drains up to {@link #DEAD_LETTER_BATCHES} × 10 messages of each lane's dead-letter queue. A message
      * whose run is finished (or gone) is deleted; one whose run still waits for it (QUEUED, FAILED, or RUNNING
      * under an expired lease) marks the run DEAD, conditional on the state and attempt read, then is deleted; a
      * SCHEDULED run is left to the due index, which sends it again; a body that is not a run message is logged
@@ -307,6 +314,14 @@ public final class Sweeper {
      * @return how many runs were marked DEAD
      */
     public int reconcileDeadLetters() {
+        int marked = 0;
+        for (DeadLetterQueue dlq : deadLetters) {
+            marked += reconcileDeadLetters(dlq);
+        }
+        return marked;
+    }
+
+    private int reconcileDeadLetters(DeadLetterQueue deadLetters) {
         int marked = 0;
         for (int batch = 0; batch < DEAD_LETTER_BATCHES; batch++) {
             List<software.amazon.awssdk.services.sqs.model.Message> messages = deadLetters.receive(10, 60);

@@ -12,14 +12,14 @@ class FiringPoliciesTest {
 
     private static List<FieldError> errors(JitterSpec j, CatchUpSpec c, String overlap, String maxRunAge) {
         List<FieldError> errors = new ArrayList<>();
-        FiringPolicies.parse(j, c, overlap, maxRunAge, null, errors);
+        FiringPolicies.parse(j, c, overlap, maxRunAge, null, null, errors);
         return errors;
     }
 
     @Test
     void absentFieldsTakeTheDocumentedDefaults() {
         List<FieldError> errors = new ArrayList<>();
-        FiringPolicy p = FiringPolicies.parse(null, null, null, null, null, errors);
+        FiringPolicy p = FiringPolicies.parse(null, null, null, null, null, null, errors);
         assertThat(errors).isEmpty();
         assertThat(p).isEqualTo(FiringPolicy.DEFAULT);
         assertThat(p.jitter()).isNull();
@@ -32,22 +32,23 @@ class FiringPoliciesTest {
     @Test
     void aConcurrencyLimitIsWithinItsBoundsAndOnlyWhereARunCanWait() {
         List<FieldError> errors = new ArrayList<>();
-        assertThat(FiringPolicies.parse(null, null, "forbid", null, FiringPolicy.MAX_CONCURRENCY_LIMIT, errors)
+        assertThat(FiringPolicies.parse(null, null, "forbid", null, FiringPolicy.MAX_CONCURRENCY_LIMIT, null, errors)
                         .maxConcurrency())
                 .isEqualTo(FiringPolicy.MAX_CONCURRENCY_LIMIT);
-        assertThat(FiringPolicies.parse(null, null, "allow", null, 1, errors).maxConcurrency())
+        assertThat(FiringPolicies.parse(null, null, "allow", null, 1, null, errors)
+                        .maxConcurrency())
                 .as("1 under allow: what a job's view says, taken back unchanged")
                 .isEqualTo(1);
         assertThat(errors).isEmpty();
         for (int bad : new int[] {0, -1, FiringPolicy.MAX_CONCURRENCY_LIMIT + 1}) {
             List<FieldError> e = new ArrayList<>();
-            FiringPolicies.parse(null, null, "queue", null, bad, e);
+            FiringPolicies.parse(null, null, "queue", null, bad, null, e);
             assertThat(e)
                     .containsExactly(new FieldError(
                             "maxConcurrency", "must be between 1 and " + FiringPolicy.MAX_CONCURRENCY_LIMIT));
         }
         List<FieldError> e = new ArrayList<>();
-        FiringPolicies.parse(null, null, null, null, 3, e);
+        FiringPolicies.parse(null, null, null, null, 3, null, e);
         assertThat(e).extracting(FieldError::field).containsExactly("maxConcurrency");
         assertThat(e.getFirst().message()).startsWith("needs overlap forbid or queue");
     }
@@ -56,7 +57,13 @@ class FiringPoliciesTest {
     void everyFieldIsParsedCaseInsensitively() {
         List<FieldError> errors = new ArrayList<>();
         FiringPolicy p = FiringPolicies.parse(
-                new JitterSpec("Hashed", "PT45S"), new CatchUpSpec("LATEST", "PT6H", 3), "queue", "PT2H", 4, errors);
+                new JitterSpec("Hashed", "PT45S"),
+                new CatchUpSpec("LATEST", "PT6H", 3),
+                "queue",
+                "PT2H",
+                4,
+                "High",
+                errors);
         assertThat(errors).isEmpty();
         assertThat(p)
                 .isEqualTo(new FiringPolicy(
@@ -64,7 +71,8 @@ class FiringPoliciesTest {
                         new CatchUp(CatchUp.Mode.LATEST, Duration.ofHours(6), 3),
                         Overlap.QUEUE,
                         Duration.ofHours(2),
-                        4));
+                        4,
+                        Priority.HIGH));
         assertThat(FiringPolicies.jitterSpec(p)).isEqualTo(new JitterSpec("hashed", "PT45S"));
         assertThat(FiringPolicies.catchUpSpec(p)).isEqualTo(new CatchUpSpec("latest", "PT6H", 3));
     }

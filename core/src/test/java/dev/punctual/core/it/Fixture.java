@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
@@ -531,10 +532,15 @@ final class Fixture {
 
     /** Receives what is visible now (short poll), keeping it invisible for a minute; returns the decoded bodies. */
     static List<RunMessage> receiveVisible(Punctual p) {
+        return receiveVisible(p, Priority.NORMAL);
+    }
+
+    /** Every message visible now in {@code lane}'s queue (each hidden for a minute). */
+    static List<RunMessage> receiveVisible(Punctual p, Priority lane) {
         List<RunMessage> out = new ArrayList<>();
         List<Message> got;
         do {
-            got = p.queue.receive(10, 0, 60);
+            got = p.queues.receive(lane, 10, 0, 60);
             got.forEach(m -> out.add(RunMessage.decode(m.body())));
         } while (!got.isEmpty());
         return out;

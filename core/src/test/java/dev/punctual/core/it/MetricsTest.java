@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.RunWorker;
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.infra.Provisioner;
 import dev.punctual.core.infra.Resources;
@@ -124,28 +125,33 @@ class MetricsTest {
                 RunNotices.NONE,
                 new Meters(new EmfMeterRegistry(
                         settings.prefix(), lines::add, io.micrometer.core.instrument.Clock.SYSTEM)));
-        // A QUEUED run whose message died: the sweep marks it DEAD.
+        // A QUEUED run whose message died in the low lane: the sweep drains every lane's DLQ and marks it DEAD.
         Job queued = Fixture.insertJob(p, Fixture.once(now), now, now, 3);
         assertThat(Fixture.markQueued(p, queued, now)).isTrue();
         String dlq = Fixture.sqs()
-                .getQueueUrl(b -> b.queueName(p.resources.runQueue().deadLetterName()))
+                .getQueueUrl(b -> b.queueName(p.resources.runQueue(Priority.LOW).deadLetterName()))
                 .queueUrl();
         Fixture.sqs()
                 .sendMessage(b ->
                         b.queueUrl(dlq).messageBody(new RunMessage(queued.id(), queued.pendingRunId(), now).encode()));
-        // Two messages in the run queue: one visible, one delayed.
-        p.queue.sendBatch(
-                List.of(new RunMessage("j1", "r1", now), new RunMessage("j2", "r2", now.plusSeconds(600))), now);
+        // Two messages in the normal lane (one visible, one delayed) and one in the high lane.
+        p.queues.sendBatch(
+                List.of(
+                        new RunMessage("j1", "r1", now),
+                        new RunMessage("j2", "r2", now.plusSeconds(600)),
+                        new RunMessage("j3", "r3", now, null, Priority.HIGH)),
+                now);
 
         clock.advance(Duration.ofSeconds(5));
         p.sweeper.sweep();
 
         List<JsonNode> first = EmfDocuments.parse(lines);
         assertThat(EmfDocuments.value(first, Meters.DEAD_LETTERS, null)).isEqualTo(1);
-        assertThat(EmfDocuments.value(first, Meters.QUEUE_MESSAGES, "visible")).isEqualTo(1);
-        assertThat(EmfDocuments.value(first, Meters.QUEUE_MESSAGES, "delayed")).isEqualTo(1);
-        assertThat(EmfDocuments.value(first, Meters.QUEUE_MESSAGES, "in_flight"))
-                .isZero();
+        assertThat(EmfDocuments.queued(first, "visible", "normal")).isEqualTo(1);
+        assertThat(EmfDocuments.queued(first, "delayed", "normal")).isEqualTo(1);
+        assertThat(EmfDocuments.queued(first, "in_flight", "normal")).isZero();
+        assertThat(EmfDocuments.queued(first, "visible", "high")).isEqualTo(1);
+        assertThat(EmfDocuments.queued(first, "visible", "low")).isZero();
         assertThat(first).allSatisfy(d -> assertThat(d.path("Prefix").asText()).isEqualTo(settings.prefix()));
 
         lines.clear();

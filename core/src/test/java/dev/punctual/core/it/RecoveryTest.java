@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.exec.RunWorker;
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.queue.RunMessage;
@@ -64,7 +65,11 @@ class RecoveryTest {
         clock.advance(p.settings.lookahead().plus(REQUEUE));
         Sweeper.SweepReport r = sweep();
         assertThat(r.resent()).isEqualTo(1);
-        assertThat(Fixture.receiveVisible(p)).extracting(RunMessage::runId).containsExactly(job.pendingRunId());
+        // Waited a requeue timeout past its due time: sent again one lane up (aging), normal to high.
+        assertThat(Fixture.receiveVisible(p)).isEmpty();
+        assertThat(Fixture.receiveVisible(p, Priority.HIGH))
+                .extracting(RunMessage::runId)
+                .containsExactly(job.pendingRunId());
         assertThat(sweep().resent()).as("once per timeout, not every sweep").isZero();
     }
 
@@ -76,7 +81,9 @@ class RecoveryTest {
         // The lease would have been renewed every 20 s by a live executor; this one never renews it.
         clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
         assertThat(sweep().resent()).isEqualTo(1);
-        assertThat(Fixture.receiveVisible(p)).extracting(RunMessage::runId).containsExactly(job.pendingRunId());
+        assertThat(Fixture.receiveVisible(p, Priority.HIGH))
+                .extracting(RunMessage::runId)
+                .containsExactly(job.pendingRunId());
 
         Instant later = clock.instant();
         assertThat(Fixture.claim(p, job, "rescuer", later)).isTrue();
@@ -110,7 +117,8 @@ class RecoveryTest {
     private RunWorker.Outcome handleTheOneMessage(Path work) throws InterruptedException {
         RunWorker worker = p.worker("rescuer", work.resolve("runs"), Executors.newSingleThreadScheduledExecutor());
         try {
-            var messages = p.queue.receive(10, 1, 30);
+            // Sent again after a requeue timeout: one lane up, in high.
+            var messages = p.queues.receive(Priority.HIGH, 10, 1, 30);
             assertThat(messages).hasSize(1);
             return worker.handle(messages.get(0));
         } finally {

@@ -465,7 +465,7 @@ class SweeperTest {
                 p.buckets,
                 settings,
                 clock,
-                null,
+                List.of(),
                 null,
                 Meters.inMemory(),
                 new WatchChecks(p.jobs, p.runs, p.watches, p.schedules, p.notices));

@@ -35,6 +35,23 @@ public final class EmfDocuments {
                 .orElseThrow(() -> new AssertionError("no " + metric + " " + state + " in " + docs));
     }
 
+    /** The document of {@code metric} with {@code state} and {@code lane} ({@link Meters#LANE}). */
+    public static JsonNode withMetric(List<JsonNode> docs, String metric, String state, String lane) {
+        return docs.stream()
+                .filter(d -> d.has(metric))
+                .filter(d -> state.equals(d.path(Meters.STATE).asText()))
+                .filter(d -> lane.equals(d.path(Meters.LANE).asText()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + metric + " " + state + " " + lane + " in " + docs));
+    }
+
+    /** A lane's queue depth in {@code state} in {@code docs}. */
+    public static double queued(List<JsonNode> docs, String state, String lane) {
+        return withMetric(docs, Meters.QUEUE_MESSAGES, state, lane)
+                .path(Meters.QUEUE_MESSAGES)
+                .asDouble();
+    }
+
     /** The value of {@code metric} (with {@code state}) in {@code docs}. */
     public static double value(List<JsonNode> docs, String metric, String state) {
         return withMetric(docs, metric, state).path(metric).asDouble();

@@ -95,7 +95,8 @@ class EmfMeterRegistryTest {
     void gaugesGoOutAsTheirValues() throws Exception {
         meters.slotsAdded(4);
         meters.slotTaken();
-        meters.queueDepth(3, 2, 1);
+        meters.queueDepth("normal", 3, 2, 1);
+        meters.queueDepth("high", 7, 0, 5);
         List<JsonNode> docs = published();
         assertThat(withMetric(docs, Meters.SLOTS, null).path(Meters.SLOTS).asDouble())
                 .isEqualTo(4);
@@ -103,17 +104,10 @@ class EmfMeterRegistryTest {
                         .path(Meters.SLOTS_BUSY)
                         .asDouble())
                 .isEqualTo(1);
-        assertThat(withMetric(docs, Meters.QUEUE_MESSAGES, "visible")
-                        .path(Meters.QUEUE_MESSAGES)
-                        .asDouble())
-                .isEqualTo(3);
-        assertThat(withMetric(docs, Meters.QUEUE_MESSAGES, "delayed")
-                        .path(Meters.QUEUE_MESSAGES)
-                        .asDouble())
-                .isEqualTo(2);
-        assertThat(withMetric(docs, Meters.QUEUE_MESSAGES, "in_flight")
-                        .path(Meters.QUEUE_MESSAGES)
-                        .asDouble())
-                .isEqualTo(1);
+        assertThat(EmfDocuments.queued(docs, "visible", "normal")).isEqualTo(3);
+        assertThat(EmfDocuments.queued(docs, "delayed", "normal")).isEqualTo(2);
+        assertThat(EmfDocuments.queued(docs, "in_flight", "normal")).isEqualTo(1);
+        assertThat(EmfDocuments.queued(docs, "visible", "high")).isEqualTo(7);
+        assertThat(EmfDocuments.queued(docs, "in_flight", "high")).isEqualTo(5);
     }
 }

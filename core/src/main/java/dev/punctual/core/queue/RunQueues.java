@@ -1,0 +1,112 @@
+package dev.punctual.core.queue;
+
+import dev.punctual.core.firing.Priority;
+import dev.punctual.core.infra.Resources;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+
+/**
+ * The run queues of every lane ({@link Priority}): a message is sent to its lane's queue, and deleted from, or
+ * hidden in, the queue it was received from. A message received here carries its lane (a local message attribute,
+ * never sent), so that whoever handles it later need not know where it came from.
+ */
+public final class RunQueues implements RunSender {
+    /** The message attribute a received message's lane is kept in ({@link #laneOf}); absent: normal. */
+    static final String LANE = "punctual.lane";
+
+    private final Map<Priority, RunQueue> lanes;
+
+    /**
+     * The lanes' queues of {@code resources}. {@code normalUrl} (null: looked up by name) is the normal lane's URL;
+     * the other lanes' are it with their suffix, as their names are ({@link Resources#runQueue(Priority)}).
+     */
+    public RunQueues(SqsClient sqs, Resources resources, String normalUrl, Duration deleteLinger) {
+        this.lanes = new EnumMap<>(Priority.class);
+        boolean given = normalUrl != null && !normalUrl.isBlank();
+        for (Priority p : Priority.values()) {
+            lanes.put(
+                    p,
+                    new RunQueue(sqs, resources.runQueue(p), given ? normalUrl + p.queueSuffix : null, deleteLinger));
+        }
+    }
+
+    /** One queue for every lane: a test's, or a deployment of one lane. */
+    public RunQueues(RunQueue only) {
+        this.lanes = new EnumMap<>(Priority.class);
+        for (Priority p : Priority.values()) {
+            lanes.put(p, only);
+        }
+    }
+
+    public RunQueue lane(Priority p) {
+        return lanes.get(p);
+    }
+
+    /** Sends each message to its lane, one call a lane that has any (up to ten messages in all). */
+    @Override
+    public Set<Integer> sendBatch(List<RunMessage> messages, Instant now) {
+        Map<RunQueue, List<Integer>> byQueue = new HashMap<>();
+        for (int i = 0; i < messages.size(); i++) {
+            byQueue.computeIfAbsent(lane(messages.get(i).priority()), q -> new ArrayList<>())
+                    .add(i);
+        }
+        Set<Integer> ok = new HashSet<>();
+        for (Map.Entry<RunQueue, List<Integer>> e : byQueue.entrySet()) {
+            List<Integer> indexes = e.getValue();
+            e.getKey()
+                    .sendBatch(indexes.stream().map(messages::get).toList(), now)
+                    .forEach(i -> ok.add(indexes.get(i)));
+        }
+        return ok;
+    }
+
+    /** Up to {@code max} messages of lane {@code p}, each marked with its lane. */
+    public List<Message> receive(Priority p, int max, int waitSeconds, int visibilitySeconds) {
+        List<Message> received = lane(p).receive(max, waitSeconds, visibilitySeconds);
+        if (p == Priority.NORMAL || received.isEmpty()) {
+            return received;
+        }
+        MessageAttributeValue mark = MessageAttributeValue.builder()
+                .dataType("String")
+                .stringValue(p.name())
+                .build();
+        List<Message> marked = new ArrayList<>(received.size());
+        for (Message m : received) {
+            Map<String, MessageAttributeValue> attributes = new HashMap<>(m.messageAttributes());
+            attributes.put(LANE, mark);
+            marked.add(m.toBuilder().messageAttributes(attributes).build());
+        }
+        return marked;
+    }
+
+    /** The lane a message was received from ({@link #receive}); normal for one received elsewhere. */
+    public static Priority laneOf(Message m) {
+        MessageAttributeValue v = m.messageAttributes().get(LANE);
+        return v == null ? Priority.NORMAL : Priority.valueOf(v.stringValue());
+    }
+
+    /** Deletes a handled message from the queue it came from ({@link RunQueue#delete}). */
+    public void delete(Message m) {
+        lane(laneOf(m)).delete(m.receiptHandle());
+    }
+
+    /** Makes a message visible again after {@code seconds}, in the queue it came from. */
+    public void changeVisibility(Message m, int seconds) {
+        lane(laneOf(m)).changeVisibility(m.receiptHandle(), seconds);
+    }
+
+    /** Sends every lane's pending deletes, and returns once they are sent. */
+    public void flushDeletes() {
+        lanes.values().stream().distinct().forEach(RunQueue::flushDeletes);
+    }
+}
