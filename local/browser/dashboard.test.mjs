@@ -146,7 +146,7 @@ test('a job is paused with a note and resumed with a catch-up choice', async () 
   await page.locator('h1 .badge.ACTIVE').waitFor();
 });
 
-test('a job is edited: its new schedule and runs at once saved over the version read, its labels kept', async () => {
+test('a job is edited: its new schedule, runs at once and lane saved over the version read, its labels kept', async () => {
   const version = Number(/Version\s+(\d+)/.exec(await page.locator('dl.facts').innerText())[1]);
   await page.getByRole('link', { name: 'Edit' }).click();
   await page.getByRole('heading', { name: `Edit ${HELLO}` }).waitFor();
@@ -158,6 +158,7 @@ test('a job is edited: its new schedule and runs at once saved over the version 
   await page.getByRole('button', { name: 'Save' }).click();
   await page.locator('#f-maxConcurrency-error').filter({ hasText: /needs overlap forbid or queue/ }).waitFor();
   await page.getByLabel('While another run runs', { exact: true }).selectOption('queue');
+  await page.getByLabel('Lane', { exact: true }).selectOption('high');
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('status').filter({ hasText: `version ${version + 1}` }).waitFor();
   const facts = await page.locator('dl.facts').innerText();
@@ -165,6 +166,7 @@ test('a job is edited: its new schedule and runs at once saved over the version 
   assert.match(facts, /team=ui/);
   assert.match(facts, /Overlap\s+queue/);
   assert.match(facts, /At once\s+at most 2/);
+  assert.match(facts, /Lane\s+high/);
   assert.match(facts, new RegExp(`Version\\s+${version + 1}`));
 });
 
@@ -181,6 +183,10 @@ test('a backfill creates the runs a past range missed, and says how many', async
     await page.getByRole('button', { name: 'Backfill…' }).click();
     await page.getByLabel('From (your time)', { exact: true }).fill(local(from));
     await page.getByLabel('To', { exact: true }).fill(local(to));
+    // The job's lane is high (the test before): a backfill is sent to low instead, where it waits behind nothing
+    // urgent.
+    assert.match(await page.getByLabel('Lane', { exact: true }).innerText(), /the job's \(high\)/);
+    await page.getByLabel('Lane', { exact: true }).selectOption('low');
     await page.getByRole('button', { name: 'Create missing runs' }).click();
   };
   await backfill();

@@ -147,7 +147,7 @@ public class JobResource {
 
     /**
      * One extra run now, outside the schedule: 202 with the run. The body is optional ({@code {"args": [...], "env":
-     * {...}}}, for this run only), read by hand as {@link #resume}'s is.
+     * {...}, "priority": "high"}}, for this run only), read by hand as {@link #resume}'s is.
      */
     @POST
     @Path("{id}/trigger")

@@ -63,6 +63,8 @@ export async function editorPage(main, id) {
     h('option', { value: o, selected: (job ? job.overlap : 'allow') === o }, o)));
   const concurrency = h('input', { type: 'number', min: 1, max: 25,
     value: job && job.overlap !== 'allow' ? job.maxConcurrency : '' });
+  const lane = h('select', {}, ['high', 'normal', 'low'].map((l) =>
+    h('option', { value: l, selected: (job ? job.priority : 'normal') === l }, l)));
 
   const kind = s.type;
   const kinds = h('fieldset', {}, h('legend', {}, 'Schedule'),
@@ -107,7 +109,8 @@ export async function editorPage(main, id) {
       field('timeoutSeconds', 'Timeout (seconds)', timeout), field('maxAttempts', 'Attempts', attempts)),
     h('div', { class: 'toolbar' },
       field('overlap', 'While another run runs', overlap, 'allow: both run; forbid: this one is skipped; queue: it waits'),
-      field('maxConcurrency', 'Runs at once', concurrency, 'With forbid or queue: how many may run together (empty: 1)')),
+      field('maxConcurrency', 'Runs at once', concurrency, 'With forbid or queue: how many may run together (empty: 1)'),
+      field('priority', 'Lane', lane, 'high is served first; low still gets its share')),
     h('button', { type: 'submit', class: 'primary' }, job ? 'Save' : 'Create job'), ' ',
     h('a', { class: 'button', href: job ? `#/jobs/${seg(job.id)}` : '#/jobs' }, 'Cancel'));
 
@@ -225,6 +228,7 @@ export async function editorPage(main, id) {
       maxAttempts: attempts.value ? Number(attempts.value) : undefined,
       overlap: overlap.value,
       maxConcurrency: concurrency.value ? Number(concurrency.value) : undefined,
+      priority: lane.value,
     };
     try {
       const saved = job
@@ -256,6 +260,7 @@ function carried(job) {
     overlap: job.overlap || undefined,
     maxRunAge: job.maxRunAge || undefined,
     maxConcurrency: job.maxConcurrency || undefined,
+    priority: job.priority || undefined,
     limits: job.limits || undefined,
     webhook: job.webhook || undefined,
     expect: job.expect || undefined,

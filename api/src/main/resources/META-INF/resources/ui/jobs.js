@@ -105,7 +105,7 @@ export async function jobPage(main, id) {
       ['Binary', job.binaryId], ['Arguments', (job.args || []).join(' ')],
       ['Environment', Object.keys(job.env || {}).join(', ')], ['Secrets', (job.secrets || []).join(', ')],
       ['Timeout', `${job.timeoutSeconds} s`], ['Attempts', job.maxAttempts], ['Overlap', job.overlap],
-      ['At once', job.overlap === 'allow' ? '' : `at most ${job.maxConcurrency}`],
+      ['At once', job.overlap === 'allow' ? '' : `at most ${job.maxConcurrency}`], ['Lane', job.priority],
       ['Catch-up', job.catchUp ? job.catchUp.mode : ''],
       ['Labels', labels(job.labels)], ['Pause note', job.pauseNote], ['Version', job.version],
       ['Created', time(job.createdAt)], ['Updated', time(job.updatedAt)],
@@ -181,12 +181,16 @@ export async function jobPage(main, id) {
   function backfillForm() {
     const from = h('input', { id: 'bf-from', type: 'datetime-local', step: 1, required: true });
     const to = h('input', { id: 'bf-to', type: 'datetime-local', step: 1, required: true });
+    const lane = h('select', { id: 'bf-lane' }, ['', 'high', 'normal', 'low'].map((l) =>
+      h('option', { value: l }, l || `the job's (${job.priority})`)));
     inline('Backfill', [
       h('div', { class: 'field' }, h('label', { for: 'bf-from' }, 'From (your time)'), from),
-      h('div', { class: 'field' }, h('label', { for: 'bf-to' }, 'To'), to)], 'Create missing runs',
+      h('div', { class: 'field' }, h('label', { for: 'bf-to' }, 'To'), to),
+      h('div', { class: 'field' }, h('label', { for: 'bf-lane' }, 'Lane'), lane)], 'Create missing runs',
     () => [(r) => `Backfill: ${r.created.length} run(s) created, ${r.alreadyExisting} already there.`, async () => {
       const r = await api.post(`/v1/jobs/${seg(id)}/backfill`, {
         from: new Date(from.value).toISOString(), to: new Date(to.value).toISOString(),
+        priority: lane.value || undefined,
       });
       return r;
     }]);

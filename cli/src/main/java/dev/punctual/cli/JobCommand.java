@@ -224,6 +224,12 @@ final class JobCommand {
         @Option(names = "--env", paramLabel = "NAME=VALUE", description = "Set over the job's env for this run.")
         Map<String, String> env;
 
+        @Option(
+                names = "--priority",
+                paramLabel = "LANE",
+                description = "high, normal or low: this run's lane instead of the job's.")
+        String priority;
+
         Trigger(Cli cli) {
             this.cli = cli;
         }
@@ -231,7 +237,11 @@ final class JobCommand {
         @Override
         public void run() {
             RunCommand.print(
-                    cli, cli.api().post(path(cli, job) + "/trigger", ApiClient.body("args", args, "env", env)));
+                    cli,
+                    cli.api()
+                            .post(
+                                    path(cli, job) + "/trigger",
+                                    ApiClient.body("args", args, "env", env, "priority", priority)));
         }
     }
 
@@ -251,13 +261,20 @@ final class JobCommand {
         @Option(names = "--to", required = true, paramLabel = "INSTANT")
         String to;
 
+        @Option(
+                names = "--priority",
+                paramLabel = "LANE",
+                description = "high, normal or low: these runs' lane instead of the job's.")
+        String priority;
+
         Backfill(Cli cli) {
             this.cli = cli;
         }
 
         @Override
         public void run() {
-            JsonNode b = cli.api().post(path(cli, job) + "/backfill", Map.of("from", from, "to", to));
+            JsonNode b = cli.api()
+                    .post(path(cli, job) + "/backfill", ApiClient.body("from", from, "to", to, "priority", priority));
             cli.print(
                     b,
                     out -> Table.describe(out, b, "jobId", "from", "to", "occurrences", "alreadyExisting", "created"));

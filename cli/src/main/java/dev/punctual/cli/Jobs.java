@@ -75,6 +75,7 @@ final class Jobs {
         "overlap",
         "maxRunAge",
         "maxConcurrency",
+        "priority",
         "jitter",
         "secrets",
         "limits",

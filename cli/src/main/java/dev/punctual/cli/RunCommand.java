@@ -27,7 +27,8 @@ final class RunCommand {
         "executorId",
         "error",
         "args",
-        "env"
+        "env",
+        "priority"
     };
 
     static void print(Cli cli, JsonNode run) {

@@ -46,6 +46,7 @@ class UpdateApiLambdaTest {
                 .body("overlap", equalTo("allow"))
                 .body("maxRunAge", equalTo("PT24H"))
                 .body("maxConcurrency", equalTo(1))
+                .body("priority", equalTo("normal"))
                 .body("jitter", equalTo(null))
                 .extract()
                 .path("id");
@@ -58,6 +59,7 @@ class UpdateApiLambdaTest {
         update.put("overlap", "forbid");
         update.put("maxRunAge", "PT2H");
         update.put("maxConcurrency", 3);
+        update.put("priority", "low");
 
         given().contentType(ContentType.JSON)
                 .body(update)
@@ -91,7 +93,8 @@ class UpdateApiLambdaTest {
                 .body("catchUp.maxRuns", equalTo(10))
                 .body("overlap", equalTo("forbid"))
                 .body("maxRunAge", equalTo("PT2H"))
-                .body("maxConcurrency", equalTo(3));
+                .body("maxConcurrency", equalTo(3))
+                .body("priority", equalTo("low"));
         given().get("/v1/jobs/" + id + "/runs?future=true")
                 .then()
                 .body("items.findAll { it.state == 'SCHEDULED' }", hasSize(1))
@@ -116,7 +119,17 @@ class UpdateApiLambdaTest {
                 .statusCode(422)
                 .body("errors.field", org.hamcrest.Matchers.contains("maxConcurrency"));
         create.put("maxConcurrency", 2);
-        postJson("/v1/jobs", create).then().statusCode(201).body("maxConcurrency", equalTo(2));
+        create.put("priority", "urgent");
+        postJson("/v1/jobs", create)
+                .then()
+                .statusCode(422)
+                .body("errors.field", org.hamcrest.Matchers.contains("priority"));
+        create.put("priority", "high");
+        postJson("/v1/jobs", create)
+                .then()
+                .statusCode(201)
+                .body("maxConcurrency", equalTo(2))
+                .body("priority", equalTo("high"));
     }
 
     @Test

@@ -10,6 +10,8 @@ import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.firing.Priority;
 import dev.punctual.core.queue.RunQueue;
+import dev.punctual.core.service.BackfillRequest;
+import dev.punctual.core.service.BackfillView;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.RunView;
 import dev.punctual.core.service.TriggerRequest;
@@ -87,6 +89,32 @@ class PriorityLanesTest {
                         .containsExactly("priority"));
         assertThat(Priority.values())
                 .allSatisfy(lane -> assertThat(messages(p, lane)).isZero());
+    }
+
+    @Test
+    void aBackfillsRunsKeepTheLaneItNamesAndABadOneIsRefused() {
+        Punctual p = Fixture.realTimeStack();
+        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Instant start = now.minus(Duration.ofHours(3));
+        JobView job = Fixture.createJob(
+                p, "hourly", "true", Fixture.interval(Duration.ofHours(1), start), j -> j.priority("high"));
+        BackfillRequest bad =
+                new BackfillRequest(start.toString(), now.minusSeconds(1).toString(), "later");
+        assertThatThrownBy(() -> p.lifecycle.backfill(OWNER, job.id(), bad))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(e -> assertThat(((ValidationException) e).errors())
+                        .extracting(FieldError::field)
+                        .containsExactly("priority"));
+
+        BackfillView made = p.lifecycle.backfill(
+                OWNER,
+                job.id(),
+                new BackfillRequest(start.toString(), now.minusSeconds(1).toString(), "low"));
+        assertThat(made.created()).isNotEmpty();
+        assertThat(made.created())
+                .allSatisfy(runId -> assertThat(
+                                RunView.of(Fixture.run(p, job.id(), runId)).priority())
+                        .isEqualTo("low"));
     }
 
     /**
