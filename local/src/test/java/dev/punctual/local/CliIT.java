@@ -153,10 +153,10 @@ class CliIT {
                 .contains("cli-hello");
         assertThat(ok("job", "next", "cli-hello", "-n", "3").out().lines()).hasSize(4);
 
-        String runId = ok("job", "trigger", "cli-hello", "-o", "json")
-                .json()
-                .get("runId")
-                .asText();
+        JsonNode triggered = ok("job", "trigger", "cli-hello", "--priority", "high", "-o", "json")
+                .json();
+        assertThat(triggered.get("priority").asText()).isEqualTo("high");
+        String runId = triggered.get("runId").asText();
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> ok("run", "get", "cli-hello", runId, "-o", "json")
                         .json()

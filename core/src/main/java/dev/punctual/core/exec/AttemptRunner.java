@@ -260,7 +260,8 @@ public final class AttemptRunner {
                     executorId,
                     Duration.between(run.scheduledAt(), startedAt).toMillis(),
                     null,
-                    null));
+                    null,
+                    RunQueues.laneOf(message).label()));
             long group = handle.pid();
             try {
                 if (supervised != null && !supervisor.extend(name, group, uid, supervisorDeadline(held.get()))) {

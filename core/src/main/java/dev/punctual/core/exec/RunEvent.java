@@ -8,7 +8,8 @@ import java.time.Instant;
 
 /**
  * One transition of a run made by an executor, as its log line says it: the run, the attempt, the state it is in
- * now (STARTED when its binary was let start), the executor, and, for a start, how late it was. The executor logs one
+ * now (STARTED when its binary was let start), the executor, and, for a start, how late it was and in which lane it
+ * came. The executor logs one
  * per transition ({@link #line}): readable {@code key=value} text, or a JSON object per line (for CloudWatch Logs
  * Insights) when {@code punctual.json-run-events} is on.
  */
@@ -21,7 +22,8 @@ public record RunEvent(
         String executorId,
         Long latenessMs,
         Integer exitCode,
-        String error) {
+        String error,
+        String lane) {
     /** How a run whose binary was let start shows: it is RUNNING already (since its claim). */
     public static final String STARTED = "STARTED";
 
@@ -41,7 +43,8 @@ public record RunEvent(
                 executorId,
                 null,
                 change.exitCode(),
-                change.error());
+                change.error(),
+                null);
     }
 
     /** The line the executor logs: JSON when {@code json}, else {@code key=value} pairs (values quoted when needed). */
@@ -59,6 +62,9 @@ public record RunEvent(
             o.put("executorId", executorId);
             if (latenessMs != null) {
                 o.put("latenessMs", latenessMs);
+            }
+            if (lane != null) {
+                o.put("lane", lane);
             }
             if (exitCode != null) {
                 o.put("exitCode", exitCode);
@@ -78,6 +84,7 @@ public record RunEvent(
         pair(b, "attempt", attempt);
         pair(b, "executor", executorId);
         pair(b, "latenessMs", latenessMs);
+        pair(b, "lane", lane);
         pair(b, "exitCode", exitCode);
         pair(b, "error", error);
         return b.toString();

@@ -26,7 +26,7 @@ public final class RunEvents {
     }
 
     void emit(RunEvent event) {
-        meters.transition(event.state(), event.attempt(), event.latenessMs());
+        meters.transition(event.state(), event.attempt(), event.latenessMs(), event.lane());
         if (json) {
             System.out.println(event.line(true));
         } else {

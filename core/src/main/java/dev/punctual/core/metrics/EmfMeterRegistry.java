@@ -34,7 +34,8 @@ import java.util.function.Consumer;
  * <p>Counters go out as what they counted since the last publish; gauges as their value; timers as the values
  * themselves, in milliseconds (at most {@link #MAX_VALUES} per publish), so that CloudWatch computes true percentiles
  * (p99 of start lateness) rather than a percentile of percentiles. Namespace {@link #NAMESPACE}; every metric has the
- * dimension {@link #DIMENSION} (the deployment's prefix) and its tags as further dimensions.
+ * dimension {@link #DIMENSION} (the deployment's prefix) and its tags as further dimensions; a meter tagged
+ * {@link Meters#LANE} goes out under a second set of dimensions without it too, so that the lanes add up to one metric.
  */
 public final class EmfMeterRegistry extends SimpleMeterRegistry {
     public static final String NAMESPACE = "Punctual";
@@ -109,11 +110,18 @@ public final class EmfMeterRegistry extends SimpleMeterRegistry {
         aws.put("Timestamp", at);
         ObjectNode directive = aws.putArray("CloudWatchMetrics").addObject();
         directive.put("Namespace", NAMESPACE);
-        ArrayNode dimensions = directive.putArray("Dimensions").addArray().add(DIMENSION);
+        ArrayNode sets = directive.putArray("Dimensions");
+        ArrayNode dimensions = sets.addArray().add(DIMENSION);
         root.put(DIMENSION, prefix);
         for (Tag t : tags) {
             dimensions.add(t.getKey());
             root.put(t.getKey(), t.getValue());
+        }
+        if (tags.stream().anyMatch(t -> t.getKey().equals(Meters.LANE))) {
+            // Also without the lane: what the metric was before lanes, every lane's values together (the p99 of
+            // every start, which the lateness alarm reads).
+            ArrayNode all = sets.addArray().add(DIMENSION);
+            tags.stream().map(Tag::getKey).filter(k -> !k.equals(Meters.LANE)).forEach(all::add);
         }
         ArrayNode definitions = directive.putArray("Metrics");
         metrics.forEach((name, m) -> {

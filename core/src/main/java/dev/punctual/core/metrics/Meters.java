@@ -21,8 +21,8 @@ public final class Meters {
     /** Counter: run transitions an executor made, tagged {@link #STATE} (STARTED, SUCCEEDED, FAILED, DEAD, …). */
     public static final String RUNS = "punctual.runs";
     /**
-     * Timer: how late a run's first attempt was let start after its due time (0 when on time). A retry starts after
-     * its backoff by design, so only first attempts say whether runs start on time.
+     * Timer: how late a run's first attempt was let start after its due time (0 when on time), tagged {@link #LANE}.
+     * A retry starts after its backoff by design, so only first attempts say whether runs start on time.
      */
     public static final String START_LATENESS = "punctual.start.lateness";
     /** Counter: claims that lost their conditional write (another executor's lease, a finished run, a job changed). */
@@ -46,7 +46,9 @@ public final class Meters {
     public static final List<String> QUEUE_STATES = List.of("visible", "delayed", "in_flight");
 
     private final MeterRegistry registry;
-    private final Timer lateness;
+    /** Start lateness by lane, registered at a lane's first start. */
+    private final Map<String, Timer> lateness = new ConcurrentHashMap<>();
+
     private final AtomicInteger busy = new AtomicInteger();
     private final AtomicInteger slots = new AtomicInteger();
     /** Each lane's queue depth by state, registered at its first sample (an executor never samples: no queue). */
@@ -56,13 +58,21 @@ public final class Meters {
 
     public Meters(MeterRegistry registry) {
         this.registry = registry;
-        // A percentile histogram for Prometheus (histogram_quantile); EmfMeterRegistry sends the values themselves.
-        this.lateness = Timer.builder(START_LATENESS)
-                .description("how late a binary was let start after its due time")
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofMinutes(10))
-                .register(registry);
+    }
+
+    /** The lateness timer of a lane: tagged {@link #LANE}. */
+    private Timer lateness(String lane) {
+        return lateness.computeIfAbsent(
+                lane,
+                l -> Timer.builder(START_LATENESS)
+                        .description("how late a binary was let start after its due time")
+                        // A percentile histogram for Prometheus (histogram_quantile); EmfMeterRegistry sends the
+                        // values.
+                        .publishPercentileHistogram()
+                        .minimumExpectedValue(Duration.ofMillis(1))
+                        .maximumExpectedValue(Duration.ofMinutes(10))
+                        .tag(LANE, l)
+                        .register(registry));
     }
 
     /** Meters kept in memory only: for tests and for deployables whose meters nobody reads. */
@@ -74,15 +84,23 @@ public final class Meters {
         return registry;
     }
 
-    /** A run transition an executor made; {@code latenessMs}: the start's, for STARTED (null otherwise). */
+    /** A run transition an executor made in the normal lane (see {@link #transition(String, Integer, Long, String)}). */
     public void transition(String state, Integer attempt, Long latenessMs) {
+        transition(state, attempt, latenessMs, null);
+    }
+
+    /**
+     * A run transition an executor made; {@code latenessMs}: the start's, for STARTED (null otherwise), in
+     * {@code lane} (null: normal).
+     */
+    public void transition(String state, Integer attempt, Long latenessMs, String lane) {
         Counter.builder(RUNS)
                 .description("run transitions made by executors")
                 .tag(STATE, state)
                 .register(registry)
                 .increment();
         if (latenessMs != null && attempt != null && attempt == 1) {
-            lateness.record(Duration.ofMillis(Math.max(0, latenessMs)));
+            lateness(lane == null ? "normal" : lane).record(Duration.ofMillis(Math.max(0, latenessMs)));
         }
     }
 

@@ -15,16 +15,18 @@ class RunEventTest {
     private static final Instant AT = Instant.parse("2026-11-24T10:00:00.250Z");
 
     @Test
-    void aStartIsOneJsonObjectWithItsLateness() throws Exception {
-        RunEvent started = new RunEvent(AT, "job_a", "r1", 2, RunEvent.STARTED, "ex-1", 12L, null, null);
+    void aStartIsOneJsonObjectWithItsLatenessAndLane() throws Exception {
+        RunEvent started = new RunEvent(AT, "job_a", "r1", 2, RunEvent.STARTED, "ex-1", 12L, null, null, "high");
         JsonNode json = new ObjectMapper().readTree(started.line(true));
         assertThat(json.get("event").asText()).isEqualTo("run");
         assertThat(json.get("state").asText()).isEqualTo("STARTED");
         assertThat(json.get("attempt").asInt()).isEqualTo(2);
         assertThat(json.get("latenessMs").asLong()).isEqualTo(12);
         assertThat(json.get("executorId").asText()).isEqualTo("ex-1");
+        assertThat(json.get("lane").asText()).isEqualTo("high");
         assertThat(json.has("exitCode")).isFalse();
-        assertThat(started.line(false)).isEqualTo("run STARTED job=job_a run=r1 attempt=2 executor=ex-1 latenessMs=12");
+        assertThat(started.line(false))
+                .isEqualTo("run STARTED job=job_a run=r1 attempt=2 executor=ex-1 latenessMs=12 lane=high");
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.punctual.core.Punctual;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.firing.Priority;
+import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.service.BackfillRequest;
 import dev.punctual.core.service.BackfillView;
@@ -65,6 +66,17 @@ class PriorityLanesTest {
                 .allSatisfy(r -> assertThat(
                                 Fixture.run(p, job.id(), r.runId()).state().name())
                         .isEqualTo("SUCCEEDED"));
+        // Each start's lateness is recorded in its lane.
+        for (String lane : List.of("low", "high")) {
+            assertThat(p.meters
+                            .registry()
+                            .get(Meters.START_LATENESS)
+                            .tag(Meters.LANE, lane)
+                            .timer()
+                            .count())
+                    .as(lane)
+                    .isEqualTo(1);
+        }
         // Deleted from the queue each came from: a delete sent to another lane's queue would leave it in flight
         // until its lease (6 s) ran out, then visible again.
         await().atMost(Duration.ofSeconds(5))

@@ -46,6 +46,30 @@ class EmfMeterRegistryTest {
     }
 
     @Test
+    void aLanesLatenessGoesOutByLaneAndUnderThePrefixAloneSoTheLanesAddUp() throws Exception {
+        meters.transition("STARTED", 1, 40L, "high");
+        meters.transition("STARTED", 1, 900L, "low");
+        List<JsonNode> all = published();
+        List<JsonNode> docs =
+                all.stream().filter(d -> d.has(Meters.START_LATENESS)).toList();
+        assertThat(docs).extracting(d -> d.path(Meters.LANE).asText()).containsExactlyInAnyOrder("high", "low");
+        for (JsonNode d : docs) {
+            JsonNode sets = d.path("_aws").path("CloudWatchMetrics").get(0).path("Dimensions");
+            assertThat(sets).hasSize(2);
+            assertThat(sets.get(0)).extracting(JsonNode::asText).containsExactly("Prefix", "lane");
+            // The alarm's metric: dimension Prefix alone, every lane's values in it.
+            assertThat(sets.get(1)).extracting(JsonNode::asText).containsExactly("Prefix");
+        }
+        // A meter without a lane keeps its one set.
+        assertThat(withMetric(all, Meters.RUNS, "STARTED")
+                        .path("_aws")
+                        .path("CloudWatchMetrics")
+                        .get(0)
+                        .path("Dimensions"))
+                .hasSize(1);
+    }
+
+    @Test
     void countersGoOutAsWhatTheyCountedSinceTheLastPublish() throws Exception {
         meters.retry();
         meters.retry();
