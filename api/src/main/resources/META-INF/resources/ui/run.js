@@ -32,7 +32,7 @@ export async function runPage(main, jobId, runId) {
       ['Lateness', r.startedAt ? millis(new Date(r.startedAt) - new Date(r.scheduledAt)) : ''],
       ['Took', between(r.startedAt, r.finishedAt)], ['Attempt', `${r.attempt} of ${r.maxAttempts}`],
       ['Exit code', r.exitCode ?? ''], ['Error', r.error || ''], ['Executor', r.executorId || ''],
-      ['Lane', r.priority ? `${r.priority} (this run's own)` : ''],
+      ['Lane', r.priority ? `${r.priority} (this run's own)` : ''], ['Waiting', r.waiting || ''],
       ['Arguments', r.args ? r.args.join(' ') : ''], ['Environment', r.env ? Object.keys(r.env).join(', ') : ''],
     ].filter(([, v]) => v !== '').flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
     const n = Math.max(r.attempt, 1);

@@ -28,7 +28,8 @@ final class RunCommand {
         "error",
         "args",
         "env",
-        "priority"
+        "priority",
+        "waiting"
     };
 
     static void print(Cli cli, JsonNode run) {

@@ -38,6 +38,7 @@ import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.sweep.WatchChecks;
 import dev.punctual.core.sweep.WatermarkRepository;
 import dev.punctual.core.tenant.IdempotencyRepository;
+import dev.punctual.core.tenant.TenantSlots;
 import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.TimeBuckets;
 import java.io.IOException;
@@ -70,6 +71,9 @@ public final class Punctual {
     public final WatchRepository watches;
     public final BinaryRepository binaryRepository;
     public final UsageRepository usage;
+    /** Tenants' running slots (their running limits). */
+    public final TenantSlots tenantSlots;
+
     public final WatermarkRepository watermarks;
     public final Transactions tx;
     /** The normal lane's queue (the one every run went to before lanes). */
@@ -131,6 +135,7 @@ public final class Punctual {
         this.watches = new WatchRepository(dynamo, resources, buckets);
         this.binaryRepository = new BinaryRepository(dynamo, resources);
         this.usage = new UsageRepository(dynamo, resources);
+        this.tenantSlots = new TenantSlots(dynamo, resources);
         this.watermarks = new WatermarkRepository(dynamo, resources);
         this.tx = new Transactions(dynamo);
         this.queues =
@@ -194,7 +199,8 @@ public final class Punctual {
                     timer,
                     new RunEvents(settings.jsonRunEvents(), this.notices, meters),
                     meters);
-            return new RunWorker(runs, jobs, new Claims(jobs, runs, tx), queues, settings, clock, attempts);
+            return new RunWorker(
+                    runs, jobs, new Claims(jobs, runs, tx, tenantSlots), queues, settings, clock, attempts);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

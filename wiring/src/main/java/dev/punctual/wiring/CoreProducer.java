@@ -7,6 +7,7 @@ import dev.punctual.core.config.WebhookMode;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.limits.RunLimits;
+import dev.punctual.core.limits.RunningLimits;
 import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.notify.EventBusNotices;
 import dev.punctual.core.notify.RunNotices;
@@ -58,6 +59,9 @@ public class CoreProducer {
                 c.quotaRunsPerMinute().orElse(d.runsPerMinute()),
                 c.quotaTriggersPerMinute().orElse(d.triggersPerMinute()),
                 c.quotaBackfillPerDay().orElse(d.backfillPerDay())));
+        b.running(new RunningLimits(
+                c.quotaRunning().orElse(0),
+                RunningLimits.parseTenants(c.quotaRunningTenants().orElse(null))));
         SandboxConfig sd = SandboxConfig.DEFAULT;
         b.sandbox(new SandboxConfig(
                 c.sandbox().orElse(sd.enabled()),

@@ -112,6 +112,12 @@ public interface PunctualConfig {
     /** Per tenant: backfilled occurrences per UTC day. */
     OptionalInt quotaBackfillPerDay();
 
+    /** Per tenant: runs RUNNING at once (0, the default: no limit; at most 100). */
+    OptionalInt quotaRunning();
+
+    /** Owners' own running limits over {@link #quotaRunning}: {@code owner=N;owner=N}. */
+    Optional<String> quotaRunningTenants();
+
     /** Run every binary as a user of its own from a uid pool (active when the executor is root). Default on. */
     Optional<Boolean> sandbox();
 

@@ -37,23 +37,16 @@ class DocumentedSettingsTest {
             "eventsSource", "wiring/src/main/java/dev/punctual/wiring/CoreProducer.java");
 
     /** Values a default would not have, where the type's usual one is not valid. */
-    private static final Map<String, Object> SAMPLES = Map.of(
-            "lookahead",
-            Duration.ofMinutes(3),
-            "heartbeat",
-            Duration.ofSeconds(7),
-            "sandbox",
-            false,
-            "sandboxUidBase",
-            300_000,
-            "sandboxNetwork",
-            "none",
-            "sandboxDisk",
-            "watch",
-            "prefix",
-            "other",
-            "webhooks",
-            "any");
+    private static final Map<String, Object> SAMPLES = Map.ofEntries(
+            Map.entry("lookahead", Duration.ofMinutes(3)),
+            Map.entry("heartbeat", Duration.ofSeconds(7)),
+            Map.entry("sandbox", false),
+            Map.entry("sandboxUidBase", 300_000),
+            Map.entry("sandboxNetwork", "none"),
+            Map.entry("sandboxDisk", "watch"),
+            Map.entry("prefix", "other"),
+            Map.entry("webhooks", "any"),
+            Map.entry("quotaRunningTenants", "team-a=3"));
 
     private static final Path ROOT = Path.of("..");
 

@@ -2,6 +2,7 @@ package dev.punctual.core.config;
 
 import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.limits.RunLimits;
+import dev.punctual.core.limits.RunningLimits;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -39,6 +40,7 @@ public record Settings(
         boolean emfMetrics,
         boolean jsonRunEvents,
         Quotas quotas,
+        RunningLimits running,
         SandboxConfig sandbox,
         RunLimits limits,
         WebhookMode webhooks) {
@@ -92,6 +94,7 @@ public record Settings(
     public Settings {
         Objects.requireNonNull(prefix, "prefix");
         quotas = quotas == null ? Quotas.DEFAULTS : quotas;
+        running = running == null ? RunningLimits.NONE : running;
         sandbox = sandbox == null ? SandboxConfig.DEFAULT : sandbox;
         limits = limits == null ? RunLimits.DEFAULT_MAXIMA : limits;
         if (!limits.complete()) {
@@ -159,6 +162,7 @@ public record Settings(
         private boolean emfMetrics;
         private boolean jsonRunEvents;
         private Quotas quotas = Quotas.DEFAULTS;
+        private RunningLimits running = RunningLimits.NONE;
         private SandboxConfig sandbox = SandboxConfig.DEFAULT;
         private RunLimits limits = RunLimits.DEFAULT_MAXIMA;
         private WebhookMode webhooks = WebhookMode.PUBLIC;
@@ -304,6 +308,11 @@ public record Settings(
             return this;
         }
         /** Per-tenant limits ({@link Quotas}). */
+        public Builder running(RunningLimits v) {
+            running = v;
+            return this;
+        }
+
         public Builder quotas(Quotas v) {
             quotas = v;
             return this;
@@ -355,6 +364,7 @@ public record Settings(
                     emfMetrics,
                     jsonRunEvents,
                     quotas,
+                    running,
                     sandbox,
                     limits,
                     webhooks);

@@ -91,6 +91,8 @@ final class LostClaims {
                 yield Outcome.CANCELLED;
             }
             case Claims.OverlapRunning running -> overlapping(message, m, job, running.active(), policy, now);
+            case Claims.TenantFull full -> tenantFull(message, m, job, full, policy, now);
+            case Claims.TenantSlotLost raced -> null;
             case Claims.Won won -> throw new IllegalStateException("a won claim is not lost");
             case Claims.Conflict conflict -> Outcome.CONFLICT;
         };
@@ -188,15 +190,7 @@ final class LostClaims {
             if (expired(message, m, job, policy, now)) {
                 return Outcome.EXPIRED;
             }
-            // A fresh message rather than a longer invisibility: a long wait must not count towards the queue's
-            // maxReceiveCount and end in the dead-letter queue. Sent before the delete: a crash in between
-            // leaves a duplicate, which the claim makes harmless.
-            queue.sendBatch(
-                    List.of(new RunMessage(
-                            m.jobId(), m.runId(), now.plus(RunWorker.OVERLAP_POLL), null, RunQueues.laneOf(message))),
-                    now);
-            queue.delete(message);
-            return Outcome.WAITING;
+            return lookAgainLater(message, m, now);
         }
         if (applyAndTell(
                 Change.of(Transition.SKIP_OVERLAPPING, m.jobId(), m.runId(), now)
@@ -210,6 +204,39 @@ final class LostClaims {
             return Outcome.SKIPPED;
         }
         return Outcome.CONFLICT;
+    }
+
+    /**
+     * The run's tenant is at its running limit: the run waits, unclaimed (no attempt used), saying why on the run
+     * ({@link Transition#WAIT}), and its message comes back {@link RunWorker#OVERLAP_POLL} later as a fresh one, as
+     * under {@code overlap: queue}, so that waiting does not count towards the queue's maxReceiveCount. Past its
+     * {@code maxRunAge} it is DEAD, as any run that waited that long.
+     */
+    private Outcome tenantFull(
+            Message message, RunMessage m, Job job, Claims.TenantFull full, FiringPolicy policy, Instant now) {
+        if (expired(message, m, job, policy, now)) {
+            return Outcome.EXPIRED;
+        }
+        // Lost only by a run that moved on meanwhile (claimed elsewhere, finished): then the next look says so.
+        runs.apply(Change.of(Transition.WAIT, m.jobId(), m.runId(), now)
+                .withError("waiting: its tenant has " + full.limit() + " runs running, its limit (punctual"
+                        + ".quota-running); looked at again every " + RunWorker.OVERLAP_POLL.toSeconds() + " s"));
+        return lookAgainLater(message, m, now);
+    }
+
+    /**
+     * The run waits: its message comes back {@link RunWorker#OVERLAP_POLL} later, in its lane, as a fresh message
+     * rather than a longer invisibility, so that a long wait does not count towards the queue's maxReceiveCount and
+     * end in the dead-letter queue. Sent before the delete: a crash in between leaves a duplicate, which the claim
+     * makes harmless.
+     */
+    private Outcome lookAgainLater(Message message, RunMessage m, Instant now) {
+        queue.sendBatch(
+                List.of(new RunMessage(
+                        m.jobId(), m.runId(), now.plus(RunWorker.OVERLAP_POLL), null, RunQueues.laneOf(message))),
+                now);
+        queue.delete(message);
+        return Outcome.WAITING;
     }
 
     /**

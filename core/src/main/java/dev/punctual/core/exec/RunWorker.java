@@ -198,7 +198,11 @@ public final class RunWorker {
             // back because its job no longer matches the hint (replaced by a definition whose runs must not
             // overlap), and the hint would have it claimed and handed back again at every delivery, until the queue
             // dead-lettered it (found by SendFirstCreateTest). Delivered again, it is read like an unhinted one.
-            boolean hinted = race == 0 && m.hint() != null && LostClaims.receives(message) <= 1;
+            // With running limits, the job is read: its owner says whose limit the claim takes a slot of.
+            boolean hinted = race == 0
+                    && m.hint() != null
+                    && LostClaims.receives(message) <= 1
+                    && !settings.running().any();
             Optional<Job> job =
                     hinted ? Optional.empty() : race > 0 ? strongReads.get(m.jobId()) : jobs.get(m.jobId(), false);
             if (job.isEmpty() && race == 0 && !hinted) {
@@ -241,7 +245,19 @@ public final class RunWorker {
                     && lost.expired(message, m, job.orElse(null), policy, now)) {
                 return Outcome.EXPIRED;
             }
-            if (policy.overlap() == Overlap.ALLOW) {
+            // A slot of the job's to claim the run into, under a job limit (slot 0, expecting it empty, when no job
+            // was found: the claim then loses on the job). None free: the job is full, which the claim would only
+            // confirm.
+            boolean overlaps = policy.overlap() == Overlap.ALLOW;
+            Optional<Claims.Slot> jobSlot = overlaps
+                    ? Optional.empty()
+                    : job.isEmpty() ? Optional.of(new Claims.Slot(0, null)) : claims.slotFor(job.get(), m.runId(), now);
+            // A slot of the tenant's, under a running limit: none free, the tenant is full.
+            int limit = job.map(j -> settings.running().limitFor(j.owner())).orElse(0);
+            Optional<Claims.TenantSlot> tenantSlot = limit == 0 || (!overlaps && jobSlot.isEmpty())
+                    ? Optional.empty()
+                    : claims.tenantSlotFor(job.get().owner(), limit, m.jobId(), m.runId(), now);
+            if (overlaps && limit == 0) {
                 // The run alone, in one conditional update that returns the run as claimed (no transaction, no
                 // read back); the job's check comes right after (claimed).
                 RunRepository.Result r = attempts.writes().applyReturningNew(grant(m, now));
@@ -255,13 +271,15 @@ public final class RunWorker {
                 }
                 continue;
             }
-            // A slot of the job's to claim the run into (slot 0, expecting it empty, when no job was found: the
-            // claim then loses on the job). None free: the job is full, which the claim would only confirm.
-            Optional<Claims.Slot> jobSlot =
-                    job.isEmpty() ? Optional.of(new Claims.Slot(0, null)) : claims.slotFor(job.get(), m.runId(), now);
-            Claims.Exclusive claim = jobSlot.isEmpty()
-                    ? new Claims.OverlapRunning(job.get().activeRuns().getFirst())
-                    : claims.claimExclusive(grant(m, now), job.orElse(null), jobSlot.get(), now);
+            Claims.Exclusive claim;
+            if (!overlaps && jobSlot.isEmpty()) {
+                claim = new Claims.OverlapRunning(job.get().activeRuns().getFirst());
+            } else if (limit > 0 && tenantSlot.isEmpty()) {
+                claim = new Claims.TenantFull(job.get().owner(), limit);
+            } else {
+                claim = claims.claim(
+                        grant(m, now), job.orElse(null), jobSlot.orElse(null), tenantSlot.orElse(null), now);
+            }
             if (claim instanceof Claims.Won) {
                 // Read back through a passing store outage: the claim is ours until its lease ends, and giving up
                 // here would leave an attempt spent that never started its binary.
@@ -281,7 +299,14 @@ public final class RunWorker {
                                     + " right after our claim");
                     return Outcome.FENCED;
                 }
-                return start(message, run, job.orElseThrow(), now, timing.mark("claimed"), null, slot);
+                try {
+                    return overlaps
+                            ? claimed(message, m, run, now, timing.mark("claimed"), slot)
+                            : start(message, run, job.orElseThrow(), now, timing.mark("claimed"), null, slot);
+                } finally {
+                    // The attempt's outcome is written (or it was handed back): the tenant's slot is free again.
+                    tenantSlot.ifPresent(claims::release);
+                }
             }
             attempts.meters().claimLost();
             Outcome gone = lost.lostClaim(message, m, job.orElse(null), claim, policy, now);

@@ -10,6 +10,7 @@ import java.time.Instant;
  * the attempt it was granted, so a stale executor can never overwrite a newer attempt. {@code launchedAt}: when
  * the current attempt's executor was about to start the binary (null: it never got that far). The latest
  * attempt's output is in S3 under {@code logKey}, or, when small, kept on the run itself as {@code log}.
+ * {@code waiting}: why a run that is not running yet waits (its tenant at its running limit), until it is claimed.
  */
 public record Run(
         String jobId,
@@ -31,11 +32,58 @@ public record Run(
         Instant occurrence,
         Instant queuedAt,
         Instant launchedAt,
-        Overrides overrides) {
+        Overrides overrides,
+        String waiting) {
 
     public Run {
         occurrence = occurrence == null ? scheduledAt : occurrence;
         overrides = overrides == null ? Overrides.NONE : overrides;
+    }
+
+    /** A run that does not wait for anything. */
+    public Run(
+            String jobId,
+            String runId,
+            String owner,
+            Instant scheduledAt,
+            RunState state,
+            int attempt,
+            int maxAttempts,
+            String leaseOwner,
+            Instant leaseExpiry,
+            Integer exitCode,
+            Instant startedAt,
+            Instant finishedAt,
+            String error,
+            String logKey,
+            String log,
+            Instant createdAt,
+            Instant occurrence,
+            Instant queuedAt,
+            Instant launchedAt,
+            Overrides overrides) {
+        this(
+                jobId,
+                runId,
+                owner,
+                scheduledAt,
+                state,
+                attempt,
+                maxAttempts,
+                leaseOwner,
+                leaseExpiry,
+                exitCode,
+                startedAt,
+                finishedAt,
+                error,
+                logKey,
+                log,
+                createdAt,
+                occurrence,
+                queuedAt,
+                launchedAt,
+                overrides,
+                null);
     }
 
     /** This run with {@code overrides} of its job's command line (a triggered run's). */

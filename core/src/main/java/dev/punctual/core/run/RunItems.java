@@ -42,6 +42,9 @@ public final class RunItems {
 
     static final String ENV = "env";
 
+    /** Why a run not running yet waits ({@link Run#waiting}); removed by its claim. */
+    static final String WAITING = "waiting";
+
     /** A triggered or backfilled run's own lane ({@link Overrides#priority}); absent: its job's. */
     static final String PRIORITY = "priority";
 
@@ -109,6 +112,7 @@ public final class RunItems {
                                 item.containsKey(ARGS) ? Items.strings(item, ARGS) : null,
                                 item.containsKey(ENV) ? Items.stringMap(item, ENV) : Map.of(),
                                 item.containsKey(PRIORITY) ? Priority.valueOf(Items.str(item, PRIORITY)) : null)
-                        : Overrides.NONE);
+                        : Overrides.NONE,
+                Items.str(item, WAITING));
     }
 }

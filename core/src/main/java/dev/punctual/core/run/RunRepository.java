@@ -20,6 +20,7 @@ import static dev.punctual.core.run.RunItems.SCHEDULED_AT;
 import static dev.punctual.core.run.RunItems.STARTED_AT;
 import static dev.punctual.core.run.RunItems.STATE;
 import static dev.punctual.core.run.RunItems.UPDATED_AT;
+import static dev.punctual.core.run.RunItems.WAITING;
 
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.BatchReads;
@@ -285,7 +286,7 @@ public final class RunRepository {
                 w.add(ATTEMPT, 1)
                         .set(LEASE_OWNER, s(c.executorId()))
                         .set(LEASE_EXPIRY, n(c.leaseExpiry().toEpochMilli()))
-                        .remove(EXIT_CODE, FINISHED_AT, ERROR, LOG_KEY, LOG, LAUNCHED_AT, STARTED_AT);
+                        .remove(EXIT_CODE, FINISHED_AT, ERROR, LOG_KEY, LOG, LAUNCHED_AT, STARTED_AT, WAITING);
             case HEARTBEAT -> w.set(LEASE_EXPIRY, n(c.leaseExpiry().toEpochMilli()));
             // The start is the launch's (a run is claimed up to CLAIM_AHEAD before its instant, and launched at it);
             // a claimed run not launched yet has none.
@@ -338,6 +339,7 @@ public final class RunRepository {
                 w.set(MAX_ATTEMPTS, n(c.maxAttempts()))
                         .set(QUEUED_AT, instant(now))
                         .remove(Resources.OWNER_STATE, Resources.FINISHED_SORT, Resources.EXPIRES_AT, GIVEN_BACK);
+            case WAIT -> w.set(WAITING, s(c.error()));
             case UNINDEX -> w.require("attribute_exists(" + w.name(Resources.DUE_SHARD) + ")");
         }
     }

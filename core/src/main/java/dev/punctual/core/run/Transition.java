@@ -111,6 +111,11 @@ public enum Transition {
     RESEND(Set.of(QUEUED, FAILED), false, true, null, Fence.SEEN_STATE_AND_ATTEMPT, Index.AFTER_LOOKAHEAD),
     /** A run under a live lease the sweeper came across: looked at again after the lease. */
     LOOK_AFTER_LEASE(Set.of(RUNNING), false, false, null, Fence.SEEN_STATE_AND_ATTEMPT, Index.AFTER_LEASE),
+    /**
+     * A run an executor could not claim because its tenant is at its running limit: it says so ({@link Run#waiting},
+     * which its claim removes), and waits for another look; no attempt is used.
+     */
+    WAIT(Set.of(SCHEDULED, QUEUED, FAILED), false, false, null, Fence.NONE, Index.UNCHANGED),
     /** A finished run's index entry is dropped once the sweeper has done what it was left for. */
     UNINDEX(Set.of(SUCCEEDED, DEAD, CANCELLED, SKIPPED), false, false, null, Fence.NONE, Index.REMOVED);
 

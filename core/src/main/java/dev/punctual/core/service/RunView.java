@@ -1,13 +1,15 @@
 package dev.punctual.core.service;
 
 import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunState;
 import java.util.List;
 import java.util.Map;
 
 /**
  * A run as the API shows it. {@code executorId} is the executor that holds or last held it. {@code args},
  * {@code env}: what a triggered run was asked to run with instead of its job's (absent otherwise); {@code priority}:
- * the lane a triggered or backfilled run was sent to instead of its job's (absent otherwise).
+ * the lane a triggered or backfilled run was sent to instead of its job's (absent otherwise). {@code waiting}: why a run
+ * that has not started waits (its tenant at its limit of running runs); absent once it is claimed.
  */
 public record RunView(
         String runId,
@@ -23,7 +25,8 @@ public record RunView(
         String error,
         List<String> args,
         Map<String, String> env,
-        String priority) {
+        String priority,
+        String waiting) {
 
     /** This run shown in {@code state} (a view state such as {@link RunListing#PAUSED}). */
     RunView withState(String state) {
@@ -41,7 +44,8 @@ public record RunView(
                 error,
                 args,
                 env,
-                priority);
+                priority,
+                waiting);
     }
 
     public static RunView of(Run r) {
@@ -61,6 +65,9 @@ public record RunView(
                 r.overrides().env().isEmpty() ? null : r.overrides().env(),
                 r.overrides().priority() == null
                         ? null
-                        : r.overrides().priority().label());
+                        : r.overrides().priority().label(),
+                // Only while it has not started: its claim removes it, but a run cancelled or skipped unclaimed
+                // keeps it.
+                r.state().terminal() || r.state() == RunState.RUNNING ? null : r.waiting());
     }
 }

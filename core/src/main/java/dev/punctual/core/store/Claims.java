@@ -9,6 +9,7 @@ import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunItems;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.tenant.TenantSlots;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -20,7 +21,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * The claim of a run whose job limits how many of its runs run at once ({@code overlap: forbid|queue}, at most
- * {@code maxConcurrency}), across the jobs and runs tables in one transaction: the named operation the executor needs, taking domain values and answering
+ * {@code maxConcurrency}), or whose tenant limits its running runs ({@link TenantSlots}), across the jobs and runs
+ * tables in one transaction: the named operation the executor needs, taking domain values and answering
  * which condition lost, so that the executor decides without a DynamoDB type. (A run that may overlap is claimed
  * with one conditional update of its own: {@link RunRepository#applyReturningNew}.)
  */
@@ -28,11 +30,13 @@ public final class Claims {
     private final JobRepository jobs;
     private final RunRepository runs;
     private final Transactions tx;
+    private final TenantSlots tenants;
 
-    public Claims(JobRepository jobs, RunRepository runs, Transactions tx) {
+    public Claims(JobRepository jobs, RunRepository runs, Transactions tx, TenantSlots tenants) {
         this.jobs = jobs;
         this.runs = runs;
         this.tx = tx;
+        this.tenants = tenants;
     }
 
     /** How an exclusive claim came out. */
@@ -58,6 +62,67 @@ public final class Claims {
 
     /** A slot of the job's that a claim takes ({@code index}), and the run it expects to find there (null: none). */
     public record Slot(int index, String seen) {}
+
+    /**
+     * The tenant is at its running limit: every slot of {@code owner}'s holds a run RUNNING under a live lease, as far
+     * as the claim looked ({@link #tenantSlotFor}); the run waits.
+     */
+    public record TenantFull(String owner, int limit) implements Exclusive {}
+
+    /** Another claim took the tenant's slot first, or its run is RUNNING again: look again. */
+    public record TenantSlotLost() implements Exclusive {}
+
+    /**
+     * A slot of {@code owner}'s that a claim takes ({@code index}), the holder it expects there ({@code seen}, null:
+     * none) and the claim's own ({@code me}, with a token of its own), which {@link #release} gives back.
+     */
+    public record TenantSlot(String owner, int index, TenantSlots.Holder seen, TenantSlots.Holder me) {}
+
+    /** How many holders' runs a claim reads when none of its tenant's slots is empty, before it calls them full. */
+    static final int HOLDERS_LOOKED_AT = 3;
+
+    /**
+     * The slot of {@code owner}'s (whose limit is {@code limit}) that a claim of run {@code runId} of job
+     * {@code jobId} tries: one that names this run already (an attempt whose slot was not given back), else an
+     * empty one from a random one on, else, of up to {@value #HOLDERS_LOOKED_AT} holders taken at random, one whose
+     * run is not RUNNING under a live lease at {@code now} (its executor stopped before giving the slot back). Empty:
+     * the tenant is full, as far as that looked: a slot left behind by a stopped executor is found by a later look.
+     * One read of every slot (eventually consistent: the claim's transaction checks what it took).
+     */
+    public Optional<TenantSlot> tenantSlotFor(String owner, int limit, String jobId, String runId, Instant now) {
+        List<TenantSlots.Holder> held = tenants.read(owner, limit);
+        TenantSlots.Holder me = new TenantSlots.Holder(jobId, runId, token());
+        for (int i = 0; i < limit; i++) {
+            TenantSlots.Holder h = held.get(i);
+            if (h != null && h.jobId().equals(jobId) && h.runId().equals(runId)) {
+                return Optional.of(new TenantSlot(owner, i, h, me));
+            }
+        }
+        int from = ThreadLocalRandom.current().nextInt(limit);
+        for (int k = 0; k < limit; k++) {
+            int i = (from + k) % limit;
+            if (held.get(i) == null) {
+                return Optional.of(new TenantSlot(owner, i, null, me));
+            }
+        }
+        for (int k = 0; k < Math.min(limit, HOLDERS_LOOKED_AT); k++) {
+            int i = (from + k) % limit;
+            TenantSlots.Holder h = held.get(i);
+            if (runs.get(h.jobId(), h.runId()).filter(r -> runningAt(r, now)).isEmpty()) {
+                return Optional.of(new TenantSlot(owner, i, h, me));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String token() {
+        return Long.toHexString(ThreadLocalRandom.current().nextLong());
+    }
+
+    /** Gives back a tenant's slot this claim took, if it still holds it (after the attempt's outcome). */
+    public void release(TenantSlot slot) {
+        tenants.release(slot.owner(), slot.index(), slot.me());
+    }
 
     /**
      * The slot a claim of run {@code runId} of {@code job} (as read) tries: the one the run holds already (an attempt
@@ -113,25 +178,60 @@ public final class Claims {
      * longer taken by any claim) are checked too: while they run, the job is full.
      */
     public Exclusive claimExclusive(Change grant, Job job, Slot slot, Instant now) {
+        return claim(grant, job, slot, null, now);
+    }
+
+    /**
+     * Claims the run of {@code grant} in one transaction with whichever limits apply: its job's ({@code slot}, as
+     * {@link #claimExclusive}; null: its runs may overlap, and the job is checked after the claim) and its tenant's
+     * ({@code tenant}: the slot to take, conditional on the holder seen there and, unless that is this run, on that
+     * holder's run not being RUNNING under a live lease; null: no limit).
+     */
+    public Exclusive claim(Change grant, Job job, Slot slot, TenantSlot tenant, Instant now) {
         List<TransactWriteItem> items = new ArrayList<>();
-        items.add(jobs.takeSlot(grant.jobId(), slot.index(), slot.seen(), grant.runId()));
-        int overlapFrom = items.size();
-        Set<String> checked = new LinkedHashSet<>();
-        if (slot.seen() != null) {
-            checked.add(slot.seen());
+        int jobIndex = -1;
+        if (slot != null) {
+            jobIndex = items.size();
+            items.add(jobs.takeSlot(grant.jobId(), slot.index(), slot.seen(), grant.runId()));
         }
-        if (job != null) {
-            List<String> active = job.activeRuns();
-            for (int i = job.firing().maxConcurrency(); i < active.size(); i++) {
-                if (active.get(i) != null) {
-                    checked.add(active.get(i));
+        // Runs that must not be RUNNING under a live lease (each checked once: one item, one operation), and who
+        // asked: the job's slots, or the tenant's.
+        Set<List<String>> checked = new LinkedHashSet<>();
+        List<Boolean> forTenant = new ArrayList<>();
+        if (slot != null) {
+            Set<String> ofJob = new LinkedHashSet<>();
+            if (slot.seen() != null) {
+                ofJob.add(slot.seen());
+            }
+            if (job != null) {
+                List<String> active = job.activeRuns();
+                for (int i = job.firing().maxConcurrency(); i < active.size(); i++) {
+                    if (active.get(i) != null) {
+                        ofJob.add(active.get(i));
+                    }
                 }
             }
+            ofJob.remove(grant.runId());
+            ofJob.forEach(run -> {
+                checked.add(List.of(grant.jobId(), run));
+                forTenant.add(false);
+            });
         }
-        checked.remove(grant.runId());
-        List<String> checkedRuns = List.copyOf(checked);
-        checkedRuns.forEach(run -> items.add(runs.conditionNotRunning(grant.jobId(), run, now)));
-        int overlapTo = items.size();
+        int tenantIndex = -1;
+        if (tenant != null) {
+            tenantIndex = items.size();
+            items.add(tenants.take(tenant.owner(), tenant.index(), tenant.seen(), tenant.me()));
+            TenantSlots.Holder h = tenant.seen();
+            // This run's own slot needs no check: its claim below is conditional on it not running already.
+            if (h != null
+                    && !(h.jobId().equals(grant.jobId()) && h.runId().equals(grant.runId()))
+                    && checked.add(List.of(h.jobId(), h.runId()))) {
+                forTenant.add(true);
+            }
+        }
+        int checksFrom = items.size();
+        List<List<String>> checkedRuns = List.copyOf(checked);
+        checkedRuns.forEach(r -> items.add(runs.conditionNotRunning(r.get(0), r.get(1), now)));
         items.add(runs.write(grant));
         int runIndex = items.size() - 1;
         Transactions.Outcome o = tx.write(items);
@@ -141,12 +241,20 @@ public final class Claims {
         if (o.failed(runIndex)) {
             return new RunLost(RunItems.fromItem(o.oldItem(runIndex)));
         }
-        if (o.failed(0)) {
-            return new JobLost(JobRepository.stateOf(o.oldItem(0)));
+        if (jobIndex >= 0 && o.failed(jobIndex)) {
+            return new JobLost(JobRepository.stateOf(o.oldItem(jobIndex)));
         }
-        for (int i = overlapFrom; i < overlapTo; i++) {
+        for (int i = checksFrom; i < runIndex; i++) {
+            if (o.failed(i) && !forTenant.get(i - checksFrom)) {
+                return new OverlapRunning(checkedRuns.get(i - checksFrom).get(1));
+            }
+        }
+        if (tenantIndex >= 0 && o.failed(tenantIndex)) {
+            return new TenantSlotLost();
+        }
+        for (int i = checksFrom; i < runIndex; i++) {
             if (o.failed(i)) {
-                return new OverlapRunning(checkedRuns.get(i - overlapFrom));
+                return new TenantSlotLost();
             }
         }
         return new Conflict();

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class ClaimsTest {
     private final Instant now = Instant.parse("2030-01-01T10:00:00Z");
     private final Punctual p = Fixture.stackAt(now);
-    private final Claims claims = new Claims(p.jobs, p.runs, p.tx);
+    private final Claims claims = new Claims(p.jobs, p.runs, p.tx, p.tenantSlots);
 
     private Change grant(String jobId, String runId) {
         return Change.of(Transition.CLAIM, jobId, runId, now).withLease("ex-a", now.plus(Duration.ofMinutes(1)));

@@ -85,7 +85,7 @@ class TransitionConsistencyTest {
             case REDRIVE -> Change.of(t, run, now).withMaxAttempts(5);
             case GIVE_BACK, DEAD_LETTER -> Change.of(t, run, now).withError("why");
             case MARK_QUEUED, UNINDEX -> Change.of(t, jobId, id, now);
-            case CANCEL_SCHEDULED, CANCEL_UNSTARTED, SKIP_OVERLAPPING, SKIP_MISSED ->
+            case CANCEL_SCHEDULED, CANCEL_UNSTARTED, SKIP_OVERLAPPING, SKIP_MISSED, WAIT ->
                 Change.of(t, jobId, id, now).withError("why");
             case RESEND, LOOK_AFTER_LEASE -> throw new IllegalArgumentException(t + " is not state-gated");
         };

@@ -41,6 +41,7 @@ class TransitionTest {
             Map.entry(Transition.REDRIVE, "DEAD"),
             Map.entry(Transition.RESEND, "QUEUED FAILED RUNNING*"),
             Map.entry(Transition.LOOK_AFTER_LEASE, "RUNNING RUNNING*"),
+            Map.entry(Transition.WAIT, "SCHEDULED QUEUED FAILED"),
             Map.entry(Transition.UNINDEX, "SUCCEEDED DEAD CANCELLED SKIPPED"));
 
     private static final Settings SETTINGS = Settings.builder().build();
