@@ -1,14 +1,29 @@
-# What needs a human: runs that exhausted their receives, sweeps that fail, a queue nobody drains, runs that start
-# late, runs that end DEAD, retries or claim conflicts piling up, executors with every slot taken. Notifications go to alarm_sns_topic_arn when set.
+# What needs a human: runs that exhausted their receives (in any lane), sweeps that fail, a lane's queue nobody
+# drains, runs that start late, runs that end DEAD, retries or claim conflicts piling up, executors with every slot
+# taken. Notifications go to alarm_sns_topic_arn when set.
 
 locals {
   # Each alarm's name (after the prefix), what it tells, its metric, and where it differs from the usual: the
   # Maximum over 5 minutes above 0, once.
   alarms = {
+    # One per lane (local.run_lanes): each lane's dead-letter queue, and its queue's oldest message. The normal
+    # lane's keep the names and keys they had when it was the only queue.
     dlq_not_empty = {
       name        = "runs-dlq-not-empty"
-      description = "Run messages reached the dead-letter queue after 25 receives: their runs may be stuck. Inspect, fix, then redrive to ${aws_sqs_queue.runs.name}."
-      metric      = { namespace = "AWS/SQS", metric_name = "ApproximateNumberOfMessagesVisible", dimensions = { QueueName = aws_sqs_queue.dlq.name } }
+      description = "Normal-lane run messages reached the normal lane's dead-letter queue after 25 receives: their runs may be stuck. Inspect, fix, then redrive to ${aws_sqs_queue.runs["normal"].name}."
+      metric      = { namespace = "AWS/SQS", metric_name = "ApproximateNumberOfMessagesVisible", dimensions = { QueueName = aws_sqs_queue.dlq["normal"].name } }
+    }
+
+    dlq_not_empty_high = {
+      name        = "runs-high-dlq-not-empty"
+      description = "High-lane run messages reached the high lane's dead-letter queue after 25 receives: their runs may be stuck. Inspect, fix, then redrive to ${aws_sqs_queue.runs["high"].name}."
+      metric      = { namespace = "AWS/SQS", metric_name = "ApproximateNumberOfMessagesVisible", dimensions = { QueueName = aws_sqs_queue.dlq["high"].name } }
+    }
+
+    dlq_not_empty_low = {
+      name        = "runs-low-dlq-not-empty"
+      description = "Low-lane run messages reached the low lane's dead-letter queue after 25 receives: their runs may be stuck. Inspect, fix, then redrive to ${aws_sqs_queue.runs["low"].name}."
+      metric      = { namespace = "AWS/SQS", metric_name = "ApproximateNumberOfMessagesVisible", dimensions = { QueueName = aws_sqs_queue.dlq["low"].name } }
     }
 
     sweeper_errors = {
@@ -20,10 +35,32 @@ locals {
 
     # Delayed messages (runs not yet due) are not counted until they become visible. A run executing for a long
     # time keeps its message in flight, which SQS also counts here: raise the threshold for fleets of hour-long runs.
+    # Executors give the low lane one receive in thirteen while the others wait too, so under load its messages age
+    # first: this alarm on the low lane is the first sign of too few executors.
     queue_oldest_message = {
       name                = "runs-oldest-message"
-      description         = "A run message has waited more than ${var.queue_age_alarm_seconds} s: executors are missing, stuck or too few."
-      metric              = { namespace = "AWS/SQS", metric_name = "ApproximateAgeOfOldestMessage", dimensions = { QueueName = aws_sqs_queue.runs.name } }
+      description         = "A normal-lane run message has waited more than ${var.queue_age_alarm_seconds} s in ${aws_sqs_queue.runs["normal"].name}: executors are missing, stuck or too few."
+      metric              = { namespace = "AWS/SQS", metric_name = "ApproximateAgeOfOldestMessage", dimensions = { QueueName = aws_sqs_queue.runs["normal"].name } }
+      period              = 60
+      evaluation_periods  = 5
+      datapoints_to_alarm = 5
+      threshold           = var.queue_age_alarm_seconds
+    }
+
+    queue_oldest_message_high = {
+      name                = "runs-high-oldest-message"
+      description         = "A high-lane run message has waited more than ${var.queue_age_alarm_seconds} s in ${aws_sqs_queue.runs["high"].name}: executors are missing, stuck or too few."
+      metric              = { namespace = "AWS/SQS", metric_name = "ApproximateAgeOfOldestMessage", dimensions = { QueueName = aws_sqs_queue.runs["high"].name } }
+      period              = 60
+      evaluation_periods  = 5
+      datapoints_to_alarm = 5
+      threshold           = var.queue_age_alarm_seconds
+    }
+
+    queue_oldest_message_low = {
+      name                = "runs-low-oldest-message"
+      description         = "A low-lane run message has waited more than ${var.queue_age_alarm_seconds} s in ${aws_sqs_queue.runs["low"].name}: executors are missing, stuck or too few."
+      metric              = { namespace = "AWS/SQS", metric_name = "ApproximateAgeOfOldestMessage", dimensions = { QueueName = aws_sqs_queue.runs["low"].name } }
       period              = 60
       evaluation_periods  = 5
       datapoints_to_alarm = 5
@@ -31,7 +68,7 @@ locals {
     }
 
     # The meters below are core's (core/.../metrics/Meters.java), published as Embedded Metric Format lines by the
-    # executors and the sweeper: namespace Punctual, dimension Prefix (and state where the meter has that tag).
+    # executors and the sweeper: namespace Punctual, dimension Prefix and the meter's tags (state, lane).
     # infra-tests' MetricsContractTest fails when a name here is not one the code records.
     # Start lateness: how late first attempts were let start after their due time (CloudWatch has every value).
     firing_lateness = {

@@ -3,7 +3,22 @@
 # when a name here is not one the code records.
 
 locals {
-  dashboard_widgets = [
+  # punctual.queue.messages, which the sweeper samples for each lane once a sweep: a widget per state, a line per
+  # lane, so that the lanes' backlogs compare at a glance. CloudWatch shows a metric only when every dimension the
+  # sweeper emits is named: Prefix, lane and state.
+  queue_states = [
+    { state = "visible", title = "Run messages waiting (visible), by lane" },
+    { state = "delayed", title = "Run messages delayed (runs not yet due), by lane" },
+    { state = "in_flight", title = "Run messages in flight (received, not yet deleted), by lane" },
+  ]
+
+  queue_widgets = [for q in local.queue_states : {
+    title   = q.title
+    stat    = "Maximum"
+    metrics = [for lane in keys(local.run_lanes) : ["Punctual", "punctual.queue.messages", "Prefix", var.name_prefix, "lane", lane, "state", q.state, { label = lane }]]
+  }]
+
+  dashboard_widgets = concat([
     {
       title   = "Runs by outcome (per minute)"
       stat    = "Sum"
@@ -26,17 +41,12 @@ locals {
       ]
     },
     {
-      title   = "Run queue (sampled once a sweep)"
-      stat    = "Maximum"
-      metrics = [for state in ["visible", "delayed", "in_flight"] : ["Punctual", "punctual.queue.messages", "Prefix", var.name_prefix, "state", state]]
-    },
-    {
-      title = "Dead-letter queue and dead-lettered runs"
+      title = "Dead-letter queues and dead-lettered runs"
       stat  = "Maximum"
-      metrics = [
-        ["AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", aws_sqs_queue.dlq.name, { label = "DLQ messages" }],
-        ["Punctual", "punctual.dead.letters", "Prefix", var.name_prefix, { stat = "Sum", label = "runs made DEAD by the sweeper" }],
-      ]
+      metrics = concat(
+        [for lane, queue in aws_sqs_queue.dlq : ["AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", queue.name, { label = "${lane} lane's DLQ messages" }]],
+        [["Punctual", "punctual.dead.letters", "Prefix", var.name_prefix, { stat = "Sum", label = "runs made DEAD by the sweeper" }]],
+      )
     },
     {
       title = "Retries and claim conflicts (per minute)"
@@ -46,7 +56,7 @@ locals {
         ["Punctual", "punctual.claim.conflicts", "Prefix", var.name_prefix, { label = "claim conflicts" }],
       ]
     },
-  ]
+  ], local.queue_widgets)
 }
 
 resource "aws_cloudwatch_dashboard" "this" {

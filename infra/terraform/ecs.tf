@@ -220,9 +220,22 @@ resource "aws_appautoscaling_target" "executor" {
   max_capacity       = var.executor_max_tasks
 }
 
-# Runs per task: (visible + in-flight run messages) / running tasks. Delayed messages (runs not yet due) are in
-# neither count. In-flight messages are the runs executing now, so a busy fleet is not scaled in just because the
-# queue is momentarily empty. Target at or under executor_concurrency.
+# Runs per task: (visible + in-flight run messages, every lane's) / running tasks. Delayed messages (runs not yet
+# due) are in neither count. In-flight messages are the runs executing now, so a busy fleet is not scaled in just
+# because the queues are momentarily empty. Target at or under executor_concurrency.
+locals {
+  # The backlog's terms: a lane's visible and in-flight messages, each its own query (id <what>_<lane>). Each is
+  # FILLed with 0 because a sum with a missing term has no value, which would leave the policy without data: SQS
+  # publishes a queue's metrics only while it is active (any call within six hours; a lane nobody uses is not), and
+  # documents the in-flight count as reported only while there are messages in flight.
+  executor_backlog_metrics = flatten([for lane in keys(local.run_lanes) : [
+    { id = "visible_${lane}", lane = lane, metric_name = "ApproximateNumberOfMessagesVisible", label = "Run messages waiting, ${lane} lane" },
+    { id = "in_flight_${lane}", lane = lane, metric_name = "ApproximateNumberOfMessagesNotVisible", label = "Run messages received and not yet deleted, ${lane} lane" },
+  ]])
+
+  executor_backlog = "(${join(" + ", [for m in local.executor_backlog_metrics : "FILL(${m.id}, 0)"])})"
+}
+
 resource "aws_appautoscaling_policy" "executor_runs_per_task" {
   count = var.create_executor_service ? 1 : 0
 
@@ -238,41 +251,25 @@ resource "aws_appautoscaling_policy" "executor_runs_per_task" {
     scale_out_cooldown = var.executor_scale_out_cooldown
 
     customized_metric_specification {
-      metrics {
-        id          = "visible"
-        label       = "Run messages waiting"
-        return_data = false
+      dynamic "metrics" {
+        for_each = local.executor_backlog_metrics
 
-        metric_stat {
-          stat = "Average"
+        content {
+          id          = metrics.value.id
+          label       = metrics.value.label
+          return_data = false
 
-          metric {
-            namespace   = "AWS/SQS"
-            metric_name = "ApproximateNumberOfMessagesVisible"
+          metric_stat {
+            stat = "Average"
 
-            dimensions {
-              name  = "QueueName"
-              value = aws_sqs_queue.runs.name
-            }
-          }
-        }
-      }
+            metric {
+              namespace   = "AWS/SQS"
+              metric_name = metrics.value.metric_name
 
-      metrics {
-        id          = "in_flight"
-        label       = "Run messages received and not yet deleted"
-        return_data = false
-
-        metric_stat {
-          stat = "Average"
-
-          metric {
-            namespace   = "AWS/SQS"
-            metric_name = "ApproximateNumberOfMessagesNotVisible"
-
-            dimensions {
-              name  = "QueueName"
-              value = aws_sqs_queue.runs.name
+              dimensions {
+                name  = "QueueName"
+                value = aws_sqs_queue.runs[metrics.value.lane].name
+              }
             }
           }
         }
@@ -307,7 +304,7 @@ resource "aws_appautoscaling_policy" "executor_runs_per_task" {
       metrics {
         id          = "runs_per_task"
         label       = "Runs per executor task"
-        expression  = "IF(FILL(tasks, 0) > 0, (visible + in_flight) / FILL(tasks, 0), visible + in_flight)"
+        expression  = "IF(FILL(tasks, 0) > 0, ${local.executor_backlog} / FILL(tasks, 0), ${local.executor_backlog})"
         return_data = true
       }
     }

@@ -122,8 +122,9 @@ locals {
       { sid = "Binaries", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["binaries"].arn] },
       # GET /v1/binaries: an owner's binaries through the byOwner index.
       { sid = "BinariesByOwner", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["binaries"].arn}/index/*"] },
-      # GetQueueUrl only matters where PUNCTUAL_QUEUE_URL is unset; SendMessage also covers SendMessageBatch.
-      { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.runs.arn] },
+      # Every lane's queue: a trigger, a backfill or the retry of a DEAD run sends each run to its lane. GetQueueUrl
+      # only matters where PUNCTUAL_QUEUE_URL is unset; SendMessage also covers SendMessageBatch.
+      { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl"], resources = values(aws_sqs_queue.runs)[*].arn },
       # The presigned upload URL carries the API role's permissions: the role itself must allow the PUT.
       { sid = "UploadBinaries", actions = ["s3:PutObject"], resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*"] },
       # HeadObject of a binary (uploaded yet?) and reading run logs, and the chunks of a running attempt's output.
@@ -146,10 +147,11 @@ locals {
       # The watermarks, one per shard in one item: read (GetItem), made by the first sweep (PutItem), moved on
       # (UpdateItem); the single watermark of earlier versions read where a shard has none.
       { sid = "Sweeps", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["sweeps"].arn] },
-      # GetQueueAttributes: the queue's depth, sampled once a sweep (punctual.queue.messages).
-      { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl", "sqs:GetQueueAttributes"], resources = [aws_sqs_queue.runs.arn] },
-      # Dead-letter reconciliation: each sweep drains the run queue's DLQ and marks the runs it names DEAD.
-      { sid = "RunDeadLetterQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueUrl"], resources = [aws_sqs_queue.dlq.arn] },
+      # Every lane's queue: dispatch sends each run to its lane (a run resent after waiting, a lane up).
+      # GetQueueAttributes: each lane's depth, sampled once a sweep (punctual.queue.messages, tagged lane).
+      { sid = "RunQueue", actions = ["sqs:SendMessage", "sqs:GetQueueUrl", "sqs:GetQueueAttributes"], resources = values(aws_sqs_queue.runs)[*].arn },
+      # Dead-letter reconciliation: each sweep drains every lane's DLQ and marks the runs they name DEAD.
+      { sid = "RunDeadLetterQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueUrl"], resources = values(aws_sqs_queue.dlq)[*].arn },
       # Outcomes the sweeper writes (a run a catch-up policy leaves out, a dead-lettered run), on the runs bus.
       { sid = "RunEvents", actions = ["events:PutEvents"], resources = [aws_cloudwatch_event_bus.runs.arn] },
     ]
@@ -161,9 +163,10 @@ locals {
       # Claim (and the overlap check on the job's active run), heartbeat, result, cancellation of a deleted job's run;
       # PartiQLUpdate: those writes, when several are asked at once, as the statements of one BatchExecuteStatement.
       { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem", "dynamodb:PartiQLUpdate"], resources = [aws_dynamodb_table.this["runs"].arn] },
-      # Receive, delete when finished, extend visibility (heartbeat) or set it to the retry backoff; send a fresh
-      # message for a run waiting on an overlapping one (overlap: queue).
-      { sid = "RunQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl", "sqs:SendMessage"], resources = [aws_sqs_queue.runs.arn] },
+      # Every lane's queue, received from at once: delete when finished, extend visibility (heartbeat) or set it to the
+      # retry backoff, in the queue a message came from; send a fresh message for a run waiting on an overlapping one
+      # (overlap: queue), in its lane.
+      { sid = "RunQueue", actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl", "sqs:SendMessage"], resources = values(aws_sqs_queue.runs)[*].arn },
       { sid = "ReadBinaries", actions = ["s3:GetObject"], resources = ["${aws_s3_bucket.artifacts.arn}/binaries/*"] },
       # An attempt's log at its end, and the chunks of its output while it runs. No DeleteObject: the chunks are left
       # to the bucket's expire-run-logs rule (s3.tf), with the logs.

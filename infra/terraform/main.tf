@@ -21,11 +21,12 @@ locals {
   alarm_actions = var.alarm_sns_topic_arn == null ? [] : [var.alarm_sns_topic_arn]
 
   # What every component reads (Quarkus maps PUNCTUAL_X_Y to punctual.x-y). The queue URL is passed so that no
-  # component needs GetQueueUrl at start-up.
+  # component needs GetQueueUrl at start-up: the normal lane's, which the code appends the other lanes' suffixes to
+  # (local.run_lanes).
   common_environment = {
     PUNCTUAL_PREFIX    = var.name_prefix
     PUNCTUAL_BUCKET    = aws_s3_bucket.artifacts.id
-    PUNCTUAL_QUEUE_URL = aws_sqs_queue.runs.url
+    PUNCTUAL_QUEUE_URL = aws_sqs_queue.runs["normal"].url
     PUNCTUAL_LEASE     = "PT${var.lease_seconds}S"
     # Jobs' webhooks are posted by the executors: only where they may reach the internet (run_egress).
     PUNCTUAL_WEBHOOKS = var.run_egress == "internet-https" ? "public" : "off"

@@ -1,7 +1,7 @@
-# Each table, Lambda, role, role policy and alarm used to have a block of its own. These blocks let a deployment
-# made then keep them: Terraform moves them in its state instead of destroying and recreating them (a state
-# without the old address skips the block). Removing a block would break the upgrade of a deployment that has not
-# applied it yet.
+# Each table, Lambda, role, role policy and alarm used to have a block of its own, and the run queue was the only
+# one. These blocks let a deployment made then keep them: Terraform moves them in its state instead of destroying
+# and recreating them (a state without the old address skips the block). Removing a block would break the upgrade of
+# a deployment that has not applied it yet.
 
 # Lambdas (lambda.tf)
 
@@ -146,4 +146,22 @@ moved {
 moved {
   from = aws_cloudwatch_event_target.sweep
   to   = aws_cloudwatch_event_target.sweep["0"]
+}
+
+# The run queue and its dead-letter queue became the normal lane's (sqs.tf): one of three, declared once over
+# local.run_lanes. Same names, so a deployment keeps its queues and the messages in them.
+
+moved {
+  from = aws_sqs_queue.runs
+  to   = aws_sqs_queue.runs["normal"]
+}
+
+moved {
+  from = aws_sqs_queue.dlq
+  to   = aws_sqs_queue.dlq["normal"]
+}
+
+moved {
+  from = aws_sqs_queue_redrive_allow_policy.dlq
+  to   = aws_sqs_queue_redrive_allow_policy.dlq["normal"]
 }

@@ -27,23 +27,43 @@ output "table_arns" {
 }
 
 output "queue_url" {
-  description = "URL of the run queue (PUNCTUAL_QUEUE_URL)."
-  value       = aws_sqs_queue.runs.url
+  description = "URL of the normal lane's run queue (PUNCTUAL_QUEUE_URL; the other lanes' are it with -high or -low appended)."
+  value       = aws_sqs_queue.runs["normal"].url
 }
 
 output "queue_arn" {
-  description = "ARN of the run queue."
-  value       = aws_sqs_queue.runs.arn
+  description = "ARN of the normal lane's run queue."
+  value       = aws_sqs_queue.runs["normal"].arn
 }
 
 output "dlq_url" {
-  description = "URL of the run dead-letter queue."
-  value       = aws_sqs_queue.dlq.url
+  description = "URL of the normal lane's run dead-letter queue."
+  value       = aws_sqs_queue.dlq["normal"].url
 }
 
 output "dlq_arn" {
-  description = "ARN of the run dead-letter queue."
-  value       = aws_sqs_queue.dlq.arn
+  description = "ARN of the normal lane's run dead-letter queue."
+  value       = aws_sqs_queue.dlq["normal"].arn
+}
+
+output "queue_urls" {
+  description = "URL of each lane's run queue (high, normal, low)."
+  value       = { for lane, queue in aws_sqs_queue.runs : lane => queue.url }
+}
+
+output "queue_arns" {
+  description = "ARN of each lane's run queue (high, normal, low)."
+  value       = { for lane, queue in aws_sqs_queue.runs : lane => queue.arn }
+}
+
+output "dlq_urls" {
+  description = "URL of each lane's run dead-letter queue (high, normal, low)."
+  value       = { for lane, queue in aws_sqs_queue.dlq : lane => queue.url }
+}
+
+output "dlq_arns" {
+  description = "ARN of each lane's run dead-letter queue (high, normal, low)."
+  value       = { for lane, queue in aws_sqs_queue.dlq : lane => queue.arn }
 }
 
 output "sweeper_failures_queue_url" {

@@ -9,13 +9,18 @@ output "table_names" {
 }
 
 output "queue_url" {
-  description = "URL of the run queue."
+  description = "URL of the normal lane's run queue."
   value       = module.punctual.queue_url
 }
 
 output "dlq_url" {
-  description = "URL of the run dead-letter queue."
+  description = "URL of the normal lane's run dead-letter queue."
   value       = module.punctual.dlq_url
+}
+
+output "queue_urls" {
+  description = "URL of each lane's run queue (high, normal, low)."
+  value       = module.punctual.queue_urls
 }
 
 output "bucket_name" {

@@ -1,5 +1,8 @@
 package dev.punctual.infra;
 
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.infra.QueueSpec;
+import dev.punctual.core.infra.Resources;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -12,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
@@ -45,10 +49,33 @@ final class CodeActions {
             Map.entry("dev/punctual/core/run/WatchRepository", "table:runs"),
             Map.entry("dev/punctual/core/binary/BinaryRepository", "table:binaries"),
             Map.entry("dev/punctual/core/sweep/WatermarkRepository", "table:sweeps"),
-            Map.entry("dev/punctual/core/queue/RunQueue", "queue:runs"),
-            Map.entry("dev/punctual/core/queue/DeadLetterQueue", "queue:runs-dlq"),
             Map.entry("dev/punctual/core/binary/ArtifactStore", "bucket:artifacts"),
             Map.entry("dev/punctual/core/notify/EventBusNotices", "bus:runs"));
+
+    /**
+     * Adapters of which the code makes one per lane ({@link Resources#runQueues()}): RunQueues a RunQueue for each
+     * lane's queue, the sweeper a DeadLetterQueue for each lane's DLQ. Which lane a call reaches is data (a run's lane,
+     * the queue a message came from), not code, so each call such an adapter makes is one on every lane's queue.
+     */
+    static final Map<String, List<String>> LANE_ADAPTER_RESOURCES = Map.of(
+            "dev/punctual/core/queue/RunQueue", laneQueues(QueueSpec::name),
+            "dev/punctual/core/queue/DeadLetterQueue", laneQueues(QueueSpec::deadLetterName));
+
+    /** Each lane's queue (or DLQ) as a resource key: its name after the prefix. */
+    private static List<String> laneQueues(Function<QueueSpec, String> name) {
+        Settings settings = Settings.defaults();
+        return new Resources(settings)
+                .runQueues().stream()
+                        .map(spec -> "queue:"
+                                + name.apply(spec).substring(settings.prefix().length() + 1))
+                        .toList();
+    }
+
+    /** The resource keys of the calls an adapter makes; null for a class that is not an adapter. */
+    static List<String> resourcesOf(String adapter) {
+        String one = ADAPTER_RESOURCE.get(adapter);
+        return one != null ? List.of(one) : LANE_ADAPTER_RESOURCES.get(adapter);
+    }
 
     /** A permission the code needs: an IAM action on a resource key (see {@link #ADAPTER_RESOURCE}). */
     record Permission(String action, String resource) implements Comparable<Permission> {
@@ -111,17 +138,19 @@ final class CodeActions {
         }
         Set<Permission> out = new TreeSet<>();
         sdkCalls.forEach((c, onIndex) -> {
-            String resource = ADAPTER_RESOURCE.get(c.caller());
+            List<String> resources = resourcesOf(c.caller());
             for (String action : actions(c.owner(), c.name())) {
-                if (resource == null) {
+                if (resources == null) {
                     throw new AssertionError(c.caller() + " calls " + c.owner() + "." + c.name()
                             + " but is not a known adapter: add it to ADAPTER_RESOURCE");
                 }
-                if (action.equals("dynamodb:Query")) {
-                    // A query of an index is authorized on the index's ARN, one of the table on the table's.
-                    onIndex.forEach(i -> out.add(new Permission(action, i ? resource + INDEXES : resource)));
-                } else {
-                    out.add(new Permission(action, resource));
+                for (String resource : resources) {
+                    if (action.equals("dynamodb:Query")) {
+                        // A query of an index is authorized on the index's ARN, one of the table on the table's.
+                        onIndex.forEach(i -> out.add(new Permission(action, i ? resource + INDEXES : resource)));
+                    } else {
+                        out.add(new Permission(action, resource));
+                    }
                 }
             }
         });

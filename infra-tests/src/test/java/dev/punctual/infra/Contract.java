@@ -3,6 +3,7 @@ package dev.punctual.infra;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.QueueSpec;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,9 +25,15 @@ import java.util.regex.Pattern;
  */
 final class Contract {
     static final String PREFIX_EXPR = "${var.name_prefix}";
+    /** The local that names the lanes and their queue names' suffixes. */
+    static final String LANES = "run_lanes";
+
     private static final Pattern TABLE_REF =
             Pattern.compile("aws_dynamodb_table\\.(\\w+(?:\\[\"[^\"]*\"])?)\\.arn}?(/index/\\*)?");
-    private static final Pattern QUEUE_REF = Pattern.compile("aws_sqs_queue\\.(\\w+)\\.arn");
+    private static final Pattern QUEUE_REF = Pattern.compile("aws_sqs_queue\\.(\\w+(?:\\[\"[^\"]*\"])?)\\.arn");
+    /** Every instance's ARN: {@code values(aws_sqs_queue.runs)[*].arn}. */
+    private static final Pattern QUEUES_REF = Pattern.compile("values\\(aws_sqs_queue\\.(\\w+)\\)\\[\\*]\\.arn");
+
     private static final Pattern BUCKET_REF = Pattern.compile("aws_s3_bucket\\.(\\w+)\\.arn");
     private static final Pattern BUS_REF = Pattern.compile("aws_cloudwatch_event_bus\\.(\\w+)\\.arn");
     private static final Pattern ENV_NAME = Pattern.compile("\\b(PUNCTUAL_[A-Z0-9_]+)\\b");
@@ -140,30 +148,179 @@ final class Contract {
         return drift;
     }
 
+    /**
+     * The lanes Terraform declares ({@code local.run_lanes}) are the code's ({@link Priority}): the same labels, which
+     * are also the values of the queue metric's lane dimension, each with its queue names' suffix.
+     */
+    List<String> lanes() {
+        List<String> drift = new ArrayList<>();
+        Map<String, String> code = new TreeMap<>();
+        for (Priority p : Priority.values()) {
+            code.put(p.label(), p.queueSuffix);
+        }
+        Map<String, String> terraform = new TreeMap<>();
+        tf.local(LANES)
+                .ifPresentOrElse(
+                        l -> l.fields()
+                                .forEachRemaining(e ->
+                                        terraform.put(e.getKey(), e.getValue().asText(null))),
+                        () -> drift.add("no local." + LANES));
+        expect(drift, "lanes and their queue suffixes (local." + LANES + ")", code, terraform);
+        return drift;
+    }
+
+    /**
+     * Every lane's run queue and dead-letter queue, as the code names them ({@link Resources#runQueues()}): the queue
+     * redrives to its own lane's DLQ after the code's receive count, hides a message for one lease, keeps it as long
+     * as the code assumes; both are encrypted; the DLQ takes its own lane's queue's messages only (redrive allow).
+     */
     List<String> queues() {
         List<String> drift = new ArrayList<>();
-        QueueSpec spec = resources.runQueue();
-        Optional<Map.Entry<String, JsonNode>> q = queue(spec.name());
-        Optional<Map.Entry<String, JsonNode>> dlq = queue(spec.deadLetterName());
-        if (q.isEmpty() || dlq.isEmpty()) {
-            drift.add(
-                    "queues " + nameExpr(spec.name()) + " and " + nameExpr(spec.deadLetterName()) + " must both exist");
-            return drift;
+        for (QueueSpec spec : resources.runQueues()) {
+            Optional<Terraform.Instance> q = queue(spec.name());
+            Optional<Terraform.Instance> dlq = queue(spec.deadLetterName());
+            if (q.isEmpty() || dlq.isEmpty()) {
+                drift.add("queues " + nameExpr(spec.name()) + " and " + nameExpr(spec.deadLetterName())
+                        + " must both exist");
+                continue;
+            }
+            JsonNode runs = q.get().block();
+            String where = "queue " + spec.name() + ": ";
+            String redrive = runs.path("redrive_policy").asText("");
+            if (!redrive.contains(dlq.get().address() + ".arn")) {
+                drift.add("queue " + spec.name() + " must redrive to " + spec.deadLetterName());
+            }
+            Matcher m = Pattern.compile("maxReceiveCount\\s*=\\s*\"?(\\d+)").matcher(redrive);
+            expect(
+                    drift,
+                    where + "maxReceiveCount",
+                    spec.maxReceiveCount(),
+                    m.find() ? Integer.parseInt(m.group(1)) : null);
+            // The queue's visibility timeout is the executor lease: a message must not reappear while its run is
+            // still leased, and must reappear soon after a lease is abandoned.
+            expect(
+                    drift,
+                    where + "visibility_timeout_seconds",
+                    spec.visibilityTimeoutSeconds(),
+                    number(runs.path("visibility_timeout_seconds")));
+            expect(
+                    drift,
+                    where + "message_retention_seconds",
+                    spec.messageRetentionSeconds(),
+                    number(runs.path("message_retention_seconds")));
+            for (Terraform.Instance i : List.of(q.get(), dlq.get())) {
+                expect(
+                        drift,
+                        i.address() + " sqs_managed_sse_enabled",
+                        true,
+                        i.block().path("sqs_managed_sse_enabled").asBoolean(false));
+            }
+            drift.addAll(redriveAllowed(spec, q.get(), dlq.get()));
         }
-        JsonNode runs = q.get().getValue();
-        String redrive = runs.path("redrive_policy").asText("");
-        if (!redrive.contains("aws_sqs_queue." + dlq.get().getKey() + ".arn")) {
-            drift.add("queue " + spec.name() + " must redrive to " + spec.deadLetterName());
+        return drift;
+    }
+
+    /** The DLQ's redrive allow policy names exactly its lane's queue: a redrive returns each run to its lane. */
+    private List<String> redriveAllowed(QueueSpec spec, Terraform.Instance queue, Terraform.Instance dlq) {
+        List<Terraform.Instance> policies = tf.instances("aws_sqs_queue_redrive_allow_policy").stream()
+                .filter(p -> p.block().path("queue_url").asText("").equals("${" + dlq.address() + ".id}"))
+                .toList();
+        if (policies.size() != 1) {
+            return List.of("expected one aws_sqs_queue_redrive_allow_policy of " + dlq.address() + ", found "
+                    + policies.stream().map(Terraform.Instance::address).toList());
         }
-        Matcher m = Pattern.compile("maxReceiveCount\\s*=\\s*\"?(\\d+)").matcher(redrive);
-        expect(drift, "maxReceiveCount", spec.maxReceiveCount(), m.find() ? Integer.parseInt(m.group(1)) : null);
-        // The queue's visibility timeout is the executor lease: a message must not reappear while its run is
-        // still leased, and must reappear soon after a lease is abandoned.
-        expect(
-                drift,
-                "visibility_timeout_seconds",
-                spec.visibilityTimeoutSeconds(),
-                number(runs.path("visibility_timeout_seconds")));
+        String policy = policies.getFirst().block().path("redrive_allow_policy").asText("");
+        Matcher sources = Pattern.compile("sourceQueueArns\\s*=\\s*\\[((?:[^\\[\\]]|\\[[^]]*])*)]")
+                .matcher(policy);
+        String allowed = sources.find() ? sources.group(1).strip() : null;
+        List<String> drift = new ArrayList<>();
+        expect(drift, policies.getFirst().address() + " sourceQueueArns", queue.address() + ".arn", allowed);
+        if (!policy.contains("\"byQueue\"")) {
+            drift.add(policies.getFirst().address() + " must allow redrives byQueue, from " + spec.name() + " only");
+        }
+        return drift;
+    }
+
+    /**
+     * Every lane has an alarm on its dead-letter queue's depth and one on its queue's oldest message, each named after
+     * its queue and saying its lane: a lane's runs can be dead-lettered, or left waiting, without the others'.
+     */
+    List<String> laneAlarms() {
+        List<String> drift = new ArrayList<>();
+        List<Terraform.Instance> alarms = tf.instances("aws_cloudwatch_metric_alarm");
+        for (Priority lane : Priority.values()) {
+            QueueSpec spec = resources.runQueue(lane);
+            Optional<Terraform.Instance> q = queue(spec.name());
+            Optional<Terraform.Instance> dlq = queue(spec.deadLetterName());
+            if (q.isEmpty() || dlq.isEmpty()) {
+                drift.add("the " + lane.label() + " lane has no queues to watch");
+                continue;
+            }
+            drift.addAll(
+                    laneAlarm(alarms, lane, dlq.get(), "ApproximateNumberOfMessagesVisible", spec.deadLetterName()));
+            drift.addAll(laneAlarm(alarms, lane, q.get(), "ApproximateAgeOfOldestMessage", spec.name()));
+        }
+        return drift;
+    }
+
+    private List<String> laneAlarm(
+            List<Terraform.Instance> alarms, Priority lane, Terraform.Instance queue, String metric, String codeName) {
+        String what = "the " + lane.label() + " lane's " + metric + " alarm on " + queue.address();
+        List<Terraform.Instance> found = alarms.stream()
+                .filter(a -> a.block().path("namespace").asText().equals("AWS/SQS"))
+                .filter(a -> a.block().path("metric_name").asText().equals(metric))
+                .filter(a -> a.block()
+                        .path("dimensions")
+                        .path("QueueName")
+                        .asText()
+                        .equals("${" + queue.address() + ".name}"))
+                .toList();
+        if (found.size() != 1) {
+            return List.of(what + ": expected one, found "
+                    + found.stream().map(Terraform.Instance::address).toList());
+        }
+        List<String> drift = new ArrayList<>();
+        JsonNode alarm = found.getFirst().block();
+        String name = alarm.path("alarm_name").asText();
+        if (!name.startsWith(nameExpr(codeName) + "-")) {
+            drift.add(what + ": its name " + name + " does not start with its queue's, " + nameExpr(codeName));
+        }
+        String description = alarm.path("alarm_description").asText();
+        // In its own words: a queue's name interpolated into it would say the lane whatever the text around it.
+        String words = description.replaceAll("\\$\\{[^}]*}", "");
+        if (!Pattern.compile("(?i)\\b" + lane.label() + "\\b").matcher(words).find()) {
+            drift.add(what + ": its description does not say the lane: " + description);
+        }
+        return drift;
+    }
+
+    /**
+     * Every component is given the normal lane's queue URL ({@code PUNCTUAL_QUEUE_URL}), from which the code makes the
+     * other lanes' (queue/RunQueues): any other queue's would send every lane's runs to the wrong queues.
+     */
+    List<String> queueUrl(Map<String, JsonNode> components) {
+        List<String> drift = new ArrayList<>();
+        Optional<Terraform.Instance> normal =
+                queue(resources.runQueue(Priority.NORMAL).name());
+        if (normal.isEmpty()) {
+            return List.of("no queue named "
+                    + nameExpr(resources.runQueue(Priority.NORMAL).name()));
+        }
+        String expected = "${" + normal.get().address() + ".url}";
+        components.forEach((component, block) -> {
+            Set<String> values = new TreeSet<>();
+            tf.walk(
+                    block,
+                    (key, value) -> {
+                        if (key.equals("PUNCTUAL_QUEUE_URL")) {
+                            values.add(value.asText());
+                            return false;
+                        }
+                        return true;
+                    },
+                    expression -> {});
+            expect(drift, component + " PUNCTUAL_QUEUE_URL", Set.of(expected), values);
+        });
         return drift;
     }
 
@@ -204,8 +361,10 @@ final class Contract {
                 if (!action.matches("(dynamodb|sqs|s3|events):.*")) {
                     continue;
                 }
-                for (JsonNode r : st.path("resources")) {
-                    resourceKey(r.asText()).ifPresent(k -> granted.add(new CodeActions.Permission(action, k)));
+                // A list of ARNs, or one expression giving several (every lane's queue).
+                JsonNode resources = st.path("resources");
+                for (JsonNode r : resources.isTextual() ? List.of(resources) : resources) {
+                    resourceKeys(r.asText()).forEach(k -> granted.add(new CodeActions.Permission(action, k)));
                 }
             }
         }
@@ -245,13 +404,25 @@ final class Contract {
                 .findFirst();
     }
 
-    Optional<Map.Entry<String, JsonNode>> queue(String codeName) {
-        return tf.resources("aws_sqs_queue").entrySet().stream()
-                .filter(e -> nameExpr(codeName).equals(e.getValue().path("name").asText()))
+    /** The instance of {@code aws_sqs_queue} with the code's name for a queue (one of a for_each, or its own block). */
+    Optional<Terraform.Instance> queue(String codeName) {
+        return tf.instances("aws_sqs_queue").stream()
+                .filter(i -> nameExpr(codeName).equals(i.block().path("name").asText()))
                 .findFirst();
     }
 
-    /** The resource key (see {@link CodeActions#ADAPTER_RESOURCE}) an ARN expression stands for. */
+    /** The resource keys (see {@link CodeActions#ADAPTER_RESOURCE}) an ARN expression stands for. */
+    private List<String> resourceKeys(String arnExpr) {
+        Matcher queues = QUEUES_REF.matcher(arnExpr);
+        if (queues.find()) {
+            return tf.instances("aws_sqs_queue").stream()
+                    .filter(i -> i.name().equals(queues.group(1)))
+                    .map(i -> suffix(i.block()).map(s -> "queue:" + s).orElseThrow())
+                    .toList();
+        }
+        return resourceKey(arnExpr).stream().toList();
+    }
+
     private Optional<String> resourceKey(String arnExpr) {
         Matcher t = TABLE_REF.matcher(arnExpr);
         if (t.find()) {
@@ -264,7 +435,10 @@ final class Contract {
         }
         Matcher q = QUEUE_REF.matcher(arnExpr);
         if (q.find()) {
-            return suffix(tf.resources("aws_sqs_queue").get(q.group(1))).map(s -> "queue:" + s);
+            return suffix(tf.instanceAt("aws_sqs_queue." + q.group(1))
+                            .map(Terraform.Instance::block)
+                            .orElse(null))
+                    .map(s -> "queue:" + s);
         }
         if (BUCKET_REF.matcher(arnExpr).find()) {
             return Optional.of("bucket:artifacts");

@@ -2,24 +2,34 @@ package dev.punctual.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.firing.Priority;
+import dev.punctual.core.infra.Resources;
 import dev.punctual.infra.CodeActions.Permission;
 import java.util.Arrays;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.assertj.core.api.Condition;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The derivation itself, on facts about the code that are plain to see: the executor receives and deletes
- * messages, sends only to re-queue a run waiting on an overlapping one, and never queries or creates items; the sweeper never touches S3; the API presigns uploads (PutObject) and sends runs due
- * soon. If the derivation went blind (e.g. stopped following lambdas), these would fail before the IAM check
- * could pass vacuously.
+ * messages, sends only to re-queue a run waiting on an overlapping one, and never queries or creates items; the
+ * sweeper never touches S3, samples each lane's depth and drains each lane's dead-letter queue; the API presigns
+ * uploads (PutObject) and sends runs due soon. Every lane's queue is used as the normal one always was (the code
+ * receives from all at once, and sends each run to its own). If the derivation went blind (e.g. stopped following
+ * lambdas, or saw only one lane), these would fail before the IAM check could pass vacuously.
  */
 class DerivedActionsTest {
-    /** What a component's code is plainly seen to call, and what it plainly never calls. */
-    record Expected(String component, Set<Permission> calls, Condition<Permission> never) {
+    /**
+     * What a component's code is plainly seen to call on the lanes' queues and elsewhere, and what it plainly never
+     * calls.
+     */
+    record Expected(String component, Set<Permission> onLanes, Set<Permission> calls, Condition<Permission> never) {
         @Override
         public String toString() {
             return component;
@@ -30,10 +40,12 @@ class DerivedActionsTest {
         return Stream.of(
                 new Expected(
                         "executor",
+                        onEveryLane(
+                                "sqs:ReceiveMessage",
+                                "sqs:DeleteMessage",
+                                "sqs:ChangeMessageVisibility",
+                                "sqs:SendMessage"),
                         permissions(
-                                "sqs:ReceiveMessage queue:runs",
-                                "sqs:DeleteMessage queue:runs",
-                                "sqs:ChangeMessageVisibility queue:runs",
                                 // The overlap check on the job's active run (a claim under overlap allow is an
                                 // update of the run alone, and reads the job).
                                 "dynamodb:ConditionCheckItem table:runs",
@@ -43,7 +55,6 @@ class DerivedActionsTest {
                                 "dynamodb:UpdateItem table:runs",
                                 "s3:GetObject bucket:artifacts",
                                 "s3:PutObject bucket:artifacts",
-                                "sqs:SendMessage queue:runs",
                                 "events:PutEvents bus:runs"),
                         // It ships a running attempt's output in chunks and lists or deletes none of them: the
                         // bucket's lifecycle rule expires them with the logs.
@@ -55,40 +66,85 @@ class DerivedActionsTest {
                                 "a query, a new item, or listing or deleting objects")),
                 new Expected(
                         "sweeper",
+                        union(
+                                onEveryLane("sqs:SendMessage", "sqs:GetQueueAttributes"),
+                                onEveryLanesDeadLetterQueue("sqs:ReceiveMessage", "sqs:DeleteMessage")),
                         permissions(
                                 // The sweep reads the byDue index; a dead-man check, the job's runs themselves.
                                 "dynamodb:Query table:runs/index",
                                 "dynamodb:Query table:runs",
-                                "sqs:SendMessage queue:runs",
                                 "dynamodb:UpdateItem table:sweeps",
                                 "dynamodb:PutItem table:runs",
                                 "events:PutEvents bus:runs"),
                         new Condition<>(
-                                x -> x.resource().startsWith("bucket:") || x.equals(RECEIVE_RUNS),
+                                x -> x.resource().startsWith("bucket:") || RECEIVES_RUNS.test(x),
                                 "S3, or receiving runs")),
                 new Expected(
                         "api",
+                        onEveryLane("sqs:SendMessage"),
                         permissions(
                                 "s3:PutObject bucket:artifacts",
-                                "sqs:SendMessage queue:runs",
                                 "dynamodb:PutItem table:binaries",
                                 // The job and binary lists read their byOwner index; a job's runs, the runs table.
                                 "dynamodb:Query table:jobs/index",
                                 "dynamodb:Query table:binaries/index",
                                 "dynamodb:Query table:runs"),
                         new Condition<>(
-                                x -> x.equals(RECEIVE_RUNS) || x.action().startsWith("events:"),
+                                x -> RECEIVES_RUNS.test(x) || x.action().startsWith("events:"),
                                 "receiving runs, or publishing run outcomes")));
     }
 
-    private static final Permission RECEIVE_RUNS = new Permission("sqs:ReceiveMessage", "queue:runs");
+    /** The code's lanes' queues and their dead-letter queues, as resource keys. */
+    private static final Resources RESOURCES = new Resources(Settings.defaults());
+
+    private static final Set<String> LANE_QUEUES =
+            RESOURCES.runQueues().stream().map(q -> queueKey(q.name())).collect(Collectors.toUnmodifiableSet());
+
+    private static final Set<String> LANE_DEAD_LETTER_QUEUES = RESOURCES.runQueues().stream()
+            .map(q -> queueKey(q.deadLetterName()))
+            .collect(Collectors.toUnmodifiableSet());
+
+    /** A receive from any lane's run queue (a dead-letter queue's is the sweeper's reconciliation, not a run). */
+    private static final Predicate<Permission> RECEIVES_RUNS =
+            x -> x.action().equals("sqs:ReceiveMessage") && LANE_QUEUES.contains(x.resource());
+
+    private static String queueKey(String codeName) {
+        return "queue:" + codeName.substring(Settings.DEFAULT_PREFIX.length() + 1);
+    }
+
+    @Test
+    void everyLaneHasAQueueAndADeadLetterQueueOfItsOwn() {
+        assertThat(LANE_QUEUES).hasSize(Priority.values().length).contains("queue:runs");
+        assertThat(LANE_DEAD_LETTER_QUEUES).hasSize(Priority.values().length).contains("queue:runs-dlq");
+    }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("components")
     void theDerivationSeesWhatTheCodePlainlyCalls(Expected expected) throws Exception {
         Set<Permission> p = of(expected.component());
+        assertThat(p).containsAll(expected.onLanes());
         assertThat(p).containsAll(expected.calls());
         assertThat(p).doNotHave(expected.never());
+    }
+
+    /** Each action on every lane's run queue. */
+    private static Set<Permission> onEveryLane(String... actions) {
+        return on(LANE_QUEUES, actions);
+    }
+
+    /** Each action on every lane's dead-letter queue. */
+    private static Set<Permission> onEveryLanesDeadLetterQueue(String... actions) {
+        return on(LANE_DEAD_LETTER_QUEUES, actions);
+    }
+
+    private static Set<Permission> on(Set<String> queues, String... actions) {
+        return queues.stream()
+                .flatMap(q -> Arrays.stream(actions).map(a -> new Permission(a, q)))
+                .collect(Collectors.toUnmodifiableSet());
+    }
+
+    private static Set<Permission> union(Set<Permission> a, Set<Permission> b) {
+        return Stream.concat(a.stream(), b.stream()).collect(Collectors.toUnmodifiableSet());
     }
 
     /** Permissions written {@code "<action> <resource>"}. */

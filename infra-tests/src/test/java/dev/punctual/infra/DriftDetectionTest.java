@@ -91,6 +91,24 @@ class DriftDetectionTest {
                 .replaceFirst("from_port         = 443", "from_port         = 0");
     }
 
+    private static String aLaneLeftOut(String s) {
+        return s.replace("    low    = \"-low\"\n", "");
+    }
+
+    /** The executor's run queue statement and the sweeper's dead-letter one narrowed to the normal lane. */
+    private static String theNormalLanesQueuesOnly(String s) {
+        return s.replace(
+                        "\"sqs:GetQueueUrl\", \"sqs:SendMessage\"], resources = values(aws_sqs_queue.runs)[*].arn",
+                        "\"sqs:GetQueueUrl\", \"sqs:SendMessage\"], resources = [aws_sqs_queue.runs[\"normal\"].arn]")
+                .replace(
+                        "resources = values(aws_sqs_queue.dlq)[*].arn",
+                        "resources = [aws_sqs_queue.dlq[\"normal\"].arn]");
+    }
+
+    private static String aQueueWithoutItsLane(String s) {
+        return s.replace("\"lane\", lane, ", "");
+    }
+
     private static String internetEgressRegardless(String s) {
         return s.replace(
                 "count = var.create_executor_service && var.run_egress == \"internet-https\" ? 1 : 0",
@@ -133,6 +151,74 @@ class DriftDetectionTest {
                         DriftDetectionTest::fewerReceivesAndAnUnknownVariable,
                         (t, dir) -> new Contract(t).queues(),
                         mentioning("maxReceiveCount")),
+                reported(
+                        "a lane left out",
+                        DriftDetectionTest::aLaneLeftOut,
+                        (t, dir) -> new Contract(t).queues(),
+                        mentioning("queues ${var.name_prefix}-runs-low and "
+                                + "${var.name_prefix}-runs-low-dlq must both exist")),
+                reported(
+                        "a lane left out, of the lanes",
+                        DriftDetectionTest::aLaneLeftOut,
+                        (t, dir) -> new Contract(t).lanes(),
+                        mentioning("lanes and their queue suffixes", "code says {high=-high, low=-low, normal=}")),
+                reported(
+                        "a lane left out, of the executor's permissions",
+                        DriftDetectionTest::aLaneLeftOut,
+                        (t, dir) -> new Contract(t).permissions(EXECUTOR.policyDocument(), executorNeeds()),
+                        mentioning("lacks sqs:ReceiveMessage on queue:runs-low")),
+                reported(
+                        "the executor allowed on the normal lane's queue only",
+                        DriftDetectionTest::theNormalLanesQueuesOnly,
+                        (t, dir) -> new Contract(t).permissions(EXECUTOR.policyDocument(), executorNeeds()),
+                        mentioning("lacks sqs:ReceiveMessage on queue:runs-high"),
+                        mentioning("lacks sqs:ChangeMessageVisibility on queue:runs-low")),
+                reported(
+                        "the sweeper allowed on the normal lane's dead-letter queue only",
+                        DriftDetectionTest::theNormalLanesQueuesOnly,
+                        (t, dir) -> new Contract(t).permissions(SWEEPER.policyDocument(), sweeperNeeds()),
+                        mentioning("lacks sqs:ReceiveMessage on queue:runs-high-dlq"),
+                        mentioning("lacks sqs:DeleteMessage on queue:runs-low-dlq")),
+                reported(
+                        "a lane redriving to another's dead-letter queue, which takes every lane's",
+                        s -> s.replace(
+                                        "deadLetterTargetArn = aws_sqs_queue.dlq[each.key].arn",
+                                        "deadLetterTargetArn = aws_sqs_queue.dlq[\"normal\"].arn")
+                                .replace(
+                                        "sourceQueueArns   = [aws_sqs_queue.runs[each.key].arn]",
+                                        "sourceQueueArns   = values(aws_sqs_queue.runs)[*].arn"),
+                        (t, dir) -> new Contract(t).queues(),
+                        mentioning("queue punctual-runs-high must redrive to punctual-runs-high-dlq"),
+                        mentioning("aws_sqs_queue_redrive_allow_policy.dlq[\"low\"] sourceQueueArns: "
+                                + "code says aws_sqs_queue.runs[\"low\"].arn")),
+                reported(
+                        "a lane without its dead-letter alarm, another not saying its lane",
+                        s -> s.replaceFirst("(?s)\n    dlq_not_empty_low = \\{\n.*?\n    }\n", "\n")
+                                .replace("A high-lane run message has waited", "A run message has waited"),
+                        (t, dir) -> new Contract(t).laneAlarms(),
+                        mentioning("the low lane's ApproximateNumberOfMessagesVisible alarm on "
+                                + "aws_sqs_queue.dlq[\"low\"]: expected one, found []"),
+                        mentioning(
+                                "the high lane's ApproximateAgeOfOldestMessage alarm",
+                                "its description does not say the lane")),
+                reported(
+                        "the queue URL of another lane",
+                        s -> s.replace(
+                                "PUNCTUAL_QUEUE_URL = aws_sqs_queue.runs[\"normal\"].url",
+                                "PUNCTUAL_QUEUE_URL = aws_sqs_queue.runs[\"high\"].url"),
+                        (t, dir) -> new Contract(t).queueUrl(Components.environments(t)),
+                        mentioning("executor PUNCTUAL_QUEUE_URL", "aws_sqs_queue.runs[\"high\"].url")),
+                reported(
+                        "a queue metric without its lane",
+                        DriftDetectionTest::aQueueWithoutItsLane,
+                        (t, dir) -> new MetricsContract(t).dimensions(),
+                        mentioning("dashboard.tf names punctual.queue.messages with the dimensions [Prefix, state]; "
+                                + "the code publishes it with [Prefix, lane, state]")),
+                planned(
+                        "a queue metric without its lane, planned",
+                        DriftDetectionTest::aQueueWithoutItsLane,
+                        (t, dir) -> new MetricsContract(t).queueWidgets(dir),
+                        mentioning("the dashboard graphs punctual.queue.messages for (lane state) [null delayed")),
                 reported(
                         "an unknown variable",
                         DriftDetectionTest::fewerReceivesAndAnUnknownVariable,

@@ -5,9 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.punctual.api.dashboard.Dashboard;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.firing.Priority;
+import dev.punctual.core.infra.Resources;
 import dev.punctual.core.metrics.EmfMeterRegistry;
 import dev.punctual.core.metrics.Meters;
+import dev.punctual.core.queue.RunQueues;
 import io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -16,9 +20,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * infra/terraform against the code: names, keys, indexes and TTL of the tables; the queue, its redrive and its
- * visibility against the lease; each component's environment, handler and runtime; the API routes; the sweep rate;
- * least-privilege IAM derived from the compiled adapters; alarms. Fails loudly, listing every drift.
+ * infra/terraform against the code: names, keys, indexes and TTL of the tables; every lane's queue, its redrive and
+ * its visibility against the lease; each component's environment, handler and runtime; the API routes; the sweep
+ * rate; least-privilege IAM derived from the compiled adapters; alarms, every lane's among them. Fails loudly,
+ * listing every drift.
  */
 class InfraContractTest {
     static Terraform tf;
@@ -36,8 +41,35 @@ class InfraContractTest {
     }
 
     @Test
-    void queueRedrivesToItsDeadLetterQueueAndHidesMessagesForOneLease() {
+    void terraformsLanesAreTheCodes() {
+        assertThat(contract.lanes()).isEmpty();
+    }
+
+    @Test
+    void everyLanesQueueRedrivesToItsOwnDeadLetterQueueAndHidesMessagesForOneLease() {
         assertThat(contract.queues()).isEmpty();
+    }
+
+    /**
+     * Terraform passes the normal lane's queue URL alone; the code makes each other lane's from it (RunQueues), which
+     * must be the URL of the queue Terraform creates for that lane (an SQS URL ends with the queue's name).
+     */
+    @Test
+    void theLanesUrlsTheCodeMakesFromTheQueueUrlAreThoseOfTheLanesQueues() {
+        assertThat(contract.queueUrl(Components.environments(tf))).isEmpty();
+        Resources resources = new Resources(Settings.defaults());
+        String account = "https://sqs.us-east-1.amazonaws.com/123456789012/";
+        String given = account + resources.runQueue(Priority.NORMAL).name();
+        RunQueues queues = new RunQueues(null, resources, given, Duration.ZERO);
+        for (Priority lane : Priority.values()) {
+            String name = resources.runQueue(lane).name();
+            assertThat(contract.queue(name))
+                    .as("the %s lane's queue", lane.label())
+                    .isPresent();
+            assertThat(queues.lane(lane).url())
+                    .as("the %s lane's URL", lane.label())
+                    .isEqualTo(account + name);
+        }
     }
 
     @Test
@@ -115,7 +147,7 @@ class InfraContractTest {
     }
 
     @Test
-    void alarmsWatchDeadLettersSweeperErrorsQueueAgeAndLateness() {
+    void alarmsWatchEveryLanesDeadLettersAndQueueAgeSweeperErrorsAndLateness() {
         List<JsonNode> alarms = tf.instances("aws_cloudwatch_metric_alarm").stream()
                 .map(Terraform.Instance::block)
                 .toList();
@@ -130,16 +162,8 @@ class InfraContractTest {
                         "AWS/Lambda/Errors",
                         "AWS/SQS/ApproximateAgeOfOldestMessage",
                         EmfMeterRegistry.NAMESPACE + "/" + Meters.START_LATENESS);
-        assertThat(alarms.stream()
-                        .filter(a -> a.path("metric_name").asText().equals("ApproximateNumberOfMessagesVisible"))
-                        .map(JsonNode::toString))
-                .as("the DLQ depth alarm watches the dead-letter queue")
-                .anyMatch(s -> s.contains("aws_sqs_queue."
-                        + contract.queue(new dev.punctual.core.infra.Resources(Settings.defaults())
-                                        .runQueue()
-                                        .deadLetterName())
-                                .orElseThrow()
-                                .getKey()
-                        + "."));
+        assertThat(contract.laneAlarms())
+                .as("every lane's dead-letter queue and oldest message are watched")
+                .isEmpty();
     }
 }

@@ -161,6 +161,7 @@ final class Instances {
             }
             String resolved = text.replace("${" + iterator + ".key}", key)
                     .replaceAll("\\b" + iterator + "\\.key\\b", Matcher.quoteReplacement(quoted(key)));
+            resolved = inlineLiterals(resolved);
             Matcher m = part.matcher(resolved);
             StringBuilder sb = new StringBuilder();
             while (m.find()) {
@@ -169,6 +170,29 @@ final class Instances {
             }
             m.appendTail(sb);
             return JsonNodeFactory.instance.textNode(sb.toString());
+        }
+
+        /**
+         * A template's {@code ${<iterator>.value…}} that stands for a literal (a string without interpolation, a
+         * number, a boolean) written in as its text, as Terraform renders it: {@code "${var.p}-runs${each.value}"}
+         * reads {@code ${var.p}-runs-high}, as {@code ${each.key}} does above.
+         */
+        private String inlineLiterals(String text) {
+            Matcher m = Pattern.compile("\\$\\{" + iterator + "\\.value((?:\\.\\w+)*)}")
+                    .matcher(text);
+            StringBuilder sb = new StringBuilder();
+            while (m.find()) {
+                JsonNode v = at(value, m.group(1));
+                boolean literal = v != null
+                        && (v.isNumber()
+                                || v.isBoolean()
+                                || (v.isTextual()
+                                        && !v.asText().contains("${")
+                                        && !v.asText().contains("%{")));
+                m.appendReplacement(sb, Matcher.quoteReplacement(literal ? v.asText() : m.group()));
+            }
+            m.appendTail(sb);
+            return sb.toString();
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.punctual.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.punctual.core.metrics.EmfMeterRegistry;
 import dev.punctual.core.metrics.Meters;
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -18,6 +20,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The alarms and the dashboard against the meters the code records ({@link Meters}, published by
@@ -105,6 +108,25 @@ class MetricsContractTest {
                 .as("the DEAD runs alarm counts runs tagged state DEAD")
                 .anyMatch(a -> a.contains("\"metric_name\":\"" + Meters.RUNS + "\"")
                         && a.contains("\"" + Meters.STATE + "\":\"DEAD\""));
+    }
+
+    @Test
+    void everyMeterIsPublishedWithItsDimensions() throws Exception {
+        Map<String, Set<String>> published = MetricsContract.published();
+        assertThat(published.keySet()).containsExactlyInAnyOrderElementsOf(meters());
+        assertThat(published.get(Meters.QUEUE_MESSAGES))
+                .containsExactlyInAnyOrder(EmfMeterRegistry.DIMENSION, Meters.LANE, Meters.STATE);
+    }
+
+    @Test
+    void alarmsAndTheDashboardNameEachMetricWithTheDimensionsTheCodePublishes() throws Exception {
+        assertThat(new MetricsContract(tf).dimensions()).isEmpty();
+    }
+
+    @Test
+    void theDashboardGraphsEveryLanesQueueInEveryState(@TempDir Path dir) throws Exception {
+        assumeTrue(OfflinePlan.available(), "terraform is not installed: offline plans skipped");
+        assertThat(new MetricsContract(tf).queueWidgets(dir)).isEmpty();
     }
 
     @Test

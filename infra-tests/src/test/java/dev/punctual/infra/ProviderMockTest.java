@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
  * infra/terraform with the real AWS provider, still offline: {@code terraform validate} of the module and both
  * examples (every argument against the provider's schema), and {@code terraform test} of
  * {@code src/test/terraform/*.tftest.hcl}, which plan and apply the module against a mocked provider (no AWS account)
- * and check the rendered executor task and network; and a plan against the state of a deployment of the previous
+ * and check the rendered executor task and network, and every lane's queues with their policies, alarms, scaling
+ * terms and outputs; and a plan against the state of a deployment of the previous
  * layout ({@link PreviousLayout}). Terraform cannot download providers on the development machine,
  * so this needs hashicorp/aws in a local mirror (the directory layout of {@code terraform providers mirror}):
  * {@code PUNCTUAL_TF_PROVIDER_MIRROR}, else {@code /opt/tf-plugins}; skipped without one.

@@ -33,10 +33,17 @@ final class Terraform {
 
     static final Pattern ADDRESS = Pattern.compile("(\\w+)\\.(\\w+)(?:\\[(?:\"([^\"]*)\"|(\\d+))])?");
 
+    private final Path dir;
     private final Map<String, JsonNode> files;
 
-    private Terraform(Map<String, JsonNode> files) {
+    private Terraform(Path dir, Map<String, JsonNode> files) {
+        this.dir = dir;
         this.files = files;
+    }
+
+    /** The directory the module was read from. */
+    Path dir() {
+        return dir;
     }
 
     static Terraform load(Path dir) throws IOException, InterruptedException {
@@ -53,7 +60,7 @@ final class Terraform {
         if (files.isEmpty()) {
             throw new IllegalStateException("no .tf files in " + dir);
         }
-        return new Terraform(files);
+        return new Terraform(dir, files);
     }
 
     /** Installs the parser from the lock file on first use, so `mvn verify` needs nothing done by hand. */
