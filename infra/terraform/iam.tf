@@ -158,8 +158,9 @@ locals {
 
     executor = [
       # The job read around the claim (its binary, args and env; deleted or paused?), the strong reads of the runs
-      # claimed at once together (BatchGetItem); under an overlap policy the claim's update of its active run.
-      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
+      # claimed at once together (BatchGetItem); under an overlap policy the claim's update of its active run;
+      # under a tenant's running limit, its slots read (BatchGetItem), taken (UpdateItem) and given back (DeleteItem).
+      { sid = "Jobs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"], resources = [aws_dynamodb_table.this["jobs"].arn] },
       # Claim (and the overlap check on the job's active run), heartbeat, result, cancellation of a deleted job's run;
       # PartiQLUpdate: those writes, when several are asked at once, as the statements of one BatchExecuteStatement.
       { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem", "dynamodb:PartiQLUpdate"], resources = [aws_dynamodb_table.this["runs"].arn] },

@@ -40,6 +40,8 @@ final class CodeActions {
             Map.entry("dev/punctual/core/job/JobRepository", "table:jobs"),
             // A tenant's usage item lives in the jobs table (tenant#<owner>).
             Map.entry("dev/punctual/core/tenant/UsageRepository", "table:jobs"),
+            // So do a tenant's running slots (tenant#<owner>#running#<i>).
+            Map.entry("dev/punctual/core/tenant/TenantSlots", "table:jobs"),
             // So do a tenant's idempotency keys (idem#<hash>).
             Map.entry("dev/punctual/core/tenant/IdempotencyRepository", "table:jobs"),
             Map.entry("dev/punctual/core/run/RunRepository", "table:runs"),

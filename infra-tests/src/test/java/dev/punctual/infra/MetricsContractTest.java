@@ -112,10 +112,17 @@ class MetricsContractTest {
 
     @Test
     void everyMeterIsPublishedWithItsDimensions() throws Exception {
-        Map<String, Set<String>> published = MetricsContract.published();
+        Map<String, Set<Set<String>>> published = MetricsContract.published();
         assertThat(published.keySet()).containsExactlyInAnyOrderElementsOf(meters());
+        // By lane, and all lanes together (without the lane).
         assertThat(published.get(Meters.QUEUE_MESSAGES))
-                .containsExactlyInAnyOrder(EmfMeterRegistry.DIMENSION, Meters.LANE, Meters.STATE);
+                .containsExactlyInAnyOrder(
+                        Set.of(EmfMeterRegistry.DIMENSION, Meters.LANE, Meters.STATE),
+                        Set.of(EmfMeterRegistry.DIMENSION, Meters.STATE));
+        assertThat(published.get(Meters.START_LATENESS))
+                .containsExactlyInAnyOrder(
+                        Set.of(EmfMeterRegistry.DIMENSION, Meters.LANE), Set.of(EmfMeterRegistry.DIMENSION));
+        assertThat(published.get(Meters.RETRIES)).containsExactly(Set.of(EmfMeterRegistry.DIMENSION));
     }
 
     @Test
