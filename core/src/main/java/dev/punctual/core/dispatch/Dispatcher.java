@@ -65,18 +65,6 @@ public final class Dispatcher {
     private final int concurrency;
     private final Duration agingStep;
 
-    /** Without aging: a run sent again goes to its own lane. */
-    public Dispatcher(
-            DispatchStore store,
-            RunSender queue,
-            Schedules schedules,
-            Clock clock,
-            RunPlanner planner,
-            RunNotices notices,
-            int concurrency) {
-        this(store, queue, schedules, clock, planner, notices, concurrency, Duration.ZERO);
-    }
-
     /**
      * With {@code concurrency} job chains at once ({@link #dispatch}; {@code punctual.dispatch-concurrency}); a run
      * sent again because it has not started ({@link #attend}) goes one lane up for every {@code agingStep} it has

@@ -40,52 +40,6 @@ public record Run(
         overrides = overrides == null ? Overrides.NONE : overrides;
     }
 
-    /** A run that does not wait for anything. */
-    public Run(
-            String jobId,
-            String runId,
-            String owner,
-            Instant scheduledAt,
-            RunState state,
-            int attempt,
-            int maxAttempts,
-            String leaseOwner,
-            Instant leaseExpiry,
-            Integer exitCode,
-            Instant startedAt,
-            Instant finishedAt,
-            String error,
-            String logKey,
-            String log,
-            Instant createdAt,
-            Instant occurrence,
-            Instant queuedAt,
-            Instant launchedAt,
-            Overrides overrides) {
-        this(
-                jobId,
-                runId,
-                owner,
-                scheduledAt,
-                state,
-                attempt,
-                maxAttempts,
-                leaseOwner,
-                leaseExpiry,
-                exitCode,
-                startedAt,
-                finishedAt,
-                error,
-                logKey,
-                log,
-                createdAt,
-                occurrence,
-                queuedAt,
-                launchedAt,
-                overrides,
-                null);
-    }
-
     /** This run with {@code overrides} of its job's command line (a triggered run's). */
     public Run withOverrides(Overrides overrides) {
         return new Run(
@@ -108,7 +62,8 @@ public record Run(
                 occurrence,
                 queuedAt,
                 launchedAt,
-                overrides);
+                overrides,
+                waiting);
     }
 
     public static Run scheduled(
@@ -139,7 +94,8 @@ public record Run(
                 occurrence,
                 null,
                 null,
-                Overrides.NONE);
+                Overrides.NONE,
+                null);
     }
 
     /** When the run became due: its due time, or its creation if it was created late (catch-up, backfill). */

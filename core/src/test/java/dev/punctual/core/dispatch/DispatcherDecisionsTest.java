@@ -64,7 +64,8 @@ class DispatcherDecisionsTest {
                     return true;
                 }
             },
-            8);
+            8,
+            Duration.ZERO);
 
     /** Messages sent, in order; refuses every batch while {@link #refuse} is set. */
     private static final class Sent implements RunSender {

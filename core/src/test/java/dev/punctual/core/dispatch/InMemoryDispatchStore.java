@@ -153,6 +153,7 @@ final class InMemoryDispatchStore implements DispatchStore {
                 r.occurrence(),
                 r.queuedAt(),
                 r.launchedAt(),
-                r.overrides());
+                r.overrides(),
+                r.waiting());
     }
 }

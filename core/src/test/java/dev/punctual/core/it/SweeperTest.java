@@ -457,7 +457,8 @@ class SweeperTest {
                 clock,
                 p.planner,
                 p.notices,
-                settings.dispatchConcurrency());
+                settings.dispatchConcurrency(),
+                Duration.ZERO);
         Sweeper badSweeper = new Sweeper(
                 p.runs,
                 p.watermarks,

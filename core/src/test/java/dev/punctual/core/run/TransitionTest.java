@@ -118,6 +118,7 @@ class TransitionTest {
                 NOW,
                 queuedAt,
                 null,
+                null,
                 null);
     }
 
