@@ -68,6 +68,14 @@ public final class CompareCommand implements Callable<Integer> {
                     + "an occurrence of a recurring job costs; default: ${DEFAULT-VALUE}, none).")
     String recurring;
 
+    @Option(
+            names = "--priority",
+            defaultValue = "0",
+            description = "Runs in two lanes: <low>x<high>, e.g. 5000x50: that many low runs, then that many high "
+                    + "ones, all due at one instant, the low ones created (and sent) first (Punctual alone: issue 36's "
+                    + "lanes; default: ${DEFAULT-VALUE}, none).")
+    String priority;
+
     @Option(names = "--nodes", defaultValue = "2", description = "Nodes (executors) per system (default: 2).")
     int nodes;
 
@@ -120,10 +128,19 @@ public final class CompareCommand implements Callable<Integer> {
                     c.close();
                     continue;
                 }
+                if (sc.isPriority() && !c.schedulesPriority()) {
+                    progress(c.name() + ": no lanes here, " + sc.name() + " skipped");
+                    c.close();
+                    continue;
+                }
                 results.add(run(c, sc, binary, dir));
             }
         }
         System.out.println(Report.table(results));
+        String lanes = Report.lanes(results);
+        if (!lanes.isEmpty()) {
+            System.out.println(lanes);
+        }
         System.out.println(Report.costs(results));
         System.out.println(Report.unitsByOperation(results));
         if (!notes.isEmpty()) {
@@ -143,6 +160,13 @@ public final class CompareCommand implements Callable<Integer> {
         if (!recurring.equals("0")) {
             String[] p = recurring.split("x", 3);
             out.add(Scenario.recurring(Integer.parseInt(p[0]), Integer.parseInt(p[1]), Integer.parseInt(p[2])));
+        }
+        if (!priority.equals("0")) {
+            String[] p = priority.split("x", 2);
+            if (p.length != 2) {
+                throw new IllegalArgumentException("--priority <low>x<high>, e.g. 5000x50: " + priority);
+            }
+            out.add(Scenario.priority(Integer.parseInt(p[0]), Integer.parseInt(p[1])));
         }
         return out;
     }
@@ -216,7 +240,8 @@ public final class CompareCommand implements Callable<Integer> {
                     cpu,
                     kinds,
                     rss,
-                    usage);
+                    usage,
+                    sc.isPriority() ? Lanes.of(seen, dues, t0) : null);
             progress(Report.line(r));
             c.notes().forEach(n -> notes.add("- " + sc.name() + ", " + c.name() + ": " + n));
             return r;

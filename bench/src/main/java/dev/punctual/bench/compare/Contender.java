@@ -24,6 +24,14 @@ public interface Contender extends AutoCloseable {
      */
     void schedule(List<Due> dues) throws Exception;
 
+    /**
+     * Whether {@link #schedule} puts each run in the lane its {@link Due#priority} names (Punctual's alone: the peers
+     * here have no lanes).
+     */
+    default boolean schedulesPriority() {
+        return false;
+    }
+
     /** Whether {@link #scheduleRecurring} is supported (Punctual's alone for now). */
     default boolean schedulesRecurring() {
         return false;
@@ -68,8 +76,15 @@ public interface Contender extends AutoCloseable {
         }
     }
 
-    /** One run to schedule: its key (unique in a scenario) and the instant it is due. */
-    record Due(String key, Instant at) {
+    /**
+     * One run to schedule: its key (unique in a scenario), the instant it is due, and its lane ({@code high},
+     * {@code normal}, {@code low}; null: the system's default, as for every scenario but the priority one).
+     */
+    record Due(String key, Instant at, String priority) {
+        public Due(String key, Instant at) {
+            this(key, at, null);
+        }
+
         /** The binary's arguments for this run. */
         public List<String> args(Path startsFile) {
             return List.of(key, Long.toString(at.toEpochMilli()), startsFile.toString());

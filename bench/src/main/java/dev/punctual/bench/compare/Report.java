@@ -32,7 +32,7 @@ final class Report {
                     r.system(),
                     f0(r.creationRate()) + (r.createdLate() ? " (after T0)" : ""),
                     lateness(r.lateness()),
-                    r.scenario().isBurst() ? f0(r.throughput()) : "—",
+                    r.scenario().allAtOnce() ? f0(r.throughput()) : "—",
                     Integer.toString(r.missing()),
                     Integer.toString(r.duplicates()),
                     Integer.toString(r.early()),
@@ -80,6 +80,56 @@ final class Report {
                 peers.stream().mapToDouble(p -> p.lateness().p99Nanos()).min().orElseThrow();
         return String.format(
                 Locale.ROOT, "p99 ×%.2f", best / Math.max(1, r.lateness().p99Nanos()));
+    }
+
+    /**
+     * The priority scenarios' starts by lane ({@link Lanes}): per lane, then whether high went first and low kept
+     * starting, and the longest wait beside aging's promise. Empty when no result has lanes.
+     */
+    static String lanes(List<Result> results) {
+        List<Result> withLanes = results.stream().filter(r -> r.lanes() != null).toList();
+        if (withLanes.isEmpty()) {
+            return "";
+        }
+        MarkdownTable perLane = new MarkdownTable(
+                "scenario", "lane", "started>", "lateness p50 / p99 / max>", "runs/s (T0 → lane's last start)>");
+        MarkdownTable order = new MarkdownTable(
+                "scenario",
+                "high window (T0 → last high start)>",
+                "low starts in it>",
+                "high among the first starts>",
+                "longest low gap>",
+                "CPU s / 1k runs>",
+                "aging (low → also normal after ~13 min)");
+        for (Result r : withLanes) {
+            Lanes l = r.lanes();
+            for (Lanes.Lane lane : l.lanes()) {
+                perLane.row(
+                        r.scenario().name(),
+                        lane.name(),
+                        lane.started() + " of " + lane.expected(),
+                        lane.lateness() == null ? "none started" : p50p99max(lane.lateness()),
+                        f0(lane.throughput()));
+            }
+            order.row(
+                    r.scenario().name(),
+                    ms(l.highWindowNanos() / 1e6),
+                    Integer.toString(l.lowDuringHigh()),
+                    l.highAmongFirst() + " of " + r.scenario().high(),
+                    ms(l.longestLowGapNanos() / 1e6),
+                    f1(r.cpuPerThousand()),
+                    l.aging());
+        }
+        return "Lanes: each lane's first starts (the binary's stamps) from T0, when every run was due.\n\n"
+                + perLane.render()
+                + "\nHigh first, low not starved: the low runs that started while high ones were still to start (from T0"
+                + " to the last high start), how many of the first starts (as many as there are high runs) were high,"
+                + " and the longest time without a low start (T0 to the first counts).\n\n"
+                + order.render();
+    }
+
+    static String p50p99max(Samples.Summary s) {
+        return ms(s.p50Nanos() / 1e6) + " / " + ms(s.p99Nanos() / 1e6) + " / " + ms(s.maxNanos() / 1e6);
     }
 
     static String costs(List<Result> results) {

@@ -4,7 +4,7 @@ import dev.punctual.bench.Samples;
 import java.util.Map;
 import java.util.Optional;
 
-/** One contender's measurements in one scenario. */
+/** One contender's measurements in one scenario; {@code lanes} its starts by lane (priority scenarios; else null). */
 public record Result(
         String system,
         boolean punctual,
@@ -21,13 +21,14 @@ public record Result(
         double cpuSeconds,
         Map<String, Double> cpuByKind,
         double peakRssMib,
-        Optional<Usage> usage) {
+        Optional<Usage> usage,
+        Lanes lanes) {
 
     public double creationRate() {
         return scenario.created() / creationSeconds;
     }
 
-    /** Runs started per second from T0 until the last first start (bursts). */
+    /** Runs started per second from T0 until the last first start (bursts, priority scenarios). */
     public double throughput() {
         return spanSeconds <= 0 ? 0 : started / spanSeconds;
     }

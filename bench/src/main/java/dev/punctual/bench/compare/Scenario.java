@@ -8,11 +8,24 @@ import java.util.List;
 /**
  * A set of runs and when each is due, relative to a start instant T0 the runner picks: one-shots (a burst, a steady
  * load), or the occurrences of recurring jobs ({@link #recurring}: {@code perSecond} is then the number of jobs and
- * {@code every} their interval in seconds).
+ * {@code every} their interval in seconds), or a burst in two lanes ({@link #priority}: {@code high} of its runs
+ * in the high lane, the rest in the low one).
  */
-public record Scenario(String name, String kind, int runs, int perSecond, int seconds, int every) {
+public record Scenario(String name, String kind, int runs, int perSecond, int seconds, int every, int high) {
     public static Scenario burst(int runs) {
-        return new Scenario("burst " + String.format("%,d", runs), "burst", runs, 0, 0, 0);
+        return new Scenario("burst " + String.format("%,d", runs), "burst", runs, 0, 0, 0, 0);
+    }
+
+    /**
+     * {@code low} runs in the low lane and {@code high} in the high lane, all due at T0, the low ones created first
+     * (so also sent first): a backfill already queued when urgent work comes, issue 36's worst case.
+     */
+    public static Scenario priority(int low, int high) {
+        if (low < 1 || high < 1) {
+            throw new IllegalArgumentException("--priority needs <low>x<high>, both at least 1: " + low + "x" + high);
+        }
+        return new Scenario(
+                String.format("priority %,d low + %,d high", low, high), "priority", low + high, 0, 0, 0, high);
     }
 
     public static Scenario steady(int perSecond, int seconds) {
@@ -22,6 +35,7 @@ public record Scenario(String name, String kind, int runs, int perSecond, int se
                 perSecond * seconds,
                 perSecond,
                 seconds,
+                0,
                 0);
     }
 
@@ -37,7 +51,7 @@ public record Scenario(String name, String kind, int runs, int perSecond, int se
             runs += occurrences(j % every, every, seconds);
         }
         return new Scenario(
-                jobs + " jobs every " + every + " s for " + seconds + " s", "recurring", runs, jobs, seconds, every);
+                jobs + " jobs every " + every + " s for " + seconds + " s", "recurring", runs, jobs, seconds, every, 0);
     }
 
     /** How many times a job first due {@code offset} seconds after T0 fires before T0 + {@code seconds}. */
@@ -70,9 +84,24 @@ public record Scenario(String name, String kind, int runs, int perSecond, int se
         return kind.equals("burst");
     }
 
+    public boolean isPriority() {
+        return kind.equals("priority");
+    }
+
+    /** The runs of a {@link #priority} scenario in the low lane. */
+    public int low() {
+        return runs - high;
+    }
+
+    /** Whether every run is due at T0 (a burst, or a burst in two lanes): throughput is then its measure. */
+    public boolean allAtOnce() {
+        return isBurst() || isPriority();
+    }
+
     /**
-     * Every run due at {@code t0} (burst), {@code perSecond} due at each whole second from it (steady), or each
-     * occurrence of each recurring job (keyed as its binary keys it, {@link Contender.Series#key}).
+     * Every run due at {@code t0} (burst; priority: {@code low-<i>} in the low lane first, then {@code high-<i>} in
+     * the high lane, the order they are created in), {@code perSecond} due at each whole second from it (steady), or
+     * each occurrence of each recurring job (keyed as its binary keys it, {@link Contender.Series#key}).
      */
     public List<Contender.Due> dues(Instant t0) {
         List<Contender.Due> out = new ArrayList<>(runs);
@@ -87,6 +116,13 @@ public record Scenario(String name, String kind, int runs, int perSecond, int se
             for (int i = 0; i < runs; i++) {
                 out.add(new Contender.Due("b" + i, t0));
             }
+        } else if (isPriority()) {
+            for (int i = 0; i < low(); i++) {
+                out.add(new Contender.Due(LOW + "-" + i, t0, LOW));
+            }
+            for (int i = 0; i < high; i++) {
+                out.add(new Contender.Due(HIGH + "-" + i, t0, HIGH));
+            }
         } else {
             for (int s = 0; s < seconds; s++) {
                 for (int j = 0; j < perSecond; j++) {
@@ -96,6 +132,9 @@ public record Scenario(String name, String kind, int runs, int perSecond, int se
         }
         return out;
     }
+
+    public static final String HIGH = "high";
+    public static final String LOW = "low";
 
     /** How long after creation starts the first run is due: time to create them all at a slow 150/s, and 15 s. */
     public Duration lead() {

@@ -18,7 +18,23 @@ class ReportTest {
         Samples s = new Samples();
         s.add(p99Millis * 1_000_000);
         return new Result(
-                system, punctual, sc, "0.00", 1, false, s.summary(), sc.runs(), 0, 0, 0, span, 1, Map.of(), 1, usage);
+                system,
+                punctual,
+                sc,
+                "0.00",
+                1,
+                false,
+                s.summary(),
+                sc.runs(),
+                0,
+                0,
+                0,
+                span,
+                1,
+                Map.of(),
+                1,
+                usage,
+                null);
     }
 
     @Test

@@ -104,6 +104,9 @@ final class Api {
         ObjectNode body = JSON.createObjectNode().put("name", d.key()).put("binaryId", binaryId);
         d.args(startsFile).forEach(body.putArray("args")::add);
         body.putObject("schedule").put("type", "once").put("at", d.at().toString());
+        if (d.priority() != null) {
+            body.put("priority", d.priority());
+        }
         return body;
     }
 

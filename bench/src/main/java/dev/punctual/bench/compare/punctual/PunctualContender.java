@@ -145,6 +145,11 @@ public final class PunctualContender implements Contender {
     }
 
     @Override
+    public boolean schedulesPriority() {
+        return true;
+    }
+
+    @Override
     public boolean schedulesRecurring() {
         return true;
     }
