@@ -101,6 +101,14 @@ public final class ExecutorPool implements AutoCloseable {
         }
 
         private void loop() {
+            try {
+                receive();
+            } finally {
+                held.hungry(lane, false);
+            }
+        }
+
+        private void receive() {
             boolean idle = true;
             while (receiving) {
                 int taken = 0;
@@ -114,6 +122,8 @@ public final class ExecutorPool implements AutoCloseable {
                         sentAt = 0;
                     }
                     idle = messages.isEmpty();
+                    // All it asked for: the lane likely has more, and wants room while its next receive is under way.
+                    held.hungry(lane, messages.size() == taken);
                     for (Message m : messages) {
                         if (!receiving) {
                             // Received during shutdown: hand it straight back.
@@ -126,10 +136,12 @@ public final class ExecutorPool implements AutoCloseable {
                     held.release(taken - messages.size());
                 } catch (InterruptedException e) {
                     held.release(taken);
+                    held.hungry(lane, false);
                     Thread.currentThread().interrupt();
                     return;
                 } catch (RuntimeException e) {
                     held.release(taken);
+                    held.hungry(lane, false);
                     LOG.log(Level.WARNING, "receive from the " + lane.label() + " lane failed; retrying", e);
                     pause();
                 }

@@ -3,7 +3,9 @@ package dev.punctual.core.exec;
 import dev.punctual.core.firing.Priority;
 import java.util.ArrayDeque;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -21,18 +23,21 @@ final class LanePermits {
     private final Condition changed = lock.newCondition();
     private final Map<Priority, ArrayDeque<Waiter>> waiting = new EnumMap<>(Priority.class);
     private final Map<Priority, Integer> credit = new EnumMap<>(Priority.class);
+    /** Lanes that want more while not waiting here (a receive of theirs is under way: {@link #hungry}). */
+    private final Set<Priority> hungry = EnumSet.noneOf(Priority.class);
+    /** Permits picked for a hungry lane while its receive was under way, its at its next {@link #acquire}. */
+    private final Map<Priority, Integer> reserved = new EnumMap<>(Priority.class);
+
     private int available;
-    /** The waiter picked to be served next (null: none picked). */
-    private Waiter turn;
+    /** The lane picked to be served next (null: none picked). */
+    private Priority turn;
 
     private static final class Waiter {
-        final Priority lane;
         final int least;
         final int most;
         int granted;
 
-        Waiter(Priority lane, int least, int most) {
-            this.lane = lane;
+        Waiter(int least, int most) {
             this.least = least;
             this.most = most;
         }
@@ -43,13 +48,14 @@ final class LanePermits {
         for (Priority p : Priority.values()) {
             waiting.put(p, new ArrayDeque<>());
             credit.put(p, 0);
+            reserved.put(p, 0);
         }
     }
 
     /**
      * Waits for {@code lane}'s turn and, while no other lane waits, for {@code least} permits, then takes up to
      * {@code most}; while others wait, takes what is free when its turn comes, at least one and at most
-     * {@code least}. Returns how many it took.
+     * {@code least}. Permits picked for the lane while it was {@link #hungry} come at once. Returns how many it took.
      */
     int acquire(Priority lane, int least, int most) throws InterruptedException {
         if (least < 1 || most < least) {
@@ -57,7 +63,13 @@ final class LanePermits {
         }
         lock.lock();
         try {
-            Waiter w = new Waiter(lane, least, most);
+            int kept = reserved.get(lane);
+            if (kept > 0 && waiting.get(lane).isEmpty()) {
+                int n = Math.min(kept, most);
+                reserved.put(lane, kept - n);
+                return n;
+            }
+            Waiter w = new Waiter(least, most);
             waiting.get(lane).add(w);
             grant();
             try {
@@ -71,13 +83,31 @@ final class LanePermits {
                     available += w.granted;
                 } else {
                     waiting.get(lane).remove(w);
-                    if (turn == w) {
-                        turn = null;
-                    }
                 }
                 grant();
                 throw e;
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether {@code lane} wants more than it is waiting for here: its last receive brought all it asked for, and the
+     * next is under way. A receive takes a while, and permits freed meanwhile would otherwise all go to the lanes
+     * waiting here, whatever their weight: a hungry lane takes part in the picks, and what it is picked for is kept
+     * for its next {@link #acquire}. No longer hungry, what was kept for it is free again.
+     */
+    void hungry(Priority lane, boolean wants) {
+        lock.lock();
+        try {
+            if (wants) {
+                hungry.add(lane);
+            } else {
+                hungry.remove(lane);
+                available += reserved.put(lane, 0);
+            }
+            grant();
         } finally {
             lock.unlock();
         }
@@ -93,7 +123,7 @@ final class LanePermits {
         }
     }
 
-    /** Permits not taken (a test's view). */
+    /** Permits not taken nor kept for a lane (a test's view). */
     int available() {
         lock.lock();
         try {
@@ -113,32 +143,50 @@ final class LanePermits {
         }
     }
 
-    /** Under the lock: serves the picked waiter, then picks the next, while there are permits enough. */
+    /** Permits kept for {@code lane} (a test's view). */
+    int reserved(Priority lane) {
+        lock.lock();
+        try {
+            return reserved.get(lane);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: serves the picked lane, then picks the next, while there are permits enough. */
     private void grant() {
         boolean served = false;
         while (true) {
             if (turn == null) {
                 if (available == 0) {
-                    // Picked when a permit comes: by then the lanes waiting are the ones to choose among (a lane
+                    // Picked when a permit comes: by then the lanes wanting are the ones to choose among (a lane
                     // whose waiter was just served may be back by then).
                     break;
                 }
                 turn = pick();
+                if (turn == null) {
+                    break;
+                }
             }
-            if (turn == null) {
-                break;
+            Waiter w = waiting.get(turn).peekFirst();
+            if (w == null) {
+                if (hungry.contains(turn) && available > 0) {
+                    // Its receive is under way: one permit kept for it.
+                    available--;
+                    reserved.merge(turn, 1, Integer::sum);
+                }
+                turn = null;
+                continue;
             }
             // Alone, a lane waits for as many as it asked for at least (a receive of several is one call). While
-            // others wait, it takes what is free, up to that: a lane that waited for several would otherwise hold
-            // the turn while the permits freed one by one, and a high lane let in four messages at a time gets
-            // about every other start behind a busy low one (bin/bench compare --priority, 158ffa1).
-            boolean others = othersWait(turn.lane);
-            if (available < (others ? 1 : turn.least)) {
+            // others want some, it takes what is free, up to that: a lane that waited for several would otherwise
+            // hold the turn while the permits freed one by one.
+            boolean others = othersWant(turn);
+            if (available < (others ? 1 : w.least)) {
                 break;
             }
-            Waiter w = turn;
+            waiting.get(turn).remove(w);
             turn = null;
-            waiting.get(w.lane).remove(w);
             int n = Math.min(available, others ? w.least : w.most);
             available -= n;
             w.granted = n;
@@ -149,21 +197,25 @@ final class LanePermits {
         }
     }
 
-    private boolean othersWait(Priority lane) {
+    private boolean wants(Priority lane) {
+        return !waiting.get(lane).isEmpty() || hungry.contains(lane);
+    }
+
+    private boolean othersWant(Priority lane) {
         for (Priority p : Priority.values()) {
-            if (p != lane && !waiting.get(p).isEmpty()) {
+            if (p != lane && wants(p)) {
                 return true;
             }
         }
         return false;
     }
 
-    /** Smooth weighted round robin over the lanes that have waiters: the first waiter of the lane picked. */
-    private Waiter pick() {
+    /** Smooth weighted round robin over the lanes that want permits (waiting, or hungry). */
+    private Priority pick() {
         Priority best = null;
         int total = 0;
         for (Priority p : Priority.values()) {
-            if (waiting.get(p).isEmpty()) {
+            if (!wants(p)) {
                 continue;
             }
             total += p.weight;
@@ -172,10 +224,9 @@ final class LanePermits {
                 best = p;
             }
         }
-        if (best == null) {
-            return null;
+        if (best != null) {
+            credit.merge(best, -total, Integer::sum);
         }
-        credit.merge(best, -total, Integer::sum);
-        return waiting.get(best).peekFirst();
+        return best;
     }
 }

@@ -94,6 +94,43 @@ class LanePermitsTest {
     }
 
     @Test
+    void aLaneWhoseReceiveIsUnderWayIsPickedByWeightAndGetsWhatWasKeptAtOnce() throws Exception {
+        LanePermits permits = new LanePermits(9);
+        assertThat(permits.acquire(Priority.HIGH, 9, 9)).isEqualTo(9);
+        // High asked for all it got: its next receive is under way, and it wants more. Low waits for one at a time.
+        permits.hungry(Priority.HIGH, true);
+        // Low waits with nine waiters of one each, so that it keeps waiting through the nine picks.
+        List<Integer> lows = Collections.synchronizedList(new ArrayList<>());
+        try (ExecutorService low = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 9; i++) {
+                low.execute(() -> {
+                    try {
+                        lows.add(permits.acquire(Priority.LOW, 1, 1));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            await().until(() -> permits.waiting(Priority.LOW) == 9);
+            for (int i = 0; i < 9; i++) {
+                permits.release(1);
+            }
+            // Of nine freed one by one, eight kept for high (its weight), one to low: not nine to the lane waiting.
+            await().until(() -> permits.reserved(Priority.HIGH) + lows.size() == 9);
+            assertThat(permits.reserved(Priority.HIGH)).isEqualTo(8);
+            assertThat(lows).hasSize(1);
+            // High's next acquire takes what was kept, at once.
+            assertThat(permits.acquire(Priority.HIGH, 4, 10)).isEqualTo(8);
+            // No longer hungry, nothing is kept for it: what frees goes to low.
+            permits.hungry(Priority.HIGH, false);
+            permits.release(8);
+            await().until(() -> lows.size() == 9);
+        }
+        assertThat(permits.reserved(Priority.HIGH)).isZero();
+        assertThat(permits.available()).isZero();
+    }
+
+    @Test
     void aLaneAloneTakesUpToItsMostAndAnInterruptedWaitGivesNothingAway() throws Exception {
         LanePermits permits = new LanePermits(7);
         assertThat(permits.acquire(Priority.HIGH, 2, 10)).isEqualTo(7);
