@@ -69,6 +69,13 @@ final class Cli {
     }
 
     /** The client, made at first use from the settings as resolved then. */
+    /** Closes the API's client, if one was made. */
+    void close() {
+        if (api != null) {
+            api.close();
+        }
+    }
+
     ApiClient api() {
         if (api == null) {
             Settings s = settings();

@@ -29,10 +29,13 @@ public final class Main {
         cl.setErr(err);
         cl.setExecutionExceptionHandler(Exit.handler(cli));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
-        int code = cl.execute(args);
-        out.flush();
-        err.flush();
-        return code;
+        try {
+            return cl.execute(args);
+        } finally {
+            cli.close();
+            out.flush();
+            err.flush();
+        }
     }
 
     /** Makes every command with the shared {@link Cli}: each takes it as its constructor's only argument. */
