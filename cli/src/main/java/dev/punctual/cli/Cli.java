@@ -24,10 +24,11 @@ final class Cli {
     static final String CONFIG_ENV = "PUNCTUAL_CONFIG";
     static final String LOCAL_API = "http://127.0.0.1:8080";
 
-    /** How answers are printed: tables for people, the API's JSON for scripts. */
+    /** How answers are printed: tables for people, the API's JSON for scripts, or that JSON as YAML. */
     enum Output {
         table,
-        json
+        json,
+        yaml
     }
 
     final PrintWriter out;
@@ -53,12 +54,15 @@ final class Cli {
         return output == Output.json;
     }
 
-    /** The API's answer as JSON with {@code -o json}; else what {@code table} prints of it. */
+    /**
+     * The API's answer as JSON with {@code -o json}, as YAML with {@code -o yaml} (what {@code job apply} takes back);
+     * else what {@code table} prints of it.
+     */
     void print(JsonNode answer, Consumer<PrintWriter> table) {
-        if (json()) {
-            out.println(answer.toPrettyString());
-        } else {
-            table.accept(out);
+        switch (output) {
+            case json -> out.println(answer.toPrettyString());
+            case yaml -> out.print(Yaml.write(answer));
+            case table -> table.accept(out);
         }
     }
 
@@ -68,7 +72,6 @@ final class Cli {
         print(array, table);
     }
 
-    /** The client, made at first use from the settings as resolved then. */
     /** Closes the API's client, if one was made. */
     void close() {
         if (api != null) {
@@ -76,6 +79,7 @@ final class Cli {
         }
     }
 
+    /** The client, made at first use from the settings as resolved then. */
     ApiClient api() {
         if (api == null) {
             Settings s = settings();

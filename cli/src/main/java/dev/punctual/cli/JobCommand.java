@@ -1,8 +1,7 @@
 package dev.punctual.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +28,6 @@ import picocli.CommandLine.Parameters;
             JobCommand.Next.class
         })
 final class JobCommand {
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     static String path(Cli cli, String ref) {
         return "/v1/jobs/" + ApiClient.segment(Jobs.id(cli, ref));
@@ -68,25 +66,55 @@ final class JobCommand {
             if (named.size() > 1) {
                 throw new Cli.UsageException(named.size() + " jobs are named " + name + ": apply needs one");
             }
+            ObjectNode definition = definition((ObjectNode) body, named.isEmpty());
             ApiClient.Answer answer;
             if (named.isEmpty()) {
-                answer = cli.api().post("/v1/jobs", body, Map.of());
+                answer = cli.api().post("/v1/jobs", definition, Map.of());
                 cli.err.println("created " + answer.json().path("id").asText());
             } else {
                 String id = named.getFirst().get("id").asText();
                 long version = named.getFirst().path("version").asLong();
                 answer = cli.api()
-                        .put("/v1/jobs/" + ApiClient.segment(id), body, Map.of("If-Match", "\"" + version + "\""));
-                cli.err.println("updated " + id + " to version "
-                        + answer.json().path("version").asLong());
+                        .put(
+                                "/v1/jobs/" + ApiClient.segment(id),
+                                definition,
+                                Map.of("If-Match", "\"" + version + "\""));
+                long now = answer.json().path("version").asLong();
+                // The API keeps the version of a job given the definition it has already.
+                cli.err.println(
+                        now == version
+                                ? "unchanged " + id + " (version " + version + ")"
+                                : "updated " + id + " to version " + now);
             }
             Jobs.print(cli, answer.json());
+        }
+
+        /** What {@code job get} shows of a job that is not its definition: the API sets it, a body must not. */
+        static final List<String> READ_ONLY = List.of(
+                "id", "owner", "state", "version", "createdAt", "updatedAt", "nextRunAt", "pausedAt", "pauseNote");
+
+        /**
+         * The body to send for {@code file}'s job: what {@code job get -o yaml|json} printed is taken back as it is, its
+         * read-only fields left out, and its secrets' names (get never shows their values) too: a replaced job keeps
+         * its secrets when the body names none. A new job's secrets need their values.
+         */
+        static ObjectNode definition(ObjectNode body, boolean creating) {
+            ObjectNode d = body.deepCopy();
+            READ_ONLY.forEach(d::remove);
+            if (d.path("secrets").isArray()) {
+                if (creating && !d.get("secrets").isEmpty()) {
+                    throw new Cli.UsageException("secrets: the file names them only (as job get shows them); a new"
+                            + " job needs their values, as NAME: value");
+                }
+                d.remove("secrets");
+            }
+            return d;
         }
 
         static JsonNode read(Path file) {
             try {
                 String text = Files.readString(file);
-                return file.toString().endsWith(".json") ? ApiClient.JSON.readTree(text) : YAML.readTree(text);
+                return file.toString().endsWith(".json") ? ApiClient.JSON.readTree(text) : Yaml.read(text);
             } catch (IOException e) {
                 throw new Cli.UsageException("cannot read " + file + ": " + e.getMessage());
             }
@@ -106,6 +134,9 @@ final class JobCommand {
         @Option(names = "--name-prefix", paramLabel = "PREFIX")
         String namePrefix;
 
+        @Option(names = "--all", description = "Deleted jobs too (left out unless --state names DELETED).")
+        boolean all;
+
         ListJobs(Cli cli) {
             this.cli = cli;
         }
@@ -116,7 +147,15 @@ final class JobCommand {
                     "/v1/jobs",
                     ApiClient.params(
                             "state", join(states), "label", join(labels), "namePrefix", namePrefix, "limit", 100));
-            Jobs.printList(cli, ApiClient.all(cli.api(), path));
+            List<JsonNode> jobs = ApiClient.all(cli.api(), path);
+            if (!all && (states == null || states.isEmpty())) {
+                // A deleted job stays visible (its runs' history), but a name is taken again by a new one: two rows
+                // of one name would be one too many in a list of what runs.
+                jobs = jobs.stream()
+                        .filter(j -> !"DELETED".equals(j.path("state").asText()))
+                        .toList();
+            }
+            Jobs.printList(cli, jobs);
         }
     }
 

@@ -66,7 +66,8 @@ final class PunctualCommand implements Runnable {
             names = {"-o", "--output"},
             scope = ScopeType.INHERIT,
             paramLabel = "FORMAT",
-            description = "table (default) or json (the API's own JSON, for scripts).")
+            description =
+                    "table (default), json (the API's own JSON, for scripts) or yaml (the same as YAML: what job apply takes back).")
     void output(Cli.Output v) {
         cli.output = v;
     }

@@ -143,6 +143,21 @@ class CliIT {
         Files.writeString(job, Files.readString(job) + "args: [\"0\"]\n");
         Result updated = ok("job", "apply", "-f", job.toString());
         assertThat(updated.err()).contains("updated").contains("to version 2");
+        assertThat(ok("job", "apply", "-f", job.toString()).err())
+                .as("the same file again")
+                .startsWith("unchanged job_")
+                .contains("(version 2)");
+        // What get prints, apply takes back as it is, in either format: nothing changes.
+        for (String format : List.of("yaml", "json")) {
+            Path got = file(
+                    "got." + format, ok("job", "get", "cli-hello", "-o", format).out());
+            assertThat(ok("job", "apply", "-f", got.toString()).err())
+                    .as("job get -o %s, applied", format)
+                    .startsWith("unchanged job_")
+                    .contains("(version 2)");
+        }
+        assertThat(ok("job", "get", "cli-hello", "-o", "yaml").out())
+                .contains("name: \"cli-hello\"", "priority: \"normal\"", "team: \"cli\"");
 
         Result listed = ok("job", "list", "--label", "team=cli");
         assertThat(listed.out().lines().toList())
@@ -177,6 +192,8 @@ class CliIT {
         assertThat(punctual("job", "get", "cli-hello").code())
                 .as("no live job has that name now")
                 .isEqualTo(3);
+        assertThat(ok("job", "list").out()).as("deleted: not listed").doesNotContain("cli-hello");
+        assertThat(ok("job", "list", "--all").out()).contains("cli-hello", "DELETED");
     }
 
     @Test

@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * A job: its definition, its owner (tenant), its state and version, and the one pending (SCHEDULED) run of its
@@ -72,6 +73,29 @@ public record Job(
         Map<String, String> merged = new LinkedHashMap<>(this.env);
         merged.putAll(env);
         return toBuilder().args(args == null ? this.args : args).env(merged).build();
+    }
+
+    /**
+     * Whether {@code other} defines the same job: the same name, binary, command line, schedule, limits, policies,
+     * labels, webhook (its address and states) and expectation, and secrets of the same names. What the definition
+     * does not say (state, version, times, pending and active runs, pause) is not compared.
+     */
+    public boolean sameDefinition(Job other) {
+        return name.equals(other.name)
+                && binaryId.equals(other.binaryId)
+                && Objects.equals(binarySha256, other.binarySha256)
+                && args.equals(other.args)
+                && env.equals(other.env)
+                && schedule.equals(other.schedule)
+                && timeoutSeconds == other.timeoutSeconds
+                && maxAttempts == other.maxAttempts
+                && nonRetryableExitCodes.equals(other.nonRetryableExitCodes)
+                && firing.equals(other.firing)
+                && secretNames.equals(other.secretNames)
+                && limits.equals(other.limits)
+                && labels.equals(other.labels)
+                && Objects.equals(webhook, other.webhook)
+                && Objects.equals(expect, other.expect);
     }
 
     public static Builder builder() {

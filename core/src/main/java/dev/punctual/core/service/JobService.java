@@ -165,6 +165,22 @@ public final class JobService {
                     + ": read it again and re-apply your change");
         }
         JobValidator.Definition d = validator.validate(owner, req, now, new HashMap<>(), old);
+        Job asIs = d.job(
+                jobId,
+                owner,
+                old.state(),
+                old.version(),
+                old.createdAt(),
+                old.updatedAt(),
+                old.pendingRunId(),
+                old.nextRunAt(),
+                old.secretNames());
+        if (d.secrets() == null && d.webhookSecret() == null && asIs.sameDefinition(old)) {
+            // The definition it has already: nothing to write, and the version stays (a re-applied file changes
+            // nothing, its pending run and jitter included). Secrets or a webhook secret sent again might differ
+            // from the stored ones, which are not read back to compare: those are written as a change.
+            return ctx.view(old);
+        }
         for (int i = 0; i < RETRIES; i++) {
             JobState state = old.state() == JobState.PAUSED ? JobState.PAUSED : JobState.ACTIVE;
             // Only for planning runs: the id, owner, attempts and jitter.

@@ -90,9 +90,10 @@ class SecretsTest {
         JobView v1 = p.jobService.create(OWNER, request(binaryId, later, Map.of("TOKEN", VALUE)));
         JobView v2 = p.jobService.update(OWNER, v1.id(), "\"1\"", request(binaryId, later, null));
         assertThat(v2.secrets()).containsExactly("TOKEN");
+        assertThat(v2.version()).as("the same definition: nothing changed").isEqualTo(1);
         assertThat(p.jobs.secrets(v1.id())).isEqualTo(Map.of("TOKEN", VALUE));
 
-        JobView v3 = p.jobService.update(OWNER, v1.id(), "\"2\"", request(binaryId, later, Map.of("OTHER", "x")));
+        JobView v3 = p.jobService.update(OWNER, v1.id(), "\"1\"", request(binaryId, later, Map.of("OTHER", "x")));
         assertThat(v3.secrets()).containsExactly("OTHER");
         assertThat(p.jobs.secrets(v1.id())).isEqualTo(Map.of("OTHER", "x"));
 

@@ -95,6 +95,27 @@ class UpdateAndBackfillTest {
     }
 
     @Test
+    void anUpdateToTheDefinitionTheJobHasChangesNothing() {
+        Instant now = realNow();
+        Stack s = stack(now);
+        JobView v1 = s.create(Duration.ofHours(1), now.plus(Duration.ofHours(1)));
+        JobRequest same = s.request(Duration.ofHours(1), now.plus(Duration.ofHours(1)));
+
+        JobView again = s.p().jobService.update(OWNER, v1.id(), "\"1\"", same);
+
+        assertThat(again.version()).as("no new version").isEqualTo(1);
+        assertThat(again.updatedAt()).isEqualTo(v1.updatedAt());
+        assertThat(Fixture.runsOf(s.p(), v1.id()))
+                .as("the pending run untouched, not cancelled and made again")
+                .singleElement()
+                .satisfies(r -> assertThat(r.state()).isEqualTo(RunState.SCHEDULED));
+        // One field changed is a new version, as before.
+        JobView v2 = s.p().jobService
+                .update(OWNER, v1.id(), "\"1\"", s.request(Duration.ofHours(2), now.plus(Duration.ofHours(1))));
+        assertThat(v2.version()).isEqualTo(2);
+    }
+
+    @Test
     void anUpdateKeepingTheNextOccurrenceMovesThatRunInsteadOfDuplicatingIt() {
         Instant now = realNow();
         Stack s = stack(now);
