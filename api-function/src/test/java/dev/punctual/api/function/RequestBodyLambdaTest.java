@@ -143,7 +143,11 @@ class RequestBodyLambdaTest {
         String id = createJob(body);
         assertProblem(putIfMatch("/v1/jobs/" + id, "\"7\"", body), 412, "If-Match");
         given().get("/v1/jobs/" + id).then().header("ETag", "\"1\"");
+        // The same body again defines the job as it is: nothing changes, the version included.
+        putIfMatch("/v1/jobs/" + id, "*", body).then().statusCode(200).header("ETag", "\"1\"");
+        body.put("maxAttempts", 4);
         putIfMatch("/v1/jobs/" + id, "*", body).then().statusCode(200).header("ETag", "\"2\"");
+        body.put("maxAttempts", 5);
         putIfMatch("/v1/jobs/" + id, "*", body).then().statusCode(200).header("ETag", "\"3\"");
         given().delete("/v1/jobs/" + id).then().statusCode(204);
         assertProblem(putIfMatch("/v1/jobs/" + id, "*", body), 404);
