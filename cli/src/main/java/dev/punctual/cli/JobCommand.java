@@ -28,7 +28,6 @@ import picocli.CommandLine.Parameters;
             JobCommand.Next.class
         })
 final class JobCommand {
-
     static String path(Cli cli, String ref) {
         return "/v1/jobs/" + ApiClient.segment(Jobs.id(cli, ref));
     }
@@ -39,7 +38,8 @@ final class JobCommand {
             description = {
                 "Creates the job the file describes, or replaces the definition of the live job of the same name"
                         + " (PUT with If-Match: the version read, so a change made meanwhile is not overwritten).",
-                "The file is the body of POST /v1/jobs, in YAML or JSON."
+                "The file is the body of POST /v1/jobs, in YAML or JSON; instead of binaryId it may name the binary:"
+                        + " binary: NAME (the newest of that name) or NAME@sha256:HEX."
             })
     static final class Apply implements Runnable {
         private final Cli cli;
@@ -67,6 +67,10 @@ final class JobCommand {
                 throw new Cli.UsageException(named.size() + " jobs are named " + name + ": apply needs one");
             }
             ObjectNode definition = definition((ObjectNode) body, named.isEmpty());
+            if (definition.has("binary")) {
+                definition.put(
+                        "binaryId", binaryNamed(cli, definition.remove("binary").asText()));
+            }
             ApiClient.Answer answer;
             if (named.isEmpty()) {
                 answer = cli.api().post("/v1/jobs", definition, Map.of());
@@ -109,6 +113,25 @@ final class JobCommand {
                 d.remove("secrets");
             }
             return d;
+        }
+
+        /**
+         * The id of the binary {@code ref} names: {@code name}, the newest binary of that name, or
+         * {@code name@sha256:<hex>}, the newest of that name and content.
+         */
+        static String binaryNamed(Cli cli, String ref) {
+            int at = ref.indexOf("@sha256:");
+            String name = at < 0 ? ref : ref.substring(0, at);
+            String sha256 = at < 0 ? null : ref.substring(at + "@sha256:".length());
+            // Newest first: the first of that name is the newest.
+            for (JsonNode b : ApiClient.all(
+                    cli.api(), ApiClient.query("/v1/binaries", ApiClient.params("sha256", sha256, "limit", 100)))) {
+                if (name.equals(b.path("name").asText()) && b.path("uploaded").asBoolean(true)) {
+                    return b.path("id").asText();
+                }
+            }
+            throw new Cli.UsageException("binary: none of yours is named " + name
+                    + (sha256 == null ? "" : " with sha256 " + sha256) + " (bin/punctual binary push it first)");
         }
 
         static JsonNode read(Path file) {

@@ -193,6 +193,35 @@ class CliIT {
                 .as("no live job has that name now")
                 .isEqualTo(3);
         assertThat(ok("job", "list").out()).as("deleted: not listed").doesNotContain("cli-hello");
+        // A job may name its binary, the newest of that name, or of that name and content.
+        JsonNode pushedOne = ok("binary", "get", binaryId, "-o", "json").json();
+        Path byName = file("by-name.yaml", "name: cli-named\nbinary: hello\nschedule: {type: now}\n");
+        assertThat(ok("job", "apply", "-f", byName.toString(), "-o", "json")
+                        .json()
+                        .path("binaryId")
+                        .asText())
+                .isEqualTo(ok("binary", "list", "-o", "json")
+                        .json()
+                        .get(0)
+                        .path("id")
+                        .asText());
+        Path bySha = file(
+                "by-sha.yaml",
+                "name: cli-sha\nbinary: hello@sha256:"
+                        + pushedOne.path("sha256").asText() + "\nschedule: {type: now}\n");
+        assertThat(ok("job", "apply", "-f", bySha.toString(), "-o", "json")
+                        .json()
+                        .path("binaryId")
+                        .asText())
+                .isNotEmpty();
+        Result unknown = punctual(
+                "job",
+                "apply",
+                "-f",
+                file("none.yaml", "name: x\nbinary: nope\nschedule: {type: now}\n")
+                        .toString());
+        assertThat(unknown.code()).isEqualTo(2);
+        assertThat(unknown.err()).contains("none of yours is named nope");
         assertThat(ok("job", "list", "--all").out()).contains("cli-hello", "DELETED");
     }
 
