@@ -135,8 +135,8 @@ public final class ExecutorPool implements AutoCloseable {
                     }
                     held.release(taken - messages.size());
                 } catch (InterruptedException e) {
+                    // Its hunger ends with the loop (loop()).
                     held.release(taken);
-                    held.hungry(lane, false);
                     Thread.currentThread().interrupt();
                     return;
                 } catch (RuntimeException e) {

@@ -10,13 +10,13 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A number of permits that the lanes ({@link Priority}) wait for: an executor's room for received messages, or its
- * run slots. While several lanes wait, the next grant goes to the lane a smooth weighted round robin picks by
- * {@link Priority#weight} (each waiting lane's credit grows by its weight at every pick, the picked one's falls by the
- * sum), so that among lanes that all keep waiting, {@code high}, {@code normal} and {@code low} get 8, 4 and 1 of
- * every 13 grants, spread evenly: no lane waits behind another for long, however busy that one is. Within a lane,
- * first come first served. The picked waiter is served before anyone else, once there are as many permits as it
- * needs: a lane that wants several at once is not passed over for ever by lanes that want one.
+ * A number of permits that the lanes ({@link Priority}) want: an executor's room for received messages, or its run
+ * slots. While several lanes want some (waiting here, or {@link #hungry}), the next grant goes to the lane a smooth
+ * weighted round robin picks by {@link Priority#weight} (each wanting lane's credit grows by its weight at every pick,
+ * the picked one's falls by the sum), so that among lanes that all keep wanting, {@code high}, {@code normal} and
+ * {@code low} get 8, 4 and 1 of every 13 grants, spread evenly: no lane waits behind another for long, however busy
+ * that one is. Within a lane, first come first served. The picked lane is served before anyone else: alone, once
+ * there are as many permits as its waiter asked for at least; while others want some, as soon as one is free.
  */
 final class LanePermits {
     private final ReentrantLock lock = new ReentrantLock();
@@ -25,7 +25,7 @@ final class LanePermits {
     private final Map<Priority, Integer> credit = new EnumMap<>(Priority.class);
     /** Lanes that want more while not waiting here (a receive of theirs is under way: {@link #hungry}). */
     private final Set<Priority> hungry = EnumSet.noneOf(Priority.class);
-    /** Permits picked for a hungry lane while its receive was under way, its at its next {@link #acquire}. */
+    /** Permits picked for a hungry lane while its receive was under way, handed to its next {@link #acquire}. */
     private final Map<Priority, Integer> reserved = new EnumMap<>(Priority.class);
 
     private int available;

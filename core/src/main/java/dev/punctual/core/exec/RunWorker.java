@@ -275,7 +275,7 @@ public final class RunWorker {
             if (!overlaps && jobSlot.isEmpty()) {
                 claim = new Claims.OverlapRunning(job.get().activeRuns().getFirst());
             } else if (limit > 0 && tenantSlot.isEmpty()) {
-                claim = new Claims.TenantFull(job.get().owner(), limit);
+                claim = new Claims.TenantFull(limit);
             } else {
                 claim = claims.claim(
                         grant(m, now), job.orElse(null), jobSlot.orElse(null), tenantSlot.orElse(null), now);

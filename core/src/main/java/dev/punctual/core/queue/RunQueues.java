@@ -40,14 +40,6 @@ public final class RunQueues implements RunSender {
         }
     }
 
-    /** One queue for every lane: a test's, or a deployment of one lane. */
-    public RunQueues(RunQueue only) {
-        this.lanes = new EnumMap<>(Priority.class);
-        for (Priority p : Priority.values()) {
-            lanes.put(p, only);
-        }
-    }
-
     public RunQueue lane(Priority p) {
         return lanes.get(p);
     }

@@ -64,10 +64,10 @@ public final class Claims {
     public record Slot(int index, String seen) {}
 
     /**
-     * The tenant is at its running limit: every slot of {@code owner}'s holds a run RUNNING under a live lease, as far
-     * as the claim looked ({@link #tenantSlotFor}); the run waits.
+     * The tenant is at its running {@code limit}: every slot of its holds a run RUNNING under a live lease, as far as
+     * the claim looked ({@link #tenantSlotFor}); the run waits.
      */
-    public record TenantFull(String owner, int limit) implements Exclusive {}
+    public record TenantFull(int limit) implements Exclusive {}
 
     /** Another claim took the tenant's slot first, or its run is RUNNING again: look again. */
     public record TenantSlotLost() implements Exclusive {}

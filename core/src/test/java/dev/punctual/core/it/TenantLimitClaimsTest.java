@@ -54,7 +54,7 @@ class TenantLimitClaimsTest {
         for (int race = 0; race < 5; race++) {
             Optional<Claims.TenantSlot> slot = claims.tenantSlotFor(Fixture.OWNER, limit, run.get(0), run.get(1), at);
             if (slot.isEmpty()) {
-                return new Claims.TenantFull(Fixture.OWNER, limit);
+                return new Claims.TenantFull(limit);
             }
             Change grant = Change.of(Transition.CLAIM, run.get(0), run.get(1), at)
                     .withLease(executor, at.plus(Duration.ofMinutes(1)));
