@@ -1,0 +1,89 @@
+// Runs across jobs (issue 37), imported by dashboard.test.mjs: the Runs page's search (states, a due-time range
+// typed in the shown zone and sent as UTC instants, runs not yet due).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { API, open, shot, BROWSER_ZONE } from './browser.mjs';
+import { call, binary, until, runs, wall } from './api.mjs';
+
+const TAG = Date.now().toString(36);
+let browser;
+let page;
+let errors;
+let daily;
+let dead;
+let backfilled;
+let deadRun;
+
+before(async () => {
+  ({ browser, page, errors } = await open());
+  const bin = await binary(process.env.PUNCTUAL_BINARY);
+  daily = await call('POST', '/v1/jobs', {
+    name: `ui-runs-${TAG}-a-rather-long-job-name-that-has-to-fit-somewhere`, binaryId: bin,
+    schedule: { type: 'cron', expression: '0 12 * * *', timezone: 'UTC' },
+    labels: { team: 'dashboard-and-command-line', service: 'nightly-reconciliation-of-everything' },
+  });
+  dead = await call('POST', '/v1/jobs', { name: `ui-runs-${TAG}-dies`, binaryId: bin, schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
+  // Three runs due at noon UTC on three days before yesterday, whatever today is.
+  const to = new Date(Date.now() - 86_400_000);
+  to.setUTCHours(18, 0, 0, 0);
+  const from = new Date(to.getTime() - 3 * 86_400_000);
+  await call('POST', `/v1/jobs/${daily.id}/backfill`, { from: from.toISOString(), to: to.toISOString() });
+  backfilled = await until(() => runs(daily.id), (rs) => rs.length === 3 && rs.every((r) => r.state === 'SUCCEEDED'));
+  [deadRun] = await until(() => runs(dead.id), (rs) => rs[0] && rs[0].state === 'DEAD');
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+/** The input value of a datetime-local field for an instant, in the browser's zone, to the minute. */
+const typed = (ms) => wall(new Date(ms).toISOString(), BROWSER_ZONE).slice(0, 16).replace(' ', 'T');
+
+test('runs across jobs: newest due first, narrowed by state, by a due-time range in the shown zone, and with runs not yet due', async () => {
+  await page.goto(`${API}/ui/#/jobs`);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
+  await page.getByRole('heading', { name: 'Runs', exact: true }).waitFor();
+  await page.locator('tbody tr').first().waitFor();
+  const dues = async () => page.locator('tbody tr td:nth-child(7) time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')));
+  const first = await dues();
+  assert.deepEqual(first, [...first].sort().reverse(), 'newest due first');
+
+  // By state, typed in any case: only dead runs, ours among them, its job named and linked.
+  await page.getByLabel('States (comma-separated)', { exact: true }).fill('dead');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.waitForURL(/#\/runs\?state=DEAD$/);
+  const deadRow = page.locator('tbody tr', { hasText: deadRun.runId });
+  await deadRow.waitFor();
+  assert.deepEqual([...new Set(await page.locator('tbody tr td:nth-child(3)').allInnerTexts())], ['DEAD']);
+  assert.equal(await deadRow.getByRole('link', { name: dead.name }).getAttribute('href'), `#/jobs/${dead.id}`);
+  await shot(page, 'runs');
+
+  // A range around the middle backfilled run (noon UTC), typed in the browser's zone: sent as UTC instants.
+  const middle = Date.parse(backfilled[1].scheduledAt);
+  await page.getByLabel('States (comma-separated)', { exact: true }).fill('');
+  await page.getByLabel(`Due from (${BROWSER_ZONE})`, { exact: true }).fill(typed(middle - 3_600_000));
+  await page.getByLabel(`Due until (${BROWSER_ZONE})`, { exact: true }).fill(typed(middle + 3_600_000));
+  const asked = page.waitForRequest((r) => r.url().includes('/v1/runs?'));
+  await page.getByRole('button', { name: 'Search' }).click();
+  const q = new URL((await asked).url()).searchParams;
+  assert.equal(q.get('from'), new Date(middle - 3_600_000).toISOString());
+  assert.equal(q.get('to'), new Date(middle + 3_600_000).toISOString());
+  await page.locator('tbody tr', { hasText: backfilled[1].runId }).waitFor();
+  for (const d of await dues()) assert.ok(Math.abs(Date.parse(d) - middle) <= 3_600_000, d);
+  assert.equal(await page.locator('tbody tr', { hasText: backfilled[0].runId }).count(), 0);
+
+  // Runs not yet due: the daily job's next one, only with the box ticked.
+  await page.getByLabel(`Due from (${BROWSER_ZONE})`, { exact: true }).fill('');
+  await page.getByLabel(`Due until (${BROWSER_ZONE})`, { exact: true }).fill('');
+  await page.getByLabel('States (comma-separated)', { exact: true }).fill('SCHEDULED');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('tbody tr, p.empty').first().waitFor();
+  const pending = page.locator('tbody tr', { has: page.getByRole('link', { name: daily.name }) });
+  assert.equal(await pending.count(), 0);
+  await page.getByLabel('Include runs not yet due', { exact: true }).check();
+  await page.getByRole('button', { name: 'Search' }).click();
+  await pending.first().waitFor();
+  const due = await pending.first().locator('td:nth-child(7) time').getAttribute('datetime');
+  assert.ok(Date.parse(due) > Date.now(), due);
+  assert.deepEqual(errors, []);
+});
