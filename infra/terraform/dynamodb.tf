@@ -20,13 +20,16 @@ locals {
     runs = {
       hash_key   = "jobId"
       range_key  = "runId"
-      attributes = ["jobId", "runId", "dueShard", "dueSort", "ownerState", "finishedSort"]
+      attributes = ["jobId", "runId", "dueShard", "dueSort", "ownerState", "finishedSort", "ownerShard"]
       indexes = {
         # The sparse due index the sweeper reads: one partition per minute bucket and write shard. Keys only: a
         # run's claim, launch and heartbeats change no key of it, so they cost the index nothing.
         byDue = { hash_key = "dueShard", range_key = "dueSort", projection = "KEYS_ONLY" }
         # The sparse dead-letter index: only DEAD runs carry ownerState (<owner>#DEAD) and finishedSort.
         byOwnerState = { hash_key = "ownerState", range_key = "finishedSort", projection = "ALL" }
+        # GET /v1/runs: an owner's runs across jobs, newest due first. ownerShard (<owner>#<0-7>, by job) spreads a
+        # tenant's run creations over eight partitions. Keys only, on keys written once when a run is created.
+        byOwner = { hash_key = "ownerShard", range_key = "runId", projection = "KEYS_ONLY" }
       }
       # Finished runs (SUCCEEDED, DEAD, CANCELLED) expire after punctual.retention.
       ttl = ["expiresAt"]

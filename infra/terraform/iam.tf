@@ -114,9 +114,11 @@ locals {
       # GET /v1/jobs: an owner's jobs through the byOwner index.
       { sid = "JobsByOwner", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["jobs"].arn}/index/*"] },
       # First run, dispatch marks, cancellation on delete, and GET /v1/jobs/{id}/runs (a query of the base table).
-      # PutItem/DeleteItem also arm and remove a job's watch (its expectation's check, <job>#watch).
-      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"], resources = [aws_dynamodb_table.this["runs"].arn] },
-      # GET /v1/runs?state=DEAD: an owner's dead runs through the byOwnerState index.
+      # PutItem/DeleteItem also arm and remove a job's watch (its expectation's check, <job>#watch). BatchGetItem:
+      # GET /v1/runs reads a page's runs by key (the byOwner index holds keys only).
+      { sid = "Runs", actions = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"], resources = [aws_dynamodb_table.this["runs"].arn] },
+      # GET /v1/runs: an owner's runs through the byOwner index, and with state=DEAD their dead ones through the
+      # byOwnerState index.
       { sid = "RunsByOwnerState", actions = ["dynamodb:Query"], resources = ["${aws_dynamodb_table.this["runs"].arn}/index/*"] },
       # Register binaries; mark one uploaded once its object is found (later creations then skip S3).
       { sid = "Binaries", actions = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], resources = [aws_dynamodb_table.this["binaries"].arn] },

@@ -2,6 +2,7 @@ package dev.punctual.api;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.service.Page;
+import dev.punctual.core.service.RunListing;
 import dev.punctual.core.service.RunView;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -12,7 +13,10 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import org.jboss.resteasy.reactive.RestQuery;
 
-/** Runs across jobs: the dead letters. Maps HTTP to {@link dev.punctual.core.service.DeadLetterService}. */
+/**
+ * Runs across jobs: a search of the caller's runs, newest due first, and the dead letters. Maps HTTP to {@link
+ * dev.punctual.core.service.RunsAcrossJobs}.
+ */
 @Tag(name = "Runs", description = "Runs across jobs")
 @Path("/v1/runs")
 @Produces(MediaType.APPLICATION_JSON)
@@ -23,10 +27,21 @@ public class RunResource {
     @Inject
     Tenants tenants;
 
+    /**
+     * The caller's runs of every job, newest due first: those due by now unless {@code future=true}; {@code state}
+     * (comma-separated), {@code from} and {@code to} (instants, inclusive) narrow them, as a job's listing does.
+     * {@code state=DEAD} alone lists the dead letters, most recently finished first.
+     */
     @GET
     @Operation(operationId = "listRuns")
     public Page<RunView> list(
-            @RestQuery("state") String state, @RestQuery("limit") String limit, @RestQuery("cursor") String cursor) {
-        return punctual.deadLetters.list(tenants.current(), state, Params.integer("limit", limit), cursor);
+            @RestQuery("state") String state,
+            @RestQuery("from") String from,
+            @RestQuery("to") String to,
+            @RestQuery("future") String future,
+            @RestQuery("limit") String limit,
+            @RestQuery("cursor") String cursor) {
+        return punctual.runsAcrossJobs.list(
+                tenants.current(), new RunListing(state, from, to, future), Params.integer("limit", limit), cursor);
     }
 }

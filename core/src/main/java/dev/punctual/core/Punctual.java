@@ -25,6 +25,7 @@ import dev.punctual.core.queue.DeadLetterQueue;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.RunRepository;
+import dev.punctual.core.run.RunSearch;
 import dev.punctual.core.run.WatchRepository;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.service.BinaryService;
@@ -32,6 +33,7 @@ import dev.punctual.core.service.DeadLetterService;
 import dev.punctual.core.service.JobContext;
 import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
+import dev.punctual.core.service.RunsAcrossJobs;
 import dev.punctual.core.store.Claims;
 import dev.punctual.core.store.TableDispatchStore;
 import dev.punctual.core.sweep.Sweeper;
@@ -89,6 +91,7 @@ public final class Punctual {
     public final BinaryService binaries;
     public final JobService jobService;
     public final DeadLetterService deadLetters;
+    public final RunsAcrossJobs runsAcrossJobs;
     public final JobLifecycle lifecycle;
     /** Where run outcomes are published (executors and the sweeper publish; the API does not). */
     public final RunNotices notices;
@@ -171,6 +174,7 @@ public final class Punctual {
                 new JobContext(jobs, runs, watches, tx, dispatcher, schedules, planner, usage, settings, clock);
         this.jobService = new JobService(jobContext, binaries, store, new IdempotencyRepository(dynamo, resources));
         this.deadLetters = new DeadLetterService(jobs, runs, queues, clock);
+        this.runsAcrossJobs = new RunsAcrossJobs(jobs, new RunSearch(dynamo, resources), deadLetters, clock);
         this.lifecycle = new JobLifecycle(jobContext);
     }
 

@@ -45,6 +45,8 @@ final class CodeActions {
             // So do a tenant's idempotency keys (idem#<hash>).
             Map.entry("dev/punctual/core/tenant/IdempotencyRepository", "table:jobs"),
             Map.entry("dev/punctual/core/run/RunRepository", "table:runs"),
+            // The runs table's byOwner index (GET /v1/runs) and the page's runs by key.
+            Map.entry("dev/punctual/core/run/RunSearch", "table:runs"),
             // Builds the runs table's transaction items (put and update) for RunRepository.
             Map.entry("dev/punctual/core/run/RunWrite", "table:runs"),
             // A job's watch (its expectation's check) is an item of the runs table (<job>#watch).

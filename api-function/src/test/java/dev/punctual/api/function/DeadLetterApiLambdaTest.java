@@ -37,7 +37,7 @@ class DeadLetterApiLambdaTest {
     Punctual punctual;
 
     @Test
-    void listsDeadRunsNewestFirstPageByPageAndRequiresStateDead() throws Exception {
+    void listsDeadRunsNewestFirstPageByPageAndSearchesAcrossJobsOtherwise() throws Exception {
         List<String> made = new ArrayList<>(); // job ids (run ids are per occurrence: they may repeat across jobs)
         for (int i = 0; i < 3; i++) {
             made.add(0, deadRun("dl-page-" + i)[0]);
@@ -50,8 +50,29 @@ class DeadLetterApiLambdaTest {
         assertThat(seen).containsSubsequence(made);
         assertThat(pages).isGreaterThanOrEqualTo(3);
 
-        assertField(given().get("/v1/runs"), 400, "state");
-        assertField(given().queryParam("state", "FAILED").get("/v1/runs"), 400, "state");
+        // Anything but state=DEAD alone is the search across jobs, newest due first: here the dead runs again
+        // (not due yet: these are due an hour ahead), with their jobs' names.
+        var across = given().queryParam("state", "DEAD")
+                .queryParam("future", "true")
+                .queryParam("limit", 100)
+                .get("/v1/runs")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath();
+        assertThat(across.getList("items.jobId", String.class)).containsAll(made);
+        assertThat(across.getList("items.jobName", String.class)).contains("dl-page-0", "dl-page-1", "dl-page-2");
+        assertThat(given().queryParam("state", "FAILED")
+                        .queryParam("future", "true")
+                        .get("/v1/runs")
+                        .then()
+                        .statusCode(200)
+                        .extract()
+                        .jsonPath()
+                        .getList("items.jobId", String.class))
+                .doesNotContainAnyElementsOf(made);
+        assertField(given().queryParam("state", "NOPE").get("/v1/runs"), 400, "state");
+        assertField(given().queryParam("from", "yesterday").get("/v1/runs"), 400, "from");
         assertField(given().queryParam("state", "DEAD").queryParam("limit", 0).get("/v1/runs"), 400, "limit");
         assertField(
                 given().queryParam("state", "DEAD")

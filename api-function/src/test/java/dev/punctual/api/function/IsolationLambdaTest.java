@@ -162,6 +162,12 @@ class IsolationLambdaTest {
 
         assertThat(deadRunsListed(as(BOB), "runId")).doesNotContain(deadRunId);
         assertThat(deadRunsListed(as(ALICE), "runId")).contains(deadRunId);
+
+        // The search across jobs (every run, those not due yet too): the caller's jobs' runs only.
+        assertThat(listed(as(BOB).queryParam("future", "true"), "/v1/runs", "jobId"))
+                .doesNotContain(jobId, deadJobId);
+        assertThat(listed(as(ALICE).queryParam("future", "true"), "/v1/runs", "jobId"))
+                .contains(jobId, deadJobId);
     }
 
     @Test
@@ -198,6 +204,7 @@ class IsolationLambdaTest {
         Map<String, Function<RequestSpecification, Response>> routes = new java.util.HashMap<>(objectRoutes());
         routes.put("list jobs", r -> r.get("/v1/jobs"));
         routes.put("dead letters", r -> r.queryParam("state", "DEAD").get("/v1/runs"));
+        routes.put("runs across jobs", r -> r.get("/v1/runs"));
         routes.put(
                 "create job",
                 r -> r.contentType(ContentType.JSON).body(Map.of("name", "x")).post("/v1/jobs"));

@@ -352,14 +352,12 @@ public final class AttemptRunner {
         // The heartbeat goes on until the outcome is recorded: while the log is uploaded and the result written
         // (retried through a passing outage), the run stays ours.
         try {
-            Instant folded = null;
             if (launching != null && startTaken.compareAndSet(false, true)) {
                 // Ended before its launch was due: the outcome records the start, one write instead of two. The
                 // lease is kept meanwhile, as a launch would have started doing: an outcome retried through
                 // outages one after another must not outlive the claim's lease (found by the fault suite).
                 launching.cancel(true);
                 launching = null;
-                folded = startedAt;
                 beat.set(leases.keep(message, run, handle, held));
                 timing.mark("ended before its launch").log(run.jobId() + "/" + run.runId() + " attempt " + attempt);
             }
@@ -369,7 +367,7 @@ public final class AttemptRunner {
                     job,
                     new Settlement.Ending(exitCode, error, killed, retryable),
                     launching,
-                    folded,
+                    startedAt,
                     workDir,
                     logFile,
                     held);

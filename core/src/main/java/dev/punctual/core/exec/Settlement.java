@@ -116,9 +116,10 @@ final class Settlement {
 
     /**
      * Records the outcome of an attempt that was started or tried: waits for its launch's write ({@code launching};
-     * null: none to wait for), or records the start itself ({@code foldedStart}: the binary ended before its launch
-     * was due); stores its log, removes its files and writes the outcome while the lease lasts. FENCED when it is not
-     * ours to record any more.
+     * null: none to wait for), stores its log, removes its files and writes the outcome while the lease lasts.
+     * {@code start} is when the binary started (null: it never did); the outcome writes it where the launch did not
+     * (the binary ended before its launch was due: one write a run instead of two), and for an attempt that will
+     * be tried again, whose history keeps it. FENCED when it is not ours to record any more.
      */
     Outcome record(
             Message message,
@@ -126,7 +127,7 @@ final class Settlement {
             Job job,
             Ending end,
             Future<?> launching,
-            Instant foldedStart,
+            Instant start,
             Path workDir,
             Path logFile,
             AtomicReference<Instant> held)
@@ -152,14 +153,14 @@ final class Settlement {
             // brings the run back as a new attempt.
             return Outcome.FENCED;
         }
-        Instant started = foldedStart;
+        Instant written = launching == null || retried || released ? start : null;
         return WhileHeld.call(
                 clock,
                 held,
                 "recording the outcome of " + run.jobId() + "/" + run.runId(),
                 Integer.MAX_VALUE,
                 () -> settle(
-                        message, run, job, end.exitCode(), end.error(), storedLog, released, end.retryable(), started));
+                        message, run, job, end.exitCode(), end.error(), storedLog, released, end.retryable(), written));
     }
 
     /**

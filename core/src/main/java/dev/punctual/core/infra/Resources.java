@@ -24,6 +24,8 @@ public final class Resources {
     public static final String OWNER_STATE = "ownerState";
 
     public static final String FINISHED_SORT = "finishedSort";
+    /** Every run created since the index existed: {@code <owner>#<0-7>} by job ({@code RunSearch}). */
+    public static final String OWNER_SHARD = "ownerShard";
 
     public static final String JOBS_BY_OWNER = "byOwner";
     public static final String BINARIES_BY_OWNER = "byOwner";
@@ -32,6 +34,7 @@ public final class Resources {
 
     public static final String RUNS_BY_DUE = "byDue";
     public static final String RUNS_BY_OWNER_STATE = "byOwnerState";
+    public static final String RUNS_BY_OWNER = "byOwner";
 
     /** Above {@link Settings#DEFAULT_MAX_ATTEMPTS_LIMIT} with room for receives that lose a claim. */
     public static final int MAX_RECEIVE_COUNT = 25;
@@ -66,7 +69,10 @@ public final class Resources {
                         // and each would be an index write too; the sweeper fetches the few items it acts on.
                         new TableSpec.IndexSpec(RUNS_BY_DUE, DUE_SHARD, DUE_SORT, true),
                         // Only DEAD runs are in it, and they are seldom written.
-                        new TableSpec.IndexSpec(RUNS_BY_OWNER_STATE, OWNER_STATE, FINISHED_SORT, false)),
+                        new TableSpec.IndexSpec(RUNS_BY_OWNER_STATE, OWNER_STATE, FINISHED_SORT, false),
+                        // An owner's runs across jobs, newest due first. Keys only, on keys written once: a run's
+                        // later writes cost it nothing.
+                        new TableSpec.IndexSpec(RUNS_BY_OWNER, OWNER_SHARD, RUN_ID, true)),
                 EXPIRES_AT);
     }
 

@@ -11,6 +11,7 @@ import java.time.Instant;
  * the current attempt's executor was about to start the binary (null: it never got that far). The latest
  * attempt's output is in S3 under {@code logKey}, or, when small, kept on the run itself as {@code log}.
  * {@code waiting}: why a run that is not running yet waits (its tenant at its running limit), until it is claimed.
+ * {@code history}: its earlier attempts and its retries by hand ({@link RunHistory}).
  */
 public record Run(
         String jobId,
@@ -33,11 +34,13 @@ public record Run(
         Instant queuedAt,
         Instant launchedAt,
         Overrides overrides,
-        String waiting) {
+        String waiting,
+        RunHistory history) {
 
     public Run {
         occurrence = occurrence == null ? scheduledAt : occurrence;
         overrides = overrides == null ? Overrides.NONE : overrides;
+        history = history == null ? RunHistory.NONE : history;
     }
 
     /** This run with {@code overrides} of its job's command line (a triggered run's). */
@@ -63,7 +66,8 @@ public record Run(
                 queuedAt,
                 launchedAt,
                 overrides,
-                waiting);
+                waiting,
+                history);
     }
 
     public static Run scheduled(
@@ -95,7 +99,8 @@ public record Run(
                 null,
                 null,
                 Overrides.NONE,
-                null);
+                null,
+                RunHistory.NONE);
     }
 
     /** When the run became due: its due time, or its creation if it was created late (catch-up, backfill). */

@@ -8,7 +8,9 @@ import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -48,6 +50,25 @@ public final class RunItems {
     /** A triggered or backfilled run's own lane ({@link Overrides#priority}); absent: its job's. */
     static final String PRIORITY = "priority";
 
+    /**
+     * An earlier attempt's facts, one attribute each ({@code past_1}, {@code past_2}, …), written by the claim that
+     * replaces them ({@link RunHistory}). Top-level attributes, not a list: an update can set one without the item
+     * having a list to append to (PartiQL has no {@code if_not_exists}), so runs written before them need nothing.
+     */
+    static final String PAST = "past_";
+
+    /** When the run was last retried by hand ({@link Transition#REDRIVE}); absent: never. */
+    static final String REDRIVEN_AT = "redrivenAt";
+
+    private static final String P_STARTED = "startedAt";
+    private static final String P_FINISHED = "finishedAt";
+    private static final String P_EXIT = "exitCode";
+    private static final String P_ERROR = "error";
+    private static final String P_EXECUTOR = "executorId";
+
+    /** Longer errors are cut when archived: the run's latest attempt keeps its whole. */
+    private static final int PAST_ERROR_CHARS = 300;
+
     private RunItems() {}
 
     static Map<String, AttributeValue> key(String jobId, String runId) {
@@ -60,6 +81,7 @@ public final class RunItems {
         item.put(Resources.JOB_ID, s(run.jobId()));
         item.put(Resources.RUN_ID, s(run.runId()));
         item.put(OWNER, s(run.owner()));
+        item.put(Resources.OWNER_SHARD, s(RunSearch.shard(run.owner(), run.jobId())));
         item.put(SCHEDULED_AT, instant(run.scheduledAt()));
         if (!run.occurrence().equals(run.scheduledAt())) {
             item.put(OCCURRENCE, instant(run.occurrence()));
@@ -113,6 +135,46 @@ public final class RunItems {
                                 item.containsKey(ENV) ? Items.stringMap(item, ENV) : Map.of(),
                                 item.containsKey(PRIORITY) ? Priority.valueOf(Items.str(item, PRIORITY)) : null)
                         : Overrides.NONE,
-                Items.str(item, WAITING));
+                Items.str(item, WAITING),
+                history(item));
+    }
+
+    /** An ended attempt's facts, kept as {@code past_<attempt>} ({@link RunHistory.PastAttempt}). */
+    static AttributeValue past(Instant started, Instant finished, Integer exitCode, String error, String executor) {
+        Map<String, AttributeValue> m = new LinkedHashMap<>();
+        if (started != null) {
+            m.put(P_STARTED, instant(started));
+        }
+        if (finished != null) {
+            m.put(P_FINISHED, instant(finished));
+        }
+        if (exitCode != null) {
+            m.put(P_EXIT, n(exitCode));
+        }
+        if (error != null) {
+            m.put(P_ERROR, s(error.length() > PAST_ERROR_CHARS ? error.substring(0, PAST_ERROR_CHARS) + "…" : error));
+        }
+        if (executor != null) {
+            m.put(P_EXECUTOR, s(executor));
+        }
+        return AttributeValue.fromM(m);
+    }
+
+    private static RunHistory history(Map<String, AttributeValue> item) {
+        List<RunHistory.PastAttempt> past = new ArrayList<>();
+        item.forEach((name, value) -> {
+            if (name.startsWith(PAST) && value.hasM()) {
+                Map<String, AttributeValue> m = value.m();
+                past.add(new RunHistory.PastAttempt(
+                        Integer.parseInt(name.substring(PAST.length())),
+                        Items.instant(m, P_STARTED),
+                        Items.instant(m, P_FINISHED),
+                        Items.integer(m, P_EXIT),
+                        Items.str(m, P_ERROR),
+                        Items.str(m, P_EXECUTOR)));
+            }
+        });
+        Instant redriven = Items.instant(item, REDRIVEN_AT);
+        return past.isEmpty() && redriven == null ? RunHistory.NONE : new RunHistory(past, redriven);
     }
 }

@@ -15,7 +15,9 @@ import static dev.punctual.core.run.RunItems.LOG;
 import static dev.punctual.core.run.RunItems.LOG_KEY;
 import static dev.punctual.core.run.RunItems.MAX_ATTEMPTS;
 import static dev.punctual.core.run.RunItems.OCCURRENCE;
+import static dev.punctual.core.run.RunItems.PAST;
 import static dev.punctual.core.run.RunItems.QUEUED_AT;
+import static dev.punctual.core.run.RunItems.REDRIVEN_AT;
 import static dev.punctual.core.run.RunItems.SCHEDULED_AT;
 import static dev.punctual.core.run.RunItems.STARTED_AT;
 import static dev.punctual.core.run.RunItems.STATE;
@@ -296,8 +298,15 @@ public final class RunRepository {
                         .set(STARTED_AT, instant(now));
             case SUCCEED, FAIL, RELEASE, DIE -> {
                 if (c.startedAt() != null) {
-                    // The binary ended before its launch was written: the outcome records the start (AttemptRunner).
+                    // The binary's start: the launch wrote the same already, unless the binary ended before its
+                    // launch was written, when the outcome is the only write of it (Settlement.record).
                     w.set(LAUNCHED_AT, instant(c.startedAt())).set(STARTED_AT, instant(c.startedAt()));
+                }
+                if (c.transition() == Transition.FAIL || c.transition() == Transition.RELEASE) {
+                    // A retry follows, whose claim replaces these facts: kept as the attempt's history.
+                    w.set(
+                            PAST + c.fencingAttempt(),
+                            RunItems.past(c.startedAt(), now, c.exitCode(), c.error(), c.executorId()));
                 }
                 w.set(FINISHED_AT, instant(now))
                         .setOrRemove(EXIT_CODE, c.exitCode() == null ? null : n(c.exitCode()))
@@ -335,10 +344,31 @@ public final class RunRepository {
                 w.set(FINISHED_AT, instant(now)).set(ERROR, s(c.error()));
             // Out of the dead-letter index and without its TTL; the attempt number is kept: the next claim
             // continues it, so it stays a fencing token. Its give-backs start afresh with its new attempts.
-            case REDRIVE ->
+            case REDRIVE -> {
                 w.set(MAX_ATTEMPTS, n(c.maxAttempts()))
                         .set(QUEUED_AT, instant(now))
+                        .set(REDRIVEN_AT, instant(now))
                         .remove(Resources.OWNER_STATE, Resources.FINISHED_SORT, Resources.EXPIRES_AT, GIVEN_BACK);
+                Run seen = c.run();
+                if (seen != null) {
+                    // The dead attempt's facts, which the next claim replaces, join its history; the oldest past
+                    // RunHistory.KEPT are dropped, so retries by hand cannot grow the item without bound.
+                    w.set(
+                            PAST + seen.attempt(),
+                            RunItems.past(
+                                    seen.startedAt(),
+                                    seen.finishedAt(),
+                                    seen.exitCode(),
+                                    seen.error(),
+                                    seen.leaseOwner()));
+                    List<RunHistory.PastAttempt> kept = seen.history().attempts();
+                    for (int i = 0; i < kept.size() + 1 - RunHistory.KEPT; i++) {
+                        if (kept.get(i).attempt() != seen.attempt()) {
+                            w.remove(PAST + kept.get(i).attempt());
+                        }
+                    }
+                }
+            }
             case WAIT -> w.set(WAITING, s(c.error()));
             case UNINDEX -> w.require("attribute_exists(" + w.name(Resources.DUE_SHARD) + ")");
         }

@@ -61,7 +61,17 @@ public final class DeadLetterService {
                         Resources.FINISHED_SORT,
                         sort -> true));
         var page = runs.listDead(owner, n, key);
-        return new Page<>(page.items().stream().map(RunView::of).toList(), Cursors.encode(page.lastKey()));
+        Map<String, Job> named =
+                jobs.getAll(page.items().stream().map(Run::jobId).distinct().toList());
+        return new Page<>(
+                page.items().stream()
+                        .map(r -> RunView.of(
+                                r,
+                                named.containsKey(r.jobId())
+                                        ? named.get(r.jobId()).name()
+                                        : null))
+                        .toList(),
+                Cursors.encode(page.lastKey()));
     }
 
     /**
@@ -104,7 +114,7 @@ public final class DeadLetterService {
                         null,
                         run.overrides().priorityOr(job.firing().priority()))),
                 now);
-        return RunView.of(runs.get(jobId, runId).orElseThrow());
+        return RunView.of(runs.get(jobId, runId).orElseThrow(), job.name());
     }
 
     private static ValidationException notDead(RunState state) {

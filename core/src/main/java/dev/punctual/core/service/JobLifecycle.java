@@ -92,7 +92,7 @@ public final class JobLifecycle {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "immediate dispatch of " + jobId + "/" + runId + " failed; the sweeper sends it", e);
         }
-        return RunView.of(ctx.runs().get(jobId, runId).orElse(run));
+        return RunView.of(ctx.runs().get(jobId, runId).orElse(run), job.name());
     }
 
     /**

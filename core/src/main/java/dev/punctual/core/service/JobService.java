@@ -394,7 +394,8 @@ public final class JobService {
     /** A page of the job's runs that {@code listing} asks for, newest first (see {@link RunListing}). */
     public Page<RunView> runs(String owner, String jobId, Integer limit, String cursor, RunListing listing) {
         RunRepository.RunRange range = listing.resolve(ctx.clock().instant());
-        boolean paused = ctx.owned(owner, jobId).state() == JobState.PAUSED;
+        Job job = ctx.owned(owner, jobId);
+        boolean paused = job.state() == JobState.PAUSED;
         var key = Cursors.decode(
                 cursor,
                 Map.<String, Predicate<String>>of(Resources.JOB_ID, jobId::equals, Resources.RUN_ID, Keys::runId));
@@ -413,23 +414,24 @@ public final class JobService {
                 stored.addAll(RunListing.UNSTARTED);
             }
             range = new RunRepository.RunRange(range.from(), range.to(), stored);
-            shown = r -> paused && RunListing.UNSTARTED.contains(r.state()) ? asksPaused : asked.contains(r.state());
+            shown = r -> RunListing.shows(r, paused, asked, asksPaused);
         }
         var page = ctx.runs().listForJob(jobId, Cursors.pageSize(limit), key, range);
         return new Page<>(
-                page.items().stream().filter(shown).map(r -> view(r, paused)).toList(), Cursors.encode(page.lastKey()));
+                page.items().stream().filter(shown).map(r -> view(r, job)).toList(), Cursors.encode(page.lastKey()));
     }
 
-    /** The run as the API shows it; one of a paused job that has not started shows {@link RunListing#PAUSED}. */
-    private static RunView view(Run r, boolean jobPaused) {
-        RunView v = RunView.of(r);
-        return jobPaused && RunListing.UNSTARTED.contains(r.state()) ? v.withState(RunListing.PAUSED) : v;
+    /** The run of {@code job} as the API shows it; one of a paused job that has not started shows {@link RunListing#PAUSED}. */
+    static RunView view(Run r, Job job) {
+        RunView v = RunView.of(r, job.name());
+        return job.state() == JobState.PAUSED && RunListing.UNSTARTED.contains(r.state())
+                ? v.withState(RunListing.PAUSED)
+                : v;
     }
 
     /** One run of the job, read strongly: what an attempt wrote last is what is shown. */
     public RunView run(String owner, String jobId, String runId) {
-        boolean paused = ctx.owned(owner, jobId).state() == JobState.PAUSED;
-        return view(existing(jobId, runId), paused);
+        return view(existing(jobId, runId), ctx.owned(owner, jobId));
     }
 
     private Run existing(String jobId, String runId) {

@@ -3,6 +3,7 @@ package dev.punctual.core.service;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
+import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository.RunRange;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.time.Instants;
@@ -37,6 +38,17 @@ public record RunListing(String state, String from, String to, String future) {
 
     private static final String STATES =
             Arrays.stream(RunState.values()).map(Enum::name).collect(Collectors.joining(", ")) + ", " + PAUSED;
+
+    /**
+     * Whether a listing that asked for {@code asked} (empty: any) and, if {@code asksPaused}, {@link #PAUSED} shows
+     * {@code r}, of a job paused or not.
+     */
+    static boolean shows(Run r, boolean jobPaused, Set<RunState> asked, boolean asksPaused) {
+        if (asked.isEmpty() && !asksPaused) {
+            return true;
+        }
+        return jobPaused && UNSTARTED.contains(r.state()) ? asksPaused : asked.contains(r.state());
+    }
 
     /** Whether {@code state} asks for {@link #PAUSED} runs. */
     boolean asksPaused() {

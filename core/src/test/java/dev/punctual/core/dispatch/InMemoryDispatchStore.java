@@ -154,6 +154,7 @@ final class InMemoryDispatchStore implements DispatchStore {
                 r.queuedAt(),
                 r.launchedAt(),
                 r.overrides(),
-                r.waiting());
+                r.waiting(),
+                r.history());
     }
 }

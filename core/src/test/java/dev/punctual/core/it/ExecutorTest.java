@@ -165,6 +165,17 @@ class ExecutorTest {
         assertThat(p.jobService.log(OWNER, job.id(), r.runId(), 1)).isEqualTo("failing 1\n");
         assertThat(p.jobService.log(OWNER, job.id(), r.runId(), 2)).isEqualTo("failing 2\n");
         assertThat(p.jobService.log(OWNER, job.id(), r.runId(), 3)).isEqualTo("failing 3\n");
+        // The two retried attempts are kept in the run's history, each with its start, end and exit code; the
+        // last one's facts are the run's own.
+        assertThat(p.jobService.run(OWNER, job.id(), r.runId()).attempts())
+                .satisfiesExactly(
+                        a -> assertThat(a.attempt()).isEqualTo(1),
+                        a -> assertThat(a.attempt()).isEqualTo(2));
+        assertThat(p.jobService.run(OWNER, job.id(), r.runId()).attempts()).allSatisfy(a -> {
+            assertThat(a.exitCode()).isEqualTo(3);
+            assertThat(a.error()).isEqualTo("exited with code 3");
+            assertThat(Instant.parse(a.startedAt())).isBeforeOrEqualTo(Instant.parse(a.finishedAt()));
+        });
         assertThatThrownBy(() -> p.jobService.log(OWNER, job.id(), r.runId(), 4))
                 .isInstanceOfSatisfying(
                         ValidationException.class,

@@ -78,7 +78,7 @@ class OverlapAndMaxAgeTest {
                         .allMatch(
                                 r -> Fixture.run(p, job.id(), r.runId()).state().terminal()));
         return List.of(a, b).stream()
-                .map(r -> RunView.of(Fixture.run(p, job.id(), r.runId())))
+                .map(r -> RunView.of(Fixture.run(p, job.id(), r.runId()), null))
                 .toList();
     }
 

@@ -124,8 +124,8 @@ class PriorityLanesTest {
                 new BackfillRequest(start.toString(), now.minusSeconds(1).toString(), "low"));
         assertThat(made.created()).isNotEmpty();
         assertThat(made.created())
-                .allSatisfy(runId -> assertThat(
-                                RunView.of(Fixture.run(p, job.id(), runId)).priority())
+                .allSatisfy(runId -> assertThat(RunView.of(Fixture.run(p, job.id(), runId), null)
+                                .priority())
                         .isEqualTo("low"));
     }
 

@@ -106,7 +106,7 @@ class RunningLimitTest {
         Set<String> said = ConcurrentHashMap.newKeySet();
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             for (String[] r : runs) {
-                String waiting = RunView.of(Fixture.run(p, r[0], r[1])).waiting();
+                String waiting = RunView.of(Fixture.run(p, r[0], r[1]), null).waiting();
                 if (waiting != null) {
                     said.add(waiting);
                 }
@@ -120,7 +120,7 @@ class RunningLimitTest {
 
         List<String> lines = Fixture.lines(witness);
         assertThat(runs).allSatisfy(r -> {
-            RunView v = RunView.of(Fixture.run(p, r[0], r[1]));
+            RunView v = RunView.of(Fixture.run(p, r[0], r[1]), null);
             assertThat(v.state()).isEqualTo("SUCCEEDED");
             assertThat(v.attempt()).as("waiting used no attempt").isEqualTo(1);
             assertThat(v.waiting()).isNull();

@@ -119,6 +119,7 @@ class TransitionTest {
                 queuedAt,
                 null,
                 null,
+                null,
                 null);
     }
 
