@@ -9,6 +9,8 @@ import { API, open, shot, lowContrast, BROWSER_ZONE } from './browser.mjs';
 import { wall } from './api.mjs';
 // The tests of issue 37's dashboard, each with its own browser and jobs: they run before the ones below.
 import './zones.mjs';
+import './history.mjs';
+import './runs.mjs';
 import './bulk-form.mjs';
 import './layout.mjs';
 

@@ -19,11 +19,11 @@ before(async () => {
   const bin = await binary(process.env.PUNCTUAL_BINARY);
   // A long name and long labels: what a narrow page has to fit.
   daily = await call('POST', '/v1/jobs', {
-    name: `ui-runs-${TAG}-a-rather-long-job-name-that-has-to-fit-somewhere`, binaryId: bin,
+    name: `ui-layout-${TAG}-a-rather-long-job-name-that-has-to-fit-somewhere`, binaryId: bin,
     schedule: { type: 'cron', expression: '0 12 * * *', timezone: 'UTC' },
     labels: { team: 'dashboard-and-command-line', service: 'nightly-reconciliation-of-everything' },
   });
-  dead = await call('POST', '/v1/jobs', { name: `ui-runs-${TAG}-dies`, binaryId: bin, schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
+  dead = await call('POST', '/v1/jobs', { name: `ui-layout-${TAG}-dies`, binaryId: bin, schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
   // Three runs due at noon UTC on three days before yesterday, whatever today is.
   const to = new Date(Date.now() - 86_400_000);
   to.setUTCHours(18, 0, 0, 0);

@@ -18,9 +18,7 @@ before(async () => {
   ({ browser, page, errors } = await open());
   const bin = await binary(process.env.PUNCTUAL_BINARY);
   daily = await call('POST', '/v1/jobs', {
-    name: `ui-runs-${TAG}-a-rather-long-job-name-that-has-to-fit-somewhere`, binaryId: bin,
-    schedule: { type: 'cron', expression: '0 12 * * *', timezone: 'UTC' },
-    labels: { team: 'dashboard-and-command-line', service: 'nightly-reconciliation-of-everything' },
+    name: `ui-runs-${TAG}-daily`, binaryId: bin, schedule: { type: 'cron', expression: '0 12 * * *', timezone: 'UTC' },
   });
   dead = await call('POST', '/v1/jobs', { name: `ui-runs-${TAG}-dies`, binaryId: bin, schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
   // Three runs due at noon UTC on three days before yesterday, whatever today is.
@@ -36,6 +34,22 @@ after(async () => {
   await browser?.close();
 });
 
+/** The row of a job's run (run ids are due times: two jobs' runs due at once have the same). */
+const rowOf = (job, run) => page.locator('tbody tr', { has: page.locator(`a[href="#/jobs/${job.id}/runs/${encodeURIComponent(run.runId)}"]`) });
+
+/**
+ * Searches with the filters as they are: the page is drawn again from its new address, asks the API, and says it is
+ * done (aria-busy false) once its answer is drawn. The request asked.
+ */
+async function search() {
+  const asked = page.waitForRequest((r) => r.url().includes('/v1/runs?'));
+  await page.getByRole('button', { name: 'Search' }).click();
+  const request = await asked;
+  await request.response();
+  await page.locator('#runs-found[aria-busy="false"]').waitFor();
+  return request;
+}
+
 /** The input value of a datetime-local field for an instant, in the browser's zone, to the minute. */
 const typed = (ms) => wall(new Date(ms).toISOString(), BROWSER_ZONE).slice(0, 16).replace(' ', 'T');
 
@@ -50,11 +64,13 @@ test('runs across jobs: newest due first, narrowed by state, by a due-time range
 
   // By state, typed in any case: only dead runs, ours among them, its job named and linked.
   await page.getByLabel('States (comma-separated)', { exact: true }).fill('dead');
-  await page.getByRole('button', { name: 'Search' }).click();
-  await page.waitForURL(/#\/runs\?state=DEAD$/);
-  const deadRow = page.locator('tbody tr', { hasText: deadRun.runId });
+  await search();
+  assert.match(page.url(), /#\/runs\?state=DEAD$/);
+  const deadRow = rowOf(dead, deadRun);
+  // The page drawn from the new address replaces the one before: only dead runs, ours among them.
+  const states = async () => [...new Set(await page.locator('tbody tr td:nth-child(3)').allInnerTexts())];
+  await until(states, (s) => s.length === 1 && s[0] === 'DEAD', 10_000);
   await deadRow.waitFor();
-  assert.deepEqual([...new Set(await page.locator('tbody tr td:nth-child(3)').allInnerTexts())], ['DEAD']);
   assert.equal(await deadRow.getByRole('link', { name: dead.name }).getAttribute('href'), `#/jobs/${dead.id}`);
   await shot(page, 'runs');
 
@@ -63,25 +79,22 @@ test('runs across jobs: newest due first, narrowed by state, by a due-time range
   await page.getByLabel('States (comma-separated)', { exact: true }).fill('');
   await page.getByLabel(`Due from (${BROWSER_ZONE})`, { exact: true }).fill(typed(middle - 3_600_000));
   await page.getByLabel(`Due until (${BROWSER_ZONE})`, { exact: true }).fill(typed(middle + 3_600_000));
-  const asked = page.waitForRequest((r) => r.url().includes('/v1/runs?'));
-  await page.getByRole('button', { name: 'Search' }).click();
-  const q = new URL((await asked).url()).searchParams;
+  const q = new URL((await search()).url()).searchParams;
   assert.equal(q.get('from'), new Date(middle - 3_600_000).toISOString());
   assert.equal(q.get('to'), new Date(middle + 3_600_000).toISOString());
-  await page.locator('tbody tr', { hasText: backfilled[1].runId }).waitFor();
+  await rowOf(daily, backfilled[1]).waitFor();
   for (const d of await dues()) assert.ok(Math.abs(Date.parse(d) - middle) <= 3_600_000, d);
-  assert.equal(await page.locator('tbody tr', { hasText: backfilled[0].runId }).count(), 0);
+  assert.equal(await rowOf(daily, backfilled[0]).count(), 0);
 
   // Runs not yet due: the daily job's next one, only with the box ticked.
   await page.getByLabel(`Due from (${BROWSER_ZONE})`, { exact: true }).fill('');
   await page.getByLabel(`Due until (${BROWSER_ZONE})`, { exact: true }).fill('');
   await page.getByLabel('States (comma-separated)', { exact: true }).fill('SCHEDULED');
-  await page.getByRole('button', { name: 'Search' }).click();
-  await page.locator('tbody tr, p.empty').first().waitFor();
+  await search();
   const pending = page.locator('tbody tr', { has: page.getByRole('link', { name: daily.name }) });
   assert.equal(await pending.count(), 0);
   await page.getByLabel('Include runs not yet due', { exact: true }).check();
-  await page.getByRole('button', { name: 'Search' }).click();
+  await search();
   await pending.first().waitFor();
   const due = await pending.first().locator('td:nth-child(7) time').getAttribute('datetime');
   assert.ok(Date.parse(due) > Date.now(), due);

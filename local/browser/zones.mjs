@@ -81,8 +81,9 @@ test('a one-shot job whose only run is dead reads as failed, not as a plain succ
   await page.getByRole('button', { name: 'Filter' }).click();
   const state = page.locator('tbody tr', { has: page.getByRole('link', { name: jobs.dies.name, exact: true }) }).locator('td').nth(2);
   await state.filter({ hasText: 'COMPLETED · last run DEAD' }).waitFor();
-  const colour = await state.locator('.badge').evaluate((b) => getComputedStyle(b).color);
-  assert.equal(colour, 'rgb(164, 14, 38)', 'the failure colour');
+  // The failure colour (read again if the badge was drawn anew meanwhile).
+  const colour = () => state.locator('.badge').evaluate((b) => (b.isConnected ? getComputedStyle(b).color : ''));
+  await until(colour, (c) => c === 'rgb(164, 14, 38)', 10_000);
   await page.getByRole('link', { name: jobs.dies.name, exact: true }).click();
   await page.locator('h1 .badge').filter({ hasText: 'COMPLETED · last run DEAD' }).waitFor();
   // A job that ran well reads as it is.

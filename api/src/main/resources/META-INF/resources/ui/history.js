@@ -63,12 +63,13 @@ export function history(listed, jobId) {
 
 /**
  * A run's attempts on one time axis: each a bar from its start to its end (or now, while it runs), its exit code
- * or error beside it; the past ones from the run's `attempts`, the current one (the run's own fields) last.
+ * or error beside it; the past ones from the run's `attempts` (those before the current one, a retried dead
+ * letter's included), the current one (the run's own fields) last.
  */
 export function timeline(run) {
   const past = Array.isArray(run.attempts) ? run.attempts : [];
   const all = [...past];
-  if (run.attempt > 0 && !past.some((a) => a.attempt === run.attempt)) {
+  if (run.attempt > 0) {
     all.push({ attempt: run.attempt, startedAt: run.startedAt, finishedAt: run.finishedAt, exitCode: run.exitCode,
       error: run.error, executorId: run.executorId, current: true });
   }

@@ -65,7 +65,7 @@ export async function jobsPage(main) {
         try {
           const p = await api.get(query(`/v1/jobs/${seg(j.id)}/runs`, { limit: 1 }));
           j.lastRun = p.items[0] || null;
-          draw();
+          drawLastRun(j);
         } catch { /* left as "…": the job's own page shows its runs */ }
       }
     };
@@ -89,13 +89,20 @@ export async function jobsPage(main) {
     holder.replaceChildren(table([
       { title: picked.all(), cell: (j) => picked.checkbox(j) },
       { title: 'Name', cell: (j) => h('a', { href: `#/jobs/${seg(j.id)}` }, j.name) },
-      { title: 'State', cell: (j) => jobBadge(j, j.lastRun, j.pauseNote || null) },
+      { title: 'State', cell: (j) => h('span', { 'data-state-of': j.id }, jobBadge(j, j.lastRun, j.pauseNote || null)) },
       { title: 'Schedule', cell: (j) => schedule(j.schedule) },
-      { title: 'Last run', cell: (j) => lastRun(j) },
+      { title: 'Last run', cell: (j) => h('span', { 'data-last-of': j.id }, lastRun(j)) },
       { title: 'Next run', cell: (j) => time(j.nextRunAt, jobZone(j)) },
       { title: 'Labels', cell: (j) => labels(j.labels) },
       { title: h('span', { class: 'sr-only' }, 'Outcome'), cell: (j) => picked.outcome(j) },
     ], rows, 'No jobs match. Create one with New job, or with bin/punctual job apply.', 'Jobs'));
+  }
+
+  /** A job's last run, once read, drawn into its row only: the rest of the table (a checkbox with the focus) stays. */
+  function drawLastRun(j) {
+    const at = (attr) => [...holder.querySelectorAll(`[${attr}]`)].find((el) => el.getAttribute(attr) === j.id);
+    at('data-state-of')?.replaceChildren(jobBadge(j, j.lastRun, j.pauseNote || null));
+    at('data-last-of')?.replaceChildren(lastRun(j));
   }
 
   await reload();

@@ -16,7 +16,7 @@ export async function runsPage(main) {
   const from = h('input', { id: 'r-from', type: 'datetime-local', step: 1, value: toInput(params.get('from'), zone) });
   const to = h('input', { id: 'r-to', type: 'datetime-local', step: 1, value: toInput(params.get('to'), zone) });
   const future = h('input', { id: 'r-future', type: 'checkbox', checked: params.get('future') === 'true' });
-  const holder = h('div');
+  const holder = h('div', { id: 'runs-found', 'aria-busy': 'true' });
   const more = h('p');
   const filters = h('form', { class: 'toolbar', role: 'search', onsubmit: (ev) => { ev.preventDefault(); search(); } },
     h('div', { class: 'field' }, h('label', { for: 'r-state' }, 'States (comma-separated)'), state, states),
@@ -41,6 +41,7 @@ export async function runsPage(main) {
   let rows = [];
   async function load(cursor) {
     if (!cursor) rows = [];
+    holder.setAttribute('aria-busy', 'true');
     [state, from, to].forEach((i) => i.removeAttribute('aria-invalid'));
     try {
       const page = await api.get(query('/v1/runs', { ...asked(), limit: 50, cursor }));
@@ -54,6 +55,7 @@ export async function runsPage(main) {
       holder.replaceChildren(h('div', { class: 'problem', role: 'alert' }, e.message));
       say(e.message, true);
     }
+    holder.setAttribute('aria-busy', 'false');
   }
 
   function draw() {
