@@ -59,3 +59,21 @@ export function wall(iso, zone) {
   }).formatToParts(new Date(iso)).map((x) => [x.type, x.value]));
   return `${p.year}-${p.month}-${p.day} ${p.hour === '24' ? '00' : p.hour}:${p.minute}:${p.second}`;
 }
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/**
+ * A daily hour (UTC) about half a day from now: a job firing at it fires during no test, whenever the tests run.
+ * With `pastRange`, a backfill's range holding exactly its `n` occurrences before yesterday.
+ */
+export function farHour() {
+  return (new Date().getUTCHours() + 12) % 24;
+}
+
+export function pastRange(hour, n) {
+  const last = new Date(Date.now() - DAY);
+  last.setUTCHours(hour, 0, 0, 0);
+  if (last.getTime() > Date.now() - DAY) last.setTime(last.getTime() - DAY);
+  return { from: new Date(last.getTime() - (n - 1) * DAY - HOUR).toISOString(), to: new Date(last.getTime() + HOUR).toISOString() };
+}

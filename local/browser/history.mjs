@@ -4,7 +4,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { API, open, shot } from './browser.mjs';
-import { call, binary, until, runs, ended } from './api.mjs';
+import { call, binary, until, runs, ended, farHour, pastRange } from './api.mjs';
+
+const hour = farHour();
 
 const TAG = Date.now().toString(36);
 let browser;
@@ -20,13 +22,10 @@ before(async () => {
   // Made first, so that their runs go on while the tests before them look at other things.
   jobs.dies = await job('ui-retried', { schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
   jobs.tries = await job('ui-tries', { schedule: { type: 'now' }, args: ['2'], maxAttempts: 3 });
-  // Daily at noon UTC. A backfill of the three days before yesterday 18:00 UTC (far from noon, whatever today is)
-  // makes three runs due days ago; a trigger makes one due now.
-  jobs.daily = await job('ui-daily', { schedule: { type: 'cron', expression: '0 12 * * *', timezone: 'UTC' } });
-  const to = new Date(Date.now() - 86_400_000);
-  to.setUTCHours(18, 0, 0, 0);
-  const from = new Date(to.getTime() - 3 * 86_400_000);
-  const filled = await call('POST', `/v1/jobs/${jobs.daily.id}/backfill`, { from: from.toISOString(), to: to.toISOString() });
+  // Daily at an hour half a day from now (it fires during no test). A backfill makes three runs due days ago; a
+  // trigger makes one due now.
+  jobs.daily = await job('ui-daily', { schedule: { type: 'cron', expression: `0 ${hour} * * *`, timezone: 'UTC' } });
+  const filled = await call('POST', `/v1/jobs/${jobs.daily.id}/backfill`, pastRange(hour, 3));
   assert.equal(filled.created.length, 3);
   await call('POST', `/v1/jobs/${jobs.daily.id}/trigger`, {});
   await call('POST', `/v1/jobs/${jobs.daily.id}/trigger`, { args: ['4'] });

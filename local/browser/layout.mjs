@@ -3,7 +3,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { API, open, shot } from './browser.mjs';
-import { call, binary, until, runs } from './api.mjs';
+import { call, binary, until, runs, farHour, pastRange } from './api.mjs';
+
+const hour = farHour();
 
 const TAG = Date.now().toString(36);
 let browser;
@@ -20,15 +22,12 @@ before(async () => {
   // A long name and long labels: what a narrow page has to fit.
   daily = await call('POST', '/v1/jobs', {
     name: `ui-layout-${TAG}-a-rather-long-job-name-that-has-to-fit-somewhere`, binaryId: bin,
-    schedule: { type: 'cron', expression: '0 12 * * *', timezone: 'UTC' },
+    schedule: { type: 'cron', expression: `0 ${hour} * * *`, timezone: 'UTC' },
     labels: { team: 'dashboard-and-command-line', service: 'nightly-reconciliation-of-everything' },
   });
   dead = await call('POST', '/v1/jobs', { name: `ui-layout-${TAG}-dies`, binaryId: bin, schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
-  // Three runs due at noon UTC on three days before yesterday, whatever today is.
-  const to = new Date(Date.now() - 86_400_000);
-  to.setUTCHours(18, 0, 0, 0);
-  const from = new Date(to.getTime() - 3 * 86_400_000);
-  await call('POST', `/v1/jobs/${daily.id}/backfill`, { from: from.toISOString(), to: to.toISOString() });
+  // Daily at an hour half a day from now (it fires during no test); three runs due at it on days before yesterday.
+  await call('POST', `/v1/jobs/${daily.id}/backfill`, pastRange(hour, 3));
   backfilled = await until(() => runs(daily.id), (rs) => rs.length === 3 && rs.every((r) => r.state === 'SUCCEEDED'));
   [deadRun] = await until(() => runs(dead.id), (rs) => rs[0] && rs[0].state === 'DEAD');
 });

@@ -3,7 +3,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { API, open, shot, BROWSER_ZONE } from './browser.mjs';
-import { call, binary, until, runs, wall } from './api.mjs';
+import { call, binary, until, runs, wall, farHour, pastRange } from './api.mjs';
+
+const hour = farHour();
 
 const TAG = Date.now().toString(36);
 let browser;
@@ -18,14 +20,11 @@ before(async () => {
   ({ browser, page, errors } = await open());
   const bin = await binary(process.env.PUNCTUAL_BINARY);
   daily = await call('POST', '/v1/jobs', {
-    name: `ui-runs-${TAG}-daily`, binaryId: bin, schedule: { type: 'cron', expression: '0 12 * * *', timezone: 'UTC' },
+    name: `ui-runs-${TAG}-daily`, binaryId: bin, schedule: { type: 'cron', expression: `0 ${hour} * * *`, timezone: 'UTC' },
   });
   dead = await call('POST', '/v1/jobs', { name: `ui-runs-${TAG}-dies`, binaryId: bin, schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
-  // Three runs due at noon UTC on three days before yesterday, whatever today is.
-  const to = new Date(Date.now() - 86_400_000);
-  to.setUTCHours(18, 0, 0, 0);
-  const from = new Date(to.getTime() - 3 * 86_400_000);
-  await call('POST', `/v1/jobs/${daily.id}/backfill`, { from: from.toISOString(), to: to.toISOString() });
+  // Daily at an hour half a day from now (it fires during no test); three runs due at it on days before yesterday.
+  await call('POST', `/v1/jobs/${daily.id}/backfill`, pastRange(hour, 3));
   backfilled = await until(() => runs(daily.id), (rs) => rs.length === 3 && rs.every((r) => r.state === 'SUCCEEDED'));
   [deadRun] = await until(() => runs(dead.id), (rs) => rs[0] && rs[0].state === 'DEAD');
 });
@@ -74,7 +73,7 @@ test('runs across jobs: newest due first, narrowed by state, by a due-time range
   assert.equal(await deadRow.getByRole('link', { name: dead.name }).getAttribute('href'), `#/jobs/${dead.id}`);
   await shot(page, 'runs');
 
-  // A range around the middle backfilled run (noon UTC), typed in the browser's zone: sent as UTC instants.
+  // A range around the middle backfilled run, typed in the browser's zone: sent as UTC instants.
   const middle = Date.parse(backfilled[1].scheduledAt);
   await page.getByLabel('States (comma-separated)', { exact: true }).fill('');
   await page.getByLabel(`Due from (${BROWSER_ZONE})`, { exact: true }).fill(typed(middle - 3_600_000));
