@@ -163,5 +163,14 @@ test('the form covers every job field: a job saved unchanged keeps its version, 
   assert.deepEqual(saved.env, full.env);
   assert.deepEqual(saved.labels, full.labels);
   assert.equal(saved.maxConcurrency, 2);
+
+  // Its secrets removed, all of them, and nothing else changed.
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByLabel('Remove all its secrets', { exact: true }).check();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('status').filter({ hasText: `Saved ${full.name} (version 3).` }).waitFor();
+  const bare = await call('GET', `/v1/jobs/${full.id}`);
+  assert.deepEqual(bare.secrets, []);
+  assert.deepEqual({ ...bare, secrets: saved.secrets, version: 2, updatedAt: saved.updatedAt, nextRunAt: saved.nextRunAt }, saved);
   assert.deepEqual(errors, []);
 });

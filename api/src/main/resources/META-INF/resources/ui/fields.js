@@ -53,6 +53,7 @@ export function policyFields(job) {
   const limits = LIMITS.map(([k, t]) => [k, t, input(j.limits ? j.limits[k] : '', { type: 'number', min: 1, size: 8 })]);
   const secrets = h('textarea', { rows: 2, cols: 40, spellcheck: 'false', autocomplete: 'off' });
   const kept = (j.secrets || []).length ? `Kept unless you type new ones: ${j.secrets.join(', ')}. ` : '';
+  const dropSecrets = (j.secrets || []).length ? h('input', { type: 'checkbox', id: 'f-secrets-none' }) : null;
   const hookUrl = input(j.webhook ? j.webhook.url : '', { size: 40, type: 'url', placeholder: 'https://hooks.example.com/punctual' });
   const hookSecret = input('', { size: 40, type: 'password', autocomplete: 'new-password' });
   const on = new Set(j.webhook ? j.webhook.on || [] : []);
@@ -87,6 +88,7 @@ export function policyFields(job) {
       h('div', { class: 'toolbar' }, limits.map(([k, t, i]) => field(`limits.${k}`, t, i)))),
     field('secrets', 'Secrets (NAME=value, one per line)', secrets,
       `${kept}Values are never shown again; the binary gets them as environment variables.`),
+    dropSecrets ? h('div', { class: 'field' }, h('label', { class: 'inline', for: 'f-secrets-none' }, dropSecrets, 'Remove all its secrets')) : null,
     h('fieldset', {}, h('legend', {}, 'Webhook (run outcomes posted to a URL)'),
       field('webhook.url', 'URL (empty: none)', hookUrl),
       field('webhook.secret', 'Signing secret', hookSecret, j.webhook
@@ -118,7 +120,7 @@ export function policyFields(job) {
       catchUp: catchMode.value || text(catchAge.value) || catchRuns.value
         ? { mode: catchMode.value || undefined, maxAge: text(catchAge.value), maxRuns: num(catchRuns.value) } : undefined,
       limits: Object.keys(limitValues).length ? limitValues : undefined,
-      secrets: pairs(secrets.value) || undefined,
+      secrets: pairs(secrets.value) || (dropSecrets && dropSecrets.checked ? {} : undefined),
       webhook: text(hookUrl.value) ? {
         url: text(hookUrl.value), secret: hookSecret.value === '' ? undefined : hookSecret.value,
         on: hookOn.filter(([, c]) => c.checked).map(([o]) => o),
