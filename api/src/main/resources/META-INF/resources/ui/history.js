@@ -7,6 +7,7 @@ import { when, time } from './time.js';
 import { latenessMs, ORIGIN } from './runinfo.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
+const SLOTS = 25;
 
 function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
@@ -22,14 +23,18 @@ function durationMs(r) {
 /** Bars of one measure per run (oldest left); a run without that measure has none, and says why on hover. */
 function bars(label, runs, value, why, cls) {
   const values = runs.map(value);
-  const max = Math.max(0, ...values.filter((v) => v !== null));
+  const known = values.filter((v) => v !== null);
+  const max = Math.max(0, ...known);
+  const said = known.length ? `up to ${millis(max)}` : 'none';
   const H = 50;
   const W = 12;
+  // Room for a page of runs: a few runs are a few bars at the left, not a few walls.
+  const slots = Math.max(runs.length, SLOTS);
   const svg = s('svg', {
-    class: `bars ${cls}`, viewBox: `0 0 ${Math.max(runs.length, 1) * W} ${H}`, preserveAspectRatio: 'none',
-    role: 'img', 'aria-label': `${label} of ${runs.length} runs, oldest to newest: up to ${millis(max) || '0 ms'}`,
+    class: `bars ${cls}`, viewBox: `0 0 ${slots * W} ${H}`, preserveAspectRatio: 'none',
+    role: 'img', 'aria-label': `${label} of ${runs.length} runs, oldest to newest: ${said}`,
   });
-  svg.append(s('line', { x1: 0, x2: runs.length * W, y1: H - 0.5, y2: H - 0.5, class: 'axis' }));
+  svg.append(s('line', { x1: 0, x2: slots * W, y1: H - 0.5, y2: H - 0.5, class: 'axis' }));
   runs.forEach((r, i) => {
     const v = values[i];
     const height = v === null ? 0 : Math.max(1.5, max ? (v / max) * (H - 2) : 1.5);
@@ -39,7 +44,7 @@ function bars(label, runs, value, why, cls) {
     }, s('title', {}, `${when(r.scheduledAt)}: ${v === null ? why(r) : millis(v)}`)));
   });
   return h('figure', { class: 'chart' },
-    h('figcaption', {}, h('strong', {}, label), h('span', { class: 'muted' }, ` up to ${millis(max) || '0 ms'}`)), svg);
+    h('figcaption', {}, h('strong', {}, label), h('span', { class: 'muted' }, ` ${said}`)), svg);
 }
 
 /** A job's listed runs (newest first, as the API lists them) as a chart of duration and lateness, and outcomes. */
