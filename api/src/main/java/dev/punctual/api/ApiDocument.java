@@ -212,9 +212,16 @@ public class ApiDocument implements OASFilter {
         responses.addAPIResponse("5XX", problem(describeOthers(500, 599, statuses), true));
     }
 
-    /** The operation's one success response. */
+    /**
+     * The operation's one success response: its only 2xx, or, for a creation that also answers a dry run (200,
+     * without the creation's headers), its 201.
+     */
     private static APIResponse success(APIResponses responses) {
-        List<APIResponse> ok = responses.getAPIResponses().entrySet().stream()
+        Map<String, APIResponse> all = responses.getAPIResponses();
+        if (all.containsKey("201") && all.containsKey("200")) {
+            return all.get("201");
+        }
+        List<APIResponse> ok = all.entrySet().stream()
                 .filter(e -> e.getKey().startsWith("2"))
                 .map(Map.Entry::getValue)
                 .toList();

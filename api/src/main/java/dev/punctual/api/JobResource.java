@@ -61,14 +61,24 @@ public class JobResource {
 
     /**
      * With an {@code Idempotency-Key}, a repeat of the same request (same key and body, within 24 hours) answers
-     * with the job the first one created, as it is now, and {@code Idempotent-Replayed: true}.
+     * with the job the first one created, as it is now, and {@code Idempotent-Replayed: true}. With
+     * {@code dryRun=true}, 200 and the job it would create (no id), validated as it would be, written nowhere.
      */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @APIResponseSchema(value = JobView.class, responseCode = "201", responseDescription = "The job; ETag, Location")
+    @APIResponse(
+            responseCode = "200",
+            description = "dryRun=true: the job it would create (no id), nothing written",
+            content =
+                    @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = JobView.class)))
     @APIResponse(responseCode = "429")
     @Operation(operationId = "createJob")
-    public RestResponse<JobView> create(@RestHeader(IDEMPOTENCY_KEY) String key, JobRequest request) {
+    public RestResponse<JobView> create(
+            @RestHeader(IDEMPOTENCY_KEY) String key, @RestQuery("dryRun") String dryRun, JobRequest request) {
+        if (Params.flag("dryRun", dryRun)) {
+            return RestResponse.ok(punctual.jobService.previewCreate(tenants.current(), request));
+        }
         var outcome = punctual.jobService.create(tenants.current(), request, key);
         JobView job = outcome.value();
         return RestResponse.ResponseBuilder.<JobView>created(URI.create("/v1/jobs/" + job.id()))
@@ -98,7 +108,8 @@ public class JobResource {
 
     /**
      * Replaces the job's definition; {@code If-Match} must carry the ETag read, or {@code *} for whatever version is
-     * current (428 without it, 412 if stale).
+     * current (428 without it, 412 if stale). With {@code dryRun=true}, the job as it would be, validated and
+     * checked as it would be, written nowhere (its version unchanged).
      */
     @PUT
     @Path("{id}")
@@ -107,7 +118,13 @@ public class JobResource {
     @APIResponse(responseCode = "429")
     @Operation(operationId = "updateJob")
     public RestResponse<JobView> update(
-            @RestPath String id, @RestHeader("If-Match") String ifMatch, JobRequest request) {
+            @RestPath String id,
+            @RestHeader("If-Match") String ifMatch,
+            @RestQuery("dryRun") String dryRun,
+            JobRequest request) {
+        if (Params.flag("dryRun", dryRun)) {
+            return withEtag(punctual.jobService.previewUpdate(tenants.current(), id, ifMatch, request));
+        }
         return withEtag(punctual.jobService.update(tenants.current(), id, ifMatch, request));
     }
 

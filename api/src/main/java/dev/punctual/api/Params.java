@@ -29,6 +29,19 @@ final class Params {
         }
     }
 
+    /** {@code true} or {@code false} (absent: false); anything else a 400 naming the parameter. */
+    static boolean flag(String name, String value) {
+        if (value == null || value.isEmpty() || value.equals("false")) {
+            return false;
+        }
+        if (value.equals("true")) {
+            return true;
+        }
+        throw new ValidationException(
+                Rejection.MALFORMED,
+                java.util.List.of(new dev.punctual.core.error.FieldError(name, "must be true or false")));
+    }
+
     private static ValidationException malformed(String name) {
         return new ValidationException(
                 Rejection.MALFORMED,

@@ -69,6 +69,8 @@ final class WireSchemas {
             whole(
                     "JobView",
                     JobView.class,
+                    // Only in the answer to a dry run of a creation (POST /v1/jobs?dryRun=true): nothing was made.
+                    "id",
                     "nextRunAt",
                     "pausedAt",
                     "jitter",

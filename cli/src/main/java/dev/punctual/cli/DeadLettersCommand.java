@@ -1,8 +1,7 @@
 package dev.punctual.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import java.util.List;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /** {@code punctual dlq list|retry}: runs that went DEAD, and their re-drive. */
@@ -16,18 +15,22 @@ final class DeadLettersCommand {
     static final class ListDead implements Runnable {
         private final Cli cli;
 
+        @Mixin
+        Watch watch;
+
         ListDead(Cli cli) {
             this.cli = cli;
         }
 
         @Override
         public void run() {
-            List<JsonNode> dead = ApiClient.all(
-                    cli.api(), ApiClient.query("/v1/runs", ApiClient.params("state", "DEAD", "limit", 100)));
-            cli.print(
-                    dead,
-                    out -> new Table()
-                            .field("JOB", "jobId")
+            watch.print(
+                    cli,
+                    () -> ApiClient.all(
+                            cli.api(), ApiClient.query("/v1/runs", ApiClient.params("state", "DEAD", "limit", 100))),
+                    r -> r.path("jobId").asText() + "/" + r.path("runId").asText(),
+                    new Table()
+                            .column("JOB", RunCommand::job)
                             .field("RUN", "runId")
                             .column(
                                     "ATTEMPT",
@@ -35,8 +38,7 @@ final class DeadLettersCommand {
                                             + r.path("maxAttempts").asText())
                             .field("EXIT", "exitCode")
                             .field("FINISHED", "finishedAt")
-                            .field("ERROR", "error")
-                            .print(out, dead));
+                            .field("ERROR", "error"));
         }
     }
 

@@ -1,13 +1,10 @@
 package dev.punctual.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -17,7 +14,7 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         description = "Create, change, inspect and operate jobs. JOB is a job's id or its name.",
         subcommands = {
-            JobCommand.Apply.class,
+            ApplyCommand.class,
             JobCommand.ListJobs.class,
             JobCommand.Get.class,
             JobCommand.Delete.class,
@@ -30,118 +27,6 @@ import picocli.CommandLine.Parameters;
 final class JobCommand {
     static String path(Cli cli, String ref) {
         return "/v1/jobs/" + ApiClient.segment(Jobs.id(cli, ref));
-    }
-
-    @Command(
-            name = "apply",
-            mixinStandardHelpOptions = true,
-            description = {
-                "Creates the job the file describes, or replaces the definition of the live job of the same name"
-                        + " (PUT with If-Match: the version read, so a change made meanwhile is not overwritten).",
-                "The file is the body of POST /v1/jobs, in YAML or JSON; instead of binaryId it may name the binary:"
-                        + " binary: NAME (the newest of that name) or NAME@sha256:HEX."
-            })
-    static final class Apply implements Runnable {
-        private final Cli cli;
-
-        @Option(
-                names = {"-f", "--file"},
-                required = true,
-                paramLabel = "FILE",
-                description = "job.yaml or job.json")
-        Path file;
-
-        Apply(Cli cli) {
-            this.cli = cli;
-        }
-
-        @Override
-        public void run() {
-            JsonNode body = read(file);
-            if (!body.isObject() || !body.hasNonNull("name")) {
-                throw new Cli.UsageException(file + ": a job needs a name (apply finds the job to change by it)");
-            }
-            String name = body.get("name").asText();
-            List<JsonNode> named = Jobs.byName(cli, name);
-            if (named.size() > 1) {
-                throw new Cli.UsageException(named.size() + " jobs are named " + name + ": apply needs one");
-            }
-            ObjectNode definition = definition((ObjectNode) body, named.isEmpty());
-            if (definition.has("binary")) {
-                definition.put(
-                        "binaryId", binaryNamed(cli, definition.remove("binary").asText()));
-            }
-            ApiClient.Answer answer;
-            if (named.isEmpty()) {
-                answer = cli.api().post("/v1/jobs", definition, Map.of());
-                cli.err.println("created " + answer.json().path("id").asText());
-            } else {
-                String id = named.getFirst().get("id").asText();
-                long version = named.getFirst().path("version").asLong();
-                answer = cli.api()
-                        .put(
-                                "/v1/jobs/" + ApiClient.segment(id),
-                                definition,
-                                Map.of("If-Match", "\"" + version + "\""));
-                long now = answer.json().path("version").asLong();
-                // The API keeps the version of a job given the definition it has already.
-                cli.err.println(
-                        now == version
-                                ? "unchanged " + id + " (version " + version + ")"
-                                : "updated " + id + " to version " + now);
-            }
-            Jobs.print(cli, answer.json());
-        }
-
-        /** What {@code job get} shows of a job that is not its definition: the API sets it, a body must not. */
-        static final List<String> READ_ONLY = List.of(
-                "id", "owner", "state", "version", "createdAt", "updatedAt", "nextRunAt", "pausedAt", "pauseNote");
-
-        /**
-         * The body to send for {@code file}'s job: what {@code job get -o yaml|json} printed is taken back as it is, its
-         * read-only fields left out, and its secrets' names (get never shows their values) too: a replaced job keeps
-         * its secrets when the body names none. A new job's secrets need their values.
-         */
-        static ObjectNode definition(ObjectNode body, boolean creating) {
-            ObjectNode d = body.deepCopy();
-            READ_ONLY.forEach(d::remove);
-            if (d.path("secrets").isArray()) {
-                if (creating && !d.get("secrets").isEmpty()) {
-                    throw new Cli.UsageException("secrets: the file names them only (as job get shows them); a new"
-                            + " job needs their values, as NAME: value");
-                }
-                d.remove("secrets");
-            }
-            return d;
-        }
-
-        /**
-         * The id of the binary {@code ref} names: {@code name}, the newest binary of that name, or
-         * {@code name@sha256:<hex>}, the newest of that name and content.
-         */
-        static String binaryNamed(Cli cli, String ref) {
-            int at = ref.indexOf("@sha256:");
-            String name = at < 0 ? ref : ref.substring(0, at);
-            String sha256 = at < 0 ? null : ref.substring(at + "@sha256:".length());
-            // Newest first: the first of that name is the newest.
-            for (JsonNode b : ApiClient.all(
-                    cli.api(), ApiClient.query("/v1/binaries", ApiClient.params("sha256", sha256, "limit", 100)))) {
-                if (name.equals(b.path("name").asText()) && b.path("uploaded").asBoolean(true)) {
-                    return b.path("id").asText();
-                }
-            }
-            throw new Cli.UsageException("binary: none of yours is named " + name
-                    + (sha256 == null ? "" : " with sha256 " + sha256) + " (bin/punctual binary push it first)");
-        }
-
-        static JsonNode read(Path file) {
-            try {
-                String text = Files.readString(file);
-                return file.toString().endsWith(".json") ? ApiClient.JSON.readTree(text) : Yaml.read(text);
-            } catch (IOException e) {
-                throw new Cli.UsageException("cannot read " + file + ": " + e.getMessage());
-            }
-        }
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "Your jobs, oldest first.")
@@ -160,6 +45,9 @@ final class JobCommand {
         @Option(names = "--all", description = "Deleted jobs too (left out unless --state names DELETED).")
         boolean all;
 
+        @Mixin
+        Watch watch;
+
         ListJobs(Cli cli) {
             this.cli = cli;
         }
@@ -170,15 +58,21 @@ final class JobCommand {
                     "/v1/jobs",
                     ApiClient.params(
                             "state", join(states), "label", join(labels), "namePrefix", namePrefix, "limit", 100));
-            List<JsonNode> jobs = ApiClient.all(cli.api(), path);
-            if (!all && (states == null || states.isEmpty())) {
-                // A deleted job stays visible (its runs' history), but a name is taken again by a new one: two rows
-                // of one name would be one too many in a list of what runs.
-                jobs = jobs.stream()
-                        .filter(j -> !"DELETED".equals(j.path("state").asText()))
-                        .toList();
-            }
-            Jobs.printList(cli, jobs);
+            watch.print(
+                    cli,
+                    () -> {
+                        List<JsonNode> jobs = ApiClient.all(cli.api(), path);
+                        // A deleted job stays visible (its runs' history), but a name is taken again by a new one:
+                        // two rows of one name would be one too many in a list of what runs.
+                        return all || (states != null && !states.isEmpty())
+                                ? jobs
+                                : jobs.stream()
+                                        .filter(j -> !"DELETED"
+                                                .equals(j.path("state").asText()))
+                                        .toList();
+                    },
+                    j -> j.path("id").asText(),
+                    Jobs.table());
         }
     }
 

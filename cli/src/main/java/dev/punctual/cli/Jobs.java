@@ -95,17 +95,14 @@ final class Jobs {
         cli.print(job, out -> Table.describe(out, shown, FIELDS));
     }
 
-    static void printList(Cli cli, List<JsonNode> jobs) {
-        cli.print(
-                jobs,
-                out -> new Table()
-                        .field("ID", "id")
-                        .field("NAME", "name")
-                        .field("STATE", "state")
-                        .column("SCHEDULE", j -> schedule(j.get("schedule")))
-                        .field("NEXT RUN", "nextRunAt")
-                        .column("LABELS", j -> labels(j.get("labels")))
-                        .print(out, jobs));
+    static Table table() {
+        return new Table()
+                .field("ID", "id")
+                .field("NAME", "name")
+                .field("STATE", "state")
+                .column("SCHEDULE", j -> schedule(j.get("schedule")))
+                .field("NEXT RUN", "nextRunAt")
+                .column("LABELS", j -> labels(j.get("labels")));
     }
 
     private static String labels(JsonNode l) {

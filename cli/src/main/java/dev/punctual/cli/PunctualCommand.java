@@ -1,7 +1,6 @@
 package dev.punctual.cli;
 
 import java.nio.file.Path;
-import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -30,7 +29,8 @@ import picocli.CommandLine.ScopeType;
             DeadLettersCommand.class,
             ScheduleCommand.class,
             CommandLine.HelpCommand.class,
-            AutoComplete.GenerateCompletion.class
+            CompletionCommand.class,
+            CompletionCommand.JobNames.class
         })
 final class PunctualCommand implements Runnable {
     private final Cli cli;

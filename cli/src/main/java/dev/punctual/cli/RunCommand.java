@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -11,54 +12,71 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "run",
         mixinStandardHelpOptions = true,
-        description = "A job's runs: their state, attempts, exit code and timings.",
+        description = "Runs: their state, attempts, exit code and timings; one job's or all of yours.",
         subcommands = {RunCommand.ListRuns.class, RunCommand.Get.class})
 final class RunCommand {
     static final String[] FIELDS = {
         "runId",
         "jobId",
+        "jobName",
         "state",
+        "origin",
         "attempt",
         "maxAttempts",
         "exitCode",
         "scheduledAt",
+        "createdAt",
+        "queuedAt",
         "startedAt",
         "finishedAt",
+        "lateness",
         "executorId",
         "error",
         "args",
         "env",
         "priority",
-        "waiting"
+        "waiting",
+        "attempts"
     };
 
     static void print(Cli cli, JsonNode run) {
         cli.print(run, out -> Table.describe(out, run, FIELDS));
     }
 
-    static void printList(Cli cli, List<JsonNode> runs) {
-        cli.print(
-                runs,
-                out -> new Table()
-                        .field("RUN", "runId")
-                        .field("STATE", "state")
-                        .column(
-                                "ATTEMPT",
-                                r -> r.path("attempt").asText() + "/"
-                                        + r.path("maxAttempts").asText())
-                        .field("EXIT", "exitCode")
-                        .field("SCHEDULED", "scheduledAt")
-                        .field("STARTED", "startedAt")
-                        .field("FINISHED", "finishedAt")
-                        .field("ERROR", "error")
-                        .print(out, runs));
+    /** A run's job as a listing shows it: its name, or its id where the API gave none. */
+    static String job(JsonNode r) {
+        return r.hasNonNull("jobName")
+                ? r.get("jobName").asText()
+                : r.path("jobId").asText();
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "A job's runs due by now, newest first.")
+    /** The runs' table; {@code withJob}: a column naming each run's job (runs of more than one job). */
+    static Table table(boolean withJob) {
+        Table t = new Table().field("RUN", "runId");
+        if (withJob) {
+            t.column("JOB", RunCommand::job);
+        }
+        return t.field("STATE", "state")
+                .column("ORIGIN", r -> r.path("origin").asText("").toLowerCase(java.util.Locale.ROOT))
+                .column(
+                        "ATTEMPT",
+                        r -> r.path("attempt").asText() + "/"
+                                + r.path("maxAttempts").asText())
+                .field("EXIT", "exitCode")
+                .field("SCHEDULED", "scheduledAt")
+                .field("STARTED", "startedAt")
+                .field("FINISHED", "finishedAt")
+                .field("ERROR", "error");
+    }
+
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "Runs due by now, newest first: JOB's, or without JOB those of all your jobs.")
     static final class ListRuns implements Runnable {
         private final Cli cli;
 
-        @Parameters(paramLabel = "JOB")
+        @Parameters(paramLabel = "JOB", arity = "0..1", description = "A job's id or name; none: every job's runs.")
         String job;
 
         @Option(names = "--state", split = ",", description = "Only these states (e.g. FAILED,DEAD).")
@@ -76,6 +94,9 @@ final class RunCommand {
         @Option(names = "--limit", defaultValue = "20", description = "At most this many (default ${DEFAULT-VALUE}).")
         int limit;
 
+        @Mixin
+        Watch watch;
+
         ListRuns(Cli cli) {
             this.cli = cli;
         }
@@ -83,7 +104,7 @@ final class RunCommand {
         @Override
         public void run() {
             String base = ApiClient.query(
-                    JobCommand.path(cli, job) + "/runs",
+                    job == null ? "/v1/runs" : JobCommand.path(cli, job) + "/runs",
                     ApiClient.params(
                             "state",
                             JobCommand.join(states),
@@ -95,8 +116,18 @@ final class RunCommand {
                             future ? "true" : null,
                             "limit",
                             Math.min(limit, 100)));
-            // Pages may come short (the state filter is applied after a page is read): follow the cursor until
-            // enough runs are in hand or there are no more.
+            watch.print(
+                    cli,
+                    () -> fetch(base),
+                    r -> r.path("jobId").asText() + "/" + r.path("runId").asText(),
+                    table(job == null));
+        }
+
+        /**
+         * Up to {@code limit} runs. Pages may come short (the state filter is applied after a page is read): the
+         * cursor is followed until enough runs are in hand or there are no more.
+         */
+        private List<JsonNode> fetch(String base) {
             List<JsonNode> runs = new ArrayList<>();
             String cursor = null;
             do {
@@ -108,7 +139,7 @@ final class RunCommand {
                 });
                 cursor = page.hasNonNull("nextCursor") ? page.get("nextCursor").asText() : null;
             } while (cursor != null && runs.size() < limit);
-            printList(cli, runs);
+            return runs;
         }
     }
 

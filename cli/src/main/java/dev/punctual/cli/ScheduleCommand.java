@@ -68,7 +68,7 @@ final class ScheduleCommand {
         public void run() {
             Object schedule;
             if (kind.file != null) {
-                JsonNode job = JobCommand.Apply.read(kind.file);
+                JsonNode job = ApplyCommand.read(kind.file);
                 if (!job.hasNonNull("schedule")) {
                     throw new Cli.UsageException(kind.file + " has no schedule");
                 }

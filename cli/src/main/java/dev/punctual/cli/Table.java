@@ -23,6 +23,11 @@ final class Table {
     }
 
     void print(PrintWriter out, Iterable<JsonNode> rows) {
+        lines(rows).forEach(out::println);
+    }
+
+    /** The header and a line for each row, in columns sized to fit them all. */
+    List<String> lines(Iterable<JsonNode> rows) {
         List<List<String>> lines = new ArrayList<>();
         lines.add(headers);
         for (JsonNode row : rows) {
@@ -39,6 +44,7 @@ final class Table {
                 width[i] = Math.max(width[i], line.get(i).length());
             }
         }
+        List<String> out = new ArrayList<>();
         for (List<String> line : lines) {
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < line.size(); i++) {
@@ -47,8 +53,9 @@ final class Table {
                     sb.append(" ".repeat(width[i] - line.get(i).length() + 2));
                 }
             }
-            out.println(sb.toString().stripTrailing());
+            out.add(sb.toString().stripTrailing());
         }
+        return out;
     }
 
     /** A value as one line of text: null and JSON null as null, arrays and objects as compact JSON. */

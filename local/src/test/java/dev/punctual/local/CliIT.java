@@ -237,7 +237,12 @@ class CliIT {
                 .asText();
 
         await().atMost(Duration.ofSeconds(60))
-                .until(() -> ok("dlq", "list").out().contains(jobId));
+                .until(() -> ok("dlq", "list", "-o", "json").out().contains(jobId));
+        // Listings name the job; the search across jobs finds its run too.
+        assertThat(ok("dlq", "list").out()).contains("cli-dead").doesNotContain(jobId);
+        assertThat(ok("run", "list", "--state", "DEAD", "--limit", "100").out())
+                .contains("cli-dead")
+                .contains("JOB");
         JsonNode dead = null;
         for (JsonNode d : ok("dlq", "list", "-o", "json").json()) {
             if (d.get("jobId").asText().equals(jobId)) {
@@ -322,6 +327,106 @@ class CliIT {
     void helpAndCompletionAreThereForEveryCommand() {
         assertThat(ok("--help").out()).contains("binary", "job", "run", "logs", "dlq", "schedule", "Exit codes");
         assertThat(ok("job", "apply", "--help").out()).contains("--file");
-        assertThat(ok("generate-completion").out()).contains("complete -F").contains("punctual");
+        assertThat(ok("completion").out())
+                .contains("complete -F _punctual_with_jobs")
+                .contains("_complete_punctual");
+    }
+
+    @Test
+    void aDryRunShowsTheChangeAsADiffAndChangesNothing() throws Exception {
+        String text = """
+                name: cli-dry
+                binaryId: %s
+                maxAttempts: 3
+                schedule: {type: interval, every: PT1H}
+                """.formatted(pushed());
+        Path job = file("dry.yaml", text);
+        Result wouldCreate = ok("job", "apply", "--dry-run", "-f", job.toString());
+        assertThat(wouldCreate.err()).contains("would create cli-dry");
+        assertThat(wouldCreate.out()).contains("+name: \"cli-dry\"");
+        assertThat(punctual("job", "get", "cli-dry").code())
+                .as("a dry run creates nothing")
+                .isEqualTo(3);
+
+        ok("job", "apply", "-f", job.toString());
+        assertThat(ok("job", "apply", "--dry-run", "-f", job.toString()).err()).contains("unchanged");
+        file("dry.yaml", text.replace("maxAttempts: 3", "maxAttempts: 5"));
+        Result diff = ok("job", "apply", "--dry-run", "-f", job.toString());
+        assertThat(diff.out().lines().toList())
+                .contains("-maxAttempts: 3", "+maxAttempts: 5")
+                .noneMatch(l -> l.startsWith("-name") || l.startsWith("+name"));
+        JsonNode stored = ok("job", "get", "cli-dry", "-o", "json").json();
+        assertThat(stored.get("maxAttempts").asInt()).isEqualTo(3);
+        assertThat(stored.get("version").asLong()).isEqualTo(1);
+    }
+
+    @Test
+    void aWatchedListPrintsWhatChangesUntilInterrupted() throws Exception {
+        ok("job", "apply", "-f", file("watch.yaml", """
+                name: cli-watch
+                binaryId: %s
+                schedule: {type: interval, every: PT1H}
+                """.formatted(pushed())).toString());
+        StringWriter out = new StringWriter();
+        Thread watching = new Thread(() -> Main.run(
+                new PrintWriter(out, true),
+                new PrintWriter(new StringWriter(), true),
+                Map.of("PUNCTUAL_API_URL", system.api),
+                dir.resolve("home"),
+                "job",
+                "list",
+                "--name-prefix",
+                "cli-watch",
+                "--watch",
+                "--interval",
+                "1"));
+        watching.start();
+        try {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> out.toString().lines().anyMatch(l -> l.contains("cli-watch") && l.contains("ACTIVE")));
+            assertThat(out.toString()).startsWith("ID");
+            ok("job", "pause", "cli-watch");
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> out.toString().lines().anyMatch(l -> l.contains("cli-watch") && l.contains("PAUSED")));
+            // Only what changed after the first table: one header.
+            assertThat(out.toString().lines().filter(l -> l.startsWith("ID"))).hasSize(1);
+        } finally {
+            watching.interrupt();
+            watching.join(Duration.ofSeconds(30));
+        }
+        assertThat(watching.isAlive()).as("the watch ends when interrupted").isFalse();
+    }
+
+    @Test
+    void bashCompletesAJobArgumentWithTheNamesOfYourJobs() throws Exception {
+        ok("job", "apply", "-f", file("complete.yaml", """
+                name: cli-complete-me
+                binaryId: %s
+                schedule: {type: interval, every: PT1H}
+                """.formatted(pushed())).toString());
+        Path script = file("completion.bash", ok("completion").out());
+        // The command as the completion calls it (COMP_WORDS[0]): this JVM's classpath holds the CLI.
+        Path command = file(
+                "punctual",
+                "#!/bin/sh\nexec '" + ProcessHandle.current().info().command().orElseThrow() + "' -cp '"
+                        + System.getProperty("java.class.path") + "' dev.punctual.cli.Main \"$@\"\n");
+        command.toFile().setExecutable(true);
+        assertThat(complete(script, command, "job get cli-comp")).contains("cli-complete-me");
+        assertThat(complete(script, command, "run list --state DEAD cli-comp")).contains("cli-complete-me");
+        assertThat(complete(script, command, "job list cli-comp")).doesNotContain("cli-complete-me");
+    }
+
+    /** What bash completes the last word of {@code line} with, through the completion script. */
+    private static List<String> complete(Path script, Path command, String line) throws Exception {
+        String bash = ". '" + script + "' 2>/dev/null; COMP_WORDS=('" + command + "' " + line + "); "
+                + "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE=\"${COMP_WORDS[*]}\"; "
+                + "_punctual_with_jobs 2>/dev/null; printf '%s\\n' \"${COMPREPLY[@]}\"";
+        ProcessBuilder b = new ProcessBuilder("bash", "-c", bash).redirectError(ProcessBuilder.Redirect.DISCARD);
+        b.environment().put("PUNCTUAL_API_URL", system.api);
+        Process p = b.start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        return out.lines().toList();
     }
 }

@@ -153,4 +153,37 @@ class RequestBodyLambdaTest {
         assertProblem(putIfMatch("/v1/jobs/" + id, "*", body), 404);
         assertProblem(putIfMatch("/v1/jobs/job_aaaaaaaaaaaaaaaaaaaa", "*", body), 404);
     }
+
+    @Test
+    void aDryRunAnswersWithTheJobAsItWouldBeAndWritesNothing() throws Exception {
+        Map<String, Object> body = hourlyJob("dry-run", binary());
+        String id = createJob(body);
+        int before = countJobs();
+
+        body.put("maxAttempts", 6);
+        putIfMatch("/v1/jobs/" + id + "?dryRun=true", "\"1\"", body)
+                .then()
+                .statusCode(200)
+                .header("ETag", "\"1\"")
+                .body("maxAttempts", equalTo(6))
+                .body("id", equalTo(id));
+        given().get("/v1/jobs/" + id).then().header("ETag", "\"1\"").body("maxAttempts", equalTo(3));
+        // Checked as the write would be: a stale version and a bad field are refused the same way.
+        assertProblem(putIfMatch("/v1/jobs/" + id + "?dryRun=true", "\"7\"", body), 412, "If-Match");
+        body.put("maxAttempts", 0);
+        assertProblem(putIfMatch("/v1/jobs/" + id + "?dryRun=true", "*", body), 422, "maxAttempts");
+        assertProblem(putIfMatch("/v1/jobs/" + id + "?dryRun=maybe", "*", body), 400, "dryRun");
+
+        // A creation's dry run: the job it would make, without an id, and no job made.
+        postJson("/v1/jobs?dryRun=true", hourlyJob("dry-new", binary()))
+                .then()
+                .statusCode(200)
+                .body("id", org.hamcrest.Matchers.nullValue())
+                .body("name", equalTo("dry-new"))
+                .body("state", equalTo("ACTIVE"));
+        Map<String, Object> bad = hourlyJob("dry-bad", binary());
+        bad.put("timeoutSeconds", -1);
+        assertProblem(postJson("/v1/jobs?dryRun=true", bad), 422, "timeoutSeconds");
+        assertThat(countJobs()).isEqualTo(before);
+    }
 }

@@ -153,28 +153,14 @@ public final class JobService {
      * or running finish under the definition their executor read when it claimed them.
      */
     public JobView update(String owner, String jobId, String ifMatch, JobRequest req) {
-        OptionalLong wanted = JobValidator.parseIfMatch(ifMatch);
         Instant now = ctx.clock().instant();
-        Job old = ctx.owned(owner, jobId);
-        if (old.state() == JobState.DELETED) {
-            throw new NotFoundException("job " + jobId + " does not exist");
-        }
-        long expected = wanted.orElse(old.version());
-        if (old.version() != expected) {
-            throw JobValidator.stale("job " + jobId + " is at version " + old.version() + ", not " + expected
-                    + ": read it again and re-apply your change");
-        }
-        JobValidator.Definition d = validator.validate(owner, req, now, new HashMap<>(), old);
-        Job asIs = d.job(
-                jobId,
-                owner,
-                old.state(),
-                old.version(),
-                old.createdAt(),
-                old.updatedAt(),
-                old.pendingRunId(),
-                old.nextRunAt(),
-                old.secretNames());
+        OptionalLong wanted = JobValidator.parseIfMatch(ifMatch);
+        Replacement replacement = replacement(owner, jobId, ifMatch, req, now);
+        Job old = replacement.old();
+        // Checked by replacement(): what the caller read, or (If-Match: *) the version there.
+        long expected = old.version();
+        JobValidator.Definition d = replacement.definition();
+        Job asIs = replacement.asIs();
         if (d.secrets() == null && d.webhookSecret() == null && asIs.sameDefinition(old)) {
             // The definition it has already: nothing to write, and the version stays (a re-applied file changes
             // nothing, its pending run and jitter included). Secrets or a webhook secret sent again might differ
@@ -389,6 +375,53 @@ public final class JobService {
             // A sweep moved the pending run on meanwhile: read again and retry against the new one.
         }
         throw new IllegalStateException("job " + jobId + " kept changing during delete; try again");
+    }
+
+    /**
+     * What {@link #update} would make of the job's definition ({@code ?dryRun=true}), validated and checked against
+     * {@code ifMatch} as it would be, written nowhere: the job as it is but for its definition.
+     */
+    public JobView previewUpdate(String owner, String jobId, String ifMatch, JobRequest req) {
+        return ctx.view(
+                replacement(owner, jobId, ifMatch, req, ctx.clock().instant()).asIs());
+    }
+
+    /**
+     * What {@link #create} would make of {@code req} ({@code ?dryRun=true}), validated as it would be, written
+     * nowhere: it has no id, no runs, and uses no quota. A quota the creation would exceed is found only then.
+     */
+    public JobView previewCreate(String owner, JobRequest req) {
+        Instant now = ctx.clock().instant();
+        JobValidator.Definition d = validator.validate(owner, req, now, new HashMap<>());
+        return JobView.of(d.job(null, owner, JobState.ACTIVE, 1, now, now, null, d.first(), List.of()), d.first());
+    }
+
+    /** A job as read, its new definition as validated, and the job with that definition, otherwise as it is. */
+    private record Replacement(Job old, JobValidator.Definition definition, Job asIs) {}
+
+    private Replacement replacement(String owner, String jobId, String ifMatch, JobRequest req, Instant now) {
+        OptionalLong wanted = JobValidator.parseIfMatch(ifMatch);
+        Job old = ctx.owned(owner, jobId);
+        if (old.state() == JobState.DELETED) {
+            throw new NotFoundException("job " + jobId + " does not exist");
+        }
+        long expected = wanted.orElse(old.version());
+        if (old.version() != expected) {
+            throw JobValidator.stale("job " + jobId + " is at version " + old.version() + ", not " + expected
+                    + ": read it again and re-apply your change");
+        }
+        JobValidator.Definition d = validator.validate(owner, req, now, new HashMap<>(), old);
+        Job asIs = d.job(
+                jobId,
+                owner,
+                old.state(),
+                old.version(),
+                old.createdAt(),
+                old.updatedAt(),
+                old.pendingRunId(),
+                old.nextRunAt(),
+                old.secretNames());
+        return new Replacement(old, d, asIs);
     }
 
     /** A page of the job's runs that {@code listing} asks for, newest first (see {@link RunListing}). */
