@@ -7,7 +7,13 @@ import { join } from 'node:path';
 export const API = process.env.PUNCTUAL_URL;
 export const SHOTS = process.env.PUNCTUAL_SCREENSHOTS || 'target/screenshots';
 
-export async function open() {
+/**
+ * A browser on a fresh page. Its time zone is Europe/Berlin unless told otherwise: not UTC, so that a time shown
+ * without its zone, or in the wrong one, shows.
+ */
+export const BROWSER_ZONE = 'Europe/Berlin';
+
+export async function open({ timezoneId = BROWSER_ZONE } = {}) {
   if (!API) throw new Error('PUNCTUAL_URL is not set: DashboardIT starts a local runner and sets it');
   mkdirSync(SHOTS, { recursive: true });
   const browser = await chromium.launch({
@@ -15,7 +21,7 @@ export async function open() {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
   });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId });
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   // Anything the page throws, or logs as an error, fails the test at the end: a broken page is not a passing one.

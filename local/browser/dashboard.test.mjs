@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API, open, shot, lowContrast } from './browser.mjs';
+import { API, open, shot, lowContrast, BROWSER_ZONE } from './browser.mjs';
+import { wall } from './api.mjs';
+// The tests of issue 37's dashboard, each with its own browser and jobs: they run before the ones below.
+import './zones.mjs';
+import './history.mjs';
+import './runs.mjs';
+import './bulk-form.mjs';
+import './layout.mjs';
 
 const BINARY = process.env.PUNCTUAL_BINARY;
 // Names of this run's own, so that the script can run again against a runner that keeps the last run's jobs.
@@ -57,7 +64,7 @@ test('a job is created through the form: binary uploaded, preview as you type, e
   await page.getByLabel('Cron, in a time zone', { exact: true }).check();
   await page.getByLabel('Cron expression', { exact: true }).fill('0 3 * * *');
   await page.getByLabel('Time zone', { exact: true }).fill('Europe/Paris');
-  await page.getByText('Wall-clock times in Europe/Paris.').waitFor();
+  await page.getByText(`Shown in ${BROWSER_ZONE}; the schedule's clock is Europe/Paris.`).waitFor();
   assert.equal(await page.locator('#preview li').count(), 10);
   await page.getByLabel('Labels (key=value, comma-separated)', { exact: true }).fill('team=ui');
   await shot(page, 'job-form');
@@ -174,14 +181,15 @@ test('a backfill creates the runs a past range missed, and says how many', async
   // The job now fires at 04:30 Paris time on weekdays. The range is chosen, not read off the clock: seven days
   // ending at 12:00 UTC (13:00 or 14:00 in Paris, far from 04:30) at least a day ago hold seven 04:30s, five of
   // them on weekdays, whatever today is. Typed to the minute: Chromium shows a time whose seconds are :00 without
-  // them, and Playwright refuses a fill that reads back otherwise.
+  // them, and Playwright refuses a fill that reads back otherwise. Typed in the zone times are shown in: the
+  // browser's.
   const to = new Date(Date.now() - 86_400_000);
   to.setUTCHours(12, 0, 0, 0);
   const from = new Date(to.getTime() - 7 * 86_400_000);
-  const local = (d) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  const local = (d) => wall(d.toISOString(), BROWSER_ZONE).slice(0, 16).replace(' ', 'T');
   const backfill = async () => {
     await page.getByRole('button', { name: 'Backfill…' }).click();
-    await page.getByLabel('From (your time)', { exact: true }).fill(local(from));
+    await page.getByLabel(`From (${BROWSER_ZONE})`, { exact: true }).fill(local(from));
     await page.getByLabel('To', { exact: true }).fill(local(to));
     // The job's lane is high (the test before): a backfill is sent to low instead, where it waits behind nothing
     // urgent.
@@ -219,7 +227,6 @@ test('a run that used its attempts is a dead letter, retried from its page', asy
   const row = page.locator('tbody tr', { hasText: runId });
   await row.waitFor();
   assert.match(await row.innerText(), /exited with code 3/);
-  await shot(page, 'dead-letters');
   await row.getByRole('button', { name: /^Retry run/ }).click();
   await page.getByRole('status').filter({ hasText: 'queued again' }).waitFor();
   assert.doesNotMatch(await row.innerText(), /\bDEAD\b/);
@@ -256,7 +263,7 @@ test("an action's refresh that lands after the reader has left breaks nothing on
 });
 
 test('every form control has a label, and nothing failed on the page', async () => {
-  for (const hash of ['#/new', '#/jobs']) {
+  for (const hash of ['#/new', '#/jobs', '#/runs', '#/dead-letters']) {
     await page.goto(`${API}/ui/${hash}`);
     await page.locator('h1').waitFor();
     const unlabelled = await page.$$eval('input, select, textarea', (els) => els
@@ -268,7 +275,7 @@ test('every form control has a label, and nothing failed on the page', async () 
 });
 
 test('text keeps 4.5:1 contrast on every page, and the keyboard alone gets from page to page', async () => {
-  const pages = ['#/jobs', '#/new', '#/dead-letters'];
+  const pages = ['#/jobs', '#/new', '#/dead-letters', '#/runs'];
   await page.goto(`${API}/ui/#/jobs`);
   await page.getByRole('link', { name: HELLO, exact: true }).click();
   await page.locator('table tbody tr .badge').first().waitFor();

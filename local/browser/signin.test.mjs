@@ -17,10 +17,17 @@ after(async () => {
   await browser?.close();
 });
 
-test('without a token the dashboard asks for one and shows no data', async () => {
+test('without a token the dashboard asks for one, shows no data, and no error: being asked is not one', async () => {
+  // The jobs page asks first and is refused (401): its failure must not land in red on the sign-in page.
+  const refused = page.waitForResponse((r) => r.url().includes('/v1/jobs') && r.status() === 401);
   await page.goto(`${API}/ui/`);
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await (await refused).finished();
+  await page.waitForLoadState('networkidle');
   assert.equal(await page.locator('table').count(), 0);
+  assert.equal(await page.locator('#status').innerText(), '');
+  assert.equal(await page.locator('.error:visible, [role=alert]:visible, .problem').filter({ hasText: /\S/ }).count(), 0);
+  assert.doesNotMatch(await page.locator('#who').innerText(), /Signed in/);
   await shot(page, 'sign-in');
 });
 
@@ -29,6 +36,10 @@ test('a token the API refuses is said so on the field', async () => {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.locator('#token-error').filter({ hasText: /token/ }).waitFor();
   assert.equal(await page.getByLabel('Bearer token', { exact: true }).getAttribute('aria-invalid'), 'true');
+  // The header says nothing of being signed in: the token was refused.
+  await page.waitForLoadState('networkidle');
+  assert.doesNotMatch(await page.locator('#who').innerText(), /Signed in/);
+  assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
 });
 
 test("with the user's token, the user's own jobs are listed", async () => {
@@ -37,11 +48,12 @@ test("with the user's token, the user's own jobs are listed", async () => {
   await page.getByRole('heading', { name: 'Jobs' }).waitFor();
   // The heading comes before the list's answer: wait for a row (or the empty note) before reading the names.
   await page.locator('tbody tr, p.empty').first().waitFor();
-  const names = await page.locator('tbody tr td:first-child').allInnerTexts();
+  const names = await page.locator('tbody tr td:nth-child(2)').allInnerTexts();
   assert.deepEqual(names, ['erin-job']);
 });
 
 test('signing out forgets the token', async () => {
+  assert.match(await page.locator('#who').innerText(), /Signed in/);
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await page.goto(`${API}/ui/#/jobs`);

@@ -36,12 +36,11 @@ async function send(method, path, { body, headers = {}, signal } = {}) {
     if (e.name === 'AbortError') throw e;
     throw new Problem(0, { detail: `the API cannot be reached (${e.message})` });
   }
-  if (r.status === 401) {
-    window.dispatchEvent(new CustomEvent('punctual:unauthorized'));
-  }
   if (!r.ok) {
     let problem = null;
     try { problem = await r.json(); } catch { /* not JSON: the status says it */ }
+    // Said after the body is read, so that the page that asked hears of its failure before the sign-in page is drawn.
+    if (r.status === 401) window.dispatchEvent(new CustomEvent('punctual:unauthorized'));
     throw new Problem(r.status, problem);
   }
   return r;

@@ -2,8 +2,11 @@
 // it left running (a followed log, a refresh timer); it is called when the reader goes elsewhere.
 import { api, token } from './api.js';
 import { h, say, takeNext } from './dom.js';
-import { jobsPage, jobPage } from './jobs.js';
+import { jobsPage } from './jobs.js';
+import { jobPage } from './job.js';
 import { runPage } from './run.js';
+import { runsPage } from './runs.js';
+import { CHOICES, browserZone, preference, setPreference, setPageZone } from './time.js';
 import { editorPage } from './editor.js';
 import { deadLettersPage } from './dead.js';
 
@@ -13,6 +16,7 @@ const routes = [
   [/^#\/jobs\/([^/]+)\/edit$/, (main, id) => editorPage(main, id)],
   [/^#\/jobs\/([^/]+)\/runs\/([^/]+)$/, runPage],
   [/^#\/new$/, (main) => editorPage(main, null)],
+  [/^#\/runs(?:\?.*)?$/, runsPage],
   [/^#\/dead-letters$/, deadLettersPage],
   [/^#\/sign-in$/, signInPage],
 ];
@@ -26,9 +30,11 @@ async function render() {
   const main = document.getElementById('main');
   const mine = ++generation;
   main.replaceChildren();
+  setPageZone(null);
   say(takeNext());
   document.querySelectorAll('.top nav a').forEach((a) => {
-    a.toggleAttribute('aria-current', hash.startsWith(a.getAttribute('href')));
+    const href = a.getAttribute('href');
+    a.toggleAttribute('aria-current', hash === href || hash.startsWith(`${href}/`) || hash.startsWith(`${href}?`));
   });
   const route = routes.find(([re]) => re.test(hash));
   if (!route) {
@@ -83,6 +89,7 @@ async function signInPage(main) {
         location.hash = '#/jobs';
       } catch (e) {
         if (previous) token.set(previous); else token.clear();
+        who();
         input.setAttribute('aria-invalid', 'true');
         error.textContent = e.message;
       }
@@ -120,5 +127,14 @@ window.addEventListener('hashchange', async () => {
   document.getElementById('main').focus({ preventScroll: true });
 });
 
+/** The header's switch: which zone every time on the page is shown in; the page is drawn again when it changes. */
+function zoneSwitch() {
+  const select = document.getElementById('zone');
+  select.replaceChildren(...CHOICES.map(([v, t]) => h('option', { value: v, selected: v === preference() },
+    v === 'browser' ? `${t} (${browserZone()})` : t)));
+  select.addEventListener('change', () => { setPreference(select.value); render(); });
+}
+
+zoneSwitch();
 who();
 render();

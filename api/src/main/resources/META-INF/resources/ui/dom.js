@@ -22,29 +22,20 @@ function append(el, children) {
   }
 }
 
-export function badge(state, title) {
-  return h('span', { class: `badge ${state}`, title }, state);
+export function badge(state, title, text = state) {
+  return h('span', { class: `badge ${state}`, title }, text);
 }
 
-/** An instant in the reader's zone, to the second: 2026-11-25 07:04:05. */
-export function when(iso) {
-  if (!iso) return '';
-  const d = new Date(iso);
-  const p = (n) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
-}
-
-/** A time element: the reader's local time, the exact instant on hover. */
-export function time(iso) {
-  return iso ? h('time', { datetime: iso, title: iso }, when(iso)) : h('span', { class: 'muted' }, '—');
-}
-
-/** Milliseconds as a short duration: 850 ms, 12.3 s, 4 min 2 s. */
+/** Milliseconds as a short duration: 850 ms, 12.3 s, 4 min 2 s, 3 h 5 min, 2 d 4 h. */
 export function millis(ms) {
   if (ms === null || ms === undefined || Number.isNaN(ms)) return '';
-  if (Math.abs(ms) < 1000) return `${Math.round(ms)} ms`;
-  if (Math.abs(ms) < 60000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
+  const a = Math.abs(ms);
+  const sign = ms < 0 ? '-' : '';
+  if (a < 1000) return `${Math.round(ms)} ms`;
+  if (a < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (a < 3_600_000) return `${sign}${Math.floor(a / 60_000)} min ${Math.floor((a % 60_000) / 1000)} s`;
+  if (a < 86_400_000) return `${sign}${Math.floor(a / 3_600_000)} h ${Math.floor((a % 3_600_000) / 60_000)} min`;
+  return `${sign}${Math.floor(a / 86_400_000)} d ${Math.floor((a % 86_400_000) / 3_600_000)} h`;
 }
 
 export function between(from, to) {
@@ -71,14 +62,19 @@ export function takeNext() {
 
 /** The status line under the header: what just happened, or what went wrong. */
 export function say(text, error = false) {
+  // The sign-in page says its own errors on its field: a page's failed read that lands after the reader was sent
+  // there (a 401) is not news.
+  if (error && location.hash === '#/sign-in') return;
   const s = document.getElementById('status');
   s.textContent = text || '';
   s.classList.toggle('error', error);
 }
 
-export function table(columns, rows, empty) {
+/** A table in a container that scrolls sideways on its own when the page is narrower than the table. */
+export function table(columns, rows, empty, label) {
   if (!rows.length) return h('p', { class: 'empty' }, empty);
-  return h('table', {},
-    h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: c.num ? 'num' : null }, c.title)))),
-    h('tbody', {}, rows.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.num ? 'num' : null }, c.cell(r)))))));
+  return h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': label || 'Table' },
+    h('table', {},
+      h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: c.num ? 'num' : null }, c.title)))),
+      h('tbody', {}, rows.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.num ? 'num' : null }, c.cell(r))))))));
 }

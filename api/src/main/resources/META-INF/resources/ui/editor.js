@@ -1,32 +1,24 @@
 // Creating or editing a job. The schedule's preview is asked of the API as the reader types (the API walks it
 // exactly as the dispatcher will, DST included), and every error the API names lands on the field it names.
 import { api, query, seg, uploadBinary, Problem } from './api.js';
-import { h, say, sayNext, when } from './dom.js';
-import { occurrences } from './jobs.js';
+import { h, say, sayNext } from './dom.js';
+import { occurrences } from './job.js';
+import { field, pairs, policyFields } from './fields.js';
+import { when, shownZone, jobZone, setPageZone, fromInput, toInput } from './time.js';
 
 const KINDS = [
   ['cron', 'Cron, in a time zone'], ['interval', 'Every …'], ['once', 'Once, at a time'],
   ['dates', 'At a list of times'], ['now', 'Now'],
 ];
 
-/** A labelled input whose errors the API can name: `name` is the field's path in the request (schedule.every). */
-function field(name, label, input, hint) {
-  const id = `f-${name.replace(/\W/g, '-')}`;
-  input.id = id;
-  input.name = name;
-  const error = h('span', { class: 'error', id: `${id}-error` });
-  input.setAttribute('aria-describedby', `${id}-error${hint ? ` ${id}-hint` : ''}`);
-  return h('div', { class: 'field', 'data-field': name },
-    h('label', { for: id }, label), input, hint ? h('span', { class: 'hint', id: `${id}-hint` }, hint) : null, error);
-}
-
-function localInput(iso) {
-  if (!iso) return '';
-  return when(iso).replace(' ', 'T');
-}
-
 function lines(text) {
   return text.split('\n').map((l) => l.trim()).filter(Boolean);
+}
+
+/** Arguments, one per line, kept as typed (an argument may start or end with a space); a last empty line is not one. */
+function argLines(text) {
+  if (text === '') return [];
+  return text.replace(/\n$/, '').split('\n');
 }
 
 /** A line of a dates schedule: "instant", or "local-time zone". */
@@ -35,27 +27,21 @@ function dateEntry(line) {
   return zone ? { local: first, zone } : first;
 }
 
-/** KEY=VALUE lines (or comma-separated pairs) as a map; null when there are none. */
-function pairs(text) {
-  const out = {};
-  for (const l of text.split(/[\n,]/).map((x) => x.trim()).filter(Boolean)) {
-    const i = l.indexOf('=');
-    out[i < 0 ? l : l.slice(0, i)] = i < 0 ? '' : l.slice(i + 1);
-  }
-  return Object.keys(out).length ? out : null;
-}
-
 export async function editorPage(main, id) {
   const existing = id ? await api.getWithEtag(`/v1/jobs/${seg(id)}`) : null;
   const job = existing ? existing.body : null;
   const s = job ? job.schedule : { type: 'cron', expression: '0 6 * * *', timezone: Intl.DateTimeFormat().resolvedOptions().timeZone };
+  setPageZone(jobZone(job));
+  // The zone the form's times are typed in: the one every time on the page is shown in.
+  const tz = shownZone();
+  const policy = policyFields(job);
 
   const name = h('input', { required: true, size: 40, value: job ? job.name : '', autocomplete: 'off' });
   const binary = h('select', {}, h('option', { value: '' }, 'Loading…'));
   const file = h('input', { type: 'file' });
   const progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Upload' });
-  const args = h('textarea', { rows: 2, cols: 40 }, job ? (job.args || []).join('\n') : '');
-  const env = h('textarea', { rows: 2, cols: 40 }, job ? Object.entries(job.env || {}).map(([k, v]) => `${k}=${v}`).join('\n') : '');
+  const args = h('textarea', { rows: 2, cols: 40, spellcheck: 'false' }, job ? (job.args || []).join('\n') : '');
+  const env = h('textarea', { rows: 2, cols: 40, spellcheck: 'false' }, job ? Object.entries(job.env || {}).map(([k, v]) => `${k}=${v}`).join('\n') : '');
   const labelsIn = h('input', { size: 40, value: job ? Object.entries(job.labels || {}).map(([k, v]) => `${k}=${v}`).join(',') : '' });
   const timeout = h('input', { type: 'number', min: 1, value: job ? job.timeoutSeconds : '' });
   const attempts = h('input', { type: 'number', min: 1, value: job ? job.maxAttempts : '' });
@@ -75,17 +61,17 @@ export async function editorPage(main, id) {
   const zones = h('datalist', { id: 'zones' },
     (Intl.supportedValuesOf ? Intl.supportedValuesOf('timeZone') : []).map((z) => h('option', { value: z })));
   const every = h('input', { size: 12, value: s.every || 'PT1H', spellcheck: 'false' });
-  const start = h('input', { type: 'datetime-local', step: 1, value: localInput(s.start) });
-  const end = h('input', { type: 'datetime-local', step: 1, value: localInput(s.end) });
-  const at = h('input', { type: 'datetime-local', step: 1, value: localInput(s.at) });
+  const start = h('input', { type: 'datetime-local', step: 1, value: toInput(s.start, tz) });
+  const end = h('input', { type: 'datetime-local', step: 1, value: toInput(s.end, tz) });
+  const at = h('input', { type: 'datetime-local', step: 1, value: toInput(s.at, tz) });
   const dates = h('textarea', { rows: 3, cols: 40, spellcheck: 'false' },
     (s.dates || []).map((d) => (d.instant ? d.instant : `${d.local} ${d.zone}`)).join('\n'));
   const parts = {
     cron: [field('schedule.expression', 'Cron expression', expression, 'minute hour day-of-month month day-of-week, e.g. 30 2 * * 1-5'),
       field('schedule.timezone', 'Time zone', zone, 'An IANA zone; its DST changes are taken into account'), zones],
     interval: [field('schedule.every', 'Every', every, 'An ISO-8601 duration: PT30S, PT15M, PT1H, P1D'),
-      field('schedule.start', 'From (your time; empty: now)', start), field('schedule.end', 'Until (empty: no end)', end)],
-    once: [field('schedule.at', 'At (your time)', at)],
+      field('schedule.start', `From (${tz}; empty: now)`, start), field('schedule.end', `Until (${tz}; empty: no end)`, end)],
+    once: [field('schedule.at', `At (${tz})`, at)],
     dates: [field('schedule.dates', 'Times', dates,
       'One per line: an instant (2027-01-01T09:00:00+01:00) or a wall-clock time and its zone (2027-03-28T02:30:00 Europe/Berlin)')],
     now: [h('p', { class: 'muted' }, 'It runs once, as soon as it is created.')],
@@ -111,6 +97,7 @@ export async function editorPage(main, id) {
       field('overlap', 'While another run runs', overlap, 'allow: both run; forbid: this one is skipped; queue: it waits'),
       field('maxConcurrency', 'Runs at once', concurrency, 'With forbid or queue: how many may run together (empty: 1)'),
       field('priority', 'Lane', lane, 'high is served first; low still gets its share')),
+    policy.elements,
     h('button', { type: 'submit', class: 'primary' }, job ? 'Save' : 'Create job'), ' ',
     h('a', { class: 'button', href: job ? `#/jobs/${seg(job.id)}` : '#/jobs' }, 'Cancel'));
 
@@ -123,11 +110,12 @@ export async function editorPage(main, id) {
   }
 
   function spec() {
-    const iso = (input) => (input.value ? new Date(input.value).toISOString() : undefined);
+    // A time left as it was shown is sent as the API gave it (to the millisecond), so an unchanged job stays so.
+    const iso = (input, was) => (was && input.value === toInput(was, tz) ? was : fromInput(input.value, tz));
     switch (chosenKind()) {
       case 'cron': return { type: 'cron', expression: expression.value.trim(), timezone: zone.value.trim(), start: s.type === 'cron' ? s.start : undefined, end: s.type === 'cron' ? s.end : undefined, dstGap: s.dstGap, dstOverlap: s.dstOverlap };
-      case 'interval': return { type: 'interval', every: every.value.trim(), start: iso(start), end: iso(end) };
-      case 'once': return { type: 'once', at: at.value ? iso(at) : '' };
+      case 'interval': return { type: 'interval', every: every.value.trim(), start: iso(start, s.start), end: iso(end, s.end) };
+      case 'once': return { type: 'once', at: at.value ? iso(at, s.at) : '' };
       case 'dates': return { type: 'dates', dates: lines(dates.value).map(dateEntry) };
       default: return { type: 'now' };
     }
@@ -145,10 +133,15 @@ export async function editorPage(main, id) {
     const entries = Object.entries(p.fields || {});
     for (const [f, message] of entries) {
       const path = prefix + f;
-      const holder = form.querySelector(`[data-field="${CSS.escape(path)}"]`)
-        || form.querySelector(`[data-field="${CSS.escape(path.replace(/\[\d+\].*$/, ''))}"]`)
-        || form.querySelector(`[data-field="${CSS.escape(path.replace(/\..*$/, ''))}"]`);
-      if (holder && !holder.hidden && holder.isConnected) {
+      // The field named, or the nearest one holding it: webhook.on[2] on webhook.on, secrets.X on secrets.
+      const tries = [];
+      for (let q = path; q;) {
+        tries.push(q);
+        const up = q.replace(/(\.[^.[\]]*|\[\d+\])$/, '');
+        q = up === q ? '' : up;
+      }
+      const holder = tries.map((t) => form.querySelector(`.field[data-field="${CSS.escape(t)}"]`)).find((x) => x && !x.hidden);
+      if (holder && holder.isConnected) {
         holder.querySelector('input, select, textarea').setAttribute('aria-invalid', 'true');
         const err = holder.querySelector('.error');
         err.textContent = err.textContent ? `${err.textContent}; ${message}` : `${f}: ${message}`;
@@ -173,7 +166,7 @@ export async function editorPage(main, id) {
       });
       try {
         const p = await api.post('/v1/schedules/preview', { schedule: spec(), count: 10 });
-        if (mine === previewSeq) preview.replaceChildren(occurrences(p), p.timezone ? h('p', { class: 'muted' }, `Wall-clock times in ${p.timezone}.`) : null);
+        if (mine === previewSeq) preview.replaceChildren(occurrences(p), p.timezone ? h('p', { class: 'muted' }, `Shown in ${shownZone(p.timezone)}; the schedule's clock is ${p.timezone}.`) : null);
       } catch (e) {
         if (mine !== previewSeq) return;
         preview.replaceChildren(h('p', { class: 'muted' }, 'No preview while the schedule has an error.'));
@@ -191,7 +184,7 @@ export async function editorPage(main, id) {
     const page = await api.get(query('/v1/binaries', { limit: 100 }));
     const ready = page.items.filter((b) => b.uploaded);
     binary.replaceChildren(h('option', { value: '' }, ready.length ? 'Choose…' : 'None yet: upload one'),
-      ...ready.map((b) => h('option', { value: b.id, selected: b.id === selected }, `${b.name} (${b.sha256.slice(0, 12)}, ${when(b.createdAt)})`)));
+      ...ready.map((b) => h('option', { value: b.id, selected: b.id === selected }, `${b.name} (${b.sha256.slice(0, 12)}, ${when(b.createdAt, tz)})`)));
     if (selected && !ready.some((b) => b.id === selected)) {
       binary.append(h('option', { value: selected, selected: true }, selected));
     }
@@ -216,13 +209,19 @@ export async function editorPage(main, id) {
 
   async function save() {
     clearErrors();
+    const more = policy.read();
+    if (more.errors.length) {
+      showProblem(new Problem(422, { detail: 'The form has errors.', errors: more.errors }));
+      form.querySelector('[aria-invalid="true"]')?.focus();
+      return;
+    }
     const body = {
-      ...(job ? carried(job) : {}),
+      ...more.body,
       name: name.value.trim(),
       binaryId: binary.value || undefined,
-      args: lines(args.value),
+      args: argLines(args.value),
       env: pairs(env.value) || undefined,
-      labels: pairs(labelsIn.value) || undefined,
+      labels: pairs(labelsIn.value, /[\n,]/) || undefined,
       schedule: spec(),
       timeoutSeconds: timeout.value ? Number(timeout.value) : undefined,
       maxAttempts: attempts.value ? Number(attempts.value) : undefined,
@@ -249,20 +248,4 @@ export async function editorPage(main, id) {
   [expression, zone, every, start, end, at, dates].forEach((i) => i.addEventListener('input', schedulePreview));
   showKind();
   await loadBinaries(job ? job.binaryId : null);
-}
-
-/** What a PUT must send again to keep it: the fields this form does not show (absent would mean "none"). */
-function carried(job) {
-  return {
-    nonRetryableExitCodes: job.nonRetryableExitCodes || undefined,
-    jitter: job.jitter || undefined,
-    catchUp: job.catchUp || undefined,
-    overlap: job.overlap || undefined,
-    maxRunAge: job.maxRunAge || undefined,
-    maxConcurrency: job.maxConcurrency || undefined,
-    priority: job.priority || undefined,
-    limits: job.limits || undefined,
-    webhook: job.webhook || undefined,
-    expect: job.expect || undefined,
-  };
 }

@@ -1,22 +1,28 @@
 // One run: its facts, and an attempt's log, followed while the attempt runs (the API holds each read up to 20 s
 // until new output or the end, so following costs a request per chunk, not a poll a second).
 import { api, seg } from './api.js';
-import { h, badge, time, say, between, millis } from './dom.js';
+import { h, badge, say, between } from './dom.js';
+import { time, jobZone, setPageZone } from './time.js';
+import { lateness, origin } from './runinfo.js';
+import { timeline } from './history.js';
 
 const FINAL = new Set(['SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED']);
 
 export async function runPage(main, jobId, runId) {
   const base = `/v1/jobs/${seg(jobId)}/runs/${seg(runId)}`;
   const [run, job] = await Promise.all([api.get(base), api.get(`/v1/jobs/${seg(jobId)}`).catch(() => null)]);
+  setPageZone(jobZone(job));
   const title = h('h1');
+  const attempts = h('div', { id: 'attempts' });
   const facts = h('dl', { class: 'facts' });
   const attempt = h('select', { id: 'attempt' });
   const following = h('span', { class: 'muted', id: 'following', 'aria-live': 'polite' });
   const log = h('pre', { class: 'log', id: 'log', tabindex: 0, 'aria-label': 'Output of the attempt' });
   const actions = h('div', { class: 'actions' });
   main.append(
-    h('p', {}, h('a', { href: `#/jobs/${seg(jobId)}` }, `← ${job ? job.name : jobId}`)),
+    h('p', {}, h('a', { href: `#/jobs/${seg(jobId)}` }, `← ${job ? job.name : run.jobName || jobId}`)),
     title, actions, facts,
+    h('h2', { id: 'attempts-h' }, 'Attempts'), attempts,
     h('h2', { id: 'log-h' }, 'Log'),
     h('div', { class: 'toolbar' }, h('div', { class: 'field' }, h('label', { for: 'attempt' }, 'Attempt'), attempt), following),
     log);
@@ -26,15 +32,19 @@ export async function runPage(main, jobId, runId) {
 
   function draw(r) {
     current = r;
-    title.replaceChildren(`Run ${r.runId}`, badge(r.state));
+    title.replaceChildren(`Run ${r.runId}`, badge(r.state), origin(r) || '');
     facts.replaceChildren(...[
-      ['Scheduled', time(r.scheduledAt)], ['Started', time(r.startedAt)], ['Finished', time(r.finishedAt)],
-      ['Lateness', r.startedAt ? millis(new Date(r.startedAt) - new Date(r.scheduledAt)) : ''],
+      ['Job', r.jobName || (job && job.name) || ''], ['Due', time(r.scheduledAt)],
+      ['Created', r.createdAt ? time(r.createdAt) : ''], ['Queued', r.queuedAt ? time(r.queuedAt) : ''],
+      ['Launched', r.launchedAt ? time(r.launchedAt) : ''],
+      ['Started', time(r.startedAt)], ['Finished', time(r.finishedAt)],
+      ['Lateness', lateness(r)],
       ['Took', between(r.startedAt, r.finishedAt)], ['Attempt', `${r.attempt} of ${r.maxAttempts}`],
       ['Exit code', r.exitCode ?? ''], ['Error', r.error || ''], ['Executor', r.executorId || ''],
       ['Lane', r.priority ? `${r.priority} (this run's own)` : ''], ['Waiting', r.waiting || ''],
       ['Arguments', r.args ? r.args.join(' ') : ''], ['Environment', r.env ? Object.keys(r.env).join(', ') : ''],
     ].filter(([, v]) => v !== '').flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+    attempts.replaceChildren(timeline(r));
     const n = Math.max(r.attempt, 1);
     if (attempt.options.length !== n) {
       const chosen = attempt.value;

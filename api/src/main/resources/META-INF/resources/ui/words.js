@@ -1,4 +1,5 @@
 // Schedules in words. The API's preview is the authority on when a schedule fires; this only names it.
+import { when } from './time.js';
 
 const UNITS = [['D', 'day'], ['H', 'hour'], ['M', 'minute'], ['S', 'second']];
 
@@ -39,8 +40,8 @@ export function schedule(s) {
   if (!s) return '';
   switch (s.type) {
     case 'now': return 'once, now';
-    case 'once': return `once at ${new Date(s.at).toLocaleString()}`;
-    case 'interval': return `every ${duration(s.every)}${s.end ? ` until ${new Date(s.end).toLocaleString()}` : ''}`;
+    case 'once': return `once at ${when(s.at)}`;
+    case 'interval': return `every ${duration(s.every)}${s.end ? ` until ${when(s.end)}` : ''}`;
     case 'dates': return `on ${s.dates.length} date${s.dates.length === 1 ? '' : 's'}`;
     case 'cron': {
       const words = cron(s.expression);

@@ -31,6 +31,6 @@ class DashboardIT {
 
     @Test
     void theDashboardWorksInABrowser() throws Exception {
-        Browser.run("dashboard.test.mjs", 12, Map.of("PUNCTUAL_URL", system.api, "PUNCTUAL_BINARY", binary.toString()));
+        Browser.run("dashboard.test.mjs", 22, Map.of("PUNCTUAL_URL", system.api, "PUNCTUAL_BINARY", binary.toString()));
     }
 }
