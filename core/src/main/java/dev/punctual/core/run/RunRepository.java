@@ -642,10 +642,8 @@ public final class RunRepository {
         String key = "#j = :j";
         if (range.from() != null || range.to() != null) {
             names.put("#r", Resources.RUN_ID);
-            // An extra run's id is its instant's and "-t..." after it: "~" sorts after "-", so one made at `to`
-            // is in; "0" is before every id (a four-digit year).
-            values.put(":lo", s(range.from() == null ? "0" : RunIds.forOccurrence(range.from())));
-            values.put(":hi", s(range.to() == null ? "~" : RunIds.forOccurrence(range.to()) + "~"));
+            values.put(":lo", s(RunIds.lowerBound(range.from())));
+            values.put(":hi", s(RunIds.upperBound(range.to())));
             key += " AND #r BETWEEN :lo AND :hi";
         }
         String filter = null;

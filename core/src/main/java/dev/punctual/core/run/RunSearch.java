@@ -144,9 +144,8 @@ public final class RunSearch {
         String key = "#s = :s";
         if (from != null || to != null) {
             names.put("#r", Resources.RUN_ID);
-            // As in RunRepository.listForJob: "~" sorts after an extra run's "-t…", "0" before every id.
-            values.put(":lo", s(from == null ? "0" : RunIds.forOccurrence(from)));
-            values.put(":hi", s(to == null ? "~" : RunIds.forOccurrence(to) + "~"));
+            values.put(":lo", s(RunIds.lowerBound(from)));
+            values.put(":hi", s(RunIds.upperBound(to)));
             key += " AND #r BETWEEN :lo AND :hi";
         }
         Map<String, AttributeValue> start = null;

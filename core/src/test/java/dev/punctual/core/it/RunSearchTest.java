@@ -38,13 +38,14 @@ class RunSearchTest {
     @BeforeEach
     void jobs() {
         p = Fixture.stack(TestStack.isolatedSettings().build(), new SettableClock(NOW));
-        // Twelve jobs, so that every shard is likely used and several hold more than one: six due at T1, six at
-        // T2, each instant's runs sharing one run id.
-        for (int i = 0; i < 12; i++) {
-            Instant due = i < 6 ? T1 : T2;
+        // Fifteen jobs: nine due at T1, so that at least one of the eight shards holds two of them (a page of one
+        // then stops inside it, on a key equal to the lower bound of a range from T1), six at T2; each instant's
+        // runs share one run id.
+        for (int i = 0; i < 15; i++) {
+            Instant due = i < 9 ? T1 : T2;
             String name = "job-" + i;
             Job job = Fixture.insertJob(p, OWNER, Fixture.once(due), due, T1.minusSeconds(60), 1, j -> j.name(name));
-            (i < 6 ? early : late).add(job);
+            (i < 9 ? early : late).add(job);
         }
     }
 
@@ -67,12 +68,12 @@ class RunSearchTest {
     void everyRunOfEveryJobIsListedOnceNewestDueFirstWithItsJobsName() {
         List<RunView> seen = all(RunListing.DEFAULT, 5);
 
-        assertThat(seen).hasSize(12);
+        assertThat(seen).hasSize(15);
         assertThat(seen.stream().map(v -> v.jobId() + "/" + v.runId()).distinct())
-                .hasSize(12);
+                .hasSize(15);
         // All of T2's before any of T1's.
         assertThat(seen.subList(0, 6)).allMatch(v -> v.scheduledAt().equals(T2.toString()));
-        assertThat(seen.subList(6, 12)).allMatch(v -> v.scheduledAt().equals(T1.toString()));
+        assertThat(seen.subList(6, 15)).allMatch(v -> v.scheduledAt().equals(T1.toString()));
         assertThat(seen).allMatch(v -> v.jobName().equals("job-" + indexOf(v.jobId())));
         // The runs are spread over more than one shard of the owner's partition.
         Set<Integer> shards = new HashSet<>();
@@ -83,13 +84,11 @@ class RunSearchTest {
     }
 
     private int indexOf(String jobId) {
-        for (int i = 0; i < 6; i++) {
-            if (early.get(i).id().equals(jobId)) {
-                return i;
-            }
-            if (late.get(i).id().equals(jobId)) {
-                return i + 6;
-            }
+        if (early.stream().anyMatch(j -> j.id().equals(jobId))) {
+            return early.stream().map(Job::id).toList().indexOf(jobId);
+        }
+        if (late.stream().anyMatch(j -> j.id().equals(jobId))) {
+            return early.size() + late.stream().map(Job::id).toList().indexOf(jobId);
         }
         throw new AssertionError("not one of the test's jobs: " + jobId);
     }
@@ -102,11 +101,11 @@ class RunSearchTest {
         assertThat(Fixture.claim(p, late.get(0), "ex-a", NOW)).isTrue();
 
         assertThat(all(RunListing.DEFAULT, 100))
-                .hasSize(12)
+                .hasSize(15)
                 .noneMatch(v -> v.jobId().equals(theirs.id()));
-        assertThat(all(RunListing.ALL, 100)).hasSize(13).anyMatch(v -> v.jobId().equals(future.id()));
-        assertThat(all(new RunListing(null, T1.toString(), T1.toString(), null), 4))
-                .hasSize(6)
+        assertThat(all(RunListing.ALL, 100)).hasSize(16).anyMatch(v -> v.jobId().equals(future.id()));
+        assertThat(all(new RunListing(null, T1.toString(), T1.toString(), null), 1))
+                .hasSize(9)
                 .allMatch(v -> v.scheduledAt().equals(T1.toString()));
         assertThat(all(new RunListing("RUNNING", null, null, null), 3))
                 .singleElement()
