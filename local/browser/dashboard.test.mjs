@@ -72,6 +72,9 @@ test('a job is created through the form: binary uploaded, preview as you type, e
   await page.getByRole('button', { name: 'Create job' }).click();
   await page.getByRole('heading', { name: HELLO }).waitFor();
   assert.match(await page.locator('dl.facts').innerText(), /every day at 03:00 \(Europe\/Paris\)/);
+  // The binary by the name it was uploaded under, not its id.
+  const uploaded = BINARY.split('/').pop();
+  await page.locator('dl.facts dd', { hasText: `${uploaded} (sha256 ` }).waitFor();
 });
 
 test('a triggered run is watched to success, and its log read', async () => {

@@ -12,6 +12,9 @@ const REFRESH_MS = 3000;
 export async function jobPage(main, id) {
   let { body: job } = await api.getWithEtag(`/v1/jobs/${seg(id)}`);
   let lastRun = null;
+  // The job's binary by name (a job holds its id): read once per binary id, drawn when it comes.
+  let binary = null;
+  let asked = null;
   setPageZone(jobZone(job));
   const title = h('h1');
   const actions = h('div', { class: 'actions' });
@@ -37,7 +40,7 @@ export async function jobPage(main, id) {
     title.replaceChildren(job.name, jobBadge(job, lastRun, job.pauseNote || null));
     facts.replaceChildren(...[
       ['Id', job.id], ['Schedule', schedule(job.schedule)], ['Next run', time(job.nextRunAt)],
-      ['Binary', job.binaryId], ['Arguments', (job.args || []).join(' ')],
+      ['Binary', binaryName()], ['Arguments', (job.args || []).join(' ')],
       ['Environment', Object.keys(job.env || {}).join(', ')], ['Secrets', (job.secrets || []).join(', ')],
       ['Timeout', `${job.timeoutSeconds} s`], ['Attempts', job.maxAttempts],
       ['No retry on exit', (job.nonRetryableExitCodes || []).join(', ')], ['Overlap', job.overlap],
@@ -64,6 +67,17 @@ export async function jobPage(main, id) {
       say(e.message, true);
       return null;
     }
+  }
+
+  function binaryName() {
+    if (!binary || binary.id !== job.binaryId) {
+      if (asked !== job.binaryId) {
+        asked = job.binaryId;
+        api.get(`/v1/binaries/${seg(job.binaryId)}`).then((b) => { binary = b; drawJob(); }).catch(() => {});
+      }
+      return job.binaryId;
+    }
+    return h('span', { title: `${binary.id}, sha256 ${binary.sha256}` }, `${binary.name} (sha256 ${binary.sha256.slice(0, 12)}…)`);
   }
 
   async function refreshJob() {
