@@ -370,7 +370,9 @@ class OpenApiLambdaTest {
                 ok.add(e);
             }
         });
-        if (ok.size() == 2 && ok.get(0).getKey().equals("200") && ok.get(1).getKey().equals("201")) {
+        if (ok.size() == 2
+                && ok.get(0).getKey().equals("200")
+                && ok.get(1).getKey().equals("201")) {
             // A creation that also answers a dry run: the same body, without the creation's headers.
             assertThat(onlyContent(ok.get(0).getValue(), where).path("schema"))
                     .as(where + ": a dry run answers with what the creation would")
