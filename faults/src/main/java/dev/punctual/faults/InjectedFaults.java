@@ -11,12 +11,17 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchExecuteStatementRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchExecuteStatementResponse;
+import software.amazon.awssdk.services.dynamodb.model.BatchStatementRequest;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
@@ -103,6 +108,31 @@ final class InjectedFaults {
         String set = remove < 0 ? update : update.substring(0, remove);
         return names.entrySet().stream()
                 .anyMatch(e -> e.getValue().equals("leaseOwner") && set.contains(e.getKey() + " = "));
+    }
+
+    private static final Pattern KEY_PARAMETER = Pattern.compile("\"(jobId|runId)\" = \\?");
+
+    /**
+     * The run a claim written as a PartiQL statement (RunWrite.statement) claims, by its key's parameters; null for
+     * any other statement. A claim is the only write that sets leaseOwner.
+     */
+    static Map<String, AttributeValue> claimKey(String text, List<AttributeValue> parameters) {
+        int where = text.indexOf(" WHERE ");
+        if (where < 0 || !text.substring(0, where).contains("SET \"leaseOwner\" = ?")) {
+            return null;
+        }
+        Map<String, AttributeValue> key = new HashMap<>();
+        Matcher m = KEY_PARAMETER.matcher(text);
+        m.region(where, text.length());
+        while (m.find()) {
+            int index = (int) text.substring(0, m.end())
+                            .chars()
+                            .filter(ch -> ch == '?')
+                            .count()
+                    - 1;
+            key.putIfAbsent(m.group(1), parameters.get(index));
+        }
+        return key.size() == 2 ? key : null;
     }
 
     static void announce(PrintStream out, String fault) {
@@ -254,6 +284,15 @@ final class InjectedFaults {
                         .map(Update::key)
                         .findFirst()
                         .orElse(null);
+            } else if (c.request() instanceof BatchExecuteStatementRequest b
+                    && c.response() instanceof BatchExecuteStatementResponse r) {
+                // Claims shared with other runs' writes in one batch (under load): the first one that won.
+                for (int i = 0; i < b.statements().size() && claimed == null; i++) {
+                    if (i < r.responses().size() && r.responses().get(i).error() == null) {
+                        BatchStatementRequest st = b.statements().get(i);
+                        claimed = claimKey(st.statement(), st.parameters());
+                    }
+                }
             }
             if (claimed != null && claims.incrementAndGet() == nth) {
                 announce(out, "frozen-after-claim " + run(claimed));

@@ -1,0 +1,69 @@
+package dev.punctual.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.punctual.core.run.Change;
+import dev.punctual.core.run.Transition;
+import dev.punctual.emulators.EmbeddedAws;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.dynamodb.model.BatchExecuteStatementRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchStatementRequest;
+
+/** How the fault injectors read the calls they watch, checked against the calls core's writes really make. */
+class InjectedFaultsTest {
+    @Test
+    void aClaimSharedWithOtherWritesInABatchOfStatementsIsFoundWithItsRun(@TempDir Path tmp) throws Exception {
+        List<BatchExecuteStatementRequest> batches = new ArrayList<>();
+        ExecutionInterceptor capture = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                if (c.request() instanceof BatchExecuteStatementRequest b) {
+                    batches.add(b);
+                }
+            }
+        };
+        try (Stage s = new Stage("claim-in-a-batch", Stage.target(EmbeddedAws.shared()), tmp, Map.of())) {
+            var p = s.punctual(
+                    FaultClients.dynamo(s.target, UrlConnectionHttpClient.create(), List.of(capture)),
+                    s.sqs,
+                    Clock.systemUTC());
+            Instant now = Instant.parse("2030-01-01T00:00:00Z");
+            // Two claims and a heartbeat in one batch, as the shared writes send them (the runs need not exist:
+            // the statements are what is read).
+            p.runs.applyAll(
+                    List.of(
+                            Change.of(Transition.CLAIM, "job_aaaaaaaaaaaaaaaaaaaa", "20300101T000000.000Z", now)
+                                    .withLease("ex-1", now.plusSeconds(60)),
+                            Change.of(Transition.HEARTBEAT, "job_cccccccccccccccccccc", "20300101T000000.000Z", now)
+                                    .withAttempt(1)
+                                    .withLease("ex-1", now.plusSeconds(60)),
+                            Change.of(Transition.CLAIM, "job_bbbbbbbbbbbbbbbbbbbb", "20300101T000001.000Z", now)
+                                    .withLease("ex-1", now.plusSeconds(60))),
+                    List.of(false, false, false));
+        }
+        assertThat(batches).hasSize(1);
+        List<BatchStatementRequest> st = batches.getFirst().statements();
+        assertThat(InjectedFaults.claimKey(st.get(0).statement(), st.get(0).parameters()))
+                .extractingByKeys("jobId", "runId")
+                .extracting(v -> v.s())
+                .containsExactly("job_aaaaaaaaaaaaaaaaaaaa", "20300101T000000.000Z");
+        assertThat(InjectedFaults.claimKey(st.get(1).statement(), st.get(1).parameters()))
+                .as("a heartbeat is not a claim")
+                .isNull();
+        assertThat(InjectedFaults.claimKey(st.get(2).statement(), st.get(2).parameters()))
+                .extractingByKeys("jobId", "runId")
+                .extracting(v -> v.s())
+                .containsExactly("job_bbbbbbbbbbbbbbbbbbbb", "20300101T000001.000Z");
+    }
+}
