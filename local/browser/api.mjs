@@ -77,3 +77,20 @@ export function pastRange(hour, n) {
   if (last.getTime() > Date.now() - DAY) last.setTime(last.getTime() - DAY);
   return { from: new Date(last.getTime() - (n - 1) * DAY - HOUR).toISOString(), to: new Date(last.getTime() + HOUR).toISOString() };
 }
+
+/**
+ * Two jobs of {@code prefix}'s for a page to show: a daily one at {@code hour} (a far hour: it fires during no test;
+ * {@code fields} added to it) with three backfilled runs that succeeded on days before yesterday, and a one-shot one
+ * whose only run is dead. Resolves once those runs are there.
+ */
+export async function dailyAndDead(prefix, bin, hour, fields = {}) {
+  const daily = await call('POST', '/v1/jobs', {
+    name: `${prefix}-daily`, binaryId: bin, schedule: { type: 'cron', expression: `0 ${hour} * * *`, timezone: 'UTC' },
+    ...fields,
+  });
+  const dead = await call('POST', '/v1/jobs', { name: `${prefix}-dies`, binaryId: bin, schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
+  await call('POST', `/v1/jobs/${daily.id}/backfill`, pastRange(hour, 3));
+  const backfilled = await until(() => runs(daily.id), (rs) => rs.length === 3 && rs.every((r) => r.state === 'SUCCEEDED'));
+  const [deadRun] = await until(() => runs(dead.id), (rs) => rs[0] && rs[0].state === 'DEAD');
+  return { daily, dead, backfilled, deadRun };
+}

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { API, open, shot } from './browser.mjs';
-import { call, binary, until, runs, farHour, pastRange } from './api.mjs';
+import { binary, dailyAndDead, farHour } from './api.mjs';
 
 const hour = farHour();
 
@@ -20,16 +20,10 @@ before(async () => {
   ({ browser, page, errors } = await open());
   const bin = await binary(process.env.PUNCTUAL_BINARY);
   // A long name and long labels: what a narrow page has to fit.
-  daily = await call('POST', '/v1/jobs', {
-    name: `ui-layout-${TAG}-a-rather-long-job-name-that-has-to-fit-somewhere`, binaryId: bin,
-    schedule: { type: 'cron', expression: `0 ${hour} * * *`, timezone: 'UTC' },
+  ({ daily, dead, backfilled, deadRun } = await dailyAndDead(`ui-layout-${TAG}`, bin, hour, {
+    name: `ui-layout-${TAG}-a-rather-long-job-name-that-has-to-fit-somewhere`,
     labels: { team: 'dashboard-and-command-line', service: 'nightly-reconciliation-of-everything' },
-  });
-  dead = await call('POST', '/v1/jobs', { name: `ui-layout-${TAG}-dies`, binaryId: bin, schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
-  // Daily at an hour half a day from now (it fires during no test); three runs due at it on days before yesterday.
-  await call('POST', `/v1/jobs/${daily.id}/backfill`, pastRange(hour, 3));
-  backfilled = await until(() => runs(daily.id), (rs) => rs.length === 3 && rs.every((r) => r.state === 'SUCCEEDED'));
-  [deadRun] = await until(() => runs(dead.id), (rs) => rs[0] && rs[0].state === 'DEAD');
+  }));
 });
 
 after(async () => {

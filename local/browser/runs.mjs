@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { API, open, shot, BROWSER_ZONE } from './browser.mjs';
-import { call, binary, until, runs, wall, farHour, pastRange } from './api.mjs';
+import { binary, until, wall, farHour, dailyAndDead } from './api.mjs';
 
 const hour = farHour();
 
@@ -19,14 +19,7 @@ let deadRun;
 before(async () => {
   ({ browser, page, errors } = await open());
   const bin = await binary(process.env.PUNCTUAL_BINARY);
-  daily = await call('POST', '/v1/jobs', {
-    name: `ui-runs-${TAG}-daily`, binaryId: bin, schedule: { type: 'cron', expression: `0 ${hour} * * *`, timezone: 'UTC' },
-  });
-  dead = await call('POST', '/v1/jobs', { name: `ui-runs-${TAG}-dies`, binaryId: bin, schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
-  // Daily at an hour half a day from now (it fires during no test); three runs due at it on days before yesterday.
-  await call('POST', `/v1/jobs/${daily.id}/backfill`, pastRange(hour, 3));
-  backfilled = await until(() => runs(daily.id), (rs) => rs.length === 3 && rs.every((r) => r.state === 'SUCCEEDED'));
-  [deadRun] = await until(() => runs(dead.id), (rs) => rs[0] && rs[0].state === 'DEAD');
+  ({ daily, dead, backfilled, deadRun } = await dailyAndDead(`ui-runs-${TAG}`, bin, hour));
 });
 
 after(async () => {
