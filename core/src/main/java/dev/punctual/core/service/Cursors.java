@@ -52,11 +52,9 @@ public final class Cursors {
         if (key == null) {
             return null;
         }
-        ObjectNode n = JSON.createObjectNode();
-        key.forEach((k, v) -> n.put(k, v.s()));
-        return Base64.getUrlEncoder()
-                .withoutPadding()
-                .encodeToString(n.toString().getBytes(StandardCharsets.UTF_8));
+        Map<String, String> text = new LinkedHashMap<>();
+        key.forEach((k, v) -> text.put(k, v.s()));
+        return write(text);
     }
 
     /** {@link #decode(String, Map)} where any value of the expected attributes will do. */
@@ -72,28 +70,60 @@ public final class Cursors {
         if (cursor == null || cursor.isEmpty()) {
             return null;
         }
+        Map<String, String> text = read(cursor);
+        if (!text.keySet().equals(expected.keySet())) {
+            throw rejected();
+        }
         Map<String, AttributeValue> key = new LinkedHashMap<>();
-        try {
-            JsonNode n = JSON.readTree(Base64.getUrlDecoder().decode(cursor));
-            n.fields()
-                    .forEachRemaining(e -> key.put(
-                            e.getKey(), AttributeValue.fromS(e.getValue().asText())));
-        } catch (Exception e) {
-            throw rejected();
-        }
-        if (!key.keySet().equals(expected.keySet())) {
-            throw rejected();
-        }
-        key.forEach((name, value) -> {
-            if (value.s().getBytes(StandardCharsets.UTF_8).length > MAX_VALUE_BYTES
-                    || !expected.get(name).test(value.s())) {
+        text.forEach((name, value) -> {
+            if (!expected.get(name).test(value)) {
                 throw rejected();
             }
+            key.put(name, AttributeValue.fromS(value));
         });
         return key;
     }
 
-    private static ValidationException rejected() {
+    /** Names and string values as an opaque cursor: base64url JSON. */
+    static String write(Map<String, String> fields) {
+        ObjectNode n = JSON.createObjectNode();
+        fields.forEach(n::put);
+        return Base64.getUrlEncoder()
+                .withoutPadding()
+                .encodeToString(n.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * What {@link #write} made of a cursor, each value at most {@link #MAX_VALUE_BYTES}; anything else (a stranger's
+     * text) is refused naming {@code cursor}. The caller checks the names and values its listing could have made.
+     */
+    static Map<String, String> read(String cursor) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        try {
+            JsonNode n = JSON.readTree(Base64.getUrlDecoder().decode(cursor));
+            if (n == null || !n.isObject()) {
+                throw rejected();
+            }
+            n.fields().forEachRemaining(e -> {
+                if (!e.getValue().isTextual()) {
+                    throw rejected();
+                }
+                fields.put(e.getKey(), e.getValue().asText());
+            });
+        } catch (ValidationException e) {
+            throw e;
+        } catch (Exception e) {
+            throw rejected();
+        }
+        fields.values().forEach(v -> {
+            if (v.getBytes(StandardCharsets.UTF_8).length > MAX_VALUE_BYTES) {
+                throw rejected();
+            }
+        });
+        return fields;
+    }
+
+    static ValidationException rejected() {
         return new ValidationException(
                 Rejection.MALFORMED,
                 List.of(new FieldError("cursor", "is not a cursor returned by this API for this listing")));

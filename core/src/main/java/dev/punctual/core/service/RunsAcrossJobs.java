@@ -1,11 +1,5 @@
 package dev.punctual.core.service;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.punctual.core.error.FieldError;
-import dev.punctual.core.error.Rejection;
-import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
@@ -13,12 +7,10 @@ import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository.RunRange;
 import dev.punctual.core.run.RunSearch;
 import dev.punctual.core.run.RunState;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,7 +21,6 @@ import java.util.Set;
  * first ({@link DeadLetterService#list}), as it always was.
  */
 public final class RunsAcrossJobs {
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** A shard read to its end, in a cursor. */
     private static final String DONE = "~";
 
@@ -74,17 +65,15 @@ public final class RunsAcrossJobs {
         return job != null && job.state() == JobState.PAUSED;
     }
 
-    /** A position as opaque base64url JSON: each shard's last key ({@code jobId/runId}) or {@value #DONE}. */
+    /** A position as a cursor ({@link Cursors#write}): each shard's last key ({@code jobId/runId}) or {@value #DONE}. */
     static String encode(RunSearch.Position p) {
         if (p == null) {
             return null;
         }
-        ObjectNode n = JSON.createObjectNode();
-        p.after().forEach((shard, key) -> n.put(shard.toString(), key.jobId() + "/" + key.runId()));
-        p.done().forEach(shard -> n.put(shard.toString(), DONE));
-        return Base64.getUrlEncoder()
-                .withoutPadding()
-                .encodeToString(n.toString().getBytes(StandardCharsets.UTF_8));
+        Map<String, String> fields = new LinkedHashMap<>();
+        p.after().forEach((shard, key) -> fields.put(shard.toString(), key.jobId() + "/" + key.runId()));
+        p.done().forEach(shard -> fields.put(shard.toString(), DONE));
+        return Cursors.write(fields);
     }
 
     /**
@@ -97,41 +86,29 @@ public final class RunsAcrossJobs {
         }
         Map<Integer, RunSearch.RunKey> after = new HashMap<>();
         Set<Integer> done = new HashSet<>();
-        try {
-            JsonNode n = JSON.readTree(Base64.getUrlDecoder().decode(cursor));
-            if (!n.isObject()) {
-                throw rejected();
+        for (Map.Entry<String, String> e : Cursors.read(cursor).entrySet()) {
+            int shard;
+            try {
+                shard = Integer.parseInt(e.getKey());
+            } catch (NumberFormatException notAShard) {
+                throw Cursors.rejected();
             }
-            for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                int shard = Integer.parseInt(e.getKey());
-                String v = e.getValue().isTextual() ? e.getValue().asText() : "";
-                if (shard < 0 || shard >= RunSearch.SHARDS) {
-                    throw rejected();
-                }
-                if (v.equals(DONE)) {
-                    done.add(shard);
-                    continue;
-                }
-                int slash = v.indexOf('/');
-                String jobId = slash < 0 ? "" : v.substring(0, slash);
-                String runId = slash < 0 ? "" : v.substring(slash + 1);
-                if (!Keys.jobId(jobId) || !Keys.runId(runId) || RunSearch.shardOf(jobId) != shard) {
-                    throw rejected();
-                }
-                after.put(shard, new RunSearch.RunKey(jobId, runId));
+            String v = e.getValue();
+            if (shard < 0 || shard >= RunSearch.SHARDS) {
+                throw Cursors.rejected();
             }
-        } catch (ValidationException e) {
-            throw e;
-        } catch (Exception e) {
-            throw rejected();
+            if (v.equals(DONE)) {
+                done.add(shard);
+                continue;
+            }
+            int slash = v.indexOf('/');
+            String jobId = slash < 0 ? "" : v.substring(0, slash);
+            String runId = slash < 0 ? "" : v.substring(slash + 1);
+            if (!Keys.jobId(jobId) || !Keys.runId(runId) || RunSearch.shardOf(jobId) != shard) {
+                throw Cursors.rejected();
+            }
+            after.put(shard, new RunSearch.RunKey(jobId, runId));
         }
         return new RunSearch.Position(after, done);
-    }
-
-    private static ValidationException rejected() {
-        return new ValidationException(
-                Rejection.MALFORMED,
-                List.of(new FieldError("cursor", "is not a cursor returned by this API for this listing")));
     }
 }
