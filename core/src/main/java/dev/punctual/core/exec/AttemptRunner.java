@@ -14,7 +14,6 @@ import dev.punctual.core.run.SharedRunWrites;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -42,19 +41,12 @@ import software.amazon.awssdk.services.sqs.model.Message;
 public final class AttemptRunner {
     private static final System.Logger LOG = System.getLogger(AttemptRunner.class.getName());
 
-    private final RunRepository runs;
     private final JobRepository jobs;
-    private final RunQueues queue;
     private final ArtifactStore store;
-    private final BinaryCache cache;
-    private final ProcessRunner runner;
-    private final Backoff backoff;
     private final Settings settings;
     private final Clock clock;
     private final String executorId;
-    private final Path workRoot;
     private final Sandbox sandbox;
-    private final ScheduledExecutorService timer;
     /**
      * The runs' watches ({@link RunWatch}) on a thread of their own: a run that fills its directory with a million
      * files makes its own disk scan slow, and must not delay another run's heartbeat into self-fencing.
@@ -62,6 +54,8 @@ public final class AttemptRunner {
     private final ScheduledExecutorService watchTimer;
     /** Kills a run from outside this JVM when its lease was not renewed in time ({@link Supervisor}). */
     private final Supervisor supervisor;
+    /** The attempt's first phase: binary, sandbox, deadline and gated process. */
+    private final Preparation preparation;
 
     private final Map<String, ProcessRunner.Handle> running = new ConcurrentHashMap<>();
 
@@ -88,26 +82,20 @@ public final class AttemptRunner {
             ScheduledExecutorService timer,
             RunEvents events,
             Meters meters) {
-        this.runs = runs;
         this.jobs = jobs;
-        this.queue = queue;
         this.store = store;
-        this.cache = cache;
-        this.runner = runner;
-        this.backoff = backoff;
         this.settings = settings;
         this.clock = clock;
         this.executorId = executorId;
-        this.workRoot = workRoot;
         this.sandbox = Sandbox.create(settings.sandbox());
         this.events = events;
         this.meters = meters;
-        this.timer = timer;
         try {
             this.supervisor = new Supervisor(workRoot.resolveSibling("deadlines"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        this.preparation = new Preparation(sandbox, cache, runner, supervisor, settings, clock, workRoot);
         this.writes = new SharedRunWrites(runs, executorId);
         this.leases = new LeaseKeeper(writes, queue, settings, clock, executorId, timer);
         this.settlement = new Settlement(writes, queue, store, backoff, settings, clock, executorId, events, meters);
@@ -147,10 +135,7 @@ public final class AttemptRunner {
         // A triggered run may carry its own args and env: checked and run as the job's would be.
         Job job = stored.overridden(run.overrides().args(), run.overrides().env());
         int attempt = run.attempt();
-        Path workDir = null;
-        Path logFile = null;
         ProcessRunner.Handle handle = null;
-        Sandbox.Lease lease = null;
         AtomicReference<ScheduledFuture<?>> beat = new AtomicReference<>();
         Future<?> launching = null;
         // Who writes the binary's start: the launch, LAUNCH_DELAY after it, or the outcome of a binary that ended
@@ -162,7 +147,6 @@ public final class AttemptRunner {
         AtomicReference<Instant> held = new AtomicReference<>(run.leaseExpiry());
         ScheduledFuture<?> watching = null;
         LogShipper shipping = null;
-        String supervised = null;
         // What the job asked for, within this executor's maxima (the API checked against its own, which an
         // operator may have set higher than this executor's).
         RunLimits limits = job.limits().within(settings.limits());
@@ -177,52 +161,11 @@ public final class AttemptRunner {
         if (!refused.isEmpty()) {
             return settlement.refuse(message, run, job, refused, held);
         }
+        Preparation.Prepared prepared = new Preparation.Prepared();
         boolean letThrough = false;
         try {
-            Path binary;
-            if (sandbox.active()) {
-                // The executable copy, made from the cache (hashed there and as copied) once per binary.
-                lease = sandbox.open(
-                        sandbox.executable(
-                                job.owner(), job.binarySha256(), () -> cache.fetch(job.owner(), job.binarySha256())),
-                        limits.diskMb());
-                workDir = lease.dir();
-                binary = lease.binary();
-            } else {
-                binary = cache.fetch(job.owner(), job.binarySha256());
-                workDir = Files.createTempDirectory(Files.createDirectories(workRoot), "run-");
-            }
-            timing.mark("sandbox ready");
-            // The log is the executor's, out of the binary's reach when it runs as its own user.
-            logFile = Files.createDirectories(workRoot).resolve(workDir.getFileName() + ".log");
-            Map<String, String> env = LaunchCheck.environment(job, secrets, run);
-            String name = run.jobId() + "." + run.runId() + "." + attempt;
-            Integer uid = lease == null ? null : lease.uid();
-            // Armed before the process starts, by its uid: an executor frozen right after the start (before it
-            // knows the binary's process group) is still covered. (Found by the fault suite: an executor frozen
-            // within milliseconds of starting four binaries had armed none, and all four outlived its lease.)
-            // Without a sandbox there is no uid, and the deadline covers the run only once its group is known.
-            try {
-                supervisor.arm(name, null, uid, supervisorDeadline(held.get()));
-                supervised = name;
-            } catch (IOException e) {
-                // Self-fencing still holds the run; only a frozen JVM escapes it.
-                LOG.log(Level.WARNING, "run " + name + " has no supervisor", e);
-            }
-            // Everything a start costs (the processes that set up its session, namespace, limits and user) is paid
-            // here, before the instant and the launch: the binary itself waits at a gate until the release below.
-            // An executor that dies before the release takes the gated process with it (its parent-death signal):
-            // the binary never ran, and the attempt, not launched, is given back.
-            handle = runner.startGated(
-                    binary,
-                    job.args(),
-                    env,
-                    workDir,
-                    logFile,
-                    lease == null
-                            ? new ProcessRunner.Confinement(null, limits, false)
-                            : sandbox.confinement(lease, limits));
-            timing.mark("spawned");
+            preparation.prepare(prepared, run, job, limits, secrets, held.get(), timing);
+            handle = prepared.handle();
             // The claim may win up to CLAIM_TOLERANCE before the run's due time (the executor claims ahead, and the
             // message's due time, waited out before the claim, may not be the run's): the binary never starts early.
             WhileHeld.waitUntil(clock, run.scheduledAt());
@@ -264,26 +207,26 @@ public final class AttemptRunner {
                     RunQueues.laneOf(message).label()));
             long group = handle.pid();
             try {
-                if (supervised != null && !supervisor.extend(name, group, uid, supervisorDeadline(held.get()))) {
+                if (!preparation.extend(prepared, group, held.get())) {
                     // The deadline passed before the binary started (this JVM was frozen in between): the lease
                     // may be another executor's by now, so the binary must not run on.
                     handle.kill(RunWorker.SELF_FENCED);
                 }
             } catch (IOException e) {
                 // The binary runs already: it must be awaited whatever happens here. Self-fencing still holds it.
-                LOG.log(Level.WARNING, "cannot give the supervisor the process group of " + name, e);
+                LOG.log(Level.WARNING, "cannot give the supervisor the process group of " + Preparation.name(run), e);
             }
             ProcessRunner.Handle started = handle;
-            Instant at = startedAt;
-            launching = leases.launch(message, run, started, at, startTaken, held, timing, beat, expiry -> {
+            Preparation.Prepared readied = prepared;
+            launching = leases.launch(message, run, started, startedAt, startTaken, held, timing, beat, expiry -> {
                 try {
-                    supervisor.extend(name, group, uid, supervisorDeadline(expiry));
+                    preparation.extend(readied, group, expiry);
                 } catch (IOException e) {
-                    LOG.log(Level.WARNING, "cannot move the supervisor's deadline of " + name, e);
+                    LOG.log(Level.WARNING, "cannot move the supervisor's deadline of " + Preparation.name(run), e);
                 }
             });
-            Sandbox.Lease box = lease;
-            Path dir = workDir;
+            Sandbox.Lease box = prepared.lease();
+            Path dir = prepared.workDir();
             if (box == null || box.image() == null) {
                 // Without a filesystem of its own, the run's disk is held by looking at it.
                 RunWatch watch = new RunWatch(
@@ -297,7 +240,7 @@ public final class AttemptRunner {
                             run.jobId(),
                             run.runId(),
                             attempt,
-                            logFile,
+                            prepared.logFile(),
                             started::written,
                             settings.logChunkInterval(),
                             clock)
@@ -305,7 +248,7 @@ public final class AttemptRunner {
             ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));
             exitCode = result.exitCode();
             killed = result.killedBecause();
-            if (supervisor.disarm(name) && exitCode == 128 + 9) {
+            if (preparation.disarm(prepared) && exitCode == 128 + 9) {
                 // This JVM was frozen or starved past the deadline: the supervisor killed the binary before the
                 // lease could pass on. The attempt is not ours to record. (A binary that had exited by itself
                 // before that is recorded as usual: the write is fenced on our attempt, so it only wins if no
@@ -313,7 +256,7 @@ public final class AttemptRunner {
                 // while their executor was frozen were run again for nothing.)
                 killed = RunWorker.SELF_FENCED;
             }
-            Settlement.Ending ending = Settlement.explain(exitCode, killed, job, limits, lease);
+            Settlement.Ending ending = Settlement.explain(exitCode, killed, job, limits, box);
             error = ending.error();
             retryable = ending.retryable();
         } catch (FencedBeforeStart e) {
@@ -323,18 +266,7 @@ public final class AttemptRunner {
             LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " could not start", e);
             error = "could not start: " + e.getMessage();
         } finally {
-            if (handle != null && !letThrough) {
-                // Held at its gate and never let through: ended unstarted (its exit is the gate's).
-                handle.kill(RunWorker.NOT_LET_START);
-                try {
-                    handle.await(Duration.ofSeconds(30));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            if (supervised != null) {
-                supervisor.disarm(supervised);
-            }
+            preparation.stop(prepared, letThrough);
             if (watching != null) {
                 watching.cancel(false);
             }
@@ -343,9 +275,7 @@ public final class AttemptRunner {
                 shipping.stop();
             }
             running.remove(run.jobId() + "/" + run.runId());
-            if (lease != null) {
-                sandbox.close(lease);
-            }
+            preparation.close(prepared);
             // Nothing of the run is left to run: its slot may start the next one while this outcome is written.
             processesGone.run();
         }
@@ -368,8 +298,8 @@ public final class AttemptRunner {
                     new Settlement.Ending(exitCode, error, killed, retryable),
                     launching,
                     startedAt,
-                    workDir,
-                    logFile,
+                    prepared.workDir(),
+                    prepared.logFile(),
                     held);
         } finally {
             ScheduledFuture<?> beating = beat.get();
@@ -387,13 +317,6 @@ public final class AttemptRunner {
     /** {@link Settlement#withdraw}. */
     Outcome withdraw(Message message, Run run, Job job, String why) {
         return settlement.withdraw(message, run, job, why);
-    }
-
-    /** The wall-clock instant (ms) at which the supervisor kills a run whose lease ends at {@code leaseEnd}. */
-    private long supervisorDeadline(Instant leaseEnd) {
-        // The lease is in this executor's clock; the supervisor reads the wall clock.
-        Duration left = Duration.between(clock.instant(), leaseEnd).minus(Supervisor.margin(settings.lease()));
-        return System.currentTimeMillis() + left.toMillis();
     }
 
     /** Stops the supervisor and the watches (the executor is stopping; no run is left to watch). */

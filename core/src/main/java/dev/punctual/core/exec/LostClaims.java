@@ -78,7 +78,7 @@ final class LostClaims {
         return switch (claim) {
             case Claims.RunLost lost -> lostRun(message, m, job, lost.seen(), now);
             case Claims.JobLost lost -> {
-                Optional<String> stopped = RunWorker.whyNotRunnable(lost.state());
+                Optional<String> stopped = JobCheck.whyNotRunnable(lost.state());
                 if (stopped.isEmpty()) {
                     yield null;
                 }

@@ -5,7 +5,6 @@ import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.Overlap;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
-import dev.punctual.core.job.JobState;
 import dev.punctual.core.job.SharedJobReads;
 import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.queue.RunMessage;
@@ -22,7 +21,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.services.sqs.model.Message;
 
@@ -43,6 +41,8 @@ public final class RunWorker {
     private final JobRepository jobs;
     /** The strong reads of jobs, shared by the runs this executor claims at once. */
     private final SharedJobReads strongReads;
+    /** The job's check after a claim of the run alone. */
+    private final JobCheck check;
 
     private final Claims claims;
     private final RunQueues queue;
@@ -73,6 +73,7 @@ public final class RunWorker {
         this.events = attempts.events();
         this.lost = new LostClaims(runs, queue, events, executorId);
         this.strongReads = new SharedJobReads(jobs, executorId);
+        this.check = new JobCheck(strongReads, settings, clock, attempts);
     }
 
     public String executorId() {
@@ -225,8 +226,8 @@ public final class RunWorker {
                 // message's due time is only a hint: the claim checks the run's own.)
                 boolean ahead = hinted
                         || job.filter(j -> j.firing().overlap() == Overlap.ALLOW)
-                                .filter(j ->
-                                        whyNotRunnable(Optional.of(j.state())).isEmpty())
+                                .filter(j -> JobCheck.whyNotRunnable(Optional.of(j.state()))
+                                        .isEmpty())
                                 .isPresent();
                 WhileHeld.waitUntil(clock, ahead ? m.scheduledAt().minus(CLAIM_AHEAD) : m.scheduledAt());
                 timing.mark(ahead ? "claim ahead" : "due");
@@ -262,7 +263,7 @@ public final class RunWorker {
                 // read back); the job's check comes right after (claimed).
                 RunRepository.Result r = attempts.writes().applyReturningNew(grant(m, now));
                 if (r.won()) {
-                    return claimed(message, m, r.found(), now, timing.mark("claimed"), slot);
+                    return check.check(message, m, r.found(), now, timing.mark("claimed"), slot);
                 }
                 attempts.meters().claimLost();
                 Outcome gone = lost.lostRun(message, m, job.orElse(null), r.found(), now);
@@ -301,8 +302,8 @@ public final class RunWorker {
                 }
                 try {
                     return overlaps
-                            ? claimed(message, m, run, now, timing.mark("claimed"), slot)
-                            : start(message, run, job.orElseThrow(), now, timing.mark("claimed"), null, slot);
+                            ? check.check(message, m, run, now, timing.mark("claimed"), slot)
+                            : attempts.run(message, run, job.orElseThrow(), timing.mark("claimed"), null, slot::free);
                 } finally {
                     // The attempt's outcome is written (or it was handed back): the tenant's slot is free again.
                     tenantSlot.ifPresent(claims::release);
@@ -343,93 +344,6 @@ public final class RunWorker {
 
     private static Instant min(Instant a, Instant b) {
         return a.isBefore(b) ? a : b;
-    }
-
-    /**
-     * A run claimed on its own (under {@code overlap: allow}) starts only if its job, read strongly right after the
-     * claim, may run. This is the check the claim transaction makes under the other policies, moved after the claim:
-     * a job deleted or paused before this read is seen here, and the run is withdrawn, never started. A job read
-     * here is what runs (its binary, args and env), whatever the read before the claim said. Read through a passing
-     * store outage: the claim is ours until its lease ends, and giving up here would leave an attempt spent that
-     * never started its binary.
-     *
-     * <p>A run claimed ahead of its instant is then let start at the instant with no store call in between; a
-     * delete or pause that lands after this read answers only once the run has started ({@code
-     * JobContext.awaitCommittedStarts}), and an executor that gets to the instant late reads the job again
-     * ({@link AttemptRunner}).
-     */
-    private Outcome claimed(Message message, RunMessage m, Run run, Instant now, StartTiming timing, Slot slot)
-            throws InterruptedException {
-        Optional<Job> job = readStrongly(m, now);
-        if (job.isEmpty() && clock.instant().isBefore(m.scheduledAt().plus(JOB_WRITE_GRACE))) {
-            // No job item at all, and the run is there: claimed on its message's hint, before its job's own write
-            // (after the run's, JobCreation) landed, or a creation being undone. Handed back without using an
-            // attempt up, and looked at again shortly; withdrawn as a deleted job's once the grace is over.
-            return attempts.handBack(
-                    message, run, "its job is not written yet: handed back", UNKNOWN_RUN_RETRY_SECONDS);
-        }
-        Optional<String> stopped = whyNotRunnable(job.map(Job::state));
-        if (stopped.isPresent()) {
-            return attempts.withdraw(message, run, job.orElse(null), stopped.get());
-        }
-        if (job.get().firing().overlap() != Overlap.ALLOW) {
-            // Replaced since the read before the claim by a definition whose runs must not overlap: this claim did
-            // not check that, the claim transaction does. Handed back, claimed again at once as the policy says.
-            return attempts.handBack(
-                    message,
-                    run,
-                    "its job was replaced (version " + job.get().version()
-                            + ") as this attempt was claimed: handed back, to be claimed as its new overlap policy says",
-                    0);
-        }
-        boolean ahead = now.isBefore(run.scheduledAt());
-        return start(
-                message,
-                run,
-                job.get(),
-                now,
-                timing.mark("job checked"),
-                ahead ? () -> readStrongly(m, now) : null,
-                slot);
-    }
-
-    /** The job of a claimed run, read strongly, through a passing store outage while the claim's lease lasts. */
-    private Optional<Job> readStrongly(RunMessage m, Instant claimedAt) throws InterruptedException {
-        return WhileHeld.call(
-                clock,
-                new AtomicReference<>(claimedAt.plus(settings.lease())),
-                "reading the job of the claimed run " + m.jobId() + "/" + m.runId(),
-                Integer.MAX_VALUE,
-                () -> strongReads.get(m.jobId()));
-    }
-
-    /**
-     * Runs the attempt this executor claimed; {@code recheck}: the job's strong read again, for a run claimed ahead
-     * of its instant whose start comes later than {@link RunRepository#RELEASE_WINDOW} after it (null: none needed).
-     * The run's slot is given back once its processes are gone, before its outcome is written.
-     */
-    private Outcome start(
-            Message message,
-            Run run,
-            Job job,
-            Instant now,
-            StartTiming timing,
-            Callable<Optional<Job>> recheck,
-            Slot slot)
-            throws InterruptedException {
-        return attempts.run(message, run, job, timing, recheck, slot::free);
-    }
-
-    /**
-     * Why a run of a job in {@code state} (empty: no job) must not start: "job paused" or "job deleted"; empty when
-     * the job may run (ACTIVE or COMPLETED).
-     */
-    static Optional<String> whyNotRunnable(Optional<JobState> state) {
-        if (state.filter(st -> st == JobState.ACTIVE || st == JobState.COMPLETED)
-                .isPresent()) {
-            return Optional.empty();
-        }
-        return Optional.of(state.filter(st -> st == JobState.PAUSED).isPresent() ? "job paused" : "job deleted");
     }
 
     /** Stops the supervisor and the watches (the executor is stopping; no run is left to watch). */

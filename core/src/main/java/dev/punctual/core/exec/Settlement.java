@@ -231,7 +231,7 @@ final class Settlement {
             LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + ": job check failed", e);
             throw new AttemptRunner.FencedBeforeStart();
         }
-        Optional<String> stopped = RunWorker.whyNotRunnable(current.map(Job::state));
+        Optional<String> stopped = JobCheck.whyNotRunnable(current.map(Job::state));
         if (stopped.isPresent()) {
             return withdraw(message, run, current.orElse(null), stopped.get());
         }
