@@ -1,5 +1,6 @@
 package dev.punctual.bench;
 
+import dev.punctual.bench.calls.CallsCommand;
 import dev.punctual.bench.compare.CompareCommand;
 import dev.punctual.bench.dispatch.DispatchCommand;
 import dev.punctual.bench.launch.LaunchCommand;
@@ -14,7 +15,13 @@ import picocli.CommandLine.Spec;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Punctual's benchmarks: each prints a Markdown report (machine, settings, results) on stdout.",
-        subcommands = {LaunchCommand.class, CompareCommand.class, DispatchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {
+            LaunchCommand.class,
+            CompareCommand.class,
+            DispatchCommand.class,
+            CallsCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Bench implements Runnable {
     @Spec
     CommandSpec spec;
