@@ -64,6 +64,9 @@ public interface PunctualConfig {
     /** The executor's name in leases and run history (default: host, pid and a random suffix). */
     Optional<String> executorId();
 
+    /** Store calls an executor makes before its first run, to compile their code ({@code exec/Priming}); 0: none. */
+    OptionalInt executorPrimeCalls();
+
     /** Publish the meters as CloudWatch Embedded Metric Format lines on stdout (set on AWS: executor and sweeper). */
     Optional<Boolean> emfMetrics();
 
