@@ -210,7 +210,7 @@ public final class Punctual {
         }
     }
 
-    /** A started executor pool: long-polls 20 s, as many messages as free slots. */
+    /** A started executor pool: each lane long-polls {@code waitSeconds} when idle, as many messages as it has room for. */
     public ExecutorPool startExecutor(String executorId, Path workRoot, int waitSeconds) {
         ScheduledExecutorService timer = Executors.newScheduledThreadPool(
                 1, Thread.ofPlatform().daemon().name("heartbeat-" + executorId).factory());
