@@ -30,6 +30,7 @@ class DocumentedSettingsTest {
             "s3PathStyle", "wiring/src/main/java/dev/punctual/wiring/CoreProducer.java",
             "workDir", "executor/src/main/java/dev/punctual/executor/ExecutorLifecycle.java",
             "executorId", "executor/src/main/java/dev/punctual/executor/ExecutorLifecycle.java",
+            "executorPrimeCalls", "executor/src/main/java/dev/punctual/executor/ExecutorLifecycle.java",
             "authMode", "api-function/src/main/java/dev/punctual/api/function/GatewayTenants.java",
             "authTenantClaim", "api-function/src/main/java/dev/punctual/api/function/GatewayTenants.java",
             "authIamTenant", "api-function/src/main/java/dev/punctual/api/function/GatewayTenants.java",
