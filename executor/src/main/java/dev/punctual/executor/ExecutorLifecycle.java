@@ -58,7 +58,8 @@ public class ExecutorLifecycle {
     /**
      * Store calls made before the first run ({@code punctual.executor-prime-calls}): {@code bin/bench calls} has a
      * call cost the executor's JVM 700–850 µs of CPU after 340 calls and 270–350 after 3,000. 1,500 take a few
-     * seconds of CPU at start, and cost about 0.002 USD on AWS at on-demand list prices: 2,500 strong reads of nothing
+     * seconds of CPU at start (and, one after another at 5–10 ms a call on AWS, 8–15 s before the first receive,
+     * within the ECS health check's start period), and cost about 0.002 USD on AWS at on-demand list prices: 2,500 strong reads of nothing
      * (1 read unit each, 0.125 USD a million) and 2,000 claims that lose (1 write unit each, 0.625 USD a million).
      */
     static final int PRIME_CALLS = 1500;
