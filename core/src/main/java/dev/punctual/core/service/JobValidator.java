@@ -19,6 +19,7 @@ import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.notify.WebhookTargets;
 import dev.punctual.core.run.Overrides;
 import dev.punctual.core.schedule.Schedule;
+import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.SchedulePeak;
 import java.time.Duration;
@@ -201,6 +202,33 @@ final class JobValidator {
         return validate(owner, req, now, known, null);
     }
 
+    /**
+     * {@code spec}, an interval without a start that replaces an interval, with the start it replaces: re-applying a
+     * job's file that names no start changes nothing, instead of moving its occurrences to the second of the
+     * replacement (a start left out means the job's creation). Anything else as written.
+     */
+    static ScheduleSpec keepingStart(ScheduleSpec spec, Job current) {
+        if (spec == null
+                || current == null
+                || spec.start() != null
+                || !"interval".equals(spec.type())
+                || !"interval".equals(current.schedule().type())
+                || current.schedule().start() == null) {
+            return spec;
+        }
+        return new ScheduleSpec(
+                spec.type(),
+                spec.at(),
+                spec.every(),
+                current.schedule().start(),
+                spec.end(),
+                spec.expression(),
+                spec.timezone(),
+                spec.dstGap(),
+                spec.dstOverlap(),
+                spec.dates());
+    }
+
     /** {@link #validate}, of a request that replaces {@code current}. */
     Definition validate(String owner, JobRequest req, Instant now, Map<String, Binary> known, Job current) {
         if (req == null) {
@@ -258,7 +286,7 @@ final class JobValidator {
         Expectation expect = expectation(req.expect(), now, errors);
         Schedule schedule = null;
         try {
-            schedule = schedules.parse(req.schedule(), now, "schedule");
+            schedule = schedules.parse(keepingStart(req.schedule(), current), now, "schedule");
         } catch (ValidationException e) {
             errors.addAll(e.errors());
         }

@@ -17,6 +17,7 @@ import dev.punctual.core.job.JobState;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.BackfillRequest;
 import dev.punctual.core.service.BackfillView;
 import dev.punctual.core.service.JobRequest;
@@ -92,6 +93,35 @@ class UpdateAndBackfillTest {
                 .containsExactly(RunIds.forOccurrence(now.plus(Duration.ofHours(3))));
         assertThat(s.p().jobs.get(v1.id()).orElseThrow().pendingRunId())
                 .isEqualTo(RunIds.forOccurrence(now.plus(Duration.ofHours(3))));
+    }
+
+    @Test
+    void reApplyingAnIntervalThatNamesNoStartKeepsItsStartAndChangesNothing() {
+        Instant now = realNow();
+        Stack s = stack(now);
+        JobRequest noStart = JobRequest.builder("job", s.binaryId(), ScheduleSpec.interval("PT1H", null, null))
+                .build();
+        JobView v1 = s.p().jobService.create(OWNER, noStart);
+        assertThat(v1.schedule().start())
+                .as("a start left out is the creation's")
+                .isEqualTo(now.toString());
+        // The same file applied again, seconds later (found by CliIT: a dry run across a second boundary showed a
+        // change of start).
+        String pending = s.p().jobs.get(v1.id()).orElseThrow().pendingRunId();
+        s.clock().set(now.plusSeconds(5).plusMillis(300));
+
+        assertThat(s.p().jobService
+                        .previewUpdate(OWNER, v1.id(), "\"1\"", noStart)
+                        .schedule())
+                .as("a dry run's")
+                .isEqualTo(v1.schedule());
+        JobView again = s.p().jobService.update(OWNER, v1.id(), "\"1\"", noStart);
+
+        assertThat(again.version()).as("no new version").isEqualTo(1);
+        assertThat(again.schedule().start()).isEqualTo(now.toString());
+        assertThat(s.p().jobs.get(v1.id()).orElseThrow().pendingRunId())
+                .as("its pending run untouched")
+                .isEqualTo(pending);
     }
 
     @Test
