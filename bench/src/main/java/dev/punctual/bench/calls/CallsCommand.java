@@ -2,6 +2,7 @@ package dev.punctual.bench.calls;
 
 import dev.punctual.bench.Machine;
 import dev.punctual.bench.MarkdownTable;
+import dev.punctual.bench.Trees;
 import dev.punctual.bench.compare.Child;
 import dev.punctual.emulators.EmbeddedAws;
 import java.io.IOException;
@@ -144,10 +145,7 @@ public final class CallsCommand implements Callable<Integer> {
             System.out.print(out);
             return 0;
         } finally {
-            try (var files = Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder())
-                        .forEach(p -> p.toFile().delete());
-            }
+            Trees.delete(dir);
         }
     }
 

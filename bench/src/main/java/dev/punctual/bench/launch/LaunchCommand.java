@@ -4,6 +4,7 @@ import dev.punctual.bench.FixedThreads;
 import dev.punctual.bench.Machine;
 import dev.punctual.bench.MarkdownTable;
 import dev.punctual.bench.Samples;
+import dev.punctual.bench.Trees;
 import dev.punctual.core.config.SandboxConfig;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.ProcessRunner;
@@ -14,13 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -106,7 +105,7 @@ public final class LaunchCommand implements Callable<Integer> {
             report(dir);
             return 0;
         } finally {
-            deleteTree(dir);
+            Trees.delete(dir);
         }
     }
 
@@ -324,13 +323,5 @@ public final class LaunchCommand implements Callable<Integer> {
             env.put(name, System.getenv().getOrDefault(name, "(unset)"));
         }
         return env.toString();
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.punctual.bench.compare.peers;
 
 import dev.punctual.bench.Machine;
+import dev.punctual.bench.Trees;
 import dev.punctual.bench.compare.Pin;
 import java.io.IOException;
 import java.io.InputStream;
@@ -282,7 +283,7 @@ public final class Postgres implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             throw new IOException("postmaster " + pid + " outlived SIGKILL", e);
         } finally {
-            deleteTree(dir);
+            Trees.delete(dir);
         }
     }
 
@@ -320,17 +321,6 @@ public final class Postgres implements AutoCloseable {
     private static String tail(String text) {
         List<String> lines = text.lines().toList();
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-    }
-
-    static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(root)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     @Override
