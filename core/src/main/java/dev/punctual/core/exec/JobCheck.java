@@ -3,6 +3,7 @@ package dev.punctual.core.exec;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.RunWorker.Outcome;
 import dev.punctual.core.firing.Overlap;
+import dev.punctual.core.infra.SharedCalls;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.job.SharedJobReads;
@@ -45,9 +46,16 @@ final class JobCheck {
      * JobContext.awaitCommittedStarts}), and an executor that gets to the instant late reads the job again
      * ({@link AttemptRunner}).
      */
-    Outcome check(Message message, RunMessage m, Run run, Instant now, StartTiming timing, RunWorker.Slot slot)
+    Outcome check(
+            Message message,
+            RunMessage m,
+            Run run,
+            Instant now,
+            StartTiming timing,
+            RunWorker.Slot slot,
+            SharedCalls<String, Optional<Job>>.Expected read)
             throws InterruptedException {
-        Optional<Job> job = readStrongly(m, now);
+        Optional<Job> job = readStrongly(m, now, read);
         if (job.isEmpty() && clock.instant().isBefore(m.scheduledAt().plus(RunWorker.JOB_WRITE_GRACE))) {
             // No job item at all, and the run is there: claimed on its message's hint, before its job's own write
             // (after the run's, JobCreation) landed, or a creation being undone. Handed back without using an
@@ -75,18 +83,23 @@ final class JobCheck {
                 run,
                 job.get(),
                 timing.mark("job checked"),
-                ahead ? () -> readStrongly(m, now) : null,
+                ahead ? () -> readStrongly(m, now, null) : null,
                 slot::free);
     }
 
-    /** The job of a claimed run, read strongly, through a passing store outage while the claim's lease lasts. */
-    private Optional<Job> readStrongly(RunMessage m, Instant claimedAt) throws InterruptedException {
+    /**
+     * The job of a claimed run, read strongly, through a passing store outage while the claim's lease lasts;
+     * {@code read}, when not null, is the announcement of this read made before the claim.
+     */
+    private Optional<Job> readStrongly(
+            RunMessage m, Instant claimedAt, SharedCalls<String, Optional<Job>>.Expected read)
+            throws InterruptedException {
         return WhileHeld.call(
                 clock,
                 new AtomicReference<>(claimedAt.plus(settings.lease())),
                 "reading the job of the claimed run " + m.jobId() + "/" + m.runId(),
                 Integer.MAX_VALUE,
-                () -> strongReads.get(m.jobId()));
+                () -> read == null ? strongReads.get(m.jobId()) : strongReads.get(m.jobId(), read));
     }
 
     /**

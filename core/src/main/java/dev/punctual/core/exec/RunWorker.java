@@ -261,9 +261,13 @@ public final class RunWorker {
             if (overlaps && limit == 0) {
                 // The run alone, in one conditional update that returns the run as claimed (no transaction, no
                 // read back); the job's check comes right after (claimed).
-                RunRepository.Result r = attempts.writes().applyReturningNew(grant(m, now));
-                if (r.won()) {
-                    return check.check(message, m, r.found(), now, timing.mark("claimed"), slot);
+                // Its job's read is announced first: the runs whose claims share a call read their jobs in one.
+                RunRepository.Result r;
+                try (var read = strongReads.expect()) {
+                    r = attempts.writes().applyReturningNew(grant(m, now));
+                    if (r.won()) {
+                        return check.check(message, m, r.found(), now, timing.mark("claimed"), slot, read);
+                    }
                 }
                 attempts.meters().claimLost();
                 Outcome gone = lost.lostRun(message, m, job.orElse(null), r.found(), now);
@@ -302,7 +306,7 @@ public final class RunWorker {
                 }
                 try {
                     return overlaps
-                            ? check.check(message, m, run, now, timing.mark("claimed"), slot)
+                            ? check.check(message, m, run, now, timing.mark("claimed"), slot, null)
                             : attempts.run(message, run, job.orElseThrow(), timing.mark("claimed"), null, slot::free);
                 } finally {
                     // The attempt's outcome is written (or it was handed back): the tenant's slot is free again.

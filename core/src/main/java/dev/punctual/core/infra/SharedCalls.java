@@ -12,6 +12,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -23,7 +25,9 @@ import java.util.function.Function;
  * {@code linger} for more calls before it goes, so that the calls of runs handled at once, which come a moment
  * apart, share it (as PostgreSQL's {@code commit_delay} waits only while other transactions are active). Two calls
  * of one item (equal {@code item}) never share a request (DynamoDB refuses a batch that names an item twice): the
- * later one goes in the next.
+ * later one goes in the next. A thread may say ahead that it is about to ask a call ({@link #expect}): while such
+ * calls are on their way, a request lingers for them too, the first time as well (the runs of one shared claim, each
+ * about to read its job, wake together; the first to ask would otherwise go alone and the rest in a second request).
  *
  * @param <Q> what a call asks
  * @param <A> what it answers
@@ -34,6 +38,9 @@ public final class SharedCalls<Q, A> implements AutoCloseable {
      * (their threads woken one by one, each through its own claim's steps).
      */
     public static final Duration EXECUTOR_LINGER = Duration.ofMillis(2);
+
+    /** How often a linger for announced calls looks whether they are still on their way. */
+    private static final long GIVEN_UP_CHECK_NANOS = TimeUnit.MICROSECONDS.toNanos(250);
 
     /** One call's answer in a shared request: its value, or the failure of that call alone. */
     public record Answer<A>(A value, RuntimeException error) {}
@@ -56,6 +63,27 @@ public final class SharedCalls<Q, A> implements AutoCloseable {
     private final Duration linger;
     /** Whether the last request carried more than one call (the sender's own). */
     private boolean lastShared;
+    /** Calls announced by {@link #expect} and neither asked yet nor given up. */
+    private final AtomicInteger coming = new AtomicInteger();
+
+    /**
+     * A call announced by {@link #expect}: closed when it is asked ({@link #ask(Object, Expected)}) or will not be
+     * (closing twice is closing once).
+     */
+    public final class Expected implements AutoCloseable {
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        private Expected() {
+            coming.incrementAndGet();
+        }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) {
+                coming.decrementAndGet();
+            }
+        }
+    }
 
     /**
      * {@code thread} names the thread that makes the requests; {@code what} names the calls in the failure of one
@@ -74,6 +102,22 @@ public final class SharedCalls<Q, A> implements AutoCloseable {
     /** How many calls wait for a request now (not counting the request in flight). */
     public int waiting() {
         return asked.size();
+    }
+
+    /**
+     * Announces a call the calling thread is about to ask: until the returned {@link Expected} is closed, a request
+     * lingers (up to {@code linger}) for it. Close it as soon as the call will not be asked after all: a request
+     * would wait for it in vain, up to the linger.
+     */
+    public Expected expect() {
+        return new Expected();
+    }
+
+    /** {@link #ask(Object)} of the call announced by {@code expected} (closed here, before the call is asked). */
+    public A ask(Q call, Expected expected) {
+        // Closed first: the sender that takes this call must not count it as still on its way.
+        expected.close();
+        return ask(call);
     }
 
     /** Makes {@code call}, in a request shared with the calls asked meanwhile; its answer, or its failure. */
@@ -134,11 +178,12 @@ public final class SharedCalls<Q, A> implements AutoCloseable {
             later.clear();
             asked.drainTo(waiting);
             take(waiting, batch, named, later);
-            if (lastShared && batch.size() < max && linger.isPositive()) {
-                // Busy (the request before this one was shared): the calls of the runs handled at once come within
-                // a moment of each other, and a moment's wait lets them share this request too.
+            boolean busy = lastShared;
+            if ((busy || coming.get() > 0) && batch.size() < max && linger.isPositive()) {
+                // Busy (the request before this one was shared), or calls announced: the calls of the runs handled
+                // at once come within a moment of each other, and a moment's wait lets them share this request too.
                 try {
-                    linger(batch, named, later);
+                    linger(batch, named, later, busy);
                 } catch (InterruptedException e) {
                     later.addAll(batch);
                     failAll(later);
@@ -162,15 +207,25 @@ public final class SharedCalls<Q, A> implements AutoCloseable {
         }
     }
 
-    /** Waits up to {@link #linger} for more calls to join {@code batch}, until it is full. */
-    private void linger(List<Pending<Q, A>> batch, Set<Object> named, Deque<Pending<Q, A>> later)
+    /**
+     * Waits up to {@link #linger} for more calls to join {@code batch}, until it is full; when not {@code busy}, only
+     * while announced calls are on their way.
+     */
+    private void linger(List<Pending<Q, A>> batch, Set<Object> named, Deque<Pending<Q, A>> later, boolean busy)
             throws InterruptedException {
         long until = System.nanoTime() + linger.toNanos();
         long left;
         while (batch.size() < max && (left = until - System.nanoTime()) > 0) {
-            Pending<Q, A> p = asked.poll(left, TimeUnit.NANOSECONDS);
-            if (p == null) {
+            if (!busy && coming.get() == 0 && asked.isEmpty()) {
                 return;
+            }
+            // Not busy, an announced call given up unasked wakes nothing: looked at again every GIVEN_UP_CHECK.
+            Pending<Q, A> p = asked.poll(busy ? left : Math.min(left, GIVEN_UP_CHECK_NANOS), TimeUnit.NANOSECONDS);
+            if (p == null) {
+                if (busy) {
+                    return;
+                }
+                continue;
             }
             take(List.of(p), batch, named, later);
         }

@@ -31,6 +31,20 @@ public final class SharedJobReads implements AutoCloseable {
         return calls.ask(jobId);
     }
 
+    /**
+     * Announces a read the calling thread is about to make (a claim's, whose winner reads its job next): the read
+     * shares a call with the other winners of the claim's call rather than go alone before them. Close it if the
+     * read will not be made.
+     */
+    public SharedCalls<String, Optional<Job>>.Expected expect() {
+        return calls.expect();
+    }
+
+    /** {@link #get(String)} of the read {@code expected} announced. */
+    public Optional<Job> get(String jobId, SharedCalls<String, Optional<Job>>.Expected expected) {
+        return calls.ask(jobId, expected);
+    }
+
     /** How many reads wait for a call now (not counting the call in flight). */
     public int waiting() {
         return calls.waiting();

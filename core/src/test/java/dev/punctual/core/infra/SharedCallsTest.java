@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The group commit's linger (SharedCalls): a request waits for more calls only once the one before it was shared,
- * and goes as soon as it is full. The linger here is far longer than the test waits for any answer, so a request
+ * The group commit's linger (SharedCalls): a request waits for more calls only once the one before it was shared, or
+ * while calls announced ahead are on their way, and goes as soon as it is full (or nothing more is on its way). The linger here is far longer than the test waits for any answer, so a request
  * that lingered when it should not have fails the test rather than slows it.
  */
 class SharedCallsTest {
@@ -79,5 +79,50 @@ class SharedCallsTest {
             assertThat(requests).as("d, e and f in one request").hasSize(3);
         }
         assertThat(requests.get(2)).containsExactlyInAnyOrder("d", "e", "f");
+    }
+
+    @Test
+    void anIdleCallWaitsForTheCallsAnnouncedWithItAndGoesWithThem() throws Exception {
+        firstMayGo.countDown();
+        try (SharedCalls<String, String> calls = new SharedCalls<>("t", "calls", 3, LONG_LINGER, c -> c, this::echo)) {
+            var x = calls.expect();
+            var y = calls.expect();
+            CompletableFuture<String> a = ask(calls, "a", x);
+            await().until(() -> calls.waiting() == 0);
+            assertThat(a).as("lingering for the announced call").isNotDone();
+            CompletableFuture<String> b = ask(calls, "b", y);
+            // Nothing more announced: the request goes at once, not full and long before the linger is over.
+            assertThat(List.of(
+                            a.get(PROMPTLY.toSeconds(), TimeUnit.SECONDS),
+                            b.get(PROMPTLY.toSeconds(), TimeUnit.SECONDS)))
+                    .containsExactly("a", "b");
+        }
+        assertThat(requests).hasSize(1);
+        assertThat(requests.getFirst()).containsExactlyInAnyOrder("a", "b");
+    }
+
+    @Test
+    void anAnnouncedCallGivenUpUnaskedHoldsNothingUp() throws Exception {
+        firstMayGo.countDown();
+        try (SharedCalls<String, String> calls = new SharedCalls<>("t", "calls", 3, LONG_LINGER, c -> c, this::echo)) {
+            var x = calls.expect();
+            var y = calls.expect();
+            CompletableFuture<String> a = ask(calls, "a", x);
+            await().until(() -> calls.waiting() == 0);
+            assertThat(a).as("lingering for the announced call").isNotDone();
+            y.close();
+            assertThat(a.get(PROMPTLY.toSeconds(), TimeUnit.SECONDS)).isEqualTo("a");
+            // Closing again changes nothing: the next idle call goes at once.
+            y.close();
+            assertThat(ask(calls, "b").get(PROMPTLY.toSeconds(), TimeUnit.SECONDS))
+                    .isEqualTo("b");
+        }
+        assertThat(requests).containsExactly(List.of("a"), List.of("b"));
+    }
+
+    private static CompletableFuture<String> ask(
+            SharedCalls<String, String> calls, String call, SharedCalls<String, String>.Expected expected) {
+        return CompletableFuture.supplyAsync(
+                () -> calls.ask(call, expected), r -> Thread.ofVirtual().start(r));
     }
 }
