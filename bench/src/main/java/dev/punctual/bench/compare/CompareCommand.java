@@ -41,7 +41,8 @@ public final class CompareCommand implements Callable<Integer> {
             names = "--systems",
             split = ",",
             defaultValue = "punctual,quartz,dbscheduler",
-            description = "Systems to compare, in order: punctual, punctual-tools (runs started through util-linux's"
+            description = "Systems to compare, in order: punctual, punctual-bare (the same uninstrumented: no call "
+                    + "metering, no start timing, as deployed), punctual-tools (runs started through util-linux's"
                     + " tools, as without the sandbox's helper), quartz, dbscheduler (poll 1 s), dbscheduler-10s "
                     + "(default: ${DEFAULT-VALUE}).")
     List<String> systems;
@@ -173,8 +174,9 @@ public final class CompareCommand implements Callable<Integer> {
 
     static Contender contender(String system) {
         Supplier<Contender> s = switch (system) {
-            case "punctual" -> () -> new PunctualContender(true);
-            case "punctual-tools" -> () -> new PunctualContender(false);
+            case "punctual" -> () -> new PunctualContender(true, true);
+            case "punctual-bare" -> () -> new PunctualContender(true, false);
+            case "punctual-tools" -> () -> new PunctualContender(false, true);
             case "quartz" -> QuartzContender::new;
             case "dbscheduler" -> () -> new DbSchedulerContender(Duration.ofSeconds(1));
             case "dbscheduler-10s" -> () -> new DbSchedulerContender(Duration.ofSeconds(10));
@@ -184,7 +186,7 @@ public final class CompareCommand implements Callable<Integer> {
     }
 
     static final List<String> SYSTEMS =
-            List.of("punctual", "punctual-tools", "quartz", "dbscheduler", "dbscheduler-10s");
+            List.of("punctual", "punctual-bare", "punctual-tools", "quartz", "dbscheduler", "dbscheduler-10s");
 
     private Result run(Contender c, Scenario sc, Path binary, Path dir) throws Exception {
         Path work = Files.createDirectories(dir.resolve(sc.kind() + sc.runs() + "-" + System.nanoTime()));

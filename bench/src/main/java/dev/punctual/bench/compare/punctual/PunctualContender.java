@@ -24,8 +24,10 @@ import java.util.regex.Pattern;
 /**
  * Punctual as it is deployed, on one machine: the local runner ({@code --executors 0}: the emulators, the API and
  * the sweeper in one process) and {@code nodes} executors as processes of their own, each with {@code slotsPerNode}
- * slots and the sandbox on (as root). Runs are created through the HTTP API as one-shot jobs; every process counts
- * its AWS calls ({@code PUNCTUAL_METERING_FILE}), which is what {@link #usage} sums.
+ * slots and the sandbox on (as root). Runs are created through the HTTP API as one-shot jobs. Instrumented, every
+ * process counts its AWS calls ({@code PUNCTUAL_METERING_FILE}), which is what {@link #usage} sums, and the executors
+ * log each start's steps ({@link #notes}); both cost the processes some CPU (every DynamoDB call then asks for its
+ * consumed capacity, and a log line is formatted and written a start), which a deployed system does not spend.
  */
 public final class PunctualContender implements Contender {
     static final String LOCAL_JAR = "local/target/quarkus-app/quarkus-run.jar";
@@ -41,6 +43,7 @@ public final class PunctualContender implements Contender {
     static final String EXECUTOR_OPTIONS = "executor/jvm.options";
 
     private final boolean helper;
+    private final boolean instrumented;
     private final List<Child> children = new ArrayList<>();
     private final List<Path> meters = new ArrayList<>();
     private Setup setup;
@@ -50,10 +53,12 @@ public final class PunctualContender implements Contender {
     /**
      * {@code helper}: runs start through the sandbox's helper ({@value #HELPER}), one exec, as in the executor's
      * image; else through util-linux's tools, as where there is none. Either way a run's disk is watched (the work
-     * directory is under /tmp, where runs cannot get a filesystem of their own).
+     * directory is under /tmp, where runs cannot get a filesystem of their own). {@code instrumented}: calls metered
+     * and starts timed (else neither, as deployed: no calls table, no start path).
      */
-    public PunctualContender(boolean helper) {
+    public PunctualContender(boolean helper, boolean instrumented) {
         this.helper = helper;
+        this.instrumented = instrumented;
     }
 
     @Override
@@ -61,7 +66,7 @@ public final class PunctualContender implements Contender {
         return "Punctual (local runner + "
                 + (setup == null ? "?" : setup.nodes() + " executors × " + setup.slotsPerNode()) + ", sandbox "
                 + (root() ? "on" : "off: not root") + ", started through " + (helper ? "the helper" : "the tools")
-                + ")";
+                + (instrumented ? "" : ", uninstrumented") + ")";
     }
 
     @Override
@@ -72,12 +77,14 @@ public final class PunctualContender implements Contender {
         int sqs = freePort();
         int s3 = freePort();
         Path localMeter = s.workDir().resolve("meter-local.txt");
-        meters.add(localMeter);
         Map<String, String> localEnv = new HashMap<>(Map.of(
-                "PUNCTUAL_METERING_FILE", localMeter.toString(),
                 // One tenant schedules the whole burst: lift the per-tenant quotas (10,000 jobs and starts a minute).
                 "PUNCTUAL_QUOTA_JOBS", "10000000",
                 "PUNCTUAL_QUOTA_RUNS_PER_MINUTE", "10000000"));
+        if (instrumented) {
+            meters.add(localMeter);
+            localEnv.put("PUNCTUAL_METERING_FILE", localMeter.toString());
+        }
         Child local = Child.start(
                 "punctual-local",
                 Pin.STORE,
@@ -101,7 +108,6 @@ public final class PunctualContender implements Contender {
         local.awaitLine("Punctual local is ready", Duration.ofMinutes(3));
         for (int i = 1; i <= s.nodes(); i++) {
             Path meter = s.workDir().resolve("meter-executor-" + i + ".txt");
-            meters.add(meter);
             Path work = Files.createDirectories(s.workDir().resolve("executor-" + i));
             Map<String, String> env = new HashMap<>();
             env.put("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:" + dynamo);
@@ -115,9 +121,12 @@ public final class PunctualContender implements Contender {
             env.put("PUNCTUAL_EXECUTOR_CONCURRENCY", Integer.toString(s.slotsPerNode()));
             env.put("PUNCTUAL_EXECUTOR_ID", "bench-executor-" + i);
             env.put("PUNCTUAL_WORK_DIR", work.toString());
-            env.put("PUNCTUAL_METERING_FILE", meter.toString());
-            // One line per start with the time of each step since the due instant (see notes()).
-            env.put("QUARKUS_LOG_CATEGORY__DEV_PUNCTUAL_TIMING__LEVEL", "DEBUG");
+            if (instrumented) {
+                meters.add(meter);
+                env.put("PUNCTUAL_METERING_FILE", meter.toString());
+                // One line per start with the time of each step since the due instant (see notes()).
+                env.put("QUARKUS_LOG_CATEGORY__DEV_PUNCTUAL_TIMING__LEVEL", "DEBUG");
+            }
             if (root()) {
                 // As bin/run-executor does: a run reaches nothing, not even the emulators.
                 env.put("PUNCTUAL_SANDBOX_NETWORK", "none");
@@ -220,6 +229,9 @@ public final class PunctualContender implements Contender {
 
     @Override
     public Optional<Usage> usage() {
+        if (!instrumented) {
+            return Optional.empty();
+        }
         Usage total = new Usage(Map.of());
         for (Path m : meters) {
             total = total.plus(read(m));
