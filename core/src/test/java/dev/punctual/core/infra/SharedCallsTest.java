@@ -85,15 +85,11 @@ class SharedCallsTest {
     void anIdleCallWaitsForTheCallsAnnouncedWithItAndGoesWithThem() throws Exception {
         firstMayGo.countDown();
         try (SharedCalls<String, String> calls = new SharedCalls<>("t", "calls", 3, LONG_LINGER, c -> c, this::echo)) {
-            var x = calls.expect();
-            var y = calls.expect();
-            CompletableFuture<String> a = ask(calls, "a", x);
-            await().until(() -> calls.waiting() == 0);
-            assertThat(a).as("lingering for the announced call").isNotDone();
-            CompletableFuture<String> b = ask(calls, "b", y);
+            Announced two = askOneOfTwoAnnounced(calls);
+            CompletableFuture<String> b = ask(calls, "b", two.other());
             // Nothing more announced: the request goes at once, not full and long before the linger is over.
             assertThat(List.of(
-                            a.get(PROMPTLY.toSeconds(), TimeUnit.SECONDS),
+                            two.asked().get(PROMPTLY.toSeconds(), TimeUnit.SECONDS),
                             b.get(PROMPTLY.toSeconds(), TimeUnit.SECONDS)))
                     .containsExactly("a", "b");
         }
@@ -105,19 +101,28 @@ class SharedCallsTest {
     void anAnnouncedCallGivenUpUnaskedHoldsNothingUp() throws Exception {
         firstMayGo.countDown();
         try (SharedCalls<String, String> calls = new SharedCalls<>("t", "calls", 3, LONG_LINGER, c -> c, this::echo)) {
-            var x = calls.expect();
-            var y = calls.expect();
-            CompletableFuture<String> a = ask(calls, "a", x);
-            await().until(() -> calls.waiting() == 0);
-            assertThat(a).as("lingering for the announced call").isNotDone();
-            y.close();
-            assertThat(a.get(PROMPTLY.toSeconds(), TimeUnit.SECONDS)).isEqualTo("a");
+            Announced two = askOneOfTwoAnnounced(calls);
+            two.other().close();
+            assertThat(two.asked().get(PROMPTLY.toSeconds(), TimeUnit.SECONDS)).isEqualTo("a");
             // Closing again changes nothing: the next idle call goes at once.
-            y.close();
+            two.other().close();
             assertThat(ask(calls, "b").get(PROMPTLY.toSeconds(), TimeUnit.SECONDS))
                     .isEqualTo("b");
         }
         assertThat(requests).containsExactly(List.of("a"), List.of("b"));
+    }
+
+    /** Call "a", asked as announced, and the other announcement it lingers for. */
+    private record Announced(CompletableFuture<String> asked, SharedCalls<String, String>.Expected other) {}
+
+    /** Announces two calls and asks the first, "a", which then lingers for the other while it is on its way. */
+    private static Announced askOneOfTwoAnnounced(SharedCalls<String, String> calls) {
+        var first = calls.expect();
+        var other = calls.expect();
+        CompletableFuture<String> a = ask(calls, "a", first);
+        await().until(() -> calls.waiting() == 0);
+        assertThat(a).as("lingering for the announced call").isNotDone();
+        return new Announced(a, other);
     }
 
     private static CompletableFuture<String> ask(
