@@ -17,7 +17,8 @@ import java.util.stream.Stream;
  * ({@code core/.../notify/RunNotice.java}, {@code exec/Preparation.java}), a type of two words or more
  * ({@code AttemptRunner}, {@code exec/JobCheck}, {@code RunWorker.Slot}), a route ({@code /v1/jobs/{id}}) and a
  * setting or metric ({@code punctual.executor-prime-calls}). A name is found if it exists; names from outside the
- * project (AWS operations, JDK classes, the peers') are listed in {@link #EXTERNAL}.
+ * project (AWS operations, JDK classes, the peers') are listed in {@link #EXTERNAL}. Its links too: a relative link
+ * leads to a file or directory of the project, and its {@code #fragment} to a heading of the Markdown it leads to.
  */
 final class DocReferences {
     /** A doc's reference that names nothing of the project. */
@@ -155,6 +156,63 @@ final class DocReferences {
     /** {@code /v1/jobs/{}} for {@code /v1/jobs/{id}}: a doc may name a path parameter as it likes. */
     static String withoutParameterNames(String path) {
         return path.replaceAll("\\{[^}]*}", "{}").replaceAll("/$", "");
+    }
+
+    private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
+    private static final Pattern HEADING = Pattern.compile("#+ (.*)");
+
+    /** The links of {@code doc} (outside code blocks) that lead nowhere in the project. */
+    List<Stale> brokenLinks(String doc) throws IOException {
+        List<Stale> out = new ArrayList<>();
+        boolean code = false;
+        for (String line : Files.readAllLines(project.resolve(doc))) {
+            if (line.startsWith("```")) {
+                code = !code;
+            }
+            if (code) {
+                continue;
+            }
+            Matcher m = LINK.matcher(line);
+            while (m.find()) {
+                String link = m.group(1);
+                if (link.matches("^(https?|mailto):.*")) {
+                    continue;
+                }
+                int hash = link.indexOf('#');
+                String path = hash < 0 ? link : link.substring(0, hash);
+                Path target = path.isEmpty()
+                        ? project.resolve(doc)
+                        : project.resolve(doc).getParent().resolve(path).normalize();
+                if (!target.startsWith(project) || !Files.exists(target)) {
+                    out.add(new Stale(doc, link, "link"));
+                } else if (hash >= 0
+                        && target.toString().endsWith(".md")
+                        && !anchors(target).contains(link.substring(hash + 1))) {
+                    out.add(new Stale(doc, link, "link's heading"));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The anchors GitHub gives the headings of a Markdown file: lower case, punctuation dropped, spaces as dashes. */
+    static Set<String> anchors(Path markdown) throws IOException {
+        Set<String> out = new HashSet<>();
+        boolean code = false;
+        for (String line : Files.readAllLines(markdown)) {
+            if (line.startsWith("```")) {
+                code = !code;
+            }
+            Matcher h = HEADING.matcher(line);
+            if (!code && h.matches()) {
+                out.add(h.group(1)
+                        .strip()
+                        .toLowerCase(java.util.Locale.ROOT)
+                        .replaceAll("[^\\p{L}\\p{N} _-]", "")
+                        .replace(' ', '-'));
+            }
+        }
+        return out;
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -25,8 +26,11 @@ class DocReferencesTest {
         paths.add(ApiRoutes.documentRoute().substring(4));
         DocReferences refs = new DocReferences(Terraform.PROJECT, paths);
         assertThat(refs.docs()).contains("README.md", "ARCHITECTURE.md", "bench/README.md");
-        List<DocReferences.Stale> stale =
-                refs.docs().stream().flatMap(d -> refs.stale(d).stream()).toList();
+        List<DocReferences.Stale> stale = new ArrayList<>();
+        for (String doc : refs.docs()) {
+            stale.addAll(refs.stale(doc));
+            stale.addAll(refs.brokenLinks(doc));
+        }
         assertThat(stale).as("references to nothing in the project").isEmpty();
     }
 
@@ -41,6 +45,11 @@ class DocReferencesTest {
                 `GET /v1/jobs/{jobId}`, `punctual.concurrency`, `punctual.runs.started`, `target/out.md`.
                 Stale: `core/.../exec/AttemptRunner.java`, `AttemptRunner`, `exec/JobCheck`, `POST /v1/things`,
                 `punctual.no-such-setting`.
+
+                ## A heading's own `words`
+
+                Links: [ok](#a-headings-own-words), [ok](core/src/main/java/dev/x/exec/RunWorker.java),
+                [ok](https://example.com/x), [no such heading](#nowhere), [no such file](docs/none.md).
                 """);
         DocReferences refs = new DocReferences(project, Set.of("/v1/jobs/{id}"));
         assertThat(refs.stale("README.md"))
@@ -51,5 +60,8 @@ class DocReferencesTest {
                         "exec/JobCheck",
                         "POST /v1/things",
                         "punctual.no-such-setting");
+        assertThat(refs.brokenLinks("README.md"))
+                .extracting(DocReferences.Stale::reference)
+                .containsExactly("#nowhere", "docs/none.md");
     }
 }

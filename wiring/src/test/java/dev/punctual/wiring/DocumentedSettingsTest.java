@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every setting the README's configuration table documents is read and has an effect: it is a key of
+ * Every setting docs/configuration.md's table documents is read and has an effect: it is a key of
  * {@link PunctualConfig}, and a value for it either changes core's Settings or is read by the code named below.
  * (A documented key once did nothing at all: {@code punctual.requeue-after}.)
  */
@@ -51,11 +51,11 @@ class DocumentedSettingsTest {
 
     private static final Path ROOT = Path.of("..");
 
-    /** The keys in the README's configuration table, e.g. {@code retry-base} and {@code retry-cap}. */
+    /** The keys in docs/configuration.md's table, e.g. {@code retry-base} and {@code retry-cap}. */
     static List<String> documentedKeys() throws IOException {
         List<String> keys = new ArrayList<>();
         Pattern cell = Pattern.compile("`(?:punctual\\.)?([a-z0-9.-]+)`");
-        for (String line : Files.readAllLines(ROOT.resolve("README.md"))) {
+        for (String line : Files.readAllLines(ROOT.resolve("docs/configuration.md"))) {
             if (!line.startsWith("| `punctual.")) {
                 continue;
             }
@@ -78,7 +78,7 @@ class DocumentedSettingsTest {
     @Test
     void everyDocumentedKeyIsAConfigurationKey() throws IOException {
         List<String> keys = documentedKeys();
-        assertThat(keys).as("the README's configuration table").hasSizeGreaterThan(30);
+        assertThat(keys).as("docs/configuration.md's table").hasSizeGreaterThan(30);
         List<String> methods = Arrays.stream(PunctualConfig.class.getMethods())
                 .map(Method::getName)
                 .toList();

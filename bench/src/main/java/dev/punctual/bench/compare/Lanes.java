@@ -38,7 +38,7 @@ public record Lanes(
      */
     static final Duration REQUEUE_AFTER = Duration.ofMinutes(10);
 
-    /** What README's Lanes promise a low run: in low at most about this long (requeue-after, lookahead, a sweep). */
+    /** What the Lanes of docs/api.md promise a low run: in low at most about this long (requeue-after, lookahead, a sweep). */
     static final Duration AGING_PROMISE = Duration.ofMinutes(13);
 
     /**

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Every tunable of the scheduler, with the defaults the README documents. Deployables fill it from their
+ * Every tunable of the scheduler, with the defaults docs/configuration.md documents. Deployables fill it from their
  * configuration; tests build it with {@link #builder()} and change only what they exercise.
  */
 public record Settings(

@@ -12,7 +12,7 @@ import java.util.Map;
 
 /**
  * A job that did not meet its {@link Expectation}: no run of it succeeded after {@code since} and by
- * {@code deadline} (the "Punctual Job Overdue" event, schema version 1, documented in the README). {@code at}: when
+ * {@code deadline} (the "Punctual Job Overdue" event, schema version 1, documented in docs/events.md). {@code at}: when
  * the sweeper found it out (within about a minute of the deadline). Published by the sweeper, once per window.
  */
 public record JobOverdue(

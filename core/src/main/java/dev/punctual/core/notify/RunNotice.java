@@ -17,7 +17,7 @@ import java.util.Set;
 
 /**
  * What happened to a run, as it is published (the "Punctual Run State Change" event, schema version 1, documented in
- * the README): an outcome of an attempt or of the run. {@code by}: the executor that wrote it, or {@code sweeper}.
+ * docs/events.md): an outcome of an attempt or of the run. {@code by}: the executor that wrote it, or {@code sweeper}.
  * {@code jobName} and {@code labels} are the job's as the writer read it (absent when it had not read the job).
  * {@code webhook}: the job's, when it asks for this state (not published: where the notice is also posted).
  */
