@@ -65,7 +65,7 @@ public final class JobLifecycle {
     public RunView trigger(String owner, String jobId, TriggerRequest req) {
         Job job = ctx.owned(owner, jobId);
         refuseUnlessRunnable(job, "trigger");
-        Overrides overrides = JobValidator.overrides(job, req);
+        Overrides overrides = BinaryInputs.overrides(job, req);
         Instant now = ctx.clock().instant();
         int perMinute = ctx.settings().quotas().triggersPerMinute();
         if (!ctx.usage().countTrigger(owner, now, perMinute)) {

@@ -8,7 +8,6 @@ import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.firing.FiringPolicy;
-import dev.punctual.core.firing.Priority;
 import dev.punctual.core.job.CommandLine;
 import dev.punctual.core.job.Expectation;
 import dev.punctual.core.job.Job;
@@ -16,8 +15,6 @@ import dev.punctual.core.job.JobState;
 import dev.punctual.core.job.Labels;
 import dev.punctual.core.job.Webhook;
 import dev.punctual.core.limits.RunLimits;
-import dev.punctual.core.notify.WebhookTargets;
-import dev.punctual.core.run.Overrides;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.schedule.Schedules;
@@ -26,13 +23,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -111,40 +105,6 @@ final class JobValidator {
                     .expect(expect)
                     .build();
         }
-    }
-
-    static final int MIN_WEBHOOK_SECRET = 16;
-    static final int MAX_WEBHOOK_SECRET = 256;
-
-    /**
-     * The request's webhook, checked (null: none). Its secret may be left out only where there is one to keep
-     * ({@code hasSecret}: the job replaced had a webhook).
-     */
-    private Webhook webhook(WebhookRequest w, boolean hasSecret, List<FieldError> errors) {
-        if (w == null) {
-            return null;
-        }
-        int before = errors.size();
-        WebhookTargets.problem(w.url(), settings.webhooks())
-                .ifPresent(p -> errors.add(new FieldError("webhook.url", p)));
-        if (w.secret() == null && !hasSecret) {
-            errors.add(new FieldError("webhook.secret", "is required: the key its posts are signed with"));
-        }
-        if (w.secret() != null
-                && (w.secret().length() < MIN_WEBHOOK_SECRET || w.secret().length() > MAX_WEBHOOK_SECRET)) {
-            errors.add(new FieldError(
-                    "webhook.secret", "must be " + MIN_WEBHOOK_SECRET + " to " + MAX_WEBHOOK_SECRET + " characters"));
-        }
-        Set<String> on = new HashSet<>();
-        List<String> names = w.on() == null ? List.of() : w.on();
-        for (int i = 0; i < names.size(); i++) {
-            if (Webhook.OUTCOMES.contains(names.get(i))) {
-                on.add(names.get(i));
-            } else {
-                errors.add(new FieldError("webhook.on[" + i + "]", "must be one of " + Webhook.OUTCOMES));
-            }
-        }
-        return errors.size() == before ? new Webhook(w.url(), on) : null;
     }
 
     /**
@@ -239,11 +199,11 @@ final class JobValidator {
         List<String> args = req.args() == null ? List.of() : req.args();
         Map<String, String> env = req.env() == null ? Map.of() : req.env();
         int before = errors.size();
-        validateArgs(args, errors);
-        validateVariables("env", env, CommandLine.MAX_ENV, errors);
+        BinaryInputs.validateArgs(args, errors);
+        BinaryInputs.validateVariables("env", env, CommandLine.MAX_ENV, errors);
         Map<String, String> secrets = req.secrets();
         if (secrets != null) {
-            validateVariables("secrets", secrets, CommandLine.MAX_SECRETS, errors);
+            BinaryInputs.validateVariables("secrets", secrets, CommandLine.MAX_SECRETS, errors);
             secrets.keySet().stream()
                     .filter(env::containsKey)
                     .sorted()
@@ -251,9 +211,9 @@ final class JobValidator {
                             new FieldError("secrets." + name, "is also in env: a variable is either plain or secret")));
         }
         if (errors.size() == before) {
-            checkArgsEnvBudget(args, env);
+            BinaryInputs.checkArgsEnvBudget(args, env);
             if (secrets != null) {
-                checkSecretsBudget(secrets);
+                BinaryInputs.checkSecretsBudget(secrets);
             }
         }
         int timeout = range(
@@ -282,7 +242,8 @@ final class JobValidator {
         RunLimits limits = req.limits() == null ? RunLimits.NONE : req.limits();
         limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
         errors.addAll(Labels.problems(req.labels()));
-        Webhook webhook = webhook(req.webhook(), current != null && current.webhook() != null, errors);
+        Webhook webhook = WebhookChecks.webhook(
+                settings.webhooks(), req.webhook(), current != null && current.webhook() != null, errors);
         Expectation expect = expectation(req.expect(), now, errors);
         Schedule schedule = null;
         try {
@@ -382,136 +343,6 @@ final class JobValidator {
         } else if (name.chars().anyMatch(Character::isISOControl)) {
             errors.add(new FieldError("name", "must not contain control characters"));
         }
-    }
-
-    private static void validateArgs(List<String> args, List<FieldError> errors) {
-        if (args.size() > CommandLine.MAX_ARGS) {
-            errors.add(new FieldError("args", "must have at most " + CommandLine.MAX_ARGS + " items"));
-            return;
-        }
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            if (a == null) {
-                errors.add(new FieldError("args[" + i + "]", "must be a string"));
-            } else if (a.length() > CommandLine.MAX_VALUE_LENGTH || a.indexOf('\0') >= 0) {
-                errors.add(new FieldError(
-                        "args[" + i + "]",
-                        "must be at most " + CommandLine.MAX_VALUE_LENGTH + " characters and contain no NUL"));
-            }
-        }
-    }
-
-    /**
-     * The overrides a trigger asks for, checked by the rules of a job's own args and env, applied to the job's: one
-     * 422 naming each bad field, or a 413 when the run's command line would be too large to store.
-     */
-    static Overrides overrides(Job job, TriggerRequest req) {
-        if (req == null || (req.args() == null && req.env() == null && req.priority() == null)) {
-            return Overrides.NONE;
-        }
-        List<FieldError> errors = new ArrayList<>();
-        Priority lane = Priority.parse(req.priority());
-        if (req.priority() != null && lane == null) {
-            errors.add(new FieldError("priority", Priority.MUST_BE));
-        }
-        if (req.args() != null) {
-            validateArgs(req.args(), errors);
-        }
-        Map<String, String> env = req.env() == null ? Map.of() : req.env();
-        validateVariables("env", env, CommandLine.MAX_ENV, errors);
-        env.keySet().stream()
-                .filter(job.secretNames()::contains)
-                .sorted()
-                .forEach(name -> errors.add(
-                        new FieldError("env." + name, "is a secret of the job: it cannot be" + " overridden")));
-        if (!errors.isEmpty()) {
-            throw new ValidationException(Rejection.INVALID, errors);
-        }
-        Overrides o = new Overrides(req.args(), env, lane);
-        Job applied = job.overridden(o.args(), o.env());
-        if (applied.env().size() > CommandLine.MAX_ENV) {
-            throw ValidationException.of(
-                    "env", "with the job's own, makes more than " + CommandLine.MAX_ENV + " entries");
-        }
-        checkArgsEnvBudget(applied.args(), applied.env());
-        return o;
-    }
-
-    /**
-     * Args and env each within their limits can still be too large together to store: a 413 naming the non-empty
-     * ones, before anything else is checked or written.
-     */
-    static void checkArgsEnvBudget(List<String> args, Map<String, String> env) {
-        long bytes = 0;
-        for (String a : args) {
-            bytes += utf8Length(a);
-        }
-        bytes += utf8Length(env);
-        if (bytes <= CommandLine.MAX_ARGS_ENV_BYTES) {
-            return;
-        }
-        String message = "args and env take " + bytes + " bytes together (UTF-8); at most "
-                + CommandLine.MAX_ARGS_ENV_BYTES + " are stored";
-        List<FieldError> errors = new ArrayList<>();
-        if (!args.isEmpty()) {
-            errors.add(new FieldError("args", message));
-        }
-        if (!env.isEmpty()) {
-            errors.add(new FieldError("env", message));
-        }
-        throw new ValidationException(Rejection.TOO_LARGE, errors);
-    }
-
-    /** The most UTF-8 bytes a job's secrets take (names and values): their item stays far below 400 KB. */
-    static final int MAX_SECRETS_BYTES = 256 * 1024;
-
-    static void checkSecretsBudget(Map<String, String> secrets) {
-        long bytes = utf8Length(secrets);
-        if (bytes > MAX_SECRETS_BYTES) {
-            throw new ValidationException(
-                    Rejection.TOO_LARGE,
-                    List.of(new FieldError(
-                            "secrets",
-                            "take " + bytes + " bytes (UTF-8); at most " + MAX_SECRETS_BYTES + " are stored")));
-        }
-    }
-
-    private static long utf8Length(String s) {
-        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-    }
-
-    /** Every name and value of a set of variables, in UTF-8 bytes. */
-    private static long utf8Length(Map<String, String> vars) {
-        long bytes = 0;
-        for (Map.Entry<String, String> e : vars.entrySet()) {
-            bytes += utf8Length(e.getKey()) + utf8Length(e.getValue());
-        }
-        return bytes;
-    }
-
-    /** {@code env} or {@code secrets}: the same rules for every variable the binary gets. */
-    private static void validateVariables(String what, Map<String, String> vars, int max, List<FieldError> errors) {
-        if (vars.size() > max) {
-            errors.add(new FieldError(what, "must have at most " + max + " entries"));
-            return;
-        }
-        vars.forEach((name, value) -> {
-            String field = what + "." + name;
-            String upper = name.toUpperCase(Locale.ROOT);
-            if (!CommandLine.ENV_NAME.matcher(name).matches()) {
-                errors.add(new FieldError(field, "is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)"));
-            } else if (CommandLine.RESERVED_ENV_PREFIXES.stream().anyMatch(upper::startsWith)) {
-                errors.add(new FieldError(
-                        field,
-                        "is reserved: names starting with " + String.join(", ", CommandLine.RESERVED_ENV_PREFIXES)
-                                + " cannot be set by a job"));
-            } else if (value == null) {
-                errors.add(new FieldError(field, "must be a string"));
-            } else if (value.length() > CommandLine.MAX_VALUE_LENGTH || value.indexOf('\0') >= 0) {
-                errors.add(new FieldError(
-                        field, "must be at most " + CommandLine.MAX_VALUE_LENGTH + " characters and contain no NUL"));
-            }
-        });
     }
 
     /** Exit codes 1–255 (0 is success), at most {@value #MAX_EXIT_CODES}, no duplicates. */

@@ -20,7 +20,7 @@ class JobRequestLimitsTest {
     @Test
     void argsAndEnvUpToTheBudgetPass() {
         // 64 args of 4096 bytes: exactly the budget.
-        assertThatCode(() -> JobValidator.checkArgsEnvBudget(Collections.nCopies(64, "a".repeat(4096)), Map.of()))
+        assertThatCode(() -> BinaryInputs.checkArgsEnvBudget(Collections.nCopies(64, "a".repeat(4096)), Map.of()))
                 .doesNotThrowAnyException();
     }
 
@@ -28,7 +28,7 @@ class JobRequestLimitsTest {
     void theBudgetCountsUtf8BytesOfArgsEnvNamesAndValues() {
         ValidationException e = catchThrowableOfType(
                 ValidationException.class,
-                () -> JobValidator.checkArgsEnvBudget(
+                () -> BinaryInputs.checkArgsEnvBudget(
                         Collections.nCopies(63, "a".repeat(4096)), Map.of("A", "é".repeat(2048))));
         assertThat(e).isNotNull();
         assertThat(e.kind()).isEqualTo(Rejection.TOO_LARGE);
@@ -40,7 +40,7 @@ class JobRequestLimitsTest {
     void onlyTheNonEmptyOneIsNamed() {
         ValidationException e = catchThrowableOfType(
                 ValidationException.class,
-                () -> JobValidator.checkArgsEnvBudget(
+                () -> BinaryInputs.checkArgsEnvBudget(
                         List.of(), Map.of("A", "v".repeat(CommandLine.MAX_ARGS_ENV_BYTES))));
         assertThat(e.errors()).extracting(FieldError::field).containsExactly("env");
     }
