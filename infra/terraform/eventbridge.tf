@@ -36,7 +36,7 @@ resource "aws_lambda_permission" "sweep" {
 }
 
 # Run outcomes (SUCCEEDED, FAILED, DEAD, CANCELLED, SKIPPED), published by the executors and the sweeper as
-# "Punctual Run State Change" events with source "punctual" (core/.../notify/RunNotice.java; schema in the README),
+# "Punctual Run State Change" events with source "punctual" (core/.../notify/RunNotice.java; schema in docs/events.md),
 # and "Punctual Job Overdue" events of jobs that missed their expected success (notify/JobOverdue.java).
 # A bus of its own, so that rules on it see only these and its policy can be given to whoever consumes them. It
 # exists whether or not run_events publishes on it (an idle bus costs nothing).

@@ -467,7 +467,7 @@ variable "firing_lateness_alarm_ms" {
 }
 
 variable "run_events" {
-  description = "Publish every run outcome (SUCCEEDED, FAILED, DEAD, CANCELLED, SKIPPED) as a \"Punctual Run State Change\" event on the <name_prefix>-runs EventBridge bus, from the executors and the sweeper (schema in the README). EventBridge charges about 1 USD per million events: about one per run, two or more for a run retried. The executor reaches EventBridge through an interface VPC endpoint (created with the others)."
+  description = "Publish every run outcome (SUCCEEDED, FAILED, DEAD, CANCELLED, SKIPPED) as a \"Punctual Run State Change\" event on the <name_prefix>-runs EventBridge bus, from the executors and the sweeper (schema in docs/events.md). EventBridge charges about 1 USD per million events: about one per run, two or more for a run retried. The executor reaches EventBridge through an interface VPC endpoint (created with the others)."
   type        = bool
   default     = true
   nullable    = false
