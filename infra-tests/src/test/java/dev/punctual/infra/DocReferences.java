@@ -83,6 +83,8 @@ final class DocReferences {
     private final Set<String> sourceStrings = new HashSet<>();
     private final Set<String> methods = new HashSet<>();
     private final Set<String> routes;
+    /** The headings' anchors of each Markdown file a link led to, read once. */
+    private final java.util.Map<Path, Set<String>> anchorsOf = new java.util.HashMap<>();
 
     /** {@code routes}: the API's route paths, without their verbs. */
     DocReferences(Path project, Set<String> routes) throws IOException {
@@ -187,7 +189,7 @@ final class DocReferences {
                     out.add(new Stale(doc, link, "link"));
                 } else if (hash >= 0
                         && target.toString().endsWith(".md")
-                        && !anchors(target).contains(link.substring(hash + 1))) {
+                        && !anchorsOf(target).contains(link.substring(hash + 1))) {
                     out.add(new Stale(doc, link, "link's heading"));
                 }
             }
@@ -196,6 +198,15 @@ final class DocReferences {
     }
 
     /** The anchors GitHub gives the headings of a Markdown file: lower case, punctuation dropped, spaces as dashes. */
+    private Set<String> anchorsOf(Path markdown) throws IOException {
+        Set<String> known = anchorsOf.get(markdown);
+        if (known == null) {
+            known = anchors(markdown);
+            anchorsOf.put(markdown, known);
+        }
+        return known;
+    }
+
     static Set<String> anchors(Path markdown) throws IOException {
         Set<String> out = new HashSet<>();
         boolean code = false;

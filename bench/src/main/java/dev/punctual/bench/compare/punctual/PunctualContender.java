@@ -76,12 +76,12 @@ public final class PunctualContender implements Contender {
         int dynamo = freePort();
         int sqs = freePort();
         int s3 = freePort();
-        Path localMeter = s.workDir().resolve("meter-local.txt");
         Map<String, String> localEnv = new HashMap<>(Map.of(
                 // One tenant schedules the whole burst: lift the per-tenant quotas (10,000 jobs and starts a minute).
                 "PUNCTUAL_QUOTA_JOBS", "10000000",
                 "PUNCTUAL_QUOTA_RUNS_PER_MINUTE", "10000000"));
         if (instrumented) {
+            Path localMeter = s.workDir().resolve("meter-local.txt");
             meters.add(localMeter);
             localEnv.put("PUNCTUAL_METERING_FILE", localMeter.toString());
         }
@@ -107,7 +107,6 @@ public final class PunctualContender implements Contender {
         children.add(local);
         local.awaitLine("Punctual local is ready", Duration.ofMinutes(3));
         for (int i = 1; i <= s.nodes(); i++) {
-            Path meter = s.workDir().resolve("meter-executor-" + i + ".txt");
             Path work = Files.createDirectories(s.workDir().resolve("executor-" + i));
             Map<String, String> env = new HashMap<>();
             env.put("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:" + dynamo);
@@ -122,6 +121,7 @@ public final class PunctualContender implements Contender {
             env.put("PUNCTUAL_EXECUTOR_ID", "bench-executor-" + i);
             env.put("PUNCTUAL_WORK_DIR", work.toString());
             if (instrumented) {
+                Path meter = s.workDir().resolve("meter-executor-" + i + ".txt");
                 meters.add(meter);
                 env.put("PUNCTUAL_METERING_FILE", meter.toString());
                 // One line per start with the time of each step since the due instant (see notes()).
