@@ -80,9 +80,10 @@ class DeliveryFaultTest extends FaultScenarios {
             s.notes.add(sent + " messages sent twice, " + released.get() + " released at visibility 0 (a message"
                     + " received " + mostReceives.get() + " times at most, as the rogue saw it)");
             assertThat(sent).isEqualTo(RUNS);
+            assertThat(released.get()).as("the rogue handed messages back").isPositive();
             assertThat(mostReceives.get())
-                    .as("the rogue delivered some message again and again")
-                    .isGreaterThan(2);
+                    .as("some message was delivered again: a copy, or one the rogue handed back")
+                    .isGreaterThanOrEqualTo(2);
             assertThat(r.duplicates())
                     .as("a duplicate delivery never starts a binary again: only one claim wins")
                     .isZero();
