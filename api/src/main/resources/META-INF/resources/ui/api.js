@@ -38,7 +38,11 @@ async function send(method, path, { body, headers = {}, signal } = {}) {
   }
   if (!r.ok) {
     let problem = null;
-    try { problem = await r.json(); } catch { /* not JSON: the status says it */ }
+    try {
+      problem = await r.json();
+    } catch {
+      /* not JSON: the status says it */
+    }
     // Said after the body is read, so that the page that asked hears of its failure before the sign-in page is drawn.
     if (r.status === 401) window.dispatchEvent(new CustomEvent('punctual:unauthorized'));
     throw new Problem(r.status, problem);
@@ -100,9 +104,10 @@ export async function uploadBinary(file, onProgress) {
       if (k.toLowerCase() !== 'content-length') xhr.setRequestHeader(k, v);
     }
     xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
-    xhr.onload = () => (xhr.status >= 200 && xhr.status < 300
-      ? resolve()
-      : reject(new Problem(xhr.status, { detail: `the upload was refused (HTTP ${xhr.status})`, field: 'binary' })));
+    xhr.onload = () =>
+      xhr.status >= 200 && xhr.status < 300
+        ? resolve()
+        : reject(new Problem(xhr.status, { detail: `the upload was refused (HTTP ${xhr.status})`, field: 'binary' }));
     xhr.onerror = () => reject(new Problem(0, { detail: 'the upload could not reach the storage', field: 'binary' }));
     xhr.send(bytes);
   });

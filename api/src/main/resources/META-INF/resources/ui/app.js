@@ -26,7 +26,10 @@ let generation = 0;
 
 async function render() {
   const hash = location.hash || '#/jobs';
-  if (stop) { stop(); stop = null; }
+  if (stop) {
+    stop();
+    stop = null;
+  }
   const main = document.getElementById('main');
   const mine = ++generation;
   main.replaceChildren();
@@ -64,10 +67,21 @@ function who() {
   const w = document.getElementById('who');
   w.replaceChildren();
   if (token.get()) {
-    w.append('Signed in', h('button', {
-      type: 'button',
-      onclick: () => { token.clear(); who(); location.hash = '#/sign-in'; },
-    }, 'Sign out'));
+    w.append(
+      'Signed in',
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: () => {
+            token.clear();
+            who();
+            location.hash = '#/sign-in';
+          },
+        },
+        'Sign out',
+      ),
+    );
   } else if (tokenNeeded) {
     w.append(h('a', { href: '#/sign-in' }, 'Sign in'));
   }
@@ -75,35 +89,56 @@ function who() {
 
 /** Paste a bearer token: the identity provider's, or bin/local-token's for a local runner started with --auth. */
 async function signInPage(main) {
-  const input = h('textarea', { id: 'token', rows: 4, cols: 80, autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'token-hint token-error' });
+  const input = h('textarea', {
+    id: 'token',
+    rows: 4,
+    cols: 80,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    'aria-describedby': 'token-hint token-error',
+  });
   const error = h('p', { id: 'token-error', class: 'error' });
-  const form = h('form', {
-    onsubmit: async (ev) => {
-      ev.preventDefault();
-      error.textContent = '';
-      const previous = token.get();
-      token.set(input.value.trim());
-      try {
-        await api.get('/v1/jobs?limit=1');
-        who();
-        location.hash = '#/jobs';
-      } catch (e) {
-        if (previous) token.set(previous); else token.clear();
-        who();
-        input.setAttribute('aria-invalid', 'true');
-        error.textContent = e.message;
-      }
+  const form = h(
+    'form',
+    {
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        error.textContent = '';
+        const previous = token.get();
+        token.set(input.value.trim());
+        try {
+          await api.get('/v1/jobs?limit=1');
+          who();
+          location.hash = '#/jobs';
+        } catch (e) {
+          if (previous) token.set(previous);
+          else token.clear();
+          who();
+          input.setAttribute('aria-invalid', 'true');
+          error.textContent = e.message;
+        }
+      },
     },
-  },
-  h('div', { class: 'field' },
-    h('label', { for: 'token' }, 'Bearer token'),
-    input,
-    h('span', { id: 'token-hint', class: 'hint' },
-      'A JWT from your identity provider. For a local runner started with --auth: bin/local-token YOUR-NAME. ',
-      'It is kept in this tab only and sent to this API only.'),
-    error),
-  h('button', { class: 'primary', type: 'submit' }, 'Sign in'));
-  main.append(h('h1', {}, 'Sign in'), h('p', {}, 'This API shows each caller its own jobs only: sign in with your token.'), form);
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'token' }, 'Bearer token'),
+      input,
+      h(
+        'span',
+        { id: 'token-hint', class: 'hint' },
+        'A JWT from your identity provider. For a local runner started with --auth: bin/local-token YOUR-NAME. ',
+        'It is kept in this tab only and sent to this API only.',
+      ),
+      error,
+    ),
+    h('button', { class: 'primary', type: 'submit' }, 'Sign in'),
+  );
+  main.append(
+    h('h1', {}, 'Sign in'),
+    h('p', {}, 'This API shows each caller its own jobs only: sign in with your token.'),
+    form,
+  );
   input.focus();
 }
 
@@ -130,9 +165,15 @@ window.addEventListener('hashchange', async () => {
 /** The header's switch: which zone every time on the page is shown in; the page is drawn again when it changes. */
 function zoneSwitch() {
   const select = document.getElementById('zone');
-  select.replaceChildren(...CHOICES.map(([v, t]) => h('option', { value: v, selected: v === preference() },
-    v === 'browser' ? `${t} (${browserZone()})` : t)));
-  select.addEventListener('change', () => { setPreference(select.value); render(); });
+  select.replaceChildren(
+    ...CHOICES.map(([v, t]) =>
+      h('option', { value: v, selected: v === preference() }, v === 'browser' ? `${t} (${browserZone()})` : t),
+    ),
+  );
+  select.addEventListener('change', () => {
+    setPreference(select.value);
+    render();
+  });
 }
 
 zoneSwitch();

@@ -33,7 +33,9 @@ export function selection({ key, label, redraw }) {
   const outcomes = new Map();
   let rows = [];
   const count = h('span', { class: 'muted', 'aria-live': 'polite' });
-  const counted = () => { count.textContent = chosen.size ? `${chosen.size} selected` : 'none selected'; };
+  const counted = () => {
+    count.textContent = chosen.size ? `${chosen.size} selected` : 'none selected';
+  };
   counted();
   return {
     count,
@@ -43,24 +45,37 @@ export function selection({ key, label, redraw }) {
       counted();
     },
     chosenRows: () => rows.filter((r) => chosen.has(key(r))),
-    checkbox: (r) => h('input', {
-      type: 'checkbox', class: 'pick', 'aria-label': `Select ${label(r)}`, checked: chosen.has(key(r)),
-      onchange: (ev) => {
-        if (ev.target.checked) chosen.add(key(r)); else chosen.delete(key(r));
-        counted();
-        const all = ev.target.closest('table')?.querySelector('thead input.pick');
-        if (all) all.checked = rows.every((x) => chosen.has(key(x)));
-      },
-    }),
-    all: () => h('input', {
-      type: 'checkbox', class: 'pick', 'aria-label': 'Select all',
-      checked: rows.length > 0 && rows.every((r) => chosen.has(key(r))),
-      onchange: (ev) => {
-        rows.forEach((r) => (ev.target.checked ? chosen.add(key(r)) : chosen.delete(key(r))));
-        counted();
-        ev.target.closest('table')?.querySelectorAll('tbody input.pick').forEach((c) => { c.checked = ev.target.checked; });
-      },
-    }),
+    checkbox: (r) =>
+      h('input', {
+        type: 'checkbox',
+        class: 'pick',
+        'aria-label': `Select ${label(r)}`,
+        checked: chosen.has(key(r)),
+        onchange: (ev) => {
+          if (ev.target.checked) chosen.add(key(r));
+          else chosen.delete(key(r));
+          counted();
+          const all = ev.target.closest('table')?.querySelector('thead input.pick');
+          if (all) all.checked = rows.every((x) => chosen.has(key(x)));
+        },
+      }),
+    all: () =>
+      h('input', {
+        type: 'checkbox',
+        class: 'pick',
+        'aria-label': 'Select all',
+        checked: rows.length > 0 && rows.every((r) => chosen.has(key(r))),
+        onchange: (ev) => {
+          rows.forEach((r) => (ev.target.checked ? chosen.add(key(r)) : chosen.delete(key(r))));
+          counted();
+          ev.target
+            .closest('table')
+            ?.querySelectorAll('tbody input.pick')
+            .forEach((c) => {
+              c.checked = ev.target.checked;
+            });
+        },
+      }),
     outcome: (r) => {
       const o = outcomes.get(key(r));
       if (!o) return '';
@@ -81,7 +96,10 @@ export function selection({ key, label, redraw }) {
         redraw();
       });
       const failed = results.filter(([, , e]) => e).length;
-      say(`${what}: ${picked.length - failed} done${failed ? `, ${failed} failed (said on their rows)` : ''}.`, failed > 0);
+      say(
+        `${what}: ${picked.length - failed} done${failed ? `, ${failed} failed (said on their rows)` : ''}.`,
+        failed > 0,
+      );
       return results;
     },
   };

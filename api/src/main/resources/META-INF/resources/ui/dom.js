@@ -73,8 +73,32 @@ export function say(text, error = false) {
 /** A table in a container that scrolls sideways on its own when the page is narrower than the table. */
 export function table(columns, rows, empty, label) {
   if (!rows.length) return h('p', { class: 'empty' }, empty);
-  return h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': label || 'Table' },
-    h('table', {},
-      h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: c.num ? 'num' : null }, c.title)))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.num ? 'num' : null }, c.cell(r))))))));
+  return h(
+    'div',
+    { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': label || 'Table' },
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          columns.map((c) => h('th', { scope: 'col', class: c.num ? 'num' : null }, c.title)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map((r) =>
+          h(
+            'tr',
+            {},
+            columns.map((c) => h('td', { class: c.num ? 'num' : null }, c.cell(r))),
+          ),
+        ),
+      ),
+    ),
+  );
 }

@@ -11,26 +11,44 @@ const LAST_RUN_READS = 4;
 
 export async function jobsPage(main) {
   const params = new URLSearchParams(location.hash.split('?')[1] || '');
-  const state = h('select', { id: 'f-state', name: 'state' },
-    ['', 'ACTIVE', 'PAUSED', 'COMPLETED', 'DELETED'].map((s) => h('option', { value: s, selected: s === (params.get('state') || '') }, s || 'any')));
+  const state = h(
+    'select',
+    { id: 'f-state', name: 'state' },
+    ['', 'ACTIVE', 'PAUSED', 'COMPLETED', 'DELETED'].map((s) =>
+      h('option', { value: s, selected: s === (params.get('state') || '') }, s || 'any'),
+    ),
+  );
   const label = h('input', { id: 'f-label', name: 'label', placeholder: 'team=data', size: 16 });
   const name = h('input', { id: 'f-name', name: 'namePrefix', placeholder: 'nightly-', size: 16, type: 'search' });
   const holder = h('div');
   const more = h('p');
-  const filters = h('form', { class: 'toolbar', role: 'search', onsubmit: (ev) => { ev.preventDefault(); reload(); } },
+  const filters = h(
+    'form',
+    {
+      class: 'toolbar',
+      role: 'search',
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        reload();
+      },
+    },
     h('div', { class: 'field' }, h('label', { for: 'f-state' }, 'State'), state),
     h('div', { class: 'field' }, h('label', { for: 'f-label' }, 'Labels'), label),
     h('div', { class: 'field' }, h('label', { for: 'f-name' }, 'Name starts with'), name),
-    h('button', { type: 'submit' }, 'Filter'));
+    h('button', { type: 'submit' }, 'Filter'),
+  );
 
   let rows = [];
   const picked = selection({ key: (j) => j.id, label: (j) => j.name, redraw: () => draw() });
   const note = h('input', { id: 'bulk-note', size: 24, maxlength: 500 });
-  const bulk = h('div', { class: 'toolbar bulk' },
+  const bulk = h(
+    'div',
+    { class: 'toolbar bulk' },
     h('div', { class: 'field' }, h('label', { for: 'bulk-note' }, 'Pause note (optional)'), note),
     h('button', { type: 'button', onclick: () => pauseSelected() }, 'Pause selected'),
     h('button', { type: 'button', onclick: () => resumeSelected() }, 'Resume selected'),
-    picked.count);
+    picked.count,
+  );
   main.append(h('h1', {}, 'Jobs', h('a', { class: 'button', href: '#/new' }, 'New job')), filters, bulk, holder, more);
   state.addEventListener('change', reload);
 
@@ -38,11 +56,19 @@ export async function jobsPage(main) {
 
   async function pauseSelected() {
     const body = note.value.trim() ? { note: note.value.trim() } : {};
-    await picked.run('Pause', (j) => api.post(`/v1/jobs/${seg(j.id)}/pause`, body).then((v) => replace(j, v)), () => 'paused');
+    await picked.run(
+      'Pause',
+      (j) => api.post(`/v1/jobs/${seg(j.id)}/pause`, body).then((v) => replace(j, v)),
+      () => 'paused',
+    );
   }
 
   async function resumeSelected() {
-    await picked.run('Resume', (j) => api.post(`/v1/jobs/${seg(j.id)}/resume`).then((v) => replace(j, v)), () => 'resumed');
+    await picked.run(
+      'Resume',
+      (j) => api.post(`/v1/jobs/${seg(j.id)}/resume`).then((v) => replace(j, v)),
+      () => 'resumed',
+    );
   }
 
   // Each reload counts: an answer to an earlier one (the filters have changed since) is dropped, not mixed in.
@@ -50,13 +76,21 @@ export async function jobsPage(main) {
 
   async function load(cursor) {
     const mine = asked;
-    const page = await api.get(query('/v1/jobs', {
-      state: state.value, label: label.value.trim(), namePrefix: name.value.trim(), limit: 50, cursor,
-    }));
+    const page = await api.get(
+      query('/v1/jobs', {
+        state: state.value,
+        label: label.value.trim(),
+        namePrefix: name.value.trim(),
+        limit: 50,
+        cursor,
+      }),
+    );
     if (mine !== asked) return;
     rows = rows.concat(page.items);
     draw();
-    more.replaceChildren(page.nextCursor ? h('button', { type: 'button', onclick: () => load(page.nextCursor) }, 'Load more') : '');
+    more.replaceChildren(
+      page.nextCursor ? h('button', { type: 'button', onclick: () => load(page.nextCursor) }, 'Load more') : '',
+    );
     // The last run of each job shown: one small read each, made after the list is on screen, four at a time so
     // that a page of 50 jobs stays well inside the API's throttling (in AWS, a burst of 100 and 50 a second).
     const queue = [...page.items];
@@ -66,7 +100,9 @@ export async function jobsPage(main) {
           const p = await api.get(query(`/v1/jobs/${seg(j.id)}/runs`, { limit: 1 }));
           j.lastRun = p.items[0] || null;
           drawLastRun(j);
-        } catch { /* left as "…": the job's own page shows its runs */ }
+        } catch {
+          /* left as "…": the job's own page shows its runs */
+        }
       }
     };
     for (let k = 0; k < LAST_RUN_READS; k++) next();
@@ -86,16 +122,26 @@ export async function jobsPage(main) {
 
   function draw() {
     picked.setRows(rows);
-    holder.replaceChildren(table([
-      { title: picked.all(), cell: (j) => picked.checkbox(j) },
-      { title: 'Name', cell: (j) => h('a', { href: `#/jobs/${seg(j.id)}` }, j.name) },
-      { title: 'State', cell: (j) => h('span', { 'data-state-of': j.id }, jobBadge(j, j.lastRun, j.pauseNote || null)) },
-      { title: 'Schedule', cell: (j) => schedule(j.schedule) },
-      { title: 'Last run', cell: (j) => h('span', { 'data-last-of': j.id }, lastRun(j)) },
-      { title: 'Next run', cell: (j) => time(j.nextRunAt, jobZone(j)) },
-      { title: 'Labels', cell: (j) => labels(j.labels) },
-      { title: h('span', { class: 'sr-only' }, 'Outcome'), cell: (j) => picked.outcome(j) },
-    ], rows, 'No jobs match. Create one with New job, or with bin/punctual job apply.', 'Jobs'));
+    holder.replaceChildren(
+      table(
+        [
+          { title: picked.all(), cell: (j) => picked.checkbox(j) },
+          { title: 'Name', cell: (j) => h('a', { href: `#/jobs/${seg(j.id)}` }, j.name) },
+          {
+            title: 'State',
+            cell: (j) => h('span', { 'data-state-of': j.id }, jobBadge(j, j.lastRun, j.pauseNote || null)),
+          },
+          { title: 'Schedule', cell: (j) => schedule(j.schedule) },
+          { title: 'Last run', cell: (j) => h('span', { 'data-last-of': j.id }, lastRun(j)) },
+          { title: 'Next run', cell: (j) => time(j.nextRunAt, jobZone(j)) },
+          { title: 'Labels', cell: (j) => labels(j.labels) },
+          { title: h('span', { class: 'sr-only' }, 'Outcome'), cell: (j) => picked.outcome(j) },
+        ],
+        rows,
+        'No jobs match. Create one with New job, or with bin/punctual job apply.',
+        'Jobs',
+      ),
+    );
   }
 
   /** A job's last run, once read, drawn into its row only: the rest of the table (a checkbox with the focus) stays. */
@@ -112,7 +158,11 @@ function lastRun(j) {
   if (j.lastRun === undefined) return h('span', { class: 'muted' }, '…');
   if (j.lastRun === null) return h('span', { class: 'muted' }, 'none yet');
   const r = j.lastRun;
-  return h('a', { href: `#/jobs/${seg(j.id)}/runs/${seg(r.runId)}`, class: 'inline' },
-    badge(r.state), r.exitCode !== null && r.exitCode !== undefined ? `exit ${r.exitCode}` : '',
-    time(r.finishedAt || r.startedAt || r.scheduledAt, jobZone(j)));
+  return h(
+    'a',
+    { href: `#/jobs/${seg(j.id)}/runs/${seg(r.runId)}`, class: 'inline' },
+    badge(r.state),
+    r.exitCode !== null && r.exitCode !== undefined ? `exit ${r.exitCode}` : '',
+    time(r.finishedAt || r.startedAt || r.scheduledAt, jobZone(j)),
+  );
 }

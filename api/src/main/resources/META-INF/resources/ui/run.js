@@ -21,11 +21,20 @@ export async function runPage(main, jobId, runId) {
   const actions = h('div', { class: 'actions' });
   main.append(
     h('p', {}, h('a', { href: `#/jobs/${seg(jobId)}` }, `← ${job ? job.name : run.jobName || jobId}`)),
-    title, actions, facts,
-    h('h2', { id: 'attempts-h' }, 'Attempts'), attempts,
+    title,
+    actions,
+    facts,
+    h('h2', { id: 'attempts-h' }, 'Attempts'),
+    attempts,
     h('h2', { id: 'log-h' }, 'Log'),
-    h('div', { class: 'toolbar' }, h('div', { class: 'field' }, h('label', { for: 'attempt' }, 'Attempt'), attempt), following),
-    log);
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('div', { class: 'field' }, h('label', { for: 'attempt' }, 'Attempt'), attempt),
+      following,
+    ),
+    log,
+  );
 
   let current = run;
   let controller = null;
@@ -33,17 +42,29 @@ export async function runPage(main, jobId, runId) {
   function draw(r) {
     current = r;
     title.replaceChildren(`Run ${r.runId}`, badge(r.state), origin(r) || '');
-    facts.replaceChildren(...[
-      ['Job', r.jobName || (job && job.name) || ''], ['Due', time(r.scheduledAt)],
-      ['Created', r.createdAt ? time(r.createdAt) : ''], ['Queued', r.queuedAt ? time(r.queuedAt) : ''],
-      ['Launched', r.launchedAt ? time(r.launchedAt) : ''],
-      ['Started', time(r.startedAt)], ['Finished', time(r.finishedAt)],
-      ['Lateness', lateness(r)],
-      ['Took', between(r.startedAt, r.finishedAt)], ['Attempt', `${r.attempt} of ${r.maxAttempts}`],
-      ['Exit code', r.exitCode ?? ''], ['Error', r.error || ''], ['Executor', r.executorId || ''],
-      ['Lane', r.priority ? `${r.priority} (this run's own)` : ''], ['Waiting', r.waiting || ''],
-      ['Arguments', r.args ? r.args.join(' ') : ''], ['Environment', r.env ? Object.keys(r.env).join(', ') : ''],
-    ].filter(([, v]) => v !== '').flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+    facts.replaceChildren(
+      ...[
+        ['Job', r.jobName || (job && job.name) || ''],
+        ['Due', time(r.scheduledAt)],
+        ['Created', r.createdAt ? time(r.createdAt) : ''],
+        ['Queued', r.queuedAt ? time(r.queuedAt) : ''],
+        ['Launched', r.launchedAt ? time(r.launchedAt) : ''],
+        ['Started', time(r.startedAt)],
+        ['Finished', time(r.finishedAt)],
+        ['Lateness', lateness(r)],
+        ['Took', between(r.startedAt, r.finishedAt)],
+        ['Attempt', `${r.attempt} of ${r.maxAttempts}`],
+        ['Exit code', r.exitCode ?? ''],
+        ['Error', r.error || ''],
+        ['Executor', r.executorId || ''],
+        ['Lane', r.priority ? `${r.priority} (this run's own)` : ''],
+        ['Waiting', r.waiting || ''],
+        ['Arguments', r.args ? r.args.join(' ') : ''],
+        ['Environment', r.env ? Object.keys(r.env).join(', ') : ''],
+      ]
+        .filter(([, v]) => v !== '')
+        .flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+    );
     attempts.replaceChildren(timeline(r));
     const n = Math.max(r.attempt, 1);
     if (attempt.options.length !== n) {
@@ -51,15 +72,27 @@ export async function runPage(main, jobId, runId) {
       attempt.replaceChildren(...Array.from({ length: n }, (_, i) => h('option', { value: i + 1 }, `${i + 1}`)));
       attempt.value = chosen && Number(chosen) <= n ? chosen : String(n);
     }
-    actions.replaceChildren(r.state === 'DEAD' ? h('button', { type: 'button', class: 'primary', onclick: async () => {
-      try {
-        draw(await api.post(`${base}/retry`));
-        say('Queued again with a fresh set of attempts.');
-        follow();
-      } catch (e) {
-        say(e.message, true);
-      }
-    } }, 'Retry') : '');
+    actions.replaceChildren(
+      r.state === 'DEAD'
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'primary',
+              onclick: async () => {
+                try {
+                  draw(await api.post(`${base}/retry`));
+                  say('Queued again with a fresh set of attempts.');
+                  follow();
+                } catch (e) {
+                  say(e.message, true);
+                }
+              },
+            },
+            'Retry',
+          )
+        : '',
+    );
   }
 
   /** Reads the chosen attempt's log from the start, and on while it runs, until it ends or the reader leaves. */
@@ -89,7 +122,13 @@ export async function runPage(main, jobId, runId) {
       if (e.status === 404 && !FINAL.has(current.state)) {
         // Not started yet: no attempt to read. Look again shortly.
         following.textContent = `waiting for the run to start (${current.state})`;
-        setTimeout(() => { if (!signal.aborted) api.get(base, { signal }).then(draw).then(follow, () => {}); }, 1000);
+        setTimeout(() => {
+          if (!signal.aborted)
+            api
+              .get(base, { signal })
+              .then(draw)
+              .then(follow, () => {});
+        }, 1000);
         return;
       }
       following.textContent = e.message;

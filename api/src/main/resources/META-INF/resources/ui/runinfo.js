@@ -12,7 +12,11 @@ const ORIGIN_TITLE = {
 
 export function origin(r) {
   if (!r.origin || r.origin === 'SCHEDULED') return null;
-  return h('span', { class: `badge origin ${r.origin}`, title: ORIGIN_TITLE[r.origin] || null }, ORIGIN[r.origin] || r.origin.toLowerCase());
+  return h(
+    'span',
+    { class: `badge origin ${r.origin}`, title: ORIGIN_TITLE[r.origin] || null },
+    ORIGIN[r.origin] || r.origin.toLowerCase(),
+  );
 }
 
 /**
@@ -36,8 +40,11 @@ export function lateness(r) {
 /** A job's state, with its last run's when that run failed for good: COMPLETED · last run DEAD, in the failure colour. */
 export function jobBadge(job, lastRun, title) {
   if (lastRun && lastRun.state === 'DEAD' && job.state !== 'DELETED') {
-    return badge(`${job.state} failed`, title || `The job is ${job.state}; its last run is ${lastRun.state}`,
-      `${job.state} · last run ${lastRun.state}`);
+    return badge(
+      `${job.state} failed`,
+      title || `The job is ${job.state}; its last run is ${lastRun.state}`,
+      `${job.state} · last run ${lastRun.state}`,
+    );
   }
   return badge(job.state, title);
 }

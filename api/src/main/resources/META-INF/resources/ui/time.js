@@ -4,7 +4,11 @@
 import { h } from './dom.js';
 
 const KEY = 'punctual.zone';
-export const CHOICES = [['utc', 'UTC'], ['browser', "the browser's zone"], ['job', "the job's zone"]];
+export const CHOICES = [
+  ['utc', 'UTC'],
+  ['browser', "the browser's zone"],
+  ['job', "the job's zone"],
+];
 
 export function browserZone() {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -38,9 +42,12 @@ export function setPageZone(zone) {
 /** The zone to show times in: the reader's choice, the job's zone given (or the page's job's) for "job". */
 export function shownZone(jobsZone) {
   switch (preference()) {
-    case 'utc': return 'UTC';
-    case 'job': return jobsZone || pageJobZone || browserZone();
-    default: return browserZone();
+    case 'utc':
+      return 'UTC';
+    case 'job':
+      return jobsZone || pageJobZone || browserZone();
+    default:
+      return browserZone();
   }
 }
 
@@ -49,8 +56,15 @@ function parts(ms, zone) {
   let f = formats.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit',
-      second: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
     });
     formats.set(zone, f);
   }
@@ -99,22 +113,34 @@ export function relative(iso, now = Date.now()) {
 export function time(iso, jobsZone) {
   if (!iso) return h('span', { class: 'muted' }, '—');
   const zone = shownZone(jobsZone);
-  return h('span', { class: 'when' },
+  return h(
+    'span',
+    { class: 'when' },
     h('time', { datetime: iso, title: `${new Date(iso).toISOString()} · ${zone}` }, when(iso, zone)),
-    h('span', { class: 'rel', 'data-rel': iso }, relative(iso)));
+    h('span', { class: 'rel', 'data-rel': iso }, relative(iso)),
+  );
 }
 
 // Relative times move on while a page stays open.
 setInterval(() => {
   if (document.hidden) return;
   const now = Date.now();
-  document.querySelectorAll('[data-rel]').forEach((el) => { el.textContent = relative(el.dataset.rel, now); });
+  document.querySelectorAll('[data-rel]').forEach((el) => {
+    el.textContent = relative(el.dataset.rel, now);
+  });
 }, 15_000);
 
 /** The zone's offset from UTC at an instant, in ms (wall clock minus UTC). */
 function offset(ms, zone) {
   const p = parts(ms, zone);
-  const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+  const asUtc = Date.UTC(
+    Number(p.year),
+    Number(p.month) - 1,
+    Number(p.day),
+    Number(p.hour),
+    Number(p.minute),
+    Number(p.second),
+  );
   return asUtc - Math.floor(ms / 1000) * 1000;
 }
 

@@ -1,7 +1,12 @@
 // Schedules in words. The API's preview is the authority on when a schedule fires; this only names it.
 import { when } from './time.js';
 
-const UNITS = [['D', 'day'], ['H', 'hour'], ['M', 'minute'], ['S', 'second']];
+const UNITS = [
+  ['D', 'day'],
+  ['H', 'hour'],
+  ['M', 'minute'],
+  ['S', 'second'],
+];
 
 /** An ISO-8601 duration in words: PT90M → "90 minutes", P1D → "1 day"; as written when it is not that simple. */
 export function duration(iso) {
@@ -39,15 +44,20 @@ export function cron(expr) {
 export function schedule(s) {
   if (!s) return '';
   switch (s.type) {
-    case 'now': return 'once, now';
-    case 'once': return `once at ${when(s.at)}`;
-    case 'interval': return `every ${duration(s.every)}${s.end ? ` until ${when(s.end)}` : ''}`;
-    case 'dates': return `on ${s.dates.length} date${s.dates.length === 1 ? '' : 's'}`;
+    case 'now':
+      return 'once, now';
+    case 'once':
+      return `once at ${when(s.at)}`;
+    case 'interval':
+      return `every ${duration(s.every)}${s.end ? ` until ${when(s.end)}` : ''}`;
+    case 'dates':
+      return `on ${s.dates.length} date${s.dates.length === 1 ? '' : 's'}`;
     case 'cron': {
       const words = cron(s.expression);
       return `${words || `cron ${s.expression}`} (${s.timezone || 'UTC'})`;
     }
-    default: return s.type;
+    default:
+      return s.type;
   }
 }
 
