@@ -130,7 +130,7 @@ final class DispatchScenario implements AutoCloseable {
 
     private static void interceptors(
             java.util.function.Consumer<ExecutionInterceptor> add, ExecutionInterceptor... extra) {
-        add.accept(new Metering());
+        add.accept(Metering.create());
         for (ExecutionInterceptor i : extra) {
             add.accept(i);
         }

@@ -40,7 +40,7 @@ public final class AwsClients {
     public static DynamoDbClient dynamo(Target t) {
         var b = DynamoDbClient.builder()
                 .httpClient(UrlConnectionHttpClient.create())
-                .overrideConfiguration(c -> c.addExecutionInterceptor(new Metering()))
+                .overrideConfiguration(Metering::addIfAsked)
                 .region(t.region())
                 .credentialsProvider(t.credentials());
         return (t.dynamodb() == null ? b : b.endpointOverride(t.dynamodb())).build();
@@ -49,7 +49,7 @@ public final class AwsClients {
     public static SqsClient sqs(Target t) {
         var b = SqsClient.builder()
                 .httpClient(UrlConnectionHttpClient.create())
-                .overrideConfiguration(c -> c.addExecutionInterceptor(new Metering()))
+                .overrideConfiguration(Metering::addIfAsked)
                 .region(t.region())
                 .credentialsProvider(t.credentials());
         return (t.sqs() == null ? b : b.endpointOverride(t.sqs())).build();
@@ -58,7 +58,7 @@ public final class AwsClients {
     public static S3Client s3(Target t) {
         var b = S3Client.builder()
                 .httpClient(UrlConnectionHttpClient.create())
-                .overrideConfiguration(c -> c.addExecutionInterceptor(new Metering()))
+                .overrideConfiguration(Metering::addIfAsked)
                 .region(t.region())
                 .credentialsProvider(t.credentials())
                 .forcePathStyle(t.s3() != null);
@@ -82,7 +82,7 @@ public final class AwsClients {
     public static EventBridgeClient eventBridgeFromEnvironment() {
         return EventBridgeClient.builder()
                 .httpClient(UrlConnectionHttpClient.create())
-                .overrideConfiguration(c -> c.addExecutionInterceptor(new Metering()))
+                .overrideConfiguration(Metering::addIfAsked)
                 .build();
     }
 
@@ -90,7 +90,7 @@ public final class AwsClients {
     public static EventBridgeClient eventBridge(Target t, URI endpoint) {
         return EventBridgeClient.builder()
                 .httpClient(UrlConnectionHttpClient.create())
-                .overrideConfiguration(c -> c.addExecutionInterceptor(new Metering()))
+                .overrideConfiguration(Metering::addIfAsked)
                 .region(t.region())
                 .credentialsProvider(t.credentials())
                 .endpointOverride(endpoint)

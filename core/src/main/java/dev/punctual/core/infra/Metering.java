@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
 import software.amazon.awssdk.core.SdkField;
 import software.amazon.awssdk.core.SdkPojo;
 import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
@@ -39,9 +40,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *
  * <p>Off unless {@value #FILE_ENV} names a file (or {@link #enable} is called): then every DynamoDB request asks
  * for its consumed capacity by index, and the counters are written to that file once a second and at exit, as
- * sorted {@code name value} lines. Counters are per process and only grow; a reader takes differences. When off,
- * nothing is changed and nothing counted. Installed on every client: {@code quarkus.<service>.interceptors} in
- * wiring, {@link AwsClients} for the rest.
+ * sorted {@code name value} lines. Counters are per process and only grow; a reader takes differences. Installed
+ * only on the clients a process builds once it has asked ({@link #asked}: wiring's client producers,
+ * {@link AwsClients}): a process that never asks has no trace of it in its SDK pipelines.
  */
 public final class Metering implements ExecutionInterceptor {
     public static final String FILE_ENV = "PUNCTUAL_METERING_FILE";
@@ -61,12 +62,31 @@ public final class Metering implements ExecutionInterceptor {
         }
     }
 
-    /** Public and argument-free: the SDK's configuration instantiates interceptors by class name. */
-    public Metering() {}
+    private Metering() {}
 
-    /** Starts counting (tests and in-process benchmarks); there is no way back, as counters only grow. */
+    /**
+     * Starts counting (tests and in-process benchmarks) on the clients built from now on; there is no way back, as
+     * counters only grow.
+     */
     public static void enable() {
         enabled = true;
+    }
+
+    /** Whether this process asked to count its calls ({@link #FILE_ENV}, {@link #enable}). */
+    public static boolean asked() {
+        return enabled;
+    }
+
+    /** A meter for a client being built (only once {@link #asked}: it counts whatever it sees). */
+    public static Metering create() {
+        return new Metering();
+    }
+
+    /** Adds the meter to a client being built, if this process asked for it. */
+    public static void addIfAsked(ClientOverrideConfiguration.Builder client) {
+        if (enabled) {
+            client.addExecutionInterceptor(new Metering());
+        }
     }
 
     /** AWS's DynamoDB is never on this host: a loopback endpoint is DynamoDB Local (or LocalStack). */
@@ -87,7 +107,7 @@ public final class Metering implements ExecutionInterceptor {
      */
     @Override
     public SdkRequest modifyRequest(Context.ModifyRequest context, ExecutionAttributes attributes) {
-        if (!enabled || !(context.request() instanceof DynamoDbRequest request)) {
+        if (!(context.request() instanceof DynamoDbRequest request)) {
             return context.request();
         }
         DynamoDbRequest.Builder builder = request.toBuilder();
@@ -103,16 +123,11 @@ public final class Metering implements ExecutionInterceptor {
     /** Called once per HTTP attempt: attempts beyond the calls are the SDK's retries (throttling, conflicts, 5xx). */
     @Override
     public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
-        if (enabled) {
-            add("attempts:" + operation(attributes), 1);
-        }
+        add("attempts:" + operation(attributes), 1);
     }
 
     @Override
     public void afterExecution(Context.AfterExecution context, ExecutionAttributes attributes) {
-        if (!enabled) {
-            return;
-        }
         String operation = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
         add("calls:" + operation(attributes), 1);
         // One ConsumedCapacity for single-item operations and queries, a list (one per table) for the others.
@@ -215,11 +230,9 @@ public final class Metering implements ExecutionInterceptor {
 
     @Override
     public void onExecutionFailure(Context.FailedExecution context, ExecutionAttributes attributes) {
-        if (enabled) {
-            // A failed conditional write still costs its write units on AWS, but no response says how many.
-            add("calls:" + operation(attributes), 1);
-            add("failed:" + operation(attributes), 1);
-        }
+        // A failed conditional write still costs its write units on AWS, but no response says how many.
+        add("calls:" + operation(attributes), 1);
+        add("failed:" + operation(attributes), 1);
     }
 
     private static String operation(ExecutionAttributes a) {

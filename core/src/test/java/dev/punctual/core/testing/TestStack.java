@@ -3,6 +3,7 @@ package dev.punctual.core.testing;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.AwsClients;
+import dev.punctual.core.infra.Metering;
 import dev.punctual.core.infra.Provisioner;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.metrics.Meters;
@@ -29,8 +30,12 @@ public final class TestStack {
         return EmbeddedAws.shared();
     }
 
-    /** Where the shared emulators are, for core's clients. */
+    /**
+     * Where the shared emulators are, for core's clients. Tests ask for {@link Metering}: several count the calls
+     * a scenario makes, and a client carries the meter only if built once it was asked for.
+     */
     public static AwsClients.Target target() {
+        Metering.enable();
         EmbeddedAws a = aws();
         return AwsClients.Target.emulators(a.dynamodbEndpoint(), a.sqsEndpoint(), a.s3Endpoint());
     }
