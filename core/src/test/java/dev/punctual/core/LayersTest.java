@@ -84,4 +84,50 @@ class LayersTest {
         }
         assertThat(upward).as("dependencies that run up or across the layers").isEmpty();
     }
+
+    /** Packages whose classes may use DynamoDB's types: the tables' repositories and what they are built on. */
+    static final Set<String> DYNAMODB_PACKAGES = Set.of("infra", "job", "run", "binary", "tenant", "store");
+
+    /**
+     * A table's protocol is its repository's: above the repositories, code hands domain values, page keys and
+     * composed transaction writes ({@code Transactions.Write}) around, never a DynamoDB type. The composition
+     * root (the package's top, which builds the clients) and a repository kept beside its only user (the sweeper's
+     * watermark) are the exceptions.
+     */
+    @Test
+    void onlyRepositoriesSeeDynamoDb() {
+        Set<String> leaks = new TreeSet<>();
+        for (JavaClass c : classes) {
+            String from = pkg(c);
+            if (from.isEmpty()
+                    || DYNAMODB_PACKAGES.contains(from)
+                    || c.getSimpleName().endsWith("Repository")) {
+                continue;
+            }
+            for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                if (d.getTargetClass().getPackageName().startsWith("software.amazon.awssdk.services.dynamodb")) {
+                    leaks.add(c.getSimpleName() + " (" + from + ") -> "
+                            + d.getTargetClass().getSimpleName());
+                }
+            }
+        }
+        assertThat(leaks).as("DynamoDB types used outside the repositories").isEmpty();
+    }
+
+    /** The services (what the API calls) use no AWS SDK type at all: storage and queues are behind core's types. */
+    @Test
+    void theServicesSeeNoAwsSdkType() {
+        Set<String> leaks = new TreeSet<>();
+        for (JavaClass c : classes) {
+            if (!pkg(c).equals("service")) {
+                continue;
+            }
+            for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                if (d.getTargetClass().getPackageName().startsWith("software.amazon.awssdk")) {
+                    leaks.add(c.getSimpleName() + " -> " + d.getTargetClass().getName());
+                }
+            }
+        }
+        assertThat(leaks).as("AWS SDK types used by core's services").isEmpty();
+    }
 }

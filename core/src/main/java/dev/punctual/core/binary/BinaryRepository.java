@@ -5,6 +5,7 @@ import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
 
 import dev.punctual.core.infra.Items;
+import dev.punctual.core.infra.PageKey;
 import dev.punctual.core.infra.Resources;
 import java.time.Instant;
 import java.util.HashMap;
@@ -74,7 +75,7 @@ public final class BinaryRepository {
      * One page of an owner's binaries, newest first; with {@code sha256} (null: any), only those of that content
      * (filtered by DynamoDB after the page is read, so a page may come short and still have a next one).
      */
-    public PageOfBinaries listByOwner(String owner, String sha256, int limit, Map<String, AttributeValue> startKey) {
+    public PageOfBinaries listByOwner(String owner, String sha256, int limit, PageKey startKey) {
         Map<String, String> names = new HashMap<>(Map.of("#o", Resources.OWNER));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":o", s(owner)));
         if (sha256 != null) {
@@ -89,13 +90,12 @@ public final class BinaryRepository {
                 .expressionAttributeValues(values)
                 .scanIndexForward(false)
                 .limit(limit)
-                .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
+                .exclusiveStartKey(PageKey.startOf(startKey)));
         return new PageOfBinaries(
-                r.items().stream().map(BinaryRepository::fromItem).toList(),
-                r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
+                r.items().stream().map(BinaryRepository::fromItem).toList(), PageKey.after(r));
     }
 
-    public record PageOfBinaries(List<Binary> items, Map<String, AttributeValue> lastKey) {}
+    public record PageOfBinaries(List<Binary> items, PageKey lastKey) {}
 
     private static Binary fromItem(Map<String, AttributeValue> item) {
         return new Binary(

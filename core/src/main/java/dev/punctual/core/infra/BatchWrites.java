@@ -33,9 +33,10 @@ public final class BatchWrites {
     public static void putNew(
             Function<BatchWriteItemRequest, BatchWriteItemResponse> batchWriteItem,
             String table,
-            List<TransactWriteItem> puts) {
+            List<Transactions.Write> puts) {
         List<WriteRequest> requests = new ArrayList<>();
-        for (TransactWriteItem t : puts) {
+        for (Transactions.Write w : puts) {
+            TransactWriteItem t = w.item();
             if (t.put() == null || !table.equals(t.put().tableName())) {
                 throw new IllegalArgumentException("not a put into " + table + ": " + t);
             }

@@ -13,6 +13,13 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
  * whether its condition failed and the item as it was (when the item asked for ALL_OLD).
  */
 public final class Transactions {
+    /**
+     * One write of a transaction, as a repository composed it (a conditional put, update, delete or check of one
+     * item): a service combines the writes of several tables into one transaction without seeing how each is
+     * expressed.
+     */
+    public record Write(TransactWriteItem item) {}
+
     private final DynamoDbClient dynamo;
 
     public Transactions(DynamoDbClient dynamo) {
@@ -24,7 +31,7 @@ public final class Transactions {
      * condition failed) is tried again: its conditions may well still hold, and giving up could skip a write that
      * nobody else will make.
      */
-    public Outcome writeRetryingConflicts(List<TransactWriteItem> items) {
+    public Outcome writeRetryingConflicts(List<Write> items) {
         Outcome o = write(items);
         for (int i = 1; i < CONFLICT_RETRIES && o.conflictOnly(); i++) {
             try {
@@ -40,9 +47,10 @@ public final class Transactions {
 
     static final int CONFLICT_RETRIES = 4;
 
-    public Outcome write(List<TransactWriteItem> items) {
+    public Outcome write(List<Write> items) {
         try {
-            dynamo.transactWriteItems(b -> b.transactItems(items));
+            dynamo.transactWriteItems(
+                    b -> b.transactItems(items.stream().map(Write::item).toList()));
             return new Outcome(true, List.of());
         } catch (TransactionCanceledException e) {
             List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();

@@ -26,8 +26,10 @@ import static dev.punctual.core.job.JobItems.VERSION;
 import dev.punctual.core.infra.BatchReads;
 import dev.punctual.core.infra.BatchWrites;
 import dev.punctual.core.infra.Items;
+import dev.punctual.core.infra.PageKey;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
+import dev.punctual.core.infra.Transactions;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,7 +47,7 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * Every key, condition and update expression of the jobs table. Writes that take part in a transaction with the
- * runs table are returned as {@link TransactWriteItem}s for the caller to combine.
+ * runs table are returned as {@link Transactions.Write}s for the caller to combine.
  */
 public final class JobRepository {
     /** The attribute of a job's secrets item ({@code jobId = <job>#secrets}) that holds the values. */
@@ -66,14 +68,14 @@ public final class JobRepository {
     }
 
     /** Creates the job; fails the transaction if the id is taken. */
-    public TransactWriteItem insert(Job job) {
+    public Transactions.Write insert(Job job) {
         Map<String, AttributeValue> item = JobItems.toItem(job);
-        return TransactWriteItem.builder()
+        return new Transactions.Write(TransactWriteItem.builder()
                 .put(p -> p.tableName(table.name())
                         .item(item)
                         .conditionExpression("attribute_not_exists(#id)")
                         .expressionAttributeNames(Map.of("#id", Resources.JOB_ID)))
-                .build();
+                .build());
     }
 
     /**
@@ -82,7 +84,7 @@ public final class JobRepository {
      */
     public void insertAll(
             List<Job> jobs, Map<String, Map<String, String>> secretsByJob, Map<String, String> webhookSecrets) {
-        List<TransactWriteItem> apart = new ArrayList<>();
+        List<Transactions.Write> apart = new ArrayList<>();
         secretsByJob.forEach((id, values) -> apart.add(putSecrets(id, values)));
         webhookSecrets.forEach((id, secret) -> apart.add(putWebhookSecret(id, secret)));
         if (!apart.isEmpty()) {
@@ -138,14 +140,14 @@ public final class JobRepository {
     }
 
     /** One page of an owner's jobs, oldest first. */
-    public PageOfJobs listByOwner(String owner, int limit, Map<String, AttributeValue> startKey) {
+    public PageOfJobs listByOwner(String owner, int limit, PageKey startKey) {
         QueryResponse r = dynamo.query(b -> b.tableName(table.name())
                 .indexName(Resources.JOBS_BY_OWNER)
                 .keyConditionExpression("#o = :o")
                 .expressionAttributeNames(Map.of("#o", Resources.OWNER))
                 .expressionAttributeValues(Map.of(":o", s(owner)))
                 .limit(limit)
-                .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
+                .exclusiveStartKey(PageKey.startOf(startKey)));
         // The index holds keys only: the page's jobs are read by key, in the index's order.
         List<Map<String, AttributeValue>> keys =
                 r.items().stream().map(e -> key(Items.str(e, Resources.JOB_ID))).toList();
@@ -153,10 +155,10 @@ public final class JobRepository {
                 BatchReads.get(dynamo::batchGetItem, table.name(), keys).stream()
                         .map(JobItems::fromItem)
                         .toList(),
-                r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
+                PageKey.after(r));
     }
 
-    public record PageOfJobs(List<Job> items, Map<String, AttributeValue> lastKey) {}
+    public record PageOfJobs(List<Job> items, PageKey lastKey) {}
 
     /**
      * Moves the job's pending run from {@code currentRunId} to the next occurrence, or to none (the job completes).
@@ -165,24 +167,26 @@ public final class JobRepository {
      * next occurrence was planned from: an update that kept the pending run (moved it to a new due time) loses the
      * writer that read the job before it, not only one that changed the pending run.
      */
-    public TransactWriteItem advancePending(
+    public Transactions.Write advancePending(
             String jobId, long version, String currentRunId, String nextRunId, Instant nextRunAt, Instant now) {
         Map<String, AttributeValue> values =
                 new HashMap<>(Map.of(":cur", s(currentRunId), ":now", instant(now), ":seen", n(version)));
         String update = nextRunId != null
                 ? "SET " + pendingTo(nextRunId, nextRunAt, values) + ", #u = :now"
                 : "SET #st = :completed, #u = :now REMOVE #p, #n";
-        return conditionalUpdate(jobId, update, "#p = :cur AND #st = :active AND #v = :seen", values);
+        return new Transactions.Write(
+                conditionalUpdate(jobId, update, "#p = :cur AND #st = :active AND #v = :seen", values));
     }
 
     /**
      * Marks the job DELETED, provided its pending run is still {@code expectedPending} (null: it has none), so the
      * cancel of that run written in the same transaction is the right one.
      */
-    public TransactWriteItem markDeleted(String jobId, String owner, String expectedPending, Instant now) {
+    public Transactions.Write markDeleted(String jobId, String owner, String expectedPending, Instant now) {
         Map<String, AttributeValue> values = ownerAt(owner, now);
         String cond = "#o = :owner AND #st <> :deleted AND " + pendingIs(expectedPending, values);
-        return conditionalUpdate(jobId, "SET #st = :deleted, " + BUMP + " REMOVE #p, #n", cond, values);
+        return new Transactions.Write(
+                conditionalUpdate(jobId, "SET #st = :deleted, " + BUMP + " REMOVE #p, #n", cond, values));
     }
 
     /**
@@ -192,7 +196,7 @@ public final class JobRepository {
      * lagging sweep may have left before {@code pausedAt}) so resume counts from that one if it is earlier.
      * {@code note}: why, as the request said (null: none), shown until the job is resumed.
      */
-    public TransactWriteItem markPaused(String jobId, String owner, String expectedPending, String note, Instant now) {
+    public Transactions.Write markPaused(String jobId, String owner, String expectedPending, String note, Instant now) {
         Map<String, AttributeValue> values = ownerAt(owner, now);
         String cond = "#o = :owner AND #st = :active AND " + pendingIs(expectedPending, values);
         String update = "SET #st = :paused, #pa = :now, " + BUMP;
@@ -200,21 +204,22 @@ public final class JobRepository {
             values.put(":note", s(note));
             update += ", #pn = :note";
         }
-        return conditionalUpdate(jobId, update + " REMOVE #p", cond, values);
+        return new Transactions.Write(conditionalUpdate(jobId, update + " REMOVE #p", cond, values));
     }
 
     /**
      * Resumes a job paused at {@code pausedAt} (the condition pins that pause, so two resumes cannot both win):
      * ACTIVE with {@code nextRunId} as its pending run, or COMPLETED when the schedule has no further occurrence.
      */
-    public TransactWriteItem markResumed(
+    public Transactions.Write markResumed(
             String jobId, String owner, Instant pausedAt, String nextRunId, Instant nextRunAt, Instant now) {
         Map<String, AttributeValue> values = ownerAt(owner, now);
         values.put(":pausedAt", instant(pausedAt));
         String update = nextRunId != null
                 ? "SET #st = :active, " + pendingTo(nextRunId, nextRunAt, values) + ", " + BUMP + " REMOVE #pa, #pn"
                 : "SET #st = :completed, " + BUMP + " REMOVE #pa, #pn, #p, #n";
-        return conditionalUpdate(jobId, update, "#o = :owner AND #st = :paused AND #pa = :pausedAt", values);
+        return new Transactions.Write(
+                conditionalUpdate(jobId, update, "#o = :owner AND #st = :paused AND #pa = :pausedAt", values));
     }
 
     /**
@@ -250,7 +255,7 @@ public final class JobRepository {
      * transaction is the right one. {@code job} carries the new definition, state, version, pending run and
      * {@code nextRunAt}; its id, owner and creation time are not written.
      */
-    public TransactWriteItem replace(Job job, long expectedVersion, String expectedPending) {
+    public Transactions.Write replace(Job job, long expectedVersion, String expectedPending) {
         Map<String, AttributeValue> values = new HashMap<>(Map.of(
                 ":name",
                 s(job.name()),
@@ -317,7 +322,7 @@ public final class JobRepository {
             update += " REMOVE " + String.join(", ", removed);
         }
         String cond = "#o = :owner AND #v = :expected AND #st <> :deleted AND " + pendingIs(expectedPending, values);
-        return conditionalUpdate(job.id(), update, cond, values);
+        return new Transactions.Write(conditionalUpdate(job.id(), update, cond, values));
     }
 
     /**
@@ -327,7 +332,7 @@ public final class JobRepository {
      * Two runs claimed at once into one slot both expect the same run there, so only one can win. The job as it was
      * comes back on failure.
      */
-    public TransactWriteItem takeSlot(String jobId, int slot, String seenActive, String runId) {
+    public Transactions.Write takeSlot(String jobId, int slot, String seenActive, String runId) {
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":run", s(runId)));
         String seen;
         if (seenActive == null) {
@@ -341,12 +346,12 @@ public final class JobRepository {
             seen += " AND #f.#mc > :slot";
             values.put(":slot", n(slot));
         }
-        return conditionalUpdate(
+        return new Transactions.Write(conditionalUpdate(
                 jobId,
                 "SET #slot = :run",
                 RUNNABLE + " AND " + seen,
                 values,
-                Map.of("#slot", JobItems.slotAttribute(slot)));
+                Map.of("#slot", JobItems.slotAttribute(slot))));
     }
 
     /**
@@ -354,15 +359,15 @@ public final class JobRepository {
      * that must not act on a job deleted or paused meanwhile (trigger, resume). The job as it was comes back on
      * failure, so the caller can tell which.
      */
-    public TransactWriteItem conditionRunnable(String jobId) {
-        return TransactWriteItem.builder()
+    public Transactions.Write conditionRunnable(String jobId) {
+        return new Transactions.Write(TransactWriteItem.builder()
                 .conditionCheck(c -> c.tableName(table.name())
                         .key(key(jobId))
                         .conditionExpression(RUNNABLE)
                         .expressionAttributeNames(namesIn(RUNNABLE))
                         .expressionAttributeValues(withStates(RUNNABLE, Map.of()))
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
-                .build();
+                .build());
     }
 
     private static final String RUNNABLE = "attribute_exists(#id) AND #st IN (:active, :completed)";
@@ -480,14 +485,14 @@ public final class JobRepository {
      * Sets the job's secret values, in the transaction that writes the job. An empty map leaves an item without
      * values: a deleted or replaced job keeps none. (A put, not a delete, so the API needs no DeleteItem.)
      */
-    public TransactWriteItem putSecrets(String jobId, Map<String, String> values) {
+    public Transactions.Write putSecrets(String jobId, Map<String, String> values) {
         Map<String, AttributeValue> item = new HashMap<>(secretsKey(jobId));
         if (!values.isEmpty()) {
             item.put(SECRET_VALUES, Items.stringMap(values));
         }
-        return TransactWriteItem.builder()
+        return new Transactions.Write(TransactWriteItem.builder()
                 .put(p -> p.tableName(table.name()).item(item))
-                .build();
+                .build());
     }
 
     /*
@@ -500,14 +505,14 @@ public final class JobRepository {
     }
 
     /** Sets (or, null, clears) the job's webhook signing secret, in the transaction that writes the job. */
-    public TransactWriteItem putWebhookSecret(String jobId, String secret) {
+    public Transactions.Write putWebhookSecret(String jobId, String secret) {
         Map<String, AttributeValue> item = new HashMap<>(webhookKey(jobId));
         if (secret != null) {
             item.put(WEBHOOK_SECRET, s(secret));
         }
-        return TransactWriteItem.builder()
+        return new Transactions.Write(TransactWriteItem.builder()
                 .put(p -> p.tableName(table.name()).item(item))
-                .build();
+                .build());
     }
 
     /** The job's webhook signing secret, if it has one. */

@@ -28,8 +28,10 @@ import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.BatchReads;
 import dev.punctual.core.infra.BatchWrites;
 import dev.punctual.core.infra.Items;
+import dev.punctual.core.infra.PageKey;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
+import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.time.TimeBuckets;
 import java.time.Duration;
 import java.time.Instant;
@@ -176,19 +178,19 @@ public final class RunRepository {
      * the run goes through {@link #create}: kept apart, so code that only moves runs on (the executor) never reaches
      * a put, and its IAM role needs none (infra-tests derive the roles' actions from the compiled code).
      */
-    public TransactWriteItem write(Change change) {
+    public Transactions.Write write(Change change) {
         if (change.transition().fromAbsent()) {
             throw new IllegalArgumentException(change.transition() + " creates the run: use create");
         }
-        return compose(change).updateItem();
+        return new Transactions.Write(compose(change).updateItem());
     }
 
     /** A new run (SCHEDULE, SCHEDULE_OVER_CANCELLED) as one item of a transaction: a put under the row's condition. */
-    public TransactWriteItem create(Change change) {
+    public Transactions.Write create(Change change) {
         if (!change.transition().fromAbsent()) {
             throw new IllegalArgumentException(change.transition() + " does not create a run: use write");
         }
-        return compose(change).putItem(RunItems.scheduled(change.seen()));
+        return new Transactions.Write(compose(change).putItem(RunItems.scheduled(change.seen())));
     }
 
     /**
@@ -550,8 +552,8 @@ public final class RunRepository {
      * A condition that the run {@code runId} of the job is not RUNNING under a live lease: part of the claim of a
      * job whose runs must not overlap. The run as it was comes back on failure.
      */
-    public TransactWriteItem conditionNotRunning(String jobId, String runId, Instant now) {
-        return TransactWriteItem.builder()
+    public Transactions.Write conditionNotRunning(String jobId, String runId, Instant now) {
+        return new Transactions.Write(TransactWriteItem.builder()
                 .conditionCheck(c -> c.tableName(table.name())
                         .key(RunItems.key(jobId, runId))
                         .conditionExpression("attribute_not_exists(#st) OR #st <> :running OR #le < :nowMs")
@@ -559,7 +561,7 @@ public final class RunRepository {
                         .expressionAttributeValues(
                                 Map.of(":running", s(RunState.RUNNING.name()), ":nowMs", n(now.toEpochMilli())))
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
-                .build();
+                .build());
     }
 
     /**
@@ -615,7 +617,7 @@ public final class RunRepository {
     }
 
     /** One page of a job's runs, newest first. */
-    public PageOfRuns listForJob(String jobId, int limit, Map<String, AttributeValue> startKey) {
+    public PageOfRuns listForJob(String jobId, int limit, PageKey startKey) {
         return listForJob(jobId, limit, startKey, RunRange.ALL);
     }
 
@@ -636,7 +638,7 @@ public final class RunRepository {
      * id is its due instant, an extra run's with a suffix); the states are a filter, applied after the page's
      * {@code limit} items are read, so a page may hold fewer (even none) and still have a next one.
      */
-    public PageOfRuns listForJob(String jobId, int limit, Map<String, AttributeValue> startKey, RunRange range) {
+    public PageOfRuns listForJob(String jobId, int limit, PageKey startKey, RunRange range) {
         Map<String, String> names = new HashMap<>(Map.of("#j", Resources.JOB_ID));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":j", s(jobId)));
         String key = "#j = :j";
@@ -666,11 +668,11 @@ public final class RunRepository {
                 .expressionAttributeValues(values)
                 .scanIndexForward(false)
                 .limit(limit)
-                .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
+                .exclusiveStartKey(PageKey.startOf(startKey)));
         return page(r);
     }
 
-    public record PageOfRuns(List<Run> items, Map<String, AttributeValue> lastKey) {}
+    public record PageOfRuns(List<Run> items, PageKey lastKey) {}
 
     /** The dead-letter index partition of an owner's DEAD runs. */
     public static String deadPartition(String owner) {
@@ -678,7 +680,7 @@ public final class RunRepository {
     }
 
     /** One page of an owner's DEAD runs through the sparse dead-letter index, most recently finished first. */
-    public PageOfRuns listDead(String owner, int limit, Map<String, AttributeValue> startKey) {
+    public PageOfRuns listDead(String owner, int limit, PageKey startKey) {
         QueryResponse r = dynamo.query(b -> b.tableName(table.name())
                 .indexName(Resources.RUNS_BY_OWNER_STATE)
                 .keyConditionExpression("#p = :p")
@@ -686,13 +688,11 @@ public final class RunRepository {
                 .expressionAttributeValues(Map.of(":p", s(deadPartition(owner))))
                 .scanIndexForward(false)
                 .limit(limit)
-                .exclusiveStartKey(startKey == null || startKey.isEmpty() ? null : startKey));
+                .exclusiveStartKey(PageKey.startOf(startKey)));
         return page(r);
     }
 
     private static PageOfRuns page(QueryResponse r) {
-        return new PageOfRuns(
-                r.items().stream().map(RunItems::fromItem).toList(),
-                r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
+        return new PageOfRuns(r.items().stream().map(RunItems::fromItem).toList(), PageKey.after(r));
     }
 }

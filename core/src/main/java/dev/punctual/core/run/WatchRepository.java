@@ -7,6 +7,7 @@ import dev.punctual.core.infra.BatchWrites;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.TableSpec;
+import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.time.TimeBuckets;
 import dev.punctual.core.time.Window;
 import java.util.HashMap;
@@ -49,24 +50,24 @@ public final class WatchRepository {
     public record Watch(String jobId, Window window, String entry) {}
 
     /** The item of {@code jobId}'s watch over {@code window}, replacing any watch of the job: for a transaction. */
-    public TransactWriteItem arm(String jobId, Window window) {
-        return TransactWriteItem.builder()
+    public Transactions.Write arm(String jobId, Window window) {
+        return new Transactions.Write(TransactWriteItem.builder()
                 .put(p -> p.tableName(table.name()).item(item(jobId, window)))
-                .build();
+                .build());
     }
 
     /** Writes the watches of new jobs ({@link #arm}s of fresh ids), a plain write each. */
-    public void armAll(List<TransactWriteItem> arms) {
+    public void armAll(List<Transactions.Write> arms) {
         if (!arms.isEmpty()) {
             BatchWrites.putNew(dynamo::batchWriteItem, table.name(), arms);
         }
     }
 
     /** Removes {@code jobId}'s watch, if any: for a transaction (a job deleted, or its expectation removed). */
-    public TransactWriteItem disarm(String jobId) {
-        return TransactWriteItem.builder()
+    public Transactions.Write disarm(String jobId) {
+        return new Transactions.Write(TransactWriteItem.builder()
                 .delete(d -> d.tableName(table.name()).key(key(jobId)))
-                .build();
+                .build());
     }
 
     /** Moves {@code seen} on to {@code next}, if it is still as seen; whether it was. */

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
+import dev.punctual.core.infra.PageKey;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -14,10 +15,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Pagination cursors: a DynamoDB LastEvaluatedKey (all string attributes here) as opaque base64url JSON.
+ * Pagination cursors: where a listing's next page starts ({@link PageKey}: a query's LastEvaluatedKey, all string
+ * attributes here) as opaque base64url JSON.
  *
  * <p>A cursor comes back from the client, so it is checked before it becomes an ExclusiveStartKey: each attribute
  * must be one the listing's key has and hold a value that listing could have produced (the caller's owner, the
@@ -48,17 +49,12 @@ public final class Cursors {
 
     private Cursors() {}
 
-    public static String encode(Map<String, AttributeValue> key) {
-        if (key == null) {
-            return null;
-        }
-        Map<String, String> text = new LinkedHashMap<>();
-        key.forEach((k, v) -> text.put(k, v.s()));
-        return write(text);
+    public static String encode(PageKey key) {
+        return key == null ? null : write(key.fields());
     }
 
     /** {@link #decode(String, Map)} where any value of the expected attributes will do. */
-    public static Map<String, AttributeValue> decode(String cursor, Set<String> expectedKeys) {
+    public static PageKey decode(String cursor, Set<String> expectedKeys) {
         return decode(cursor, expectedKeys.stream().collect(Collectors.toMap(k -> k, k -> v -> true)));
     }
 
@@ -66,7 +62,7 @@ public final class Cursors {
      * @param expected each attribute the key must have (and no other), with what its value must satisfy
      * @throws ValidationException naming {@code cursor} when it was not made by {@link #encode} for this listing
      */
-    public static Map<String, AttributeValue> decode(String cursor, Map<String, Predicate<String>> expected) {
+    public static PageKey decode(String cursor, Map<String, Predicate<String>> expected) {
         if (cursor == null || cursor.isEmpty()) {
             return null;
         }
@@ -74,14 +70,12 @@ public final class Cursors {
         if (!text.keySet().equals(expected.keySet())) {
             throw rejected();
         }
-        Map<String, AttributeValue> key = new LinkedHashMap<>();
         text.forEach((name, value) -> {
             if (!expected.get(name).test(value)) {
                 throw rejected();
             }
-            key.put(name, AttributeValue.fromS(value));
         });
-        return key;
+        return new PageKey(text);
     }
 
     /** Names and string values as an opaque cursor: base64url JSON. */

@@ -3,6 +3,7 @@ package dev.punctual.core.service;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.NotFoundException;
+import dev.punctual.core.infra.PageKey;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
@@ -22,11 +23,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * What the services that change jobs share ({@link JobService}, {@link JobLifecycle}): both tables (and the jobs'
@@ -51,7 +49,7 @@ public record JobContext(
      * The write that arms {@code job}'s watch from {@code now}: its expectation's first window, replacing any earlier
      * watch. Empty when it expects nothing, or has no deadline left.
      */
-    Optional<TransactWriteItem> armWatch(Job job, Instant now) {
+    Optional<Transactions.Write> armWatch(Job job, Instant now) {
         return job.expect() == null
                 ? Optional.empty()
                 : job.expect().first(now, schedules, job.updatedAt()).map(w -> watches.arm(job.id(), w));
@@ -162,7 +160,7 @@ public record JobContext(
      * The cancel of the job's pending run, for the transaction that pauses or deletes the job, while that run is
      * still SCHEDULED. A run already sent (QUEUED) is left alone: its claim checks the job and will not start it.
      */
-    Optional<TransactWriteItem> cancelPending(Job job, Instant now, String why) {
+    Optional<Transactions.Write> cancelPending(Job job, Instant now, String why) {
         String pending = job.pendingRunId();
         if (pending == null
                 || runs.get(job.id(), pending)
@@ -193,7 +191,7 @@ public record JobContext(
         RunRepository.RunRange unstarted = new RunRepository.RunRange(
                 now.minus(CANCEL_LOOKBACK), null, Set.of(RunState.SCHEDULED, RunState.QUEUED, RunState.FAILED));
         try {
-            Map<String, AttributeValue> start = null;
+            PageKey start = null;
             do {
                 RunRepository.PageOfRuns page = runs.listForJob(jobId, 100, start, unstarted);
                 for (Run r : page.items()) {

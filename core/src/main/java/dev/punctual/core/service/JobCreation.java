@@ -1,6 +1,7 @@
 package dev.punctual.core.service;
 
 import dev.punctual.core.error.QuotaExceededException;
+import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.limits.Quotas;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * Writes new jobs with their first runs, one or a batch, without a transaction: a transaction's writes cost twice a
@@ -88,7 +88,7 @@ final class JobCreation {
         List<Job> jobs = new ArrayList<>();
         Map<String, Map<String, String>> secrets = new HashMap<>();
         Map<String, String> webhookSecrets = new HashMap<>();
-        List<TransactWriteItem> watches = new ArrayList<>();
+        List<Transactions.Write> watches = new ArrayList<>();
         List<Run> pending = new ArrayList<>();
         List<JobView> views = new ArrayList<>();
         for (int i = 0; i < defs.size(); i++) {

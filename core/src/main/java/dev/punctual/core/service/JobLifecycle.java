@@ -26,7 +26,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * Trigger, pause and resume. Every change is one conditional transaction that wins or loses; a lost race is read
@@ -128,7 +127,7 @@ public final class JobLifecycle {
                         "job " + jobId + " is " + job.state() + ": only an ACTIVE job can be paused");
             }
             Instant now = ctx.clock().instant();
-            List<TransactWriteItem> items = new ArrayList<>();
+            List<Transactions.Write> items = new ArrayList<>();
             items.add(ctx.jobs().markPaused(jobId, owner, job.pendingRunId(), note, now));
             ctx.cancelPending(job, now, "job paused").ifPresent(items::add);
             if (ctx.tx().write(items).won()) {
@@ -188,7 +187,7 @@ public final class JobLifecycle {
                         schedule, missed.after(), at -> ctx.runs().occupied(jobId, RunIds.forOccurrence(at)))
                 .map(at -> ctx.planner().plan(job, at, now));
 
-        List<TransactWriteItem> first = new ArrayList<>();
+        List<Transactions.Write> first = new ArrayList<>();
         first.add(ctx.jobs()
                 .markResumed(
                         jobId,
@@ -200,7 +199,7 @@ public final class JobLifecycle {
         pending.ifPresent(r -> first.add(ctx.runs().create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now))));
         // The watch starts afresh: a job is not overdue for the time it was paused.
         ctx.armWatch(job, now).ifPresent(first::add);
-        List<TransactWriteItem> rest = new ArrayList<>();
+        List<Transactions.Write> rest = new ArrayList<>();
         // The most recent catch-up runs go into the first transaction; older ones past its limit into later ones.
         for (Run r : catchUpRuns.reversed()) {
             (first.size() < MAX_TRANSACTION_ITEMS ? first : rest)
@@ -306,7 +305,7 @@ public final class JobLifecycle {
         List<Run> written = new ArrayList<>();
         for (int i = 0; i < created.size(); i += MAX_TRANSACTION_ITEMS - 1) {
             List<Run> chunk = created.subList(i, Math.min(created.size(), i + MAX_TRANSACTION_ITEMS - 1));
-            List<TransactWriteItem> items = new ArrayList<>();
+            List<Transactions.Write> items = new ArrayList<>();
             items.add(ctx.jobs().conditionRunnable(jobId));
             chunk.forEach(r -> items.add(ctx.runs().create(Change.of(Transition.SCHEDULE, r, now))));
             Transactions.Outcome o = ctx.tx().write(items);

@@ -33,7 +33,6 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /** Decides everything the jobs API does; the REST layer only maps HTTP to these calls. */
 public final class JobService {
@@ -174,7 +173,7 @@ public final class JobService {
                     d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now, null, null, old.secretNames());
             Optional<Run> oldPending =
                     old.pendingRunId() == null ? Optional.empty() : ctx.runs().get(jobId, old.pendingRunId());
-            List<TransactWriteItem> items = new ArrayList<>();
+            List<Transactions.Write> items = new ArrayList<>();
             Run next = null;
             if (state == JobState.ACTIVE) {
                 // The first occurrence left to run: the old pending run's own while it still waits, else one
@@ -354,7 +353,7 @@ public final class JobService {
                 return;
             }
             Instant now = ctx.clock().instant();
-            List<TransactWriteItem> items = new ArrayList<>();
+            List<Transactions.Write> items = new ArrayList<>();
             items.add(ctx.jobs().markDeleted(jobId, owner, job.pendingRunId(), now));
             items.add(ctx.usage().removeJob(owner, SchedulePeak.of(job.schedule(), ctx.schedules())));
             if (!job.secretNames().isEmpty()) {

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * The claim of a run whose job limits how many of its runs run at once ({@code overlap: forbid|queue}, at most
@@ -188,7 +187,7 @@ public final class Claims {
      * holder's run not being RUNNING under a live lease; null: no limit).
      */
     public Exclusive claim(Change grant, Job job, Slot slot, TenantSlot tenant, Instant now) {
-        List<TransactWriteItem> items = new ArrayList<>();
+        List<Transactions.Write> items = new ArrayList<>();
         int jobIndex = -1;
         if (slot != null) {
             jobIndex = items.size();

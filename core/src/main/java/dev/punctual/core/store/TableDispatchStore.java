@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
  * {@link DispatchStore} on the jobs and runs tables: reads and single writes go to each table's repository, and a
@@ -67,14 +66,14 @@ public final class TableDispatchStore implements DispatchStore {
 
     @Override
     public Outcome skipAndAdvance(Job job, Run missed, String why, Optional<Run> next, Instant now) {
-        List<TransactWriteItem> items = items(job, missed, next, now);
+        List<Transactions.Write> items = items(job, missed, next, now);
         items.add(runs.write(
                 Change.of(Transition.SKIP_MISSED, job.id(), missed.runId(), now).withError(why)));
         return outcome(tx.writeRetryingConflicts(items));
     }
 
-    private List<TransactWriteItem> items(Job job, Run from, Optional<Run> next, Instant now) {
-        List<TransactWriteItem> items = new ArrayList<>();
+    private List<Transactions.Write> items(Job job, Run from, Optional<Run> next, Instant now) {
+        List<Transactions.Write> items = new ArrayList<>();
         items.add(jobs.advancePending(
                 job.id(),
                 job.version(),

@@ -5,6 +5,7 @@ import static dev.punctual.core.infra.Items.s;
 import dev.punctual.core.infra.BatchReads;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Resources;
+import dev.punctual.core.infra.Transactions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -75,7 +76,7 @@ public final class TenantSlots {
      * The transaction's item that makes {@code me} the holder of {@code owner}'s slot {@code slot}, if it still holds
      * {@code seen} (null: nothing). The slot as it was comes back on failure.
      */
-    public TransactWriteItem take(String owner, int slot, Holder seen, Holder me) {
+    public Transactions.Write take(String owner, int slot, Holder seen, Holder me) {
         Map<String, String> names = Map.of("#j", HOLDER_JOB, "#r", HOLDER_RUN, "#t", TOKEN);
         Map<String, AttributeValue> values =
                 new HashMap<>(Map.of(":j", s(me.jobId()), ":r", s(me.runId()), ":t", s(me.token())));
@@ -88,7 +89,7 @@ public final class TenantSlots {
             values.put(":sr", s(seen.runId()));
             values.put(":st", s(seen.token()));
         }
-        return TransactWriteItem.builder()
+        return new Transactions.Write(TransactWriteItem.builder()
                 .update(u -> u.tableName(table)
                         .key(key(owner, slot))
                         .updateExpression("SET #j = :j, #r = :r, #t = :t")
@@ -96,7 +97,7 @@ public final class TenantSlots {
                         .expressionAttributeNames(names)
                         .expressionAttributeValues(values)
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
-                .build();
+                .build());
     }
 
     /**

@@ -4,6 +4,7 @@ import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
 
 import dev.punctual.core.infra.Resources;
+import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.limits.Quotas;
 import java.time.Instant;
 import java.util.HashMap;
@@ -80,33 +81,33 @@ public final class UsageRepository {
     }
 
     /** A deleted job gives back its slot and its rate. Usage from before quotas existed never goes below zero. */
-    public TransactWriteItem removeJob(String owner, int rate) {
-        return TransactWriteItem.builder()
+    public Transactions.Write removeJob(String owner, int rate) {
+        return new Transactions.Write(TransactWriteItem.builder()
                 .update(u -> u.tableName(table)
                         .key(key(owner))
                         .updateExpression(
                                 "SET #j = if_not_exists(#j, :one) - :one, #r = if_not_exists(#r, :rate) - :rate")
                         .expressionAttributeNames(Map.of("#j", JOBS, "#r", RATE))
                         .expressionAttributeValues(Map.of(":one", n(1), ":rate", n(rate))))
-                .build();
+                .build());
     }
 
     /** A replaced job's rate changes by {@code delta}; an increase fails its condition past the quota. */
-    public TransactWriteItem changeRate(String owner, int delta, Quotas q) {
+    public Transactions.Write changeRate(String owner, int delta, Quotas q) {
         boolean increase = delta > 0;
         // A decrease of usage from before quotas existed starts from -delta, so it ends at zero, not below.
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":base", n(increase ? 0 : -delta), ":d", n(delta)));
         if (increase) {
             values.put(":room", n((long) q.runsPerMinute() - delta));
         }
-        return TransactWriteItem.builder()
+        return new Transactions.Write(TransactWriteItem.builder()
                 .update(u -> u.tableName(table)
                         .key(key(owner))
                         .updateExpression("SET #r = if_not_exists(#r, :base) + :d")
                         .conditionExpression(increase ? "attribute_not_exists(#r) OR #r <= :room" : null)
                         .expressionAttributeNames(Map.of("#r", RATE))
                         .expressionAttributeValues(values))
-                .build();
+                .build());
     }
 
     /** The tenant's current job count and scheduled rate (0 when it has none). */

@@ -6,6 +6,7 @@ import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.AwsClients;
+import dev.punctual.core.infra.PageKey;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
@@ -493,7 +494,7 @@ final class Fixture {
     /** Every run of a job, oldest first. */
     static List<Run> runsOf(Punctual p, String jobId) {
         List<Run> out = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
+        PageKey start = null;
         do {
             RunRepository.PageOfRuns page = p.runs.listForJob(jobId, 100, start);
             out.addAll(page.items());

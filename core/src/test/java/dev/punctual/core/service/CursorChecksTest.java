@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
+import dev.punctual.core.infra.PageKey;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /** A cursor names the listing it came from: another owner's or job's key, or an impossible value, is a 400. */
 class CursorChecksTest {
@@ -17,8 +17,7 @@ class CursorChecksTest {
 
     @Test
     void aKeyOfThisListingRoundTrips() {
-        Map<String, AttributeValue> key =
-                CursorsTest.key("owner", "alice", "ownerSort", "2030-01-01T00:00:00.000Z#job_x");
+        PageKey key = CursorsTest.key("owner", "alice", "ownerSort", "2030-01-01T00:00:00.000Z#job_x");
         assertThat(Cursors.decode(Cursors.encode(key), MINE)).isEqualTo(key);
     }
 
