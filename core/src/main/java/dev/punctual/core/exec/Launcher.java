@@ -341,9 +341,9 @@ final class Launcher {
             Exit e = exit.join();
             if (e.left()) {
                 // Something of the uid outlived the launcher's kills (or the launcher died): the JVM looks itself.
-                Sandbox.killAll(uid);
+                UidPool.killAll(uid);
             } else {
-                Sandbox.noneLeft(uid);
+                UidPool.noneLeft(uid);
             }
             return new ProcessRunner.Result(e.code(), killedBecause(), e.written(), e.truncated());
         }

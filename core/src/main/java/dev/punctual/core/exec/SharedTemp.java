@@ -99,6 +99,14 @@ final class SharedTemp {
                         : DIRS.stream().filter(d -> !marks.unchanged(d)).toList());
     }
 
+    /**
+     * Removes what {@code uid} left in the shared temp directories (a later run may get the same uid): in those that
+     * changed since {@code marks} (null: in all).
+     */
+    static void deleteLeftovers(int uid, Marks marks) {
+        leftSince(uid, marks).forEach(Sandbox::deleteTree);
+    }
+
     private static FileTime timeOf(Path dir) {
         try {
             return Files.getLastModifiedTime(dir, LinkOption.NOFOLLOW_LINKS);

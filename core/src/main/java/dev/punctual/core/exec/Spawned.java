@@ -100,7 +100,7 @@ final class Spawned extends ProcessRunner.Handle {
         if (sandboxUid != null) {
             // Everything of the run's user, its group included: no process can leave its uid (no_new_privs, no
             // capabilities). (The group kill below would cost a process start and a scan of every process.)
-            Sandbox.killAll(sandboxUid);
+            UidPool.killAll(sandboxUid);
         } else {
             // Whatever the leader left behind in its group dies with it, and so does anything carrying its tag.
             signal("KILL");

@@ -14,7 +14,7 @@ class ProcessStatusTest {
 
     private boolean of(String status, int uid) throws Exception {
         Path f = Files.writeString(tmp.resolve("status-" + System.nanoTime()), status);
-        return Sandbox.isLiveProcessOf(f, uid, new byte[1024]);
+        return UidProcesses.isLiveProcessOf(f, uid, new byte[1024]);
     }
 
     private static String status(String state, String uids) {
@@ -40,7 +40,7 @@ class ProcessStatusTest {
     void aZombieOrAProcessGoneOrAStatusCutShortIsNot() throws Exception {
         assertThat(of(status("Z (zombie)", "200001\t200001\t200001\t200001"), 200001))
                 .isFalse();
-        assertThat(Sandbox.isLiveProcessOf(tmp.resolve("no-such-status"), 200001, new byte[1024]))
+        assertThat(UidProcesses.isLiveProcessOf(tmp.resolve("no-such-status"), 200001, new byte[1024]))
                 .isFalse();
         assertThat(of("Name:\tsleep\nState:\tS (sleeping)\nUid:\t2000", 200001)).isFalse();
     }
