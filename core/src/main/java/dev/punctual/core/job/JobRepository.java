@@ -3,25 +3,7 @@ package dev.punctual.core.job;
 import static dev.punctual.core.infra.Items.instant;
 import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
-import static dev.punctual.core.job.JobItems.ARGS;
-import static dev.punctual.core.job.JobItems.BINARY_SHA;
-import static dev.punctual.core.job.JobItems.ENV;
-import static dev.punctual.core.job.JobItems.FIRING;
-import static dev.punctual.core.job.JobItems.LABELS;
-import static dev.punctual.core.job.JobItems.LIMITS;
-import static dev.punctual.core.job.JobItems.MAX_ATTEMPTS;
-import static dev.punctual.core.job.JobItems.NAME;
-import static dev.punctual.core.job.JobItems.NEXT_RUN_AT;
-import static dev.punctual.core.job.JobItems.NO_RETRY_CODES;
-import static dev.punctual.core.job.JobItems.PAUSED_AT;
-import static dev.punctual.core.job.JobItems.PAUSE_NOTE;
-import static dev.punctual.core.job.JobItems.PENDING;
-import static dev.punctual.core.job.JobItems.SCHEDULE;
-import static dev.punctual.core.job.JobItems.SECRET_NAMES;
 import static dev.punctual.core.job.JobItems.STATE;
-import static dev.punctual.core.job.JobItems.TIMEOUT;
-import static dev.punctual.core.job.JobItems.UPDATED_AT;
-import static dev.punctual.core.job.JobItems.VERSION;
 
 import dev.punctual.core.infra.BatchReads;
 import dev.punctual.core.infra.BatchWrites;
@@ -34,11 +16,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.MatchResult;
-import java.util.regex.Pattern;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
@@ -46,21 +25,20 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 
 /**
- * Every key, condition and update expression of the jobs table. Writes that take part in a transaction with the
- * runs table are returned as {@link Transactions.Write}s for the caller to combine.
+ * The jobs table's protocol: every read and conditional write of a job's item, named for what it does. Writes that
+ * take part in a transaction with the runs table are returned as {@link Transactions.Write}s for the caller to
+ * combine. Beside it in this package: the clauses and placeholders its expressions share ({@link JobExpressions}),
+ * the job's secret items ({@link JobSecrets}) and the item's attributes ({@link JobItems}).
  */
 public final class JobRepository {
-    /** The attribute of a job's secrets item ({@code jobId = <job>#secrets}) that holds the values. */
-    private static final String SECRET_VALUES = "values";
-    /** The attribute of a job's webhook item ({@code jobId = <job>#webhook}) that holds its signing secret. */
-    private static final String WEBHOOK_SECRET = "secret";
-
     private final DynamoDbClient dynamo;
     private final TableSpec table;
+    private final JobSecrets secrets;
 
     public JobRepository(DynamoDbClient dynamo, Resources resources) {
         this.dynamo = dynamo;
         this.table = resources.jobs();
+        this.secrets = new JobSecrets(dynamo, table);
     }
 
     public String tableName() {
@@ -101,8 +79,8 @@ public final class JobRepository {
         List<Map<String, AttributeValue>> keys = new ArrayList<>();
         jobIds.forEach(id -> {
             keys.add(key(id));
-            keys.add(secretsKey(id));
-            keys.add(webhookKey(id));
+            keys.add(JobSecrets.secretsKey(id));
+            keys.add(JobSecrets.webhookKey(id));
         });
         BatchWrites.delete(dynamo::batchWriteItem, table.name(), keys);
     }
@@ -172,7 +150,7 @@ public final class JobRepository {
         Map<String, AttributeValue> values =
                 new HashMap<>(Map.of(":cur", s(currentRunId), ":now", instant(now), ":seen", n(version)));
         String update = nextRunId != null
-                ? "SET " + pendingTo(nextRunId, nextRunAt, values) + ", #u = :now"
+                ? "SET " + JobExpressions.pendingTo(nextRunId, nextRunAt, values) + ", #u = :now"
                 : "SET #st = :completed, #u = :now REMOVE #p, #n";
         return new Transactions.Write(
                 conditionalUpdate(jobId, update, "#p = :cur AND #st = :active AND #v = :seen", values));
@@ -183,10 +161,10 @@ public final class JobRepository {
      * cancel of that run written in the same transaction is the right one.
      */
     public Transactions.Write markDeleted(String jobId, String owner, String expectedPending, Instant now) {
-        Map<String, AttributeValue> values = ownerAt(owner, now);
-        String cond = "#o = :owner AND #st <> :deleted AND " + pendingIs(expectedPending, values);
-        return new Transactions.Write(
-                conditionalUpdate(jobId, "SET #st = :deleted, " + BUMP + " REMOVE #p, #n", cond, values));
+        Map<String, AttributeValue> values = JobExpressions.ownerAt(owner, now);
+        String cond = "#o = :owner AND #st <> :deleted AND " + JobExpressions.pendingIs(expectedPending, values);
+        return new Transactions.Write(conditionalUpdate(
+                jobId, "SET #st = :deleted, " + JobExpressions.BUMP + " REMOVE #p, #n", cond, values));
     }
 
     /**
@@ -197,9 +175,9 @@ public final class JobRepository {
      * {@code note}: why, as the request said (null: none), shown until the job is resumed.
      */
     public Transactions.Write markPaused(String jobId, String owner, String expectedPending, String note, Instant now) {
-        Map<String, AttributeValue> values = ownerAt(owner, now);
-        String cond = "#o = :owner AND #st = :active AND " + pendingIs(expectedPending, values);
-        String update = "SET #st = :paused, #pa = :now, " + BUMP;
+        Map<String, AttributeValue> values = JobExpressions.ownerAt(owner, now);
+        String cond = "#o = :owner AND #st = :active AND " + JobExpressions.pendingIs(expectedPending, values);
+        String update = "SET #st = :paused, #pa = :now, " + JobExpressions.BUMP;
         if (note != null) {
             values.put(":note", s(note));
             update += ", #pn = :note";
@@ -213,40 +191,14 @@ public final class JobRepository {
      */
     public Transactions.Write markResumed(
             String jobId, String owner, Instant pausedAt, String nextRunId, Instant nextRunAt, Instant now) {
-        Map<String, AttributeValue> values = ownerAt(owner, now);
+        Map<String, AttributeValue> values = JobExpressions.ownerAt(owner, now);
         values.put(":pausedAt", instant(pausedAt));
         String update = nextRunId != null
-                ? "SET #st = :active, " + pendingTo(nextRunId, nextRunAt, values) + ", " + BUMP + " REMOVE #pa, #pn"
-                : "SET #st = :completed, " + BUMP + " REMOVE #pa, #pn, #p, #n";
+                ? "SET #st = :active, " + JobExpressions.pendingTo(nextRunId, nextRunAt, values) + ", "
+                        + JobExpressions.BUMP + " REMOVE #pa, #pn"
+                : "SET #st = :completed, " + JobExpressions.BUMP + " REMOVE #pa, #pn, #p, #n";
         return new Transactions.Write(
                 conditionalUpdate(jobId, update, "#o = :owner AND #st = :paused AND #pa = :pausedAt", values));
-    }
-
-    /**
-     * The condition that the job's pending run is still {@code expectedPending} (null: it has none), i.e. the one the
-     * caller read, so the run it cancels in the same transaction is the right one.
-     */
-    private static String pendingIs(String expectedPending, Map<String, AttributeValue> values) {
-        if (expectedPending == null) {
-            return "attribute_not_exists(#p)";
-        }
-        values.put(":pending", s(expectedPending));
-        return "#p = :pending";
-    }
-
-    /** The update clause that makes {@code runId}, due at {@code at}, the job's pending run. */
-    private static String pendingTo(String runId, Instant at, Map<String, AttributeValue> values) {
-        values.put(":next", s(runId));
-        values.put(":nextAt", instant(at));
-        return "#p = :next, #n = :nextAt";
-    }
-
-    /** A user's change to the job: a new version, stamped now. */
-    private static final String BUMP = "#v = #v + :one, #u = :now";
-
-    /** The values every change by the job's owner names: the owner, now, and the version step of {@link #BUMP}. */
-    private static Map<String, AttributeValue> ownerAt(String owner, Instant now) {
-        return new HashMap<>(Map.of(":owner", s(owner), ":now", instant(now), ":one", n(1)));
     }
 
     /**
@@ -314,14 +266,15 @@ public final class JobRepository {
             update += ", #ex = :ex";
         }
         if (job.pendingRunId() != null) {
-            update += ", " + pendingTo(job.pendingRunId(), job.nextRunAt(), values);
+            update += ", " + JobExpressions.pendingTo(job.pendingRunId(), job.nextRunAt(), values);
         } else {
             removed.addAll(List.of("#p", "#n"));
         }
         if (!removed.isEmpty()) {
             update += " REMOVE " + String.join(", ", removed);
         }
-        String cond = "#o = :owner AND #v = :expected AND #st <> :deleted AND " + pendingIs(expectedPending, values);
+        String cond = "#o = :owner AND #v = :expected AND #st <> :deleted AND "
+                + JobExpressions.pendingIs(expectedPending, values);
         return new Transactions.Write(conditionalUpdate(job.id(), update, cond, values));
     }
 
@@ -364,8 +317,8 @@ public final class JobRepository {
                 .conditionCheck(c -> c.tableName(table.name())
                         .key(key(jobId))
                         .conditionExpression(RUNNABLE)
-                        .expressionAttributeNames(namesIn(RUNNABLE))
-                        .expressionAttributeValues(withStates(RUNNABLE, Map.of()))
+                        .expressionAttributeNames(JobExpressions.namesIn(RUNNABLE))
+                        .expressionAttributeValues(JobExpressions.withStates(RUNNABLE, Map.of()))
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
                 .build());
     }
@@ -391,75 +344,16 @@ public final class JobRepository {
             Map<String, AttributeValue> values,
             Map<String, String> computedNames) {
         String both = update + " " + condition;
-        Map<String, String> names = namesIn(both, computedNames);
+        Map<String, String> names = JobExpressions.namesIn(both, computedNames);
         return TransactWriteItem.builder()
                 .update(u -> u.tableName(table.name())
                         .key(key(jobId))
                         .updateExpression(update)
                         .conditionExpression(condition)
                         .expressionAttributeNames(names)
-                        .expressionAttributeValues(withStates(both, values))
+                        .expressionAttributeValues(JobExpressions.withStates(both, values))
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
                 .build();
-    }
-
-    /** The job attribute behind each name placeholder that the expressions of this class use. */
-    private static final Map<String, String> PLACEHOLDERS = Map.ofEntries(
-            Map.entry("#id", Resources.JOB_ID),
-            Map.entry("#o", Resources.OWNER),
-            Map.entry("#b", Resources.BINARY_ID),
-            Map.entry("#st", STATE),
-            Map.entry("#v", VERSION),
-            Map.entry("#u", UPDATED_AT),
-            Map.entry("#p", PENDING),
-            Map.entry("#n", NEXT_RUN_AT),
-            Map.entry("#pa", PAUSED_AT),
-            Map.entry("#name", NAME),
-            Map.entry("#sha", BINARY_SHA),
-            Map.entry("#args", ARGS),
-            Map.entry("#env", ENV),
-            Map.entry("#sch", SCHEDULE),
-            Map.entry("#to", TIMEOUT),
-            Map.entry("#ma", MAX_ATTEMPTS),
-            Map.entry("#nr", NO_RETRY_CODES),
-            Map.entry("#f", FIRING),
-            Map.entry("#mc", JobItems.MAX_CONCURRENCY),
-            Map.entry("#sn", SECRET_NAMES),
-            Map.entry("#lim", LIMITS),
-            Map.entry("#lab", LABELS),
-            Map.entry("#pn", PAUSE_NOTE),
-            Map.entry("#wh", JobItems.WEBHOOK),
-            Map.entry("#ex", JobItems.EXPECT));
-
-    private static final Pattern NAME_PLACEHOLDER = Pattern.compile("#[a-z]+");
-    private static final Pattern STATE_VALUE = Pattern.compile(":(active|completed|paused|deleted)\\b");
-
-    private static Map<String, String> namesIn(String expressions) {
-        return namesIn(expressions, Map.of());
-    }
-
-    private static Map<String, String> namesIn(String expressions, Map<String, String> computed) {
-        Map<String, String> names = new HashMap<>();
-        NAME_PLACEHOLDER.matcher(expressions).results().map(MatchResult::group).forEach(p -> {
-            String attribute = computed.getOrDefault(p, PLACEHOLDERS.get(p));
-            if (attribute == null) {
-                throw new IllegalArgumentException("no job attribute for placeholder " + p);
-            }
-            names.put(p, attribute);
-        });
-        return names;
-    }
-
-    /** {@code values} plus each job state the expressions compare with ({@code :active} is ACTIVE, …). */
-    private static Map<String, AttributeValue> withStates(String expressions, Map<String, AttributeValue> values) {
-        Map<String, AttributeValue> all = new HashMap<>(values);
-        STATE_VALUE
-                .matcher(expressions)
-                .results()
-                .forEach(m -> all.put(
-                        m.group(),
-                        s(JobState.valueOf(m.group(1).toUpperCase(Locale.ROOT)).name())));
-        return all;
     }
 
     /** The state of a job's item as a lost {@link #conditionRunnable} brought it back; empty: no job. */
@@ -471,63 +365,23 @@ public final class JobRepository {
         return Map.of(Resources.JOB_ID, s(jobId));
     }
 
-    /*
-     * Secrets: a job's secret values live in an item of their own, jobId = "<job>#secrets". It has no owner
-     * attribute, so the byOwner index (which projects ALL) never holds them, and no listing or job read returns
-     * them; only the executor reads them, by key, when it starts a run. The job item keeps the names.
-     */
-
-    private static Map<String, AttributeValue> secretsKey(String jobId) {
-        return key(jobId + "#secrets");
-    }
-
-    /**
-     * Sets the job's secret values, in the transaction that writes the job. An empty map leaves an item without
-     * values: a deleted or replaced job keeps none. (A put, not a delete, so the API needs no DeleteItem.)
-     */
+    /** Sets the job's secret values, in the transaction that writes the job ({@link JobSecrets#putSecrets}). */
     public Transactions.Write putSecrets(String jobId, Map<String, String> values) {
-        Map<String, AttributeValue> item = new HashMap<>(secretsKey(jobId));
-        if (!values.isEmpty()) {
-            item.put(SECRET_VALUES, Items.stringMap(values));
-        }
-        return new Transactions.Write(TransactWriteItem.builder()
-                .put(p -> p.tableName(table.name()).item(item))
-                .build());
+        return secrets.putSecrets(jobId, values);
     }
 
-    /*
-     * A webhook's signing secret: an item of its own, jobId = "<job>#webhook", for the same reasons as the secrets,
-     * and apart from them so that either can be replaced without the other. Only whoever delivers reads it.
-     */
-
-    private static Map<String, AttributeValue> webhookKey(String jobId) {
-        return key(jobId + "#webhook");
-    }
-
-    /** Sets (or, null, clears) the job's webhook signing secret, in the transaction that writes the job. */
+    /** Sets (null: clears) the job's webhook signing secret, in the transaction that writes the job. */
     public Transactions.Write putWebhookSecret(String jobId, String secret) {
-        Map<String, AttributeValue> item = new HashMap<>(webhookKey(jobId));
-        if (secret != null) {
-            item.put(WEBHOOK_SECRET, s(secret));
-        }
-        return new Transactions.Write(TransactWriteItem.builder()
-                .put(p -> p.tableName(table.name()).item(item))
-                .build());
+        return secrets.putWebhookSecret(jobId, secret);
     }
 
     /** The job's webhook signing secret, if it has one. */
     public Optional<String> webhookSecret(String jobId) {
-        var item = dynamo.getItem(
-                        b -> b.tableName(table.name()).key(webhookKey(jobId)).consistentRead(true))
-                .item();
-        return Optional.ofNullable(item == null ? null : Items.str(item, WEBHOOK_SECRET));
+        return secrets.webhookSecret(jobId);
     }
 
     /** The job's secret values (empty when it has none). */
     public Map<String, String> secrets(String jobId) {
-        var item = dynamo.getItem(
-                        b -> b.tableName(table.name()).key(secretsKey(jobId)).consistentRead(true))
-                .item();
-        return item == null || !item.containsKey(SECRET_VALUES) ? Map.of() : Items.stringMap(item, SECRET_VALUES);
+        return secrets.secrets(jobId);
     }
 }
