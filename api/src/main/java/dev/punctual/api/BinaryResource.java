@@ -1,12 +1,11 @@
 package dev.punctual.api;
 
-import dev.punctual.core.Punctual;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.service.BinaryRequest;
+import dev.punctual.core.service.BinaryService;
 import dev.punctual.core.service.BinaryView;
 import dev.punctual.core.service.Ids;
 import dev.punctual.core.service.Page;
-import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -26,11 +25,13 @@ import org.jboss.resteasy.reactive.RestResponse;
 @Tag(name = "Binaries", description = "The executables jobs run")
 @Produces(MediaType.APPLICATION_JSON)
 public class BinaryResource {
-    @Inject
-    Punctual punctual;
+    private final BinaryService binaries;
+    private final Tenants tenants;
 
-    @Inject
-    Tenants tenants;
+    BinaryResource(BinaryService binaries, Tenants tenants) {
+        this.binaries = binaries;
+        this.tenants = tenants;
+    }
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -40,7 +41,7 @@ public class BinaryResource {
             responseDescription = "The binary, with its presigned upload; Location")
     @Operation(operationId = "registerBinary")
     public RestResponse<BinaryView> register(BinaryRequest request) {
-        BinaryView b = punctual.binaries.register(tenants.current(), request);
+        BinaryView b = binaries.register(tenants.current(), request);
         return RestResponse.ResponseBuilder.<BinaryView>created(URI.create("/v1/binaries/" + b.id()))
                 .entity(b)
                 .build();
@@ -51,7 +52,7 @@ public class BinaryResource {
     @Operation(operationId = "listBinaries")
     public Page<BinaryView> list(
             @RestQuery("sha256") String sha256, @RestQuery("limit") String limit, @RestQuery("cursor") String cursor) {
-        return punctual.binaries.list(tenants.current(), Params.integer("limit", limit), cursor, sha256);
+        return binaries.list(tenants.current(), Params.integer("limit", limit), cursor, sha256);
     }
 
     @GET
@@ -62,6 +63,6 @@ public class BinaryResource {
         if (!Ids.looksLike("bin", id)) {
             throw new NotFoundException("not a binary id");
         }
-        return punctual.binaries.get(tenants.current(), id);
+        return binaries.get(tenants.current(), id);
     }
 }

@@ -2,12 +2,14 @@ package dev.punctual.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.punctual.core.Punctual;
 import dev.punctual.core.service.BackfillRequest;
 import dev.punctual.core.service.BackfillView;
+import dev.punctual.core.service.DeadLetterService;
 import dev.punctual.core.service.JobBatch;
+import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobListing;
 import dev.punctual.core.service.JobRequest;
+import dev.punctual.core.service.JobService;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.Page;
 import dev.punctual.core.service.PauseRequest;
@@ -17,7 +19,6 @@ import dev.punctual.core.service.RunLogs;
 import dev.punctual.core.service.RunView;
 import dev.punctual.core.service.SchedulePreview;
 import dev.punctual.core.service.TriggerRequest;
-import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -50,14 +51,24 @@ public class JobResource {
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     static final String REPLAYED = "Idempotent-Replayed";
 
-    @Inject
-    Punctual punctual;
+    private final JobService jobs;
+    private final JobLifecycle lifecycle;
+    private final DeadLetterService deadLetters;
+    private final Tenants tenants;
+    private final ObjectMapper json;
 
-    @Inject
-    Tenants tenants;
-
-    @Inject
-    ObjectMapper json;
+    JobResource(
+            JobService jobs,
+            JobLifecycle lifecycle,
+            DeadLetterService deadLetters,
+            Tenants tenants,
+            ObjectMapper json) {
+        this.jobs = jobs;
+        this.lifecycle = lifecycle;
+        this.deadLetters = deadLetters;
+        this.tenants = tenants;
+        this.json = json;
+    }
 
     /**
      * With an {@code Idempotency-Key}, a repeat of the same request (same key and body, within 24 hours) answers
@@ -77,9 +88,9 @@ public class JobResource {
     public RestResponse<JobView> create(
             @RestHeader(IDEMPOTENCY_KEY) String key, @RestQuery("dryRun") String dryRun, JobRequest request) {
         if (Params.flag("dryRun", dryRun)) {
-            return RestResponse.ok(punctual.jobService.previewCreate(tenants.current(), request));
+            return RestResponse.ok(jobs.previewCreate(tenants.current(), request));
         }
-        var outcome = punctual.jobService.create(tenants.current(), request, key);
+        var outcome = jobs.create(tenants.current(), request, key);
         JobView job = outcome.value();
         return RestResponse.ResponseBuilder.<JobView>created(URI.create("/v1/jobs/" + job.id()))
                 .entity(job)
@@ -100,7 +111,7 @@ public class JobResource {
     @APIResponse(responseCode = "429")
     @Operation(operationId = "createJobs")
     public RestResponse<JobBatch> createAll(@RestHeader(IDEMPOTENCY_KEY) String key, JobBatch.Request request) {
-        var outcome = punctual.jobService.createAll(tenants.current(), request, key);
+        var outcome = jobs.createAll(tenants.current(), request, key);
         return RestResponse.ResponseBuilder.create(RestResponse.Status.CREATED, outcome.value())
                 .header(REPLAYED, outcome.replayed() ? "true" : null)
                 .build();
@@ -123,9 +134,9 @@ public class JobResource {
             @RestQuery("dryRun") String dryRun,
             JobRequest request) {
         if (Params.flag("dryRun", dryRun)) {
-            return withEtag(punctual.jobService.previewUpdate(tenants.current(), id, ifMatch, request));
+            return withEtag(jobs.previewUpdate(tenants.current(), id, ifMatch, request));
         }
-        return withEtag(punctual.jobService.update(tenants.current(), id, ifMatch, request));
+        return withEtag(jobs.update(tenants.current(), id, ifMatch, request));
     }
 
     /** Your jobs, oldest first; {@code state}, {@code label} and {@code namePrefix} narrow them ({@link JobListing}). */
@@ -137,7 +148,7 @@ public class JobResource {
             @RestQuery("namePrefix") String namePrefix,
             @RestQuery("limit") String limit,
             @RestQuery("cursor") String cursor) {
-        return punctual.jobService.list(
+        return jobs.list(
                 tenants.current(), Params.integer("limit", limit), cursor, new JobListing(state, label, namePrefix));
     }
 
@@ -145,7 +156,7 @@ public class JobResource {
     @Path("{id}")
     @Operation(operationId = "getJob")
     public RestResponse<JobView> get(@RestPath String id) {
-        return withEtag(punctual.jobService.get(tenants.current(), id));
+        return withEtag(jobs.get(tenants.current(), id));
     }
 
     private static RestResponse<JobView> withEtag(JobView job) {
@@ -158,7 +169,7 @@ public class JobResource {
     @Path("{id}")
     @Operation(operationId = "deleteJob")
     public RestResponse<Void> delete(@RestPath String id) {
-        punctual.jobService.delete(tenants.current(), id);
+        jobs.delete(tenants.current(), id);
         return RestResponse.noContent();
     }
 
@@ -183,8 +194,7 @@ public class JobResource {
                                             schema = @Schema(implementation = TriggerRequest.class)))
                     String body)
             throws JsonProcessingException {
-        return RestResponse.accepted(
-                punctual.lifecycle.trigger(tenants.current(), id, optional(body, TriggerRequest.class)));
+        return RestResponse.accepted(lifecycle.trigger(tenants.current(), id, optional(body, TriggerRequest.class)));
     }
 
     /** A run for each past occurrence in {@code [from, to]} that has none: 202 with what was created. */
@@ -196,7 +206,7 @@ public class JobResource {
     @APIResponse(responseCode = "429")
     @Operation(operationId = "backfillJob")
     public RestResponse<BackfillView> backfill(@RestPath String id, BackfillRequest request) {
-        return RestResponse.accepted(punctual.lifecycle.backfill(tenants.current(), id, request));
+        return RestResponse.accepted(lifecycle.backfill(tenants.current(), id, request));
     }
 
     /** The body is optional ({@code {"note": "..."}}), read by hand for the reason {@link #resume} gives. */
@@ -216,7 +226,7 @@ public class JobResource {
                                             schema = @Schema(implementation = PauseRequest.class)))
                     String body)
             throws JsonProcessingException {
-        return punctual.lifecycle.pause(tenants.current(), id, optional(body, PauseRequest.class));
+        return lifecycle.pause(tenants.current(), id, optional(body, PauseRequest.class));
     }
 
     /**
@@ -240,7 +250,7 @@ public class JobResource {
                                             schema = @Schema(implementation = ResumeRequest.class)))
                     String body)
             throws JsonProcessingException {
-        return punctual.lifecycle.resume(tenants.current(), id, optional(body, ResumeRequest.class));
+        return lifecycle.resume(tenants.current(), id, optional(body, ResumeRequest.class));
     }
 
     /** An optional body: null when there is none. */
@@ -252,7 +262,7 @@ public class JobResource {
     @Path("{id}/next")
     @Operation(operationId = "getNextOccurrences")
     public SchedulePreview next(@RestPath String id, @RestQuery("count") String count) {
-        return punctual.jobService.next(tenants.current(), id, Params.integer("count", count));
+        return jobs.next(tenants.current(), id, Params.integer("count", count));
     }
 
     /**
@@ -270,7 +280,7 @@ public class JobResource {
             @RestQuery("future") String future,
             @RestQuery("limit") String limit,
             @RestQuery("cursor") String cursor) {
-        return punctual.jobService.runs(
+        return jobs.runs(
                 tenants.current(), id, Params.integer("limit", limit), cursor, new RunListing(state, from, to, future));
     }
 
@@ -278,7 +288,7 @@ public class JobResource {
     @Path("{id}/runs/{runId}")
     @Operation(operationId = "getRun")
     public RunView run(@RestPath String id, @RestPath String runId) {
-        return punctual.jobService.run(tenants.current(), id, runId);
+        return jobs.run(tenants.current(), id, runId);
     }
 
     @POST
@@ -287,7 +297,7 @@ public class JobResource {
     @APIResponse(responseCode = "409")
     @Operation(operationId = "retryRun")
     public RestResponse<RunView> retry(@RestPath String id, @RestPath String runId) {
-        return RestResponse.accepted(punctual.deadLetters.retry(tenants.current(), id, runId));
+        return RestResponse.accepted(deadLetters.retry(tenants.current(), id, runId));
     }
 
     /** Where the next read of a log starts: the byte after the last one answered. */
@@ -327,7 +337,7 @@ public class JobResource {
             @RestQuery("attempt") String attempt,
             @RestQuery("offset") String offset,
             @RestQuery("wait") String wait) {
-        RunLogs.Slice slice = punctual.jobService.log(
+        RunLogs.Slice slice = jobs.log(
                 tenants.current(),
                 id,
                 runId,

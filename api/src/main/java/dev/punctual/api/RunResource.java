@@ -1,10 +1,9 @@
 package dev.punctual.api;
 
-import dev.punctual.core.Punctual;
 import dev.punctual.core.service.Page;
 import dev.punctual.core.service.RunListing;
 import dev.punctual.core.service.RunView;
-import jakarta.inject.Inject;
+import dev.punctual.core.service.RunsAcrossJobs;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -21,11 +20,13 @@ import org.jboss.resteasy.reactive.RestQuery;
 @Path("/v1/runs")
 @Produces(MediaType.APPLICATION_JSON)
 public class RunResource {
-    @Inject
-    Punctual punctual;
+    private final RunsAcrossJobs runs;
+    private final Tenants tenants;
 
-    @Inject
-    Tenants tenants;
+    RunResource(RunsAcrossJobs runs, Tenants tenants) {
+        this.runs = runs;
+        this.tenants = tenants;
+    }
 
     /**
      * The caller's runs of every job, newest due first: those due by now unless {@code future=true}; {@code state}
@@ -41,7 +42,7 @@ public class RunResource {
             @RestQuery("future") String future,
             @RestQuery("limit") String limit,
             @RestQuery("cursor") String cursor) {
-        return punctual.runsAcrossJobs.list(
+        return runs.list(
                 tenants.current(), new RunListing(state, from, to, future), Params.integer("limit", limit), cursor);
     }
 }

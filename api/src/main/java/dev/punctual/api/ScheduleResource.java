@@ -1,9 +1,8 @@
 package dev.punctual.api;
 
-import dev.punctual.core.Punctual;
+import dev.punctual.core.service.JobService;
 import dev.punctual.core.service.PreviewRequest;
 import dev.punctual.core.service.SchedulePreview;
-import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -17,14 +16,17 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/v1/schedules")
 @Produces(MediaType.APPLICATION_JSON)
 public class ScheduleResource {
-    @Inject
-    Punctual punctual;
+    private final JobService jobs;
+
+    ScheduleResource(JobService jobs) {
+        this.jobs = jobs;
+    }
 
     @POST
     @Path("preview")
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(operationId = "previewSchedule")
     public SchedulePreview preview(PreviewRequest request) {
-        return punctual.jobService.preview(request);
+        return jobs.preview(request);
     }
 }

@@ -1,12 +1,11 @@
 package dev.punctual.api.dashboard;
 
-import dev.punctual.core.Punctual;
+import dev.punctual.core.binary.ArtifactStore;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import jakarta.inject.Inject;
 import java.net.URI;
 import java.time.Duration;
 
@@ -22,8 +21,11 @@ public class Dashboard {
     /** Before Quarkus's static handler; after HttpEdge's checks. */
     static final int ORDER = -5;
 
-    @Inject
-    Punctual punctual;
+    private final ArtifactStore store;
+
+    Dashboard(ArtifactStore store) {
+        this.store = store;
+    }
 
     private volatile String policy;
 
@@ -63,8 +65,7 @@ public class Dashboard {
     }
 
     private String uploadOrigin() {
-        URI u = URI.create(punctual.store
-                .presignUpload("dashboard", "0".repeat(64), 1, Duration.ofMinutes(1))
+        URI u = URI.create(store.presignUpload("dashboard", "0".repeat(64), 1, Duration.ofMinutes(1))
                 .url());
         return u.getScheme() + "://" + u.getRawAuthority();
     }

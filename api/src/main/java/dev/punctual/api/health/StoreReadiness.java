@@ -1,8 +1,7 @@
 package dev.punctual.api.health;
 
-import dev.punctual.core.Punctual;
+import dev.punctual.core.job.JobRepository;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
@@ -16,16 +15,19 @@ import org.eclipse.microprofile.health.Readiness;
 @Readiness
 @ApplicationScoped
 public class StoreReadiness implements HealthCheck {
+    private final JobRepository jobs;
+
+    StoreReadiness(JobRepository jobs) {
+        this.jobs = jobs;
+    }
+
     /** A job id of the right shape that no job can have (ids are random). */
     static final String PROBE = "job_readinessprobe00000";
-
-    @Inject
-    Punctual punctual;
 
     @Override
     public HealthCheckResponse call() {
         try {
-            punctual.jobs.get(PROBE, false);
+            jobs.get(PROBE, false);
             return HealthCheckResponse.up("jobs table");
         } catch (RuntimeException e) {
             return HealthCheckResponse.named("jobs table")
