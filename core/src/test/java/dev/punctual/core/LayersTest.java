@@ -117,17 +117,32 @@ class LayersTest {
     /** The services (what the API calls) use no AWS SDK type at all: storage and queues are behind core's types. */
     @Test
     void theServicesSeeNoAwsSdkType() {
+        assertThat(uses(Set.of("service"), "software.amazon.awssdk"))
+                .as("AWS SDK types used by core's services")
+                .isEmpty();
+    }
+
+    /** The dispatcher and the executor see a received message as a {@code Delivery}, never as SQS's type. */
+    @Test
+    void theDispatcherAndTheExecutorSeeNoSqsType() {
+        assertThat(uses(Set.of("dispatch", "exec"), "software.amazon.awssdk.services.sqs"))
+                .as("SQS types used by the dispatcher or the executor")
+                .isEmpty();
+    }
+
+    /** Each use by a class of {@code packages} of a type whose package starts with {@code prefix}. */
+    private static Set<String> uses(Set<String> packages, String prefix) {
         Set<String> leaks = new TreeSet<>();
         for (JavaClass c : classes) {
-            if (!pkg(c).equals("service")) {
+            if (!packages.contains(pkg(c))) {
                 continue;
             }
             for (Dependency d : c.getDirectDependenciesFromSelf()) {
-                if (d.getTargetClass().getPackageName().startsWith("software.amazon.awssdk")) {
+                if (d.getTargetClass().getPackageName().startsWith(prefix)) {
                     leaks.add(c.getSimpleName() + " -> " + d.getTargetClass().getName());
                 }
             }
         }
-        assertThat(leaks).as("AWS SDK types used by core's services").isEmpty();
+        return leaks;
     }
 }

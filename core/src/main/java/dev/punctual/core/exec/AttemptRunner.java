@@ -7,6 +7,7 @@ import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.metrics.Meters;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
@@ -31,7 +32,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * One claimed attempt, from the claim to its recorded outcome: the binary is fetched and verified, readied at a gate
@@ -125,7 +125,7 @@ public final class AttemptRunner {
      * before the outcome is written: what a run slot covers.
      */
     Outcome run(
-            Message message,
+            Delivery message,
             Run run,
             Job stored,
             StartTiming timing,
@@ -204,7 +204,7 @@ public final class AttemptRunner {
                     Duration.between(run.scheduledAt(), startedAt).toMillis(),
                     null,
                     null,
-                    RunQueues.laneOf(message).label()));
+                    message.lane().label()));
             long group = handle.pid();
             try {
                 if (!preparation.extend(prepared, group, held.get())) {
@@ -310,12 +310,12 @@ public final class AttemptRunner {
     }
 
     /** {@link Settlement#handBack}. */
-    Outcome handBack(Message message, Run run, String why, int visibleInSeconds) {
+    Outcome handBack(Delivery message, Run run, String why, int visibleInSeconds) {
         return settlement.handBack(message, run, why, visibleInSeconds);
     }
 
     /** {@link Settlement#withdraw}. */
-    Outcome withdraw(Message message, Run run, Job job, String why) {
+    Outcome withdraw(Delivery message, Run run, Job job, String why) {
         return settlement.withdraw(message, run, job, why);
     }
 

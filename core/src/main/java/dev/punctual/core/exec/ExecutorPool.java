@@ -1,6 +1,7 @@
 package dev.punctual.core.exec;
 
 import dev.punctual.core.firing.Priority;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.queue.RunQueues;
 import java.lang.System.Logger.Level;
@@ -11,7 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * Receives from every lane's queue and runs up to {@code concurrency} runs at once.
@@ -114,7 +114,7 @@ public final class ExecutorPool implements AutoCloseable {
                 int taken = 0;
                 try {
                     taken = idle ? held.acquire(lane, 1, 1) : held.acquire(lane, batch, RunQueue.MAX_BATCH);
-                    List<Message> messages;
+                    List<Delivery> messages;
                     sentAt = System.nanoTime() | 1;
                     try {
                         messages = queues.receive(lane, taken, idle ? waitSeconds : 0, visibilitySeconds);
@@ -124,7 +124,7 @@ public final class ExecutorPool implements AutoCloseable {
                     idle = messages.isEmpty();
                     // All it asked for: the lane likely has more, and wants room while its next receive is under way.
                     held.hungry(lane, messages.size() == taken);
-                    for (Message m : messages) {
+                    for (Delivery m : messages) {
                         if (!receiving) {
                             // Received during shutdown: hand it straight back.
                             queues.changeVisibility(m, 0);
@@ -204,8 +204,8 @@ public final class ExecutorPool implements AutoCloseable {
         }
     }
 
-    private void handle(Message m) {
-        MessageSlot slot = new MessageSlot(RunQueues.laneOf(m));
+    private void handle(Delivery m) {
+        MessageSlot slot = new MessageSlot(m.lane());
         try {
             worker.handle(m, slot);
         } catch (InterruptedException e) {

@@ -7,13 +7,13 @@ import dev.punctual.core.infra.SharedCalls;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.job.SharedJobReads;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.Run;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * The job's check after a claim made on the run alone (under {@code overlap: allow}, where the claim is one
@@ -47,7 +47,7 @@ final class JobCheck {
      * ({@link AttemptRunner}).
      */
     Outcome check(
-            Message message,
+            Delivery message,
             RunMessage m,
             Run run,
             Instant now,

@@ -1,6 +1,7 @@
 package dev.punctual.core.exec;
 
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
@@ -19,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * Keeps a started attempt's lease: writes its launch (unless the binary ends first and its outcome records the start)
@@ -79,7 +79,7 @@ final class LeaseKeeper {
      * and the outcome writes the start first. Cancelling the future interrupts the launch's wait.
      */
     Future<?> launch(
-            Message message,
+            Delivery message,
             Run run,
             ProcessRunner.Handle handle,
             Instant startedAt,
@@ -110,7 +110,7 @@ final class LeaseKeeper {
      * the heartbeat starts only once the launch is written, so the two renewals never race.
      */
     private void launchThenBeat(
-            Message message,
+            Delivery message,
             Run run,
             ProcessRunner.Handle handle,
             Instant startedAt,
@@ -162,7 +162,7 @@ final class LeaseKeeper {
      * a 4 s lease, then an outage at its outcome). Tried again while the lease lasts. False when the attempt is not
      * ours any more, or the lease ran out first: the binary must not start.
      */
-    boolean renewIfShort(Message message, Run run, AtomicReference<Instant> held) throws InterruptedException {
+    boolean renewIfShort(Delivery message, Run run, AtomicReference<Instant> held) throws InterruptedException {
         if (!Duration.between(clock.instant(), held.get())
                 .minus(settings.lease().dividedBy(2))
                 .isNegative()) {
@@ -206,12 +206,12 @@ final class LeaseKeeper {
      * The heartbeat alone, for an attempt whose binary ended before its launch was written, while its outcome is
      * recorded (the first beat a heartbeat after now; usually cancelled before it, once the outcome is written).
      */
-    ScheduledFuture<?> keep(Message message, Run run, ProcessRunner.Handle handle, AtomicReference<Instant> held) {
+    ScheduledFuture<?> keep(Delivery message, Run run, ProcessRunner.Handle handle, AtomicReference<Instant> held) {
         return startHeartbeat(message, run, handle, held, expiry -> {});
     }
 
     private ScheduledFuture<?> startHeartbeat(
-            Message message,
+            Delivery message,
             Run run,
             ProcessRunner.Handle handle,
             AtomicReference<Instant> held,

@@ -4,6 +4,7 @@ import dev.punctual.core.exec.RunWorker.Outcome;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.firing.Overlap;
 import dev.punctual.core.job.Job;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.Change;
@@ -17,8 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import software.amazon.awssdk.services.sqs.model.Message;
-import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
 /**
  * What becomes of a message whose run this executor did not claim ({@link RunWorker}): a duplicate deleted, a run
@@ -41,18 +40,8 @@ final class LostClaims {
         this.executorId = executorId;
     }
 
-    /** How many times SQS has delivered the message, this time included (1 when it does not say). */
-    static int receives(Message message) {
-        String n = message.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
-        try {
-            return n == null ? 1 : Integer.parseInt(n);
-        } catch (NumberFormatException e) {
-            return 1;
-        }
-    }
-
     /** Whether the run has waited longer than the job's maxRunAge; if so it is now DEAD and the message gone. */
-    boolean expired(Message message, RunMessage m, Job job, FiringPolicy policy, Instant now) {
+    boolean expired(Delivery message, RunMessage m, Job job, FiringPolicy policy, Instant now) {
         Optional<Run> run = runs.get(m.jobId(), m.runId());
         if (run.isEmpty()
                 || run.get().state().terminal()
@@ -74,7 +63,7 @@ final class LostClaims {
      * tried again.
      */
     Outcome lostClaim(
-            Message message, RunMessage m, Job job, Claims.Exclusive claim, FiringPolicy policy, Instant now) {
+            Delivery message, RunMessage m, Job job, Claims.Exclusive claim, FiringPolicy policy, Instant now) {
         return switch (claim) {
             case Claims.RunLost lost -> lostRun(message, m, job, lost.seen(), now);
             case Claims.JobLost lost -> {
@@ -106,13 +95,13 @@ final class LostClaims {
     }
 
     /** What a claim lost on the run's own condition means ({@code seen}: the run as the claim found it). */
-    Outcome lostRun(Message message, RunMessage m, Job job, Run seen, Instant now) {
+    Outcome lostRun(Delivery message, RunMessage m, Job job, Run seen, Instant now) {
         if (seen == null && now.isBefore(m.scheduledAt().plus(RunWorker.UNKNOWN_RUN_PATIENCE))) {
             // A job created with its first run's message sent before the write of the run
             // (Dispatcher.sendBeforeWrite) may not have written it yet: look again in a while rather than drop the
             // run's only message. A message for a run that never comes to exist (its creation failed and was undone,
             // or the message is forged) is dropped once the patience is over.
-            queue.changeVisibility(message, unknownRunRetrySeconds(receives(message)));
+            queue.changeVisibility(message, unknownRunRetrySeconds(message.receives()));
             return Outcome.UNKNOWN_RUN;
         }
         if (seen == null || seen.state().terminal()) {
@@ -165,7 +154,7 @@ final class LostClaims {
      * The run has used every attempt, yet a message brought it back: its last attempt's executor stopped without an
      * outcome (crashed, froze, or lost its lease), which counts as a failed attempt. It ends DEAD, saying so.
      */
-    private Outcome exhausted(Message message, Job job, Run seen, Instant now) {
+    private Outcome exhausted(Delivery message, Job job, Run seen, Instant now) {
         String why = seen.state() == RunState.RUNNING
                 ? "attempt " + seen.attempt() + " of " + seen.maxAttempts() + " ended without an outcome (its "
                         + "executor " + seen.leaseOwner() + " stopped: crashed, froze or lost its lease), and no "
@@ -183,7 +172,7 @@ final class LostClaims {
      * skip this one (forbid) or look again shortly (queue).
      */
     private Outcome overlapping(
-            Message message, RunMessage m, Job job, String active, FiringPolicy policy, Instant now) {
+            Delivery message, RunMessage m, Job job, String active, FiringPolicy policy, Instant now) {
         if (policy.overlap() == Overlap.QUEUE) {
             // The re-sent messages carry the time of the next look, not the run's due time, so the age is
             // checked against the run itself here.
@@ -213,7 +202,7 @@ final class LostClaims {
      * {@code maxRunAge} it is DEAD, as any run that waited that long.
      */
     private Outcome tenantFull(
-            Message message, RunMessage m, Job job, Claims.TenantFull full, FiringPolicy policy, Instant now) {
+            Delivery message, RunMessage m, Job job, Claims.TenantFull full, FiringPolicy policy, Instant now) {
         if (expired(message, m, job, policy, now)) {
             return Outcome.EXPIRED;
         }
@@ -230,10 +219,9 @@ final class LostClaims {
      * end in the dead-letter queue. Sent before the delete: a crash in between leaves a duplicate, which the claim
      * makes harmless.
      */
-    private Outcome lookAgainLater(Message message, RunMessage m, Instant now) {
+    private Outcome lookAgainLater(Delivery message, RunMessage m, Instant now) {
         queue.sendBatch(
-                List.of(new RunMessage(
-                        m.jobId(), m.runId(), now.plus(RunWorker.OVERLAP_POLL), null, RunQueues.laneOf(message))),
+                List.of(new RunMessage(m.jobId(), m.runId(), now.plus(RunWorker.OVERLAP_POLL), null, message.lane())),
                 now);
         queue.delete(message);
         return Outcome.WAITING;
@@ -243,7 +231,7 @@ final class LostClaims {
      * Makes the message invisible until {@code due} (whole seconds, rounded down so it comes back in the due
      * second, where the claim may win and the rest is waited out; at least one second, at most SQS's maximum).
      */
-    void hideUntil(Message message, Instant due, Instant now) {
+    void hideUntil(Delivery message, Instant due, Instant now) {
         long seconds = Math.max(
                 1,
                 Math.min(

@@ -7,6 +7,7 @@ import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.SharedJobReads;
 import dev.punctual.core.metrics.Meters;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.queue.RunQueues;
@@ -22,7 +23,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * Handles one message: claim the run, run its binary, record the outcome, and settle the message (delete it, or
@@ -165,13 +165,13 @@ public final class RunWorker {
         boolean take() throws InterruptedException;
     }
 
-    /** Handles one message with no limit on run slots (see {@link #handle(Message, Slot)}). */
-    public Outcome handle(Message message) throws InterruptedException {
+    /** Handles one message with no limit on run slots (see {@link #handle(Delivery, Slot)}). */
+    public Outcome handle(Delivery message) throws InterruptedException {
         return handle(message, Slot.ANY);
     }
 
     /** Handles one message, taking a run slot from {@code slot} just before claiming its run. */
-    public Outcome handle(Message message, Slot slot) throws InterruptedException {
+    public Outcome handle(Delivery message, Slot slot) throws InterruptedException {
         RunMessage m;
         try {
             m = RunMessage.decode(message.body());
@@ -202,7 +202,7 @@ public final class RunWorker {
             // With running limits, the job is read: its owner says whose limit the claim takes a slot of.
             boolean hinted = race == 0
                     && m.hint() != null
-                    && LostClaims.receives(message) <= 1
+                    && message.receives() <= 1
                     && !settings.running().any();
             Optional<Job> job =
                     hinted ? Optional.empty() : race > 0 ? strongReads.get(m.jobId()) : jobs.get(m.jobId(), false);

@@ -6,6 +6,7 @@ import dev.punctual.core.exec.RunWorker.Outcome;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.metrics.Meters;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
@@ -24,7 +25,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * How a claimed attempt ends in the store: its outcome (succeeded, failed with a retry after the backoff, dead, or
@@ -101,7 +101,7 @@ final class Settlement {
      * The job as stored is not one the API would have accepted ({@code refused}: what {@link LaunchCheck} found): it
      * was changed behind the API's back. Retrying cannot help, so the run is DEAD at once, with what was refused.
      */
-    Outcome refuse(Message message, Run run, Job job, List<String> refused, AtomicReference<Instant> held)
+    Outcome refuse(Delivery message, Run run, Job job, List<String> refused, AtomicReference<Instant> held)
             throws InterruptedException {
         LOG.log(Level.WARNING, "run " + run.jobId() + "/" + run.runId() + " " + RunWorker.REFUSED + refused);
         String shown = String.join("; ", refused.subList(0, Math.min(5, refused.size())))
@@ -122,7 +122,7 @@ final class Settlement {
      * be tried again, whose history keeps it. FENCED when it is not ours to record any more.
      */
     Outcome record(
-            Message message,
+            Delivery message,
             Run run,
             Job job,
             Ending end,
@@ -172,7 +172,7 @@ final class Settlement {
     }
 
     Outcome settle(
-            Message message,
+            Delivery message,
             Run run,
             Job job,
             Integer exitCode,
@@ -219,7 +219,7 @@ final class Settlement {
      * deleted or paused meanwhile withdraws the run (CANCELLED, its claim undone); a job replaced since hands the
      * attempt back, and its message comes back at once for a claim that reads the new definition.
      */
-    Outcome recheck(Message message, Run run, Callable<Optional<Job>> read) throws InterruptedException {
+    Outcome recheck(Delivery message, Run run, Callable<Optional<Job>> read) throws InterruptedException {
         Optional<Job> current;
         try {
             current = read.call();
@@ -242,7 +242,7 @@ final class Settlement {
      * Gives the claimed attempt back before its binary started (FAILED, the attempt not used up) and makes its
      * message visible again after {@code visibleInSeconds}, for a claim that reads the job as it is then.
      */
-    Outcome handBack(Message message, Run run, String why, int visibleInSeconds) {
+    Outcome handBack(Delivery message, Run run, String why, int visibleInSeconds) {
         Change change = Change.of(Transition.RELEASE, run, clock.instant())
                 .withExecutor(executorId)
                 .withError(why);
@@ -258,7 +258,7 @@ final class Settlement {
      * The claimed run's job was found deleted or paused before its binary started: the run is CANCELLED, its claim
      * (and launch) undone, and its message deleted.
      */
-    Outcome withdraw(Message message, Run run, Job job, String why) {
+    Outcome withdraw(Delivery message, Run run, Job job, String why) {
         Change change = Change.of(Transition.WITHDRAW, run, clock.instant())
                 .withExecutor(executorId)
                 .withError(why);

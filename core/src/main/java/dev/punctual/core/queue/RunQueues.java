@@ -12,18 +12,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.model.Message;
-import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
 /**
  * The run queues of every lane ({@link Priority}): a message is sent to its lane's queue, and deleted from, or
- * hidden in, the queue it was received from. A message received here carries its lane (a local message attribute,
- * never sent), so that whoever handles it later need not know where it came from.
+ * hidden in, the queue it was received from. A message received here carries its lane ({@link Delivery}), so that
+ * whoever handles it later need not know where it came from.
  */
 public final class RunQueues implements RunSender {
-    /** The message attribute a received message's lane is kept in ({@link #laneOf}); absent: normal. */
-    static final String LANE = "punctual.lane";
-
     private final Map<Priority, RunQueue> lanes;
 
     /**
@@ -62,39 +57,21 @@ public final class RunQueues implements RunSender {
         return ok;
     }
 
-    /** Up to {@code max} messages of lane {@code p}, each marked with its lane. */
-    public List<Message> receive(Priority p, int max, int waitSeconds, int visibilitySeconds) {
-        List<Message> received = lane(p).receive(max, waitSeconds, visibilitySeconds);
-        if (p == Priority.NORMAL || received.isEmpty()) {
-            return received;
-        }
-        MessageAttributeValue mark = MessageAttributeValue.builder()
-                .dataType("String")
-                .stringValue(p.name())
-                .build();
-        List<Message> marked = new ArrayList<>(received.size());
-        for (Message m : received) {
-            Map<String, MessageAttributeValue> attributes = new HashMap<>(m.messageAttributes());
-            attributes.put(LANE, mark);
-            marked.add(m.toBuilder().messageAttributes(attributes).build());
-        }
-        return marked;
-    }
-
-    /** The lane a message was received from ({@link #receive}); normal for one received elsewhere. */
-    public static Priority laneOf(Message m) {
-        MessageAttributeValue v = m.messageAttributes().get(LANE);
-        return v == null ? Priority.NORMAL : Priority.valueOf(v.stringValue());
+    /** Up to {@code max} messages of lane {@code p}, each knowing its lane. */
+    public List<Delivery> receive(Priority p, int max, int waitSeconds, int visibilitySeconds) {
+        return lane(p).receive(max, waitSeconds, visibilitySeconds).stream()
+                .map(m -> Delivery.of(m, p))
+                .toList();
     }
 
     /** Deletes a handled message from the queue it came from ({@link RunQueue#delete}). */
-    public void delete(Message m) {
-        lane(laneOf(m)).delete(m.receiptHandle());
+    public void delete(Delivery d) {
+        lane(d.lane()).delete(d.receiptHandle());
     }
 
     /** Makes a message visible again after {@code seconds}, in the queue it came from. */
-    public void changeVisibility(Message m, int seconds) {
-        lane(laneOf(m)).changeVisibility(m.receiptHandle(), seconds);
+    public void changeVisibility(Delivery d, int seconds) {
+        lane(d.lane()).changeVisibility(d.receiptHandle(), seconds);
     }
 
     /** Sends every lane's pending deletes, and returns once they are sent. */

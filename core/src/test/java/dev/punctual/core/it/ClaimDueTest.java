@@ -7,8 +7,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.punctual.core.Punctual;
 import dev.punctual.core.exec.RunWorker;
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Items;
 import dev.punctual.core.infra.Transactions;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
@@ -29,7 +31,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * The claim checks that the run is due, whatever the message says: an early or forged message does not start a
@@ -107,7 +108,7 @@ class ClaimDueTest {
 
         // A message that claims the run is due now: forged, or sent by someone with a clock an hour ahead.
         p.queue.sendBatch(List.of(new RunMessage(job.id(), runId, start)), start);
-        Message forged = receiveOne(p, 1);
+        Delivery forged = receiveOne(p, 1);
         assertThat(worker.handle(forged)).isEqualTo(RunWorker.Outcome.EARLY);
 
         Run waiting = Fixture.run(p, job.id(), runId);
@@ -125,7 +126,7 @@ class ClaimDueTest {
         // At its due time the sweeper sends the run as usual, and it starts then.
         clock.set(due);
         assertThat(p.sweeper.sweep().sent()).isEqualTo(1);
-        Message real = receiveOne(p, 60);
+        Delivery real = receiveOne(p, 60);
         assertThat(RunMessage.decode(real.body()).scheduledAt()).isEqualTo(due);
         assertThat(worker.handle(real)).isEqualTo(RunWorker.Outcome.SUCCEEDED);
 
@@ -136,8 +137,8 @@ class ClaimDueTest {
         assertThat(lines(witness)).containsExactly("ran 1");
     }
 
-    private static Message receiveOne(Punctual p, int visibilitySeconds) {
-        List<Message> got = p.queue.receive(1, 5, visibilitySeconds);
+    private static Delivery receiveOne(Punctual p, int visibilitySeconds) {
+        List<Delivery> got = p.queues.receive(Priority.NORMAL, 1, 5, visibilitySeconds);
         assertThat(got).hasSize(1);
         return got.get(0);
     }

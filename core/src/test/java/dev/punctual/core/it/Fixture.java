@@ -12,6 +12,7 @@ import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.limits.RunLimits;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
@@ -59,7 +60,6 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /** Shared helpers of the integration tests: raw clients on the emulators, binaries, jobs, queue inspection. */
@@ -164,10 +164,10 @@ final class Fixture {
     }
 
     /** The next message of {@code p}'s queue within 10 s (one looked at again comes back after its invisibility). */
-    static Message nextMessage(Punctual p) {
+    static Delivery nextMessage(Punctual p) {
         long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (System.nanoTime() < until) {
-            List<Message> got = p.queue.receive(1, 5, 30);
+            List<Delivery> got = p.queues.receive(Priority.NORMAL, 1, 5, 30);
             if (!got.isEmpty()) {
                 return got.get(0);
             }
@@ -539,7 +539,7 @@ final class Fixture {
     /** Every message visible now in {@code lane}'s queue (each hidden for a minute). */
     static List<RunMessage> receiveVisible(Punctual p, Priority lane) {
         List<RunMessage> out = new ArrayList<>();
-        List<Message> got;
+        List<Delivery> got;
         do {
             got = p.queues.receive(lane, 10, 0, 60);
             got.forEach(m -> out.add(RunMessage.decode(m.body())));

@@ -11,6 +11,7 @@ import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.infra.Metering;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
@@ -38,7 +39,6 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * A job whose first run is due a few seconds ahead: its message goes out before the writes that create the run
@@ -164,7 +164,7 @@ class SendFirstCreateTest {
                 .getItem(b -> b.tableName(p.resources.jobs().name()).key(key).consistentRead(true))
                 .item();
         Fixture.dynamo().deleteItem(b -> b.tableName(p.resources.jobs().name()).key(key));
-        Message hinted = Fixture.nextMessage(p);
+        Delivery hinted = Fixture.nextMessage(p);
         RunMessage m = RunMessage.decode(hinted.body());
         assertThat(m.hint()).isNotNull();
         p.queue.sendBatch(List.of(new RunMessage(m.jobId(), m.runId(), m.scheduledAt())), now);
@@ -220,7 +220,7 @@ class SendFirstCreateTest {
                         .build());
         RunWorker worker = p.worker("ex-hint", tmp.resolve("ex"), timer);
 
-        Message first = Fixture.nextMessage(p);
+        Delivery first = Fixture.nextMessage(p);
         assertThat(RunMessage.decode(first.body()).hint())
                 .as("sent with its job's old policy")
                 .isNotNull();
@@ -266,7 +266,7 @@ class SendFirstCreateTest {
         List<String> calls = new CopyOnWriteArrayList<>();
         Punctual executor = Fixture.executorSide(settings, recording(calls), Fixture.s3());
 
-        Message message = Fixture.nextMessage(p);
+        Delivery message = Fixture.nextMessage(p);
         assertThat(RunMessage.decode(message.body()).hint())
                 .isEqualTo(new RunMessage.Hint(FiringPolicy.DEFAULT_MAX_RUN_AGE));
         assertThat(executor.worker("ex-1", tmp.resolve("ex-1"), timer).handle(message))

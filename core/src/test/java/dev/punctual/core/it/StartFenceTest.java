@@ -8,6 +8,7 @@ import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.RunWorker;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
@@ -41,7 +42,6 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * The fence of a run claimed ahead of its instant (under {@code overlap: allow}): its job is read strongly right
@@ -111,7 +111,7 @@ class StartFenceTest {
      */
     private Setup setUp(Consumer<Setup> change) {
         Setup s = setUp(TestStack.isolatedSettings().build(), StartFenceTest::firstRead, change);
-        Message hinted = Fixture.nextMessage(s.p());
+        Delivery hinted = Fixture.nextMessage(s.p());
         RunMessage m = RunMessage.decode(hinted.body());
         assertThat(m.hint()).isNotNull();
         s.p().queue.sendBatch(List.of(new RunMessage(m.jobId(), m.runId(), m.scheduledAt())), Instant.now());
