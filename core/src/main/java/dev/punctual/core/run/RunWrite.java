@@ -18,7 +18,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 /**
  * The pieces of one conditional write of a run's item, put together clause by clause: every attribute is named
  * {@code #<attribute>} and every value {@code :v<n>}, so clauses added independently never collide. Only
- * {@link RunRepository} builds them.
+ * {@link ChangeWrites} builds them.
  */
 final class RunWrite {
     private final String table;
