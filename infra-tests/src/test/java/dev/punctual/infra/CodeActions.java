@@ -38,6 +38,8 @@ final class CodeActions {
     /** Which resource each adapter class acts on: the key is a Terraform resource kind and the table suffix. */
     static final Map<String, String> ADAPTER_RESOURCE = Map.ofEntries(
             Map.entry("dev/punctual/core/job/JobRepository", "table:jobs"),
+            // A job's secret items (<job>#secrets, <job>#webhook), for JobRepository.
+            Map.entry("dev/punctual/core/job/JobSecrets", "table:jobs"),
             // A tenant's usage item lives in the jobs table (tenant#<owner>).
             Map.entry("dev/punctual/core/tenant/UsageRepository", "table:jobs"),
             // So do a tenant's running slots (tenant#<owner>#running#<i>).
@@ -45,6 +47,8 @@ final class CodeActions {
             // So do a tenant's idempotency keys (idem#<hash>).
             Map.entry("dev/punctual/core/tenant/IdempotencyRepository", "table:jobs"),
             Map.entry("dev/punctual/core/run/RunRepository", "table:runs"),
+            // The queries behind RunRepository's reads (the table, the due and dead-letter indexes; runs by key).
+            Map.entry("dev/punctual/core/run/RunQueries", "table:runs"),
             // The runs table's byOwner index (GET /v1/runs) and the page's runs by key.
             Map.entry("dev/punctual/core/run/RunSearch", "table:runs"),
             // Builds the runs table's transaction items (put and update) for RunRepository.
