@@ -179,9 +179,13 @@ public final class ArtifactStore {
         }
     }
 
-    public void download(String key, Path target) throws IOException {
+    /** Copies the object at {@code key} to {@code target}; false when there is no such object. */
+    public boolean download(String key, Path target) throws IOException {
         try (InputStream in = s3.getObject(g -> g.bucket(bucket).key(key))) {
             Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+            return true;
+        } catch (NoSuchKeyException e) {
+            return false;
         }
     }
 

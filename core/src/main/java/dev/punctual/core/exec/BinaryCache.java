@@ -12,7 +12,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.concurrent.ConcurrentHashMap;
-import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 
 /**
  * Binaries on local disk, by owner and sha256. A download goes to a temporary file, is hashed, and only a file whose
@@ -47,9 +46,7 @@ public final class BinaryCache {
             }
             Path tmp = Files.createTempFile(ownerDir, sha256, ".part");
             try {
-                try {
-                    store.download(ArtifactStore.binaryKey(owner, sha256), tmp);
-                } catch (NoSuchKeyException e) {
+                if (!store.download(ArtifactStore.binaryKey(owner, sha256), tmp)) {
                     throw new IOException("binary " + sha256 + " has not been uploaded by the job's owner");
                 }
                 String actual = hash(tmp);
