@@ -14,49 +14,38 @@ import jakarta.inject.Singleton;
 /**
  * The parts of core's graph that the HTTP API's classes use, one bean each, so that a resource's constructor says
  * what it calls and it is handed nothing else. Core builds the graph once ({@link Punctual}); these only name its
- * parts.
+ * parts (each is the one instance core made, whatever scope CDI gives the field).
  */
+@Singleton
 public class ServiceProducer {
+    @Produces
+    final JobService jobService;
 
     @Produces
-    @Singleton
-    JobService jobService(Punctual p) {
-        return p.jobService;
-    }
+    final JobLifecycle lifecycle;
 
     @Produces
-    @Singleton
-    JobLifecycle lifecycle(Punctual p) {
-        return p.lifecycle;
-    }
+    final BinaryService binaries;
 
     @Produces
-    @Singleton
-    BinaryService binaries(Punctual p) {
-        return p.binaries;
-    }
+    final RunsAcrossJobs runsAcrossJobs;
 
     @Produces
-    @Singleton
-    RunsAcrossJobs runsAcrossJobs(Punctual p) {
-        return p.runsAcrossJobs;
-    }
+    final DeadLetterService deadLetters;
 
     @Produces
-    @Singleton
-    DeadLetterService deadLetters(Punctual p) {
-        return p.deadLetters;
-    }
+    final JobRepository jobs;
 
     @Produces
-    @Singleton
-    JobRepository jobs(Punctual p) {
-        return p.jobs;
-    }
+    final ArtifactStore store;
 
-    @Produces
-    @Singleton
-    ArtifactStore store(Punctual p) {
-        return p.store;
+    ServiceProducer(Punctual p) {
+        this.jobService = p.jobService;
+        this.lifecycle = p.lifecycle;
+        this.binaries = p.binaries;
+        this.runsAcrossJobs = p.runsAcrossJobs;
+        this.deadLetters = p.deadLetters;
+        this.jobs = p.jobs;
+        this.store = p.store;
     }
 }
