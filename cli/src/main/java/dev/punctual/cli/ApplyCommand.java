@@ -24,9 +24,7 @@ import picocli.CommandLine.Option;
             "With --dry-run nothing changes: the API checks the file as it would and answers with the job as it"
                     + " would be, shown as a diff against the job as it is."
         })
-final class ApplyCommand implements Runnable {
-    private final Cli cli;
-
+final class ApplyCommand extends CliCommand {
     @Option(
             names = {"-f", "--file"},
             required = true,
@@ -41,7 +39,7 @@ final class ApplyCommand implements Runnable {
     boolean dryRun;
 
     ApplyCommand(Cli cli) {
-        this.cli = cli;
+        super(cli);
     }
 
     @Override

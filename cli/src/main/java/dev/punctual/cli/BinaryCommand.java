@@ -41,9 +41,7 @@ final class BinaryCommand {
                 "Idempotent by content: a binary of yours with these bytes and this name is reused as it is; with"
                         + " another name, the bytes are not uploaded again."
             })
-    static final class Push implements Runnable {
-        private final Cli cli;
-
+    static final class Push extends CliCommand {
         @Parameters(paramLabel = "FILE", description = "The executable to upload.")
         Path file;
 
@@ -57,7 +55,7 @@ final class BinaryCommand {
         Boolean progress;
 
         Push(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
@@ -134,14 +132,12 @@ final class BinaryCommand {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "Your binaries, newest first.")
-    static final class ListBinaries implements Runnable {
-        private final Cli cli;
-
+    static final class ListBinaries extends CliCommand {
         @Option(names = "--sha256", paramLabel = "HEX", description = "Only those of this content.")
         String sha256;
 
         ListBinaries(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
@@ -162,14 +158,12 @@ final class BinaryCommand {
     }
 
     @Command(name = "get", mixinStandardHelpOptions = true, description = "One binary, and whether it is uploaded.")
-    static final class Get implements Runnable {
-        private final Cli cli;
-
+    static final class Get extends CliCommand {
         @Parameters(paramLabel = "ID")
         String id;
 
         Get(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override

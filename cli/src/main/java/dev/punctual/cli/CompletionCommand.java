@@ -21,14 +21,12 @@ import picocli.CommandLine.Parameters;
             "Prints a bash completion script: commands, options, and your jobs' names where a JOB goes.",
             "Load it with: source <(bin/punctual completion)"
         })
-final class CompletionCommand implements Runnable {
-    private final Cli cli;
-
+final class CompletionCommand extends CliCommand {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     CompletionCommand(Cli cli) {
-        this.cli = cli;
+        super(cli);
     }
 
     /**
@@ -88,14 +86,12 @@ final class CompletionCommand implements Runnable {
 
     /** {@code punctual __jobs [PREFIX]}: your live jobs' names, one a line; what the completion asks. */
     @Command(name = "__jobs", hidden = true)
-    static final class JobNames implements Runnable {
-        private final Cli cli;
-
+    static final class JobNames extends CliCommand {
         @Parameters(arity = "0..1", paramLabel = "PREFIX")
         String prefix;
 
         JobNames(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override

@@ -2,7 +2,6 @@ package dev.punctual.cli;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Parameters;
 
 /** {@code punctual dlq list|retry}: runs that went DEAD, and their re-drive. */
 @Command(
@@ -12,14 +11,12 @@ import picocli.CommandLine.Parameters;
         subcommands = {DeadLettersCommand.ListDead.class, DeadLettersCommand.Retry.class})
 final class DeadLettersCommand {
     @Command(name = "list", mixinStandardHelpOptions = true, description = "Your DEAD runs, latest first.")
-    static final class ListDead implements Runnable {
-        private final Cli cli;
-
+    static final class ListDead extends CliCommand {
         @Mixin
         Watch watch;
 
         ListDead(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
@@ -46,24 +43,14 @@ final class DeadLettersCommand {
             name = "retry",
             mixinStandardHelpOptions = true,
             description = "Re-drives a DEAD run: queued again with the job's maxAttempts more attempts.")
-    static final class Retry implements Runnable {
-        private final Cli cli;
-
-        @Parameters(index = "0", paramLabel = "JOB")
-        String job;
-
-        @Parameters(index = "1", paramLabel = "RUN")
-        String run;
-
+    static final class Retry extends RunCommand.OnRun {
         Retry(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
         public void run() {
-            RunCommand.print(
-                    cli,
-                    cli.api().post(JobCommand.path(cli, job) + "/runs/" + ApiClient.segment(run) + "/retry", null));
+            RunCommand.print(cli, cli.api().post(path() + "/retry", null));
         }
     }
 }

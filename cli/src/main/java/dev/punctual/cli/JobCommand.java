@@ -30,9 +30,7 @@ final class JobCommand {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "Your jobs, oldest first.")
-    static final class ListJobs implements Runnable {
-        private final Cli cli;
-
+    static final class ListJobs extends CliCommand {
         @Option(names = "--state", split = ",", description = "ACTIVE, PAUSED, COMPLETED, DELETED (any of them).")
         List<String> states;
 
@@ -49,7 +47,7 @@ final class JobCommand {
         Watch watch;
 
         ListJobs(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
@@ -77,19 +75,14 @@ final class JobCommand {
     }
 
     @Command(name = "get", mixinStandardHelpOptions = true, description = "One job.")
-    static final class Get implements Runnable {
-        private final Cli cli;
-
-        @Parameters(paramLabel = "JOB")
-        String job;
-
+    static final class Get extends OnJob {
         Get(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
         public void run() {
-            Jobs.print(cli, cli.api().get(path(cli, job)));
+            Jobs.print(cli, cli.api().get(path()));
         }
     }
 
@@ -97,14 +90,9 @@ final class JobCommand {
             name = "delete",
             mixinStandardHelpOptions = true,
             description = "Deletes the job: no further run starts, including runs already queued.")
-    static final class Delete implements Runnable {
-        private final Cli cli;
-
-        @Parameters(paramLabel = "JOB")
-        String job;
-
+    static final class Delete extends OnJob {
         Delete(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
@@ -121,32 +109,22 @@ final class JobCommand {
             name = "pause",
             mixinStandardHelpOptions = true,
             description = "Pauses the job: its runs that have not started wait until it is resumed.")
-    static final class Pause implements Runnable {
-        private final Cli cli;
-
-        @Parameters(paramLabel = "JOB")
-        String job;
-
+    static final class Pause extends OnJob {
         @Option(names = "--note", description = "Why (shown on the job until it is resumed).")
         String note;
 
         Pause(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
         public void run() {
-            Jobs.print(cli, cli.api().post(path(cli, job) + "/pause", ApiClient.body("note", note)));
+            Jobs.print(cli, cli.api().post(path() + "/pause", ApiClient.body("note", note)));
         }
     }
 
     @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resumes a paused job.")
-    static final class Resume implements Runnable {
-        private final Cli cli;
-
-        @Parameters(paramLabel = "JOB")
-        String job;
-
+    static final class Resume extends OnJob {
         @Option(
                 names = "--catch-up",
                 paramLabel = "MODE",
@@ -155,12 +133,12 @@ final class JobCommand {
         String catchUp;
 
         Resume(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
         public void run() {
-            Jobs.print(cli, cli.api().post(path(cli, job) + "/resume", ApiClient.body("catchUp", catchUp)));
+            Jobs.print(cli, cli.api().post(path() + "/resume", ApiClient.body("catchUp", catchUp)));
         }
     }
 
@@ -168,12 +146,7 @@ final class JobCommand {
             name = "trigger",
             mixinStandardHelpOptions = true,
             description = "Runs the job once now, outside its schedule; prints the run.")
-    static final class Trigger implements Runnable {
-        private final Cli cli;
-
-        @Parameters(paramLabel = "JOB")
-        String job;
-
+    static final class Trigger extends OnJob {
         @Option(names = "--arg", paramLabel = "ARG", description = "The run's arguments instead of the job's.")
         List<String> args;
 
@@ -187,7 +160,7 @@ final class JobCommand {
         String priority;
 
         Trigger(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
@@ -195,9 +168,7 @@ final class JobCommand {
             RunCommand.print(
                     cli,
                     cli.api()
-                            .post(
-                                    path(cli, job) + "/trigger",
-                                    ApiClient.body("args", args, "env", env, "priority", priority)));
+                            .post(path() + "/trigger", ApiClient.body("args", args, "env", env, "priority", priority)));
         }
     }
 
@@ -205,12 +176,7 @@ final class JobCommand {
             name = "backfill",
             mixinStandardHelpOptions = true,
             description = "Runs each occurrence in [FROM, TO] that has no run yet (TO not in the future).")
-    static final class Backfill implements Runnable {
-        private final Cli cli;
-
-        @Parameters(paramLabel = "JOB")
-        String job;
-
+    static final class Backfill extends OnJob {
         @Option(names = "--from", required = true, paramLabel = "INSTANT")
         String from;
 
@@ -224,13 +190,13 @@ final class JobCommand {
         String priority;
 
         Backfill(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
         public void run() {
-            JsonNode b = cli.api()
-                    .post(path(cli, job) + "/backfill", ApiClient.body("from", from, "to", to, "priority", priority));
+            JsonNode b =
+                    cli.api().post(path() + "/backfill", ApiClient.body("from", from, "to", to, "priority", priority));
             cli.print(
                     b,
                     out -> Table.describe(out, b, "jobId", "from", "to", "occurrences", "alreadyExisting", "created"));
@@ -241,12 +207,7 @@ final class JobCommand {
             name = "next",
             mixinStandardHelpOptions = true,
             description = "The job's next fire times, daylight-saving edges marked.")
-    static final class Next implements Runnable {
-        private final Cli cli;
-
-        @Parameters(paramLabel = "JOB")
-        String job;
-
+    static final class Next extends OnJob {
         @Option(
                 names = {"-n", "--count"},
                 defaultValue = "10",
@@ -254,13 +215,28 @@ final class JobCommand {
         int count;
 
         Next(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
         public void run() {
             ScheduleCommand.print(
-                    cli, cli.api().get(ApiClient.query(path(cli, job) + "/next", ApiClient.params("count", count))));
+                    cli, cli.api().get(ApiClient.query(path() + "/next", ApiClient.params("count", count))));
+        }
+    }
+
+    /** A command on one job, JOB. */
+    abstract static class OnJob extends CliCommand {
+        @Parameters(paramLabel = "JOB")
+        String job;
+
+        OnJob(Cli cli) {
+            super(cli);
+        }
+
+        /** The job's path in the API. */
+        String path() {
+            return JobCommand.path(cli, job);
         }
     }
 

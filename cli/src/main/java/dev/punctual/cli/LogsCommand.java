@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code punctual logs JOB RUN [-f]}: a run's output, followed while it runs. */
 @Command(
@@ -14,19 +13,11 @@ import picocli.CommandLine.Parameters;
             "An attempt's stdout and stderr: the latest attempt's unless --attempt.",
             "With -f, waits for a run that has not started and follows a running one until its attempt ends."
         })
-final class LogsCommand implements Runnable {
+final class LogsCommand extends RunCommand.OnRun {
     /** The longest a read waits for new output (the API's limit). */
     static final int WAIT_SECONDS = 20;
 
     private static final Set<String> NOT_STARTED = Set.of("SCHEDULED", "QUEUED", "FAILED");
-
-    private final Cli cli;
-
-    @Parameters(index = "0", paramLabel = "JOB")
-    String job;
-
-    @Parameters(index = "1", paramLabel = "RUN")
-    String run;
 
     @Option(names = "--attempt", paramLabel = "N", description = "Attempt N's log (from 1).")
     Integer attempt;
@@ -37,12 +28,12 @@ final class LogsCommand implements Runnable {
     boolean follow;
 
     LogsCommand(Cli cli) {
-        this.cli = cli;
+        super(cli);
     }
 
     @Override
     public void run() {
-        String runPath = JobCommand.path(cli, job) + "/runs/" + ApiClient.segment(run);
+        String runPath = path();
         long offset = 0;
         while (true) {
             ApiClient.Answer a;

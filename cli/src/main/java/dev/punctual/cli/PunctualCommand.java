@@ -32,14 +32,12 @@ import picocli.CommandLine.ScopeType;
             CompletionCommand.class,
             CompletionCommand.JobNames.class
         })
-final class PunctualCommand implements Runnable {
-    private final Cli cli;
-
+final class PunctualCommand extends CliCommand {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     PunctualCommand(Cli cli) {
-        this.cli = cli;
+        super(cli);
     }
 
     @Option(names = "--api-url", scope = ScopeType.INHERIT, paramLabel = "URL", description = "The API's base URL.")

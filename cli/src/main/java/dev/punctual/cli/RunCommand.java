@@ -73,9 +73,7 @@ final class RunCommand {
             name = "list",
             mixinStandardHelpOptions = true,
             description = "Runs due by now, newest first: JOB's, or without JOB those of all your jobs.")
-    static final class ListRuns implements Runnable {
-        private final Cli cli;
-
+    static final class ListRuns extends CliCommand {
         @Parameters(paramLabel = "JOB", arity = "0..1", description = "A job's id or name; none: every job's runs.")
         String job;
 
@@ -98,7 +96,7 @@ final class RunCommand {
         Watch watch;
 
         ListRuns(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
@@ -144,22 +142,32 @@ final class RunCommand {
     }
 
     @Command(name = "get", mixinStandardHelpOptions = true, description = "One run.")
-    static final class Get implements Runnable {
-        private final Cli cli;
+    static final class Get extends OnRun {
+        Get(Cli cli) {
+            super(cli);
+        }
 
+        @Override
+        public void run() {
+            print(cli, cli.api().get(path()));
+        }
+    }
+
+    /** A command on one run: JOB (its job's id or name) and RUN. */
+    abstract static class OnRun extends CliCommand {
         @Parameters(index = "0", paramLabel = "JOB")
         String job;
 
         @Parameters(index = "1", paramLabel = "RUN")
         String run;
 
-        Get(Cli cli) {
-            this.cli = cli;
+        OnRun(Cli cli) {
+            super(cli);
         }
 
-        @Override
-        public void run() {
-            print(cli, cli.api().get(JobCommand.path(cli, job) + "/runs/" + ApiClient.segment(run)));
+        /** The run's path in the API. */
+        String path() {
+            return JobCommand.path(cli, job) + "/runs/" + ApiClient.segment(run);
         }
     }
 }

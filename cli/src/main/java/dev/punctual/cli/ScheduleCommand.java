@@ -28,9 +28,7 @@ final class ScheduleCommand {
             name = "preview",
             mixinStandardHelpOptions = true,
             description = "The next fire times of a schedule, daylight-saving edges marked.")
-    static final class Preview implements Runnable {
-        private final Cli cli;
-
+    static final class Preview extends CliCommand {
         @ArgGroup(multiplicity = "1")
         Kind kind;
 
@@ -61,7 +59,7 @@ final class ScheduleCommand {
         String from;
 
         Preview(Cli cli) {
-            this.cli = cli;
+            super(cli);
         }
 
         @Override
