@@ -26,28 +26,14 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The claim checks that the run is due, whatever the message says: an early or forged message does not start a
  * run due in an hour, and the run still starts at its due time.
  */
-class ClaimDueTest {
+class ClaimDueTest extends WorkerTest {
     private static final Duration LEASE = Duration.ofSeconds(60);
-
-    @TempDir
-    Path tmp;
-
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-
-    @AfterEach
-    void stopTimer() {
-        timer.shutdownNow();
-    }
 
     private static Transactions.Outcome claim(Punctual p, String jobId, String runId, String executor, Instant t) {
         return p.tx.write(List.of(

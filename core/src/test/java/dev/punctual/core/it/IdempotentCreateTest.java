@@ -4,7 +4,6 @@ import static dev.punctual.core.it.Fixture.OWNER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.punctual.core.Punctual;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
@@ -16,7 +15,6 @@ import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.RunListing;
 import dev.punctual.core.tenant.IdempotencyRepository;
-import dev.punctual.core.time.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,23 +25,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Creates under an Idempotency-Key, on the real tables: one job per key and body, whatever the retries. */
-class IdempotentCreateTest {
-    private SettableClock clock;
-    private Punctual p;
-    private String binaryId;
-
-    @BeforeEach
-    void setUp() {
-        Fixture.ClockedStack s = Fixture.clockedStack();
-        clock = s.clock();
-        p = s.p();
-        binaryId = s.binaryId();
-    }
-
+class IdempotentCreateTest extends ClockedStackTest {
     private JobRequest request(String name, Map<String, String> env) {
         return JobRequest.builder(name, binaryId, Fixture.interval(Duration.ofHours(1), clock.instant()))
                 .env(env)

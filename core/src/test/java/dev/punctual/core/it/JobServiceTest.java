@@ -4,7 +4,6 @@ import static dev.punctual.core.it.Fixture.OWNER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.punctual.core.Punctual;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.Rejection;
@@ -17,7 +16,6 @@ import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.Page;
 import dev.punctual.core.service.RunListing;
 import dev.punctual.core.service.RunView;
-import dev.punctual.core.time.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,23 +23,10 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** JobService on the real repositories: validation writes nothing; listings paginate and order as documented. */
-class JobServiceTest {
-    private SettableClock clock;
-    private Punctual p;
-    private String binaryId;
-
-    @BeforeEach
-    void setUp() {
-        Fixture.ClockedStack s = Fixture.clockedStack();
-        clock = s.clock();
-        p = s.p();
-        binaryId = s.binaryId();
-    }
-
+class JobServiceTest extends ClockedStackTest {
     private ScheduleSpec tomorrow() {
         return Fixture.once(clock.instant().plus(Duration.ofDays(1)));
     }

@@ -4,7 +4,6 @@ import static dev.punctual.core.it.Fixture.OWNER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.punctual.core.Punctual;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
@@ -12,28 +11,14 @@ import dev.punctual.core.service.JobListing;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.PauseRequest;
-import dev.punctual.core.time.SettableClock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Labels on jobs, the job list's filters, and the note a pause carries, on the real repositories. */
-class LabelsAndPauseNotesTest {
-    private SettableClock clock;
-    private Punctual p;
-    private String binaryId;
-
-    @BeforeEach
-    void setUp() {
-        Fixture.ClockedStack s = Fixture.clockedStack();
-        clock = s.clock();
-        p = s.p();
-        binaryId = s.binaryId();
-    }
-
+class LabelsAndPauseNotesTest extends ClockedStackTest {
     private JobView create(String name, Map<String, String> labels) {
         JobView job = p.jobService.create(OWNER, request(name, labels));
         clock.advance(Duration.ofSeconds(1));

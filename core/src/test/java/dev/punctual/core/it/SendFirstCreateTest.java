@@ -19,7 +19,6 @@ import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.testing.TestStack;
 import dev.punctual.core.time.SettableClock;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,11 +26,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
@@ -44,17 +39,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * A job whose first run is due a few seconds ahead: its message goes out before the writes that create the run
  * QUEUED and then the job; a message whose run is not there (yet) is looked at again, then dropped.
  */
-class SendFirstCreateTest {
-    @TempDir
-    Path tmp;
-
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-
-    @AfterEach
-    void stopTimer() {
-        timer.shutdownNow();
-    }
-
+class SendFirstCreateTest extends WorkerTest {
     @Test
     void aOneShotDueSoonIsCreatedQueuedWithoutATransactionAndItsJobCompleted() {
         Metering.enable();

@@ -16,7 +16,6 @@ import dev.punctual.core.run.RunState;
 import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.testing.TestStack;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,16 +24,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -50,17 +45,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * (or, when the executor gets to the instant late, the job is read again and the run withdrawn): no run starts after
  * the pause has answered. Each change is made exactly where it matters, from the executor's own DynamoDB client.
  */
-class StartFenceTest {
-    @TempDir
-    Path tmp;
-
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-
-    @AfterEach
-    void stopTimer() {
-        timer.shutdownNow();
-    }
-
+class StartFenceTest extends WorkerTest {
     /** An executor's side of {@code p} whose client runs {@code change} once, right after the first request {@code when} takes. */
     private static Punctual executorChangingTheJobAfter(
             Punctual p, Settings s, Predicate<SdkRequest> when, Runnable change, List<Instant> strongReads) {
