@@ -53,7 +53,7 @@ final class LeaseKeeper {
 
     /**
      * How long after a binary is let start its launch is written, if it is still running (see {@link
-     * #launchThenBeat}). Longer than most short runs take, so that they make one write; far shorter than a lease.
+     * #launch}). Longer than most short runs take, so that they make one write; far shorter than a lease.
      */
     static final Duration LAUNCH_DELAY = Duration.ofSeconds(1);
 
@@ -75,27 +75,10 @@ final class LeaseKeeper {
     private static final ExecutorService LAUNCHES = Executors.newVirtualThreadPerTaskExecutor();
 
     /**
-     * Starts {@link #launchThenBeat} on a thread of its own; {@code startTaken} is taken by whichever of the launch
-     * and the outcome writes the start first. Cancelling the future interrupts the launch's wait.
-     */
-    Future<?> launch(
-            Delivery message,
-            Run run,
-            ProcessRunner.Handle handle,
-            Instant startedAt,
-            AtomicBoolean startTaken,
-            AtomicReference<Instant> held,
-            StartTiming timing,
-            AtomicReference<ScheduledFuture<?>> beat,
-            Consumer<Instant> renewed) {
-        return LAUNCHES.submit(
-                () -> launchThenBeat(message, run, handle, startedAt, startTaken, held, timing, beat, renewed));
-    }
-
-    /**
      * Writes the launch of a binary just let start, then starts its heartbeat; on a thread of its own, so that the
      * run's own thread awaits the binary meanwhile (a binary that exits during a store outage has its exit read at
-     * once, as before the launch moved after the start).
+     * once, as before the launch moved after the start). {@code startTaken} is taken by whichever of the launch and
+     * the outcome writes the start first. Cancelling the future interrupts the launch's wait.
      *
      * <p>The launch is written once the binary is on its way, not before: nothing stands between the instant and the
      * start. It renews the lease, conditionally on our attempt, and marks the attempt launched. An executor that dies
@@ -109,7 +92,7 @@ final class LeaseKeeper {
      * attempt that looks unlaunched is the delay and the write. A store error is tried again while the lease lasts;
      * the heartbeat starts only once the launch is written, so the two renewals never race.
      */
-    private void launchThenBeat(
+    Future<?> launch(
             Delivery message,
             Run run,
             ProcessRunner.Handle handle,
@@ -119,39 +102,45 @@ final class LeaseKeeper {
             StartTiming timing,
             AtomicReference<ScheduledFuture<?>> beat,
             Consumer<Instant> renewed) {
-        try {
-            Thread.sleep(launchDelay(held.get()).toMillis());
-            if (!startTaken.compareAndSet(false, true)) {
-                // The binary has ended: its outcome records the start.
-                return;
+        return LAUNCHES.submit(() -> {
+            try {
+                Thread.sleep(launchDelay(held.get()).toMillis());
+                if (!startTaken.compareAndSet(false, true)) {
+                    // The binary has ended: its outcome records the start.
+                    return;
+                }
+                Instant[] renewedAt = new Instant[1];
+                boolean ours = WhileHeld.call(
+                        clock,
+                        held,
+                        "writing the launch of " + run.jobId() + "/" + run.runId(),
+                        Integer.MAX_VALUE,
+                        () -> {
+                            renewedAt[0] = clock.instant();
+                            return runs.apply(Change.of(Transition.LAUNCH, run, startedAt)
+                                            .withLease(executorId, renewedAt[0].plus(settings.lease())))
+                                    .won();
+                        });
+                if (!ours) {
+                    // Another executor holds the attempt (only after a freeze of about a lease): ours stops now.
+                    handle.kill(RunWorker.FENCED);
+                    return;
+                }
+                held.set(renewedAt[0].plus(settings.lease()));
+                renewed.accept(held.get());
+                timing.mark("launch written").log(run.jobId() + "/" + run.runId() + " attempt " + run.attempt());
+                beat.set(startHeartbeat(message, run, handle, held, renewed));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                // The lease ran out while the store was unreachable: the run may be another executor's, so a binary
+                // still running stops (as the heartbeat's self-fencing would). One that has exited is recorded if the
+                // outcome's write, fenced on our attempt, still can be.
+                if (handle.running()) {
+                    handle.kill(RunWorker.SELF_FENCED);
+                }
             }
-            Instant[] renewedAt = new Instant[1];
-            boolean ours = WhileHeld.call(
-                    clock, held, "writing the launch of " + run.jobId() + "/" + run.runId(), Integer.MAX_VALUE, () -> {
-                        renewedAt[0] = clock.instant();
-                        return runs.apply(Change.of(Transition.LAUNCH, run, startedAt)
-                                        .withLease(executorId, renewedAt[0].plus(settings.lease())))
-                                .won();
-                    });
-            if (!ours) {
-                // Another executor holds the attempt (only after a freeze of about a lease): ours stops now.
-                handle.kill(RunWorker.FENCED);
-                return;
-            }
-            held.set(renewedAt[0].plus(settings.lease()));
-            renewed.accept(held.get());
-            timing.mark("launch written").log(run.jobId() + "/" + run.runId() + " attempt " + run.attempt());
-            beat.set(startHeartbeat(message, run, handle, held, renewed));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            // The lease ran out while the store was unreachable: the run may be another executor's, so a binary
-            // still running stops (as the heartbeat's self-fencing would). One that has exited is recorded if the
-            // outcome's write, fenced on our attempt, still can be.
-            if (handle.running()) {
-                handle.kill(RunWorker.SELF_FENCED);
-            }
-        }
+        });
     }
 
     /**

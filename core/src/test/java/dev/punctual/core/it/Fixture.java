@@ -440,14 +440,19 @@ final class Fixture {
 
     /** A job, due now, whose binary appends "ran <attempt>" to the witness file. */
     static JobView attemptWitnessJob(Punctual p, String name, Path witness, int maxAttempts) {
+        return witnessJob(p, name, "echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\"", witness, 60, maxAttempts);
+    }
+
+    /** A job, due now and with no arguments, whose binary is {@code body}, given the witness file. */
+    static JobView witnessJob(Punctual p, String name, String body, Path witness, int timeoutSeconds, int maxAttempts) {
         return createJob(
                 p,
                 name,
-                "echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\"",
+                body,
                 ScheduleSpec.now(),
                 j -> j.args(List.of())
                         .env(witnessEnv(witness))
-                        .timeoutSeconds(60)
+                        .timeoutSeconds(timeoutSeconds)
                         .maxAttempts(maxAttempts));
     }
 

@@ -10,6 +10,7 @@ import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.service.JobRequest;
 import dev.punctual.core.service.JobView;
 import dev.punctual.core.service.RunView;
 import dev.punctual.core.testing.TestStack;
@@ -21,6 +22,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,13 +65,7 @@ class OverlapAndMaxAgeTest {
     private List<RunView> twoRunsAtOnce(String overlap, Path witness) {
         Punctual p = Fixture.realTimeStack();
         executors.start(p, "ex-1", tmp.resolve("ex-1"));
-        Instant later = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
-        JobView job = Fixture.createJob(
-                p,
-                "overlap",
-                spanScript(3),
-                Fixture.once(later),
-                j -> j.env(Fixture.witnessEnv(witness)).overlap(overlap));
+        JobView job = spanJob(p, "overlap", 3, witness, j -> j.overlap(overlap));
         assertThat(job.overlap()).isEqualTo(overlap);
         RunView a = p.lifecycle.trigger(OWNER, job.id());
         RunView b = p.lifecycle.trigger(OWNER, job.id());
@@ -96,6 +92,21 @@ class OverlapAndMaxAgeTest {
                 + " echo \"end $SCHEDULER_RUN_ID $(date +%s%3N)\" >> \"$WITNESS\"";
     }
 
+    /**
+     * A job of {@link #spanScript} runs due in an hour, so that only its triggered runs run now, with the firing
+     * policy {@code policy} sets.
+     */
+    private static JobView spanJob(
+            Punctual p, String name, int seconds, Path witness, UnaryOperator<JobRequest.Builder> policy) {
+        Instant later = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
+        return Fixture.createJob(
+                p,
+                name,
+                spanScript(seconds),
+                Fixture.once(later),
+                j -> policy.apply(j.env(Fixture.witnessEnv(witness))));
+    }
+
     /** The most spans running at one instant. */
     private static int mostAtOnce(List<Span> spans) {
         int most = 0;
@@ -115,13 +126,7 @@ class OverlapAndMaxAgeTest {
         Punctual p = Fixture.realTimeStack();
         executors.start(p, "ex-1", tmp.resolve("ex-1"));
         executors.start(p, "ex-2", tmp.resolve("ex-2"));
-        Instant later = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
-        JobView job = Fixture.createJob(
-                p,
-                "limited",
-                spanScript(2),
-                Fixture.once(later),
-                j -> j.env(Fixture.witnessEnv(witness)).overlap("queue").maxConcurrency(2));
+        JobView job = spanJob(p, "limited", 2, witness, j -> j.overlap("queue").maxConcurrency(2));
         assertThat(job.maxConcurrency()).isEqualTo(2);
         List<RunView> triggered = new ArrayList<>();
         for (int i = 0; i < 5; i++) {

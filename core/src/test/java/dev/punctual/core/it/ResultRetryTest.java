@@ -9,12 +9,10 @@ import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.testing.TestStack;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -112,15 +110,8 @@ class ResultRetryTest {
         // One attempt only: before the fix, either failure spent it, and the run ended DEAD without ever running.
         // The binary runs for longer than the launch's delay, so that its start is written by the launch (a
         // shorter one has it written with its outcome).
-        var job = Fixture.createJob(
-                setup,
-                "pre-start-outage",
-                "sleep 3; echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\"",
-                ScheduleSpec.now(),
-                j -> j.args(List.of())
-                        .env(Fixture.witnessEnv(witness))
-                        .timeoutSeconds(60)
-                        .maxAttempts(1));
+        var job = Fixture.witnessJob(
+                setup, "pre-start-outage", "sleep 3; echo \"ran $SCHEDULER_ATTEMPT\" >> \"$WITNESS\"", witness, 60, 1);
 
         try (ExecutorPool pool = executorSide.startExecutor("through-outage", dir.resolve("exec"), 1)) {
             Run run = awaitEnd(setup, job.id());

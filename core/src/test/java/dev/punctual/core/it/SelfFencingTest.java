@@ -8,12 +8,10 @@ import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.testing.TestStack;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,15 +35,13 @@ class SelfFencingTest {
         Punctual executorSide = Fixture.executorSide(settings, failing, AwsClients.s3(TestStack.target()));
 
         Path witness = Fixture.witness(dir);
-        var job = Fixture.createJob(
+        var job = Fixture.witnessJob(
                 setup,
                 "fenced",
                 "echo \"start $$\" >> \"$WITNESS\"; sleep 60; echo end >> \"$WITNESS\"",
-                ScheduleSpec.now(),
-                j -> j.args(List.of())
-                        .env(Fixture.witnessEnv(witness))
-                        .timeoutSeconds(300)
-                        .maxAttempts(3));
+                witness,
+                300,
+                3);
 
         try (ExecutorPool pool = executorSide.startExecutor("cut-off", dir.resolve("exec"), 1)) {
             await().atMost(Duration.ofSeconds(20))

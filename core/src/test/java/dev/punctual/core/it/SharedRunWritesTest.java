@@ -55,6 +55,10 @@ class SharedRunWritesTest {
         return Change.of(Transition.CLAIM, job.id(), job.pendingRunId(), now).withLease(executor, now.plus(LEASE));
     }
 
+    private Change claimByEx1(Run r) {
+        return Change.of(Transition.CLAIM, r.jobId(), r.runId(), now).withLease("ex-1", now.plus(LEASE));
+    }
+
     private Run runOf(Job job) {
         return Fixture.run(p, job.id(), job.pendingRunId());
     }
@@ -97,7 +101,7 @@ class SharedRunWritesTest {
     @Test
     void anAttemptWrittenInBatchesIsTheSameAsOneWrittenOneByOne() {
         sameEitherWay(List.of(
-                r -> Change.of(Transition.CLAIM, r.jobId(), r.runId(), now).withLease("ex-1", now.plus(LEASE)),
+                this::claimByEx1,
                 r -> Change.of(Transition.LAUNCH, r, now).withLease("ex-1", now.plus(LEASE)),
                 r -> Change.of(Transition.HEARTBEAT, r, now.plusSeconds(20)).withLease("ex-1", now.plusSeconds(80)),
                 r -> Change.of(Transition.SUCCEED, r, now.plusSeconds(30))
@@ -109,7 +113,7 @@ class SharedRunWritesTest {
     @Test
     void anOutcomeThatRecordsItsStartAndAFailureWithRetriesAreTheSameToo() {
         sameEitherWay(List.of(
-                r -> Change.of(Transition.CLAIM, r.jobId(), r.runId(), now).withLease("ex-1", now.plus(LEASE)),
+                this::claimByEx1,
                 r -> Change.of(Transition.FAIL, r, now.plusSeconds(1))
                         .withExecutor("ex-1")
                         .withExitCode(3)
@@ -120,12 +124,12 @@ class SharedRunWritesTest {
     @Test
     void aReleaseAndAWithdrawalMoveTheirCountersAsOneByOne() {
         sameEitherWay(List.of(
-                r -> Change.of(Transition.CLAIM, r.jobId(), r.runId(), now).withLease("ex-1", now.plus(LEASE)),
+                this::claimByEx1,
                 r -> Change.of(Transition.RELEASE, r, now.plusSeconds(1))
                         .withExecutor("ex-1")
                         .withError("executor shutting down")));
         sameEitherWay(List.of(
-                r -> Change.of(Transition.CLAIM, r.jobId(), r.runId(), now).withLease("ex-1", now.plus(LEASE)),
+                this::claimByEx1,
                 r -> Change.of(Transition.WITHDRAW, r, now.plusSeconds(1))
                         .withExecutor("ex-1")
                         .withError("job deleted")));
