@@ -9,6 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.punctual.core.schedule.DstPolicy.Gap;
 import dev.punctual.core.schedule.DstPolicy.Overlap;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -40,6 +44,13 @@ class CronDstPolicyTest {
                 Arguments.of("Europe/London", LocalTime.of(1, 30), LocalTime.of(1, 30)),
                 Arguments.of("Australia/Lord_Howe", LocalTime.of(2, 15), LocalTime.of(1, 45)));
     }
+
+    /** A test run once for each of {@link #zones()}, given the zone (as a ZoneId) and its two local times. */
+    @Target(ElementType.METHOD)
+    @Retention(RetentionPolicy.RUNTIME)
+    @ParameterizedTest
+    @MethodSource("dev.punctual.core.schedule.CronDstPolicyTest#zones")
+    @interface InEachZone {}
 
     private static String daily(LocalTime t) {
         return t.getMinute() + " " + t.getHour() + " * * *";
@@ -73,11 +84,9 @@ class CronDstPolicyTest {
                 .toList();
     }
 
-    @ParameterizedTest
-    @MethodSource("zones")
-    void gapShiftRunsAtTheFirstInstantAfterTheGap(String zoneId, LocalTime inGap, LocalTime inOverlap) {
-        ZoneId zone = ZoneId.of(zoneId);
-        CronSchedule s = cron(daily(inGap), zoneId, policy(Gap.SHIFT, Overlap.ONCE));
+    @InEachZone
+    void gapShiftRunsAtTheFirstInstantAfterTheGap(ZoneId zone, LocalTime inGap, LocalTime inOverlap) {
+        CronSchedule s = cron(daily(inGap), zone.getId(), policy(Gap.SHIFT, Overlap.ONCE));
         for (ZoneOffsetTransition t : gaps(zone)) {
             LocalDate day = t.getDateTimeBefore().toLocalDate();
             assertThat(zone.getRules().getValidOffsets(day.atTime(inGap)))
@@ -85,7 +94,7 @@ class CronDstPolicyTest {
                     .isEmpty();
             List<Occurrence> occ = around(s, t);
             assertThat(onDate(occ, zone, day))
-                    .as("%s %s", zoneId, t)
+                    .as("%s %s", zone, t)
                     .singleElement()
                     .satisfies(o -> {
                         assertThat(o.at()).isEqualTo(t.getInstant());
@@ -106,15 +115,13 @@ class CronDstPolicyTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("zones")
-    void gapSkipHasNoRunThatDay(String zoneId, LocalTime inGap, LocalTime inOverlap) {
-        ZoneId zone = ZoneId.of(zoneId);
-        CronSchedule s = cron(daily(inGap), zoneId, policy(Gap.SKIP, Overlap.ONCE));
+    @InEachZone
+    void gapSkipHasNoRunThatDay(ZoneId zone, LocalTime inGap, LocalTime inOverlap) {
+        CronSchedule s = cron(daily(inGap), zone.getId(), policy(Gap.SKIP, Overlap.ONCE));
         for (ZoneOffsetTransition t : gaps(zone)) {
             LocalDate day = t.getDateTimeBefore().toLocalDate();
             List<Occurrence> occ = around(s, t);
-            assertThat(onDate(occ, zone, day)).as("%s %s", zoneId, t).isEmpty();
+            assertThat(onDate(occ, zone, day)).as("%s %s", zone, t).isEmpty();
             assertThat(onDate(occ, zone, day.minusDays(1))).hasSize(1);
             assertThat(onDate(occ, zone, day.plusDays(1))).hasSize(1);
             // From just before the gap, the next occurrence is the next day's.
@@ -126,11 +133,9 @@ class CronDstPolicyTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("zones")
-    void overlapOnceRunsAtTheFirstInstantOnly(String zoneId, LocalTime inGap, LocalTime inOverlap) {
-        ZoneId zone = ZoneId.of(zoneId);
-        CronSchedule s = cron(daily(inOverlap), zoneId, policy(Gap.SHIFT, Overlap.ONCE));
+    @InEachZone
+    void overlapOnceRunsAtTheFirstInstantOnly(ZoneId zone, LocalTime inGap, LocalTime inOverlap) {
+        CronSchedule s = cron(daily(inOverlap), zone.getId(), policy(Gap.SHIFT, Overlap.ONCE));
         for (ZoneOffsetTransition t : overlaps(zone)) {
             LocalDateTime local = t.getDateTimeAfter().toLocalDate().atTime(inOverlap);
             assertThat(zone.getRules().getValidOffsets(local))
@@ -138,7 +143,7 @@ class CronDstPolicyTest {
                     .hasSize(2);
             List<Occurrence> occ = around(s, t);
             assertThat(onDate(occ, zone, local.toLocalDate()))
-                    .as("%s %s", zoneId, t)
+                    .as("%s %s", zone, t)
                     .singleElement()
                     .satisfies(o -> {
                         assertThat(o.at()).isEqualTo(local.toInstant(t.getOffsetBefore()));
@@ -157,16 +162,14 @@ class CronDstPolicyTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("zones")
-    void overlapTwiceRunsAtBothInstantsOneShiftApart(String zoneId, LocalTime inGap, LocalTime inOverlap) {
-        ZoneId zone = ZoneId.of(zoneId);
-        CronSchedule s = cron(daily(inOverlap), zoneId, policy(Gap.SHIFT, Overlap.TWICE));
+    @InEachZone
+    void overlapTwiceRunsAtBothInstantsOneShiftApart(ZoneId zone, LocalTime inGap, LocalTime inOverlap) {
+        CronSchedule s = cron(daily(inOverlap), zone.getId(), policy(Gap.SHIFT, Overlap.TWICE));
         for (ZoneOffsetTransition t : overlaps(zone)) {
             LocalDateTime local = t.getDateTimeAfter().toLocalDate().atTime(inOverlap);
             List<Occurrence> day = onDate(around(s, t), zone, local.toLocalDate());
             assertThat(day)
-                    .as("%s %s", zoneId, t)
+                    .as("%s %s", zone, t)
                     .extracting(Occurrence::at)
                     .containsExactly(local.toInstant(t.getOffsetBefore()), local.toInstant(t.getOffsetAfter()));
             assertThat(day).extracting(Occurrence::dst).containsExactly(DstEdge.OVERLAP_FIRST, DstEdge.OVERLAP_SECOND);
@@ -176,22 +179,20 @@ class CronDstPolicyTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("zones")
-    void everyMinuteCoversEachRealMinuteOnceAcrossEveryTransition(String zoneId, LocalTime inGap, LocalTime inOverlap) {
-        ZoneId zone = ZoneId.of(zoneId);
+    @InEachZone
+    void everyMinuteCoversEachRealMinuteOnceAcrossEveryTransition(ZoneId zone, LocalTime inGap, LocalTime inOverlap) {
         for (ZoneOffsetTransition t : transitions(zone, FROM, TO)) {
             Instant a = t.getInstant().minus(Duration.ofMinutes(90));
             Instant b = t.getInstant().plus(Duration.ofMinutes(90));
             for (Gap gap : Gap.values()) {
                 // Once: the wall clock's repeated minutes are not run again, so an overlap leaves a hole as long
                 // as the shift; twice: every real minute runs. A gap never leaves a hole in real time.
-                List<Occurrence> once = walk(cron("* * * * *", zoneId, policy(gap, Overlap.ONCE)), a, b, 1000);
-                List<Occurrence> twice = walk(cron("* * * * *", zoneId, policy(gap, Overlap.TWICE)), a, b, 1000);
+                List<Occurrence> once = walk(cron("* * * * *", zone.getId(), policy(gap, Overlap.ONCE)), a, b, 1000);
+                List<Occurrence> twice = walk(cron("* * * * *", zone.getId(), policy(gap, Overlap.TWICE)), a, b, 1000);
                 List<Instant> everyMinute = Stream.iterate(a, x -> !x.isAfter(b), x -> x.plusSeconds(60))
                         .toList();
                 assertThat(twice)
-                        .as("%s %s %s", zoneId, t, gap)
+                        .as("%s %s %s", zone, t, gap)
                         .extracting(Occurrence::at)
                         .containsExactlyElementsOf(everyMinute);
                 if (t.isGap()) {
@@ -214,15 +215,14 @@ class CronDstPolicyTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("zones")
+    @InEachZone
     void everyTenSecondsWithTwiceRunsBothPassesOfTheRepeatedHourInOrder(
-            String zoneId, LocalTime inGap, LocalTime inOverlap) {
-        ZoneId zone = ZoneId.of(zoneId);
+            ZoneId zone, LocalTime inGap, LocalTime inOverlap) {
         for (ZoneOffsetTransition t : overlaps(zone)) {
             Instant a = t.getInstant().minus(Duration.ofMinutes(70));
             Instant b = t.getInstant().plus(Duration.ofMinutes(70));
-            List<Occurrence> occ = walk(cron("*/10 * * * * *", zoneId, policy(Gap.SHIFT, Overlap.TWICE)), a, b, 2000);
+            List<Occurrence> occ =
+                    walk(cron("*/10 * * * * *", zone.getId(), policy(Gap.SHIFT, Overlap.TWICE)), a, b, 2000);
             assertThat(occ)
                     .extracting(Occurrence::at)
                     .containsExactlyElementsOf(Stream.iterate(a, x -> !x.isAfter(b), x -> x.plusSeconds(10))
@@ -232,13 +232,11 @@ class CronDstPolicyTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("zones")
+    @InEachZone
     void shiftedGapTimesCollapseIntoOneRunWithAGenuineMatchAtTheSameInstant(
-            String zoneId, LocalTime inGap, LocalTime inOverlap) {
-        ZoneId zone = ZoneId.of(zoneId);
+            ZoneId zone, LocalTime inGap, LocalTime inOverlap) {
         // Every 15 minutes: several local times fall in the gap, and the first valid local time matches too.
-        CronSchedule s = cron("*/15 * * * *", zoneId, policy(Gap.SHIFT, Overlap.ONCE));
+        CronSchedule s = cron("*/15 * * * *", zone.getId(), policy(Gap.SHIFT, Overlap.ONCE));
         for (ZoneOffsetTransition t : gaps(zone)) {
             List<Occurrence> occ = walk(
                     s,
