@@ -57,18 +57,11 @@ public class HttpEdge {
                 && declaredLength(length) > maxBody.get().asLongValue()) {
             // The body is not read: close the connection rather than leave its bytes to be parsed as a request.
             ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
-            String message = "must be at most " + maxBody.get().asLongValue() + " bytes";
-            send(ctx, 413, ProblemType.TOO_LARGE, "Content too large", "body", message);
+            tooLarge(ctx);
             return;
         }
         if (ctx.request().uri().length() > MAX_URI_LENGTH) {
-            send(
-                    ctx,
-                    414,
-                    ProblemType.URI_TOO_LONG,
-                    "URI too long",
-                    null,
-                    "the request's URI is longer than " + MAX_URI_LENGTH + " characters");
+            uriTooLong(ctx);
             return;
         }
         if (!validUri(ctx.request().uri())) {
@@ -93,23 +86,8 @@ public class HttpEdge {
         }
         int status = ctx.statusCode();
         switch (status) {
-            case 413 ->
-                send(
-                        ctx,
-                        413,
-                        ProblemType.TOO_LARGE,
-                        "Content too large",
-                        "body",
-                        "must be at most "
-                                + maxBody.map(MemorySize::asLongValue).orElse(-1L) + " bytes");
-            case 414 ->
-                send(
-                        ctx,
-                        414,
-                        ProblemType.URI_TOO_LONG,
-                        "URI too long",
-                        null,
-                        "the request's URI is longer than " + MAX_URI_LENGTH + " characters");
+            case 413 -> tooLarge(ctx);
+            case 414 -> uriTooLong(ctx);
             case 431 ->
                 send(
                         ctx,
@@ -171,6 +149,26 @@ public class HttpEdge {
             }
         }
         return true;
+    }
+
+    private void tooLarge(RoutingContext ctx) {
+        send(
+                ctx,
+                413,
+                ProblemType.TOO_LARGE,
+                "Content too large",
+                "body",
+                "must be at most " + maxBody.map(MemorySize::asLongValue).orElse(-1L) + " bytes");
+    }
+
+    private void uriTooLong(RoutingContext ctx) {
+        send(
+                ctx,
+                414,
+                ProblemType.URI_TOO_LONG,
+                "URI too long",
+                null,
+                "the request's URI is longer than " + MAX_URI_LENGTH + " characters");
     }
 
     private void send(RoutingContext ctx, int status, ProblemType type, String title, String field, String message) {
