@@ -10,7 +10,7 @@ import java.util.Optional;
  * transitions, from {@code start} (inclusive, null: unbounded) up to and including {@code end} (null: none).
  */
 public record CronSchedule(CronExpression cron, ZoneId zone, DstPolicy policy, Instant start, Instant end)
-        implements Schedule {
+        implements Schedule.Local {
 
     private CronTimeline timeline() {
         return new CronTimeline(cron, zone, policy);
@@ -27,16 +27,6 @@ public record CronSchedule(CronExpression cron, ZoneId zone, DstPolicy policy, I
         return timeline()
                 .after(after)
                 .filter(o -> (end == null || !o.at().isAfter(end)) && !o.at().isAfter(Instants.MAX_SUPPORTED));
-    }
-
-    @Override
-    public Optional<Instant> first(Instant now) {
-        return firstOccurrence(now).map(Occurrence::at);
-    }
-
-    @Override
-    public Optional<Instant> next(Instant previous) {
-        return nextOccurrence(previous).map(Occurrence::at);
     }
 
     @Override

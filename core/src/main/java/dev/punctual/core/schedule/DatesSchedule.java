@@ -9,7 +9,7 @@ import java.util.Optional;
  * (normalized as given) under {@code policy} (null when no entry is a local time, so no policy applies).
  */
 public record DatesSchedule(List<Occurrence> occurrences, List<DateSpec> entries, DstPolicy policy)
-        implements Schedule {
+        implements Schedule.Local {
 
     public DatesSchedule {
         occurrences = List.copyOf(occurrences);
@@ -24,16 +24,6 @@ public record DatesSchedule(List<Occurrence> occurrences, List<DateSpec> entries
     @Override
     public Optional<Occurrence> nextOccurrence(Instant previous) {
         return from(previous, false);
-    }
-
-    @Override
-    public Optional<Instant> first(Instant now) {
-        return firstOccurrence(now).map(Occurrence::at);
-    }
-
-    @Override
-    public Optional<Instant> next(Instant previous) {
-        return nextOccurrence(previous).map(Occurrence::at);
     }
 
     /** The earliest occurrence at (if {@code inclusive}) or after {@code t}: a binary search, entries can be 1000. */

@@ -13,7 +13,7 @@ import java.util.Optional;
  * an occurrence: it must not feed back into {@link #next}, which has to be given the nominal instant (so a run's
  * jittered due time must be stored beside, not instead of, the occurrence it stands for).
  */
-public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.Interval, CronSchedule, DatesSchedule {
+public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.Interval, Schedule.Local {
 
     /** The first occurrence at or after {@code now}, if any. */
     Optional<Instant> first(Instant now);
@@ -31,6 +31,28 @@ public sealed interface Schedule permits Schedule.Now, Schedule.Once, Schedule.I
     /** {@link #next} with the occurrence's zone and DST provenance, for previews. */
     default Optional<Occurrence> nextOccurrence(Instant previous) {
         return next(previous).map(Occurrence::utc);
+    }
+
+    /**
+     * A schedule of wall-clock times in zones, whose occurrences are worked out with their zone and DST provenance:
+     * its instants are theirs.
+     */
+    sealed interface Local extends Schedule permits CronSchedule, DatesSchedule {
+        @Override
+        Optional<Occurrence> firstOccurrence(Instant now);
+
+        @Override
+        Optional<Occurrence> nextOccurrence(Instant previous);
+
+        @Override
+        default Optional<Instant> first(Instant now) {
+            return firstOccurrence(now).map(Occurrence::at);
+        }
+
+        @Override
+        default Optional<Instant> next(Instant previous) {
+            return nextOccurrence(previous).map(Occurrence::at);
+        }
     }
 
     record Now() implements Schedule {

@@ -7,9 +7,8 @@ import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
-import dev.punctual.core.notify.Notice;
+import dev.punctual.core.notify.CapturedNotices;
 import dev.punctual.core.notify.RunNotice;
-import dev.punctual.core.notify.RunNotices;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunSender;
@@ -46,24 +45,14 @@ class DispatcherDecisionsTest {
 
     private final InMemoryDispatchStore store = new InMemoryDispatchStore();
     private final Sent sent = new Sent();
-    private final List<Notice> notices = new CopyOnWriteArrayList<>();
+    private final CapturedNotices notices = new CapturedNotices();
     private final Dispatcher dispatcher = new Dispatcher(
             store,
             sent,
             new Schedules(Duration.ofSeconds(1)),
             Clock.fixed(now, ZoneOffset.UTC),
             new RunPlanner(new SplittableRandom(7)),
-            new RunNotices() {
-                @Override
-                public void publish(Notice notice) {
-                    notices.add(notice);
-                }
-
-                @Override
-                public boolean flush(Duration within) {
-                    return true;
-                }
-            },
+            notices,
             8,
             Duration.ZERO);
 
@@ -278,7 +267,7 @@ class DispatcherDecisionsTest {
         assertThat(stateOf(job, kept)).isEqualTo(RunState.QUEUED);
         assertThat(store.jobNow(job.id()).nextRunAt()).isEqualTo(kept.plus(Duration.ofMinutes(1)));
         assertThat(r.skipped).isEqualTo(1);
-        assertThat(notices)
+        assertThat(notices.published)
                 .singleElement()
                 .isInstanceOfSatisfying(
                         RunNotice.class, n -> assertThat(n.state()).isEqualTo(RunState.SKIPPED));

@@ -3,9 +3,8 @@ package dev.punctual.core.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.punctual.core.Punctual;
+import dev.punctual.core.notify.CapturedNotices;
 import dev.punctual.core.notify.JobOverdue;
-import dev.punctual.core.notify.Notice;
-import dev.punctual.core.notify.RunNotices;
 import dev.punctual.core.run.WatchRepository;
 import dev.punctual.core.schedule.ScheduleSpec;
 import dev.punctual.core.service.ExpectSpec;
@@ -19,7 +18,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -52,18 +50,7 @@ class WatchChecksTest {
                                     .build())
                     .id());
         }
-        List<Notice> published = new CopyOnWriteArrayList<>();
-        RunNotices capture = new RunNotices() {
-            @Override
-            public void publish(Notice notice) {
-                published.add(notice);
-            }
-
-            @Override
-            public boolean flush(Duration within) {
-                return true;
-            }
-        };
+        CapturedNotices capture = new CapturedNotices();
         WatchChecks checks = new WatchChecks(p.jobs, p.runs, p.watches, p.schedules, capture, 3);
         List<WatchRepository.Watch> due = new ArrayList<>(
                 ids.stream().map(id -> p.watches.get(id).orElseThrow()).toList());
@@ -73,7 +60,7 @@ class WatchChecksTest {
 
         assertThat(checks.check(due, now, left::add)).isEqualTo(3);
 
-        assertThat(published)
+        assertThat(capture.published)
                 .extracting(n -> ((JobOverdue) n).jobId())
                 .containsExactlyInAnyOrderElementsOf(ids.subList(0, 3));
         assertThat(left)
