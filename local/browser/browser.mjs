@@ -1,5 +1,6 @@
 // Debian's Chromium, headless, driven by Playwright's library (its own browser download cannot run here).
 // The flags keep Chromium from reaching out to Google's services, which this machine's network refuses.
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +33,22 @@ export async function open({ timezoneId = BROWSER_ZONE } = {}) {
     if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`console: ${m.text()}`);
   });
   return { browser, page, errors };
+}
+
+/**
+ * A browser of {@link open}'s for the tests of the file that calls this: opened before them, then handed to `ready`
+ * ({ browser, page, errors }) with the file's own set-up; closed after them.
+ */
+export function usingBrowser(ready) {
+  let browser;
+  before(async () => {
+    const opened = await open();
+    browser = opened.browser;
+    await ready(opened);
+  });
+  after(async () => {
+    await browser?.close();
+  });
 }
 
 export async function shot(page, name) {

@@ -1,24 +1,19 @@
 // Bulk actions and the whole job form (issue 37), imported by dashboard.test.mjs: dead letters retried as a
 // selection, jobs paused and resumed as one, each row saying how its own went; every job field in the form, a job
 // saved unchanged kept at its version, and errors the API names landing on their fields.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { API, open, shot } from './browser.mjs';
+import { API, shot, usingBrowser } from './browser.mjs';
 import { call, binary, until, runs } from './api.mjs';
 
 const TAG = Date.now().toString(36);
-let browser;
 let page;
 let errors;
 let bin;
 
-before(async () => {
-  ({ browser, page, errors } = await open());
+usingBrowser(async (opened) => {
+  ({ page, errors } = opened);
   bin = await binary(process.env.PUNCTUAL_BINARY);
-});
-
-after(async () => {
-  await browser?.close();
 });
 
 const job = (name, more) => call('POST', '/v1/jobs', { name, binaryId: bin, ...more });

@@ -1,11 +1,11 @@
 // The dashboard as a user works it, against a local runner (no auth): a job created through the form, its run
 // watched to success and its log read, the list, pause and resume, a dead letter retried. Screenshots as it goes.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API, open, shot, lowContrast, BROWSER_ZONE } from './browser.mjs';
+import { API, shot, lowContrast, BROWSER_ZONE, usingBrowser } from './browser.mjs';
 import { wall } from './api.mjs';
 // The tests of issue 37's dashboard, each with its own browser and jobs: they run before the ones below.
 import './zones.mjs';
@@ -19,16 +19,11 @@ const BINARY = process.env.PUNCTUAL_BINARY;
 const HELLO = `ui-hello-${Date.now().toString(36)}`;
 const DIES = `ui-dies-${Date.now().toString(36)}`;
 const FOLLOW = `ui-follow-${Date.now().toString(36)}`;
-let browser;
 let page;
 let errors;
 
-before(async () => {
-  ({ browser, page, errors } = await open());
-});
-
-after(async () => {
-  await browser?.close();
+usingBrowser((opened) => {
+  ({ page, errors } = opened);
 });
 
 test('the page loads its own assets only, with a content security policy', async () => {

@@ -1,22 +1,21 @@
 // Run history (issue 37), imported by dashboard.test.mjs: lateness only where it means something (a backfilled,
 // triggered or retried run says what it is); a job's run history drawn; a run's attempts on a timeline. The jobs
 // are made through the API, with names of this run's own.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { API, open, shot } from './browser.mjs';
+import { API, shot, usingBrowser } from './browser.mjs';
 import { call, binary, until, runs, ended, farHour, pastRange } from './api.mjs';
 
 const hour = farHour();
 
 const TAG = Date.now().toString(36);
-let browser;
 let page;
 let errors;
 let bin;
 const jobs = {};
 
-before(async () => {
-  ({ browser, page, errors } = await open());
+usingBrowser(async (opened) => {
+  ({ page, errors } = opened);
   bin = await binary(process.env.PUNCTUAL_BINARY);
   const job = (name, more) => call('POST', '/v1/jobs', { name: `${name}-${TAG}`, binaryId: bin, ...more });
   // Made first, so that their runs go on while the tests before them look at other things.
@@ -29,10 +28,6 @@ before(async () => {
   assert.equal(filled.created.length, 3);
   await call('POST', `/v1/jobs/${jobs.daily.id}/trigger`, {});
   await call('POST', `/v1/jobs/${jobs.daily.id}/trigger`, { args: ['4'] });
-});
-
-after(async () => {
-  await browser?.close();
 });
 
 test('lateness only where it means something: backfilled, triggered and retried runs say what they are', async () => {

@@ -1,14 +1,13 @@
 // The layout (issue 37), imported by dashboard.test.mjs: every page from 360 to 1600 px wide without sideways
 // scrolling of the page itself (a wide table scrolls in its own box), dates on one line.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { API, open, shot } from './browser.mjs';
+import { API, shot, usingBrowser } from './browser.mjs';
 import { binary, dailyAndDead, farHour } from './api.mjs';
 
 const hour = farHour();
 
 const TAG = Date.now().toString(36);
-let browser;
 let page;
 let errors;
 let daily;
@@ -16,18 +15,14 @@ let dead;
 let backfilled;
 let deadRun;
 
-before(async () => {
-  ({ browser, page, errors } = await open());
+usingBrowser(async (opened) => {
+  ({ page, errors } = opened);
   const bin = await binary(process.env.PUNCTUAL_BINARY);
   // A long name and long labels: what a narrow page has to fit.
   ({ daily, dead, backfilled, deadRun } = await dailyAndDead(`ui-layout-${TAG}`, bin, hour, {
     name: `ui-layout-${TAG}-a-rather-long-job-name-that-has-to-fit-somewhere`,
     labels: { team: 'dashboard-and-command-line', service: 'nightly-reconciliation-of-everything' },
   }));
-});
-
-after(async () => {
-  await browser?.close();
 });
 
 test('no page scrolls sideways from 360 to 1600 px wide; tables scroll in their own box; dates stay on one line', async () => {

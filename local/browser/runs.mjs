@@ -1,14 +1,13 @@
 // Runs across jobs (issue 37), imported by dashboard.test.mjs: the Runs page's search (states, a due-time range
 // typed in the shown zone and sent as UTC instants, runs not yet due).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { API, open, shot, BROWSER_ZONE } from './browser.mjs';
+import { API, shot, BROWSER_ZONE, usingBrowser } from './browser.mjs';
 import { binary, until, wall, farHour, dailyAndDead } from './api.mjs';
 
 const hour = farHour();
 
 const TAG = Date.now().toString(36);
-let browser;
 let page;
 let errors;
 let daily;
@@ -16,14 +15,10 @@ let dead;
 let backfilled;
 let deadRun;
 
-before(async () => {
-  ({ browser, page, errors } = await open());
+usingBrowser(async (opened) => {
+  ({ page, errors } = opened);
   const bin = await binary(process.env.PUNCTUAL_BINARY);
   ({ daily, dead, backfilled, deadRun } = await dailyAndDead(`ui-runs-${TAG}`, bin, hour));
-});
-
-after(async () => {
-  await browser?.close();
 });
 
 /** The row of a job's run (run ids are due times: two jobs' runs due at once have the same). */

@@ -1,20 +1,15 @@
 // The dashboard against a local runner started with --auth: nothing shown without a token, a bad one refused on
 // the field, the user's own jobs once signed in, and signing out forgets the token.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { API, open, shot } from './browser.mjs';
+import { API, shot, usingBrowser } from './browser.mjs';
 
 const TOKEN = process.env.PUNCTUAL_TOKEN;
-let browser;
 let page;
 let errors;
 
-before(async () => {
-  ({ browser, page, errors } = await open());
-});
-
-after(async () => {
-  await browser?.close();
+usingBrowser((opened) => {
+  ({ page, errors } = opened);
 });
 
 test('without a token the dashboard asks for one, shows no data, and no error: being asked is not one', async () => {

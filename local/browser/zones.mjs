@@ -1,14 +1,13 @@
 // Time and state (issue 37), imported by dashboard.test.mjs: every time with its zone and the header's switch
 // between zones; a job whose last run is dead. The jobs are made through the API (the form has its own tests),
 // with names of this run's own.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { API, open, BROWSER_ZONE } from './browser.mjs';
+import { API, BROWSER_ZONE, usingBrowser } from './browser.mjs';
 import { call, binary, until, runs, wall } from './api.mjs';
 
 const TAG = Date.now().toString(36);
 const NY = 'America/New_York';
-let browser;
 let page;
 let errors;
 let bin;
@@ -22,16 +21,12 @@ function shown(iso, zone) {
   return `${wall(iso, zone)} ${name}`;
 }
 
-before(async () => {
-  ({ browser, page, errors } = await open());
+usingBrowser(async (opened) => {
+  ({ page, errors } = opened);
   bin = await binary(process.env.PUNCTUAL_BINARY);
   const job = (name, more) => call('POST', '/v1/jobs', { name: `${name}-${TAG}`, binaryId: bin, ...more });
   jobs.zone = await job('ui-zone', { schedule: { type: 'cron', expression: '30 2 * * *', timezone: NY } });
   jobs.dies = await job('ui-once-dies', { schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
-});
-
-after(async () => {
-  await browser?.close();
 });
 
 test("every time shows its zone; the header's switch shows UTC, the browser's or the job's, and is remembered", async () => {
