@@ -30,8 +30,9 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  *      fail-log-upload=SUFFIX fail every S3 PutObject whose key ends with SUFFIX (e.g. "/attempt-2.log")
  *      stop-after-claim=N     SIGSTOP itself right after its Nth claim transaction succeeded (before it reads the
  *                             run back and starts the binary); the harness sends SIGCONT
- *      outage-at-result=N:MS  at every Nth write of a run's result, every DynamoDB call and S3 upload of this
- *                             process fails for MS milliseconds (a store outage around the result write)
+ *      outage-at-result=N:MS[:QUIET]  at every Nth write of a run's result, every DynamoDB call and S3 upload of
+ *                             this process fails for MS milliseconds (a store outage around the result write);
+ *                             none starts within QUIET ms (default 0) of the last one's end
  * </pre>
  *
  * It prints {@code READY <pid>} once polling, {@code FAULT ...} lines naming the run a crash hit, and

@@ -173,7 +173,7 @@ class StoreFaultTest extends FaultScenarios {
     // ---- 14. a store outage around the result write ------------------------------------------------------------
 
     /**
-     * At every 7th result write of each executor, its DynamoDB and S3 fail for 2 s (half the lease): the write and
+     * At every 5th result write of each executor, its DynamoDB and S3 fail for 2 s (half the lease): the write and
      * the log uploads around it fail. The executor lives and keeps its lease (the outage is shorter than the lease
      * minus a heartbeat), so every binary that exited must have its outcome recorded by that same attempt: a binary
      * that succeeded is never run again.
@@ -183,7 +183,9 @@ class StoreFaultTest extends FaultScenarios {
     void aStoreOutageAroundTheResultWriteReRunsNothing() throws Exception {
         scenario("14. store outage around the result write", s -> {
             s.startSweeper(s.api, "sweeper");
-            List<Exec> faulty = s.startExecutors(3, Map.of("outage-at-result", "7:2000"));
+            // Outages at least 2 s apart (two heartbeats, which renew the lease between them): never two run
+            // together into one longer than the lease.
+            List<Exec> faulty = s.startExecutors(3, Map.of("outage-at-result", "5:2000:2000"));
             s.submitWorkers(s.api, RUNS, 0.3, 1.0, Stage::now);
             Checker.Result r = s.drainAndCheck(DRAIN);
             long outages = faulty.stream()
