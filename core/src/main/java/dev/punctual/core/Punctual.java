@@ -5,12 +5,8 @@ import dev.punctual.core.binary.BinaryRepository;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.config.WebhookMode;
 import dev.punctual.core.dispatch.Dispatcher;
-import dev.punctual.core.exec.AttemptRunner;
-import dev.punctual.core.exec.Backoff;
-import dev.punctual.core.exec.BinaryCache;
+import dev.punctual.core.exec.ExecutorFactory;
 import dev.punctual.core.exec.ExecutorPool;
-import dev.punctual.core.exec.ProcessRunner;
-import dev.punctual.core.exec.RunEvents;
 import dev.punctual.core.exec.RunWorker;
 import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Resources;
@@ -34,7 +30,6 @@ import dev.punctual.core.service.JobContext;
 import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
 import dev.punctual.core.service.RunsAcrossJobs;
-import dev.punctual.core.store.Claims;
 import dev.punctual.core.store.TableDispatchStore;
 import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.core.sweep.WatchChecks;
@@ -43,16 +38,11 @@ import dev.punctual.core.tenant.IdempotencyRepository;
 import dev.punctual.core.tenant.TenantSlots;
 import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.TimeBuckets;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.Executors;
+import java.util.Arrays;
 import java.util.concurrent.ScheduledExecutorService;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -93,6 +83,8 @@ public final class Punctual {
     public final DeadLetterService deadLetters;
     public final RunsAcrossJobs runsAcrossJobs;
     public final JobLifecycle lifecycle;
+    /** What an executor process starts from. */
+    public final ExecutorFactory executors;
     /** Where run outcomes are published (executors and the sweeper publish; the API does not). */
     public final RunNotices notices;
 
@@ -163,8 +155,8 @@ public final class Punctual {
                 buckets,
                 settings,
                 clock,
-                resources.runQueues().stream()
-                        .map(spec -> new DeadLetterQueue(sqs, spec))
+                Arrays.stream(Priority.values())
+                        .map(lane -> new DeadLetterQueue(sqs, resources.runQueue(lane), lane))
                         .toList(),
                 queues,
                 meters,
@@ -176,57 +168,17 @@ public final class Punctual {
         this.deadLetters = new DeadLetterService(jobs, runs, queues, clock);
         this.runsAcrossJobs = new RunsAcrossJobs(jobs, new RunSearch(dynamo, resources), deadLetters, clock);
         this.lifecycle = new JobLifecycle(jobContext);
+        this.executors =
+                new ExecutorFactory(jobs, runs, tx, tenantSlots, queues, store, this.notices, meters, settings, clock);
     }
 
-    /** A worker that handles one message at a time; an executor process has one, shared by its pool threads. */
+    /** {@link ExecutorFactory#worker}. */
     public RunWorker worker(String executorId, Path workRoot, ScheduledExecutorService timer) {
-        try {
-            // The cache (every tenant's binaries) and the logs are the executor's alone: runs under their own
-            // users (the sandbox) must not read or change them.
-            Files.createDirectories(workRoot);
-            Files.setPosixFilePermissions(workRoot, PosixFilePermissions.fromString("rwx------"));
-            AttemptRunner attempts = new AttemptRunner(
-                    runs,
-                    jobs,
-                    queues,
-                    store,
-                    new BinaryCache(store, workRoot.resolve("cache")),
-                    new ProcessRunner(
-                            settings.logCapBytes(),
-                            settings.killGrace(),
-                            settings.sandbox().helper()),
-                    new Backoff(settings.retryBase(), settings.retryCap(), new SecureRandom()),
-                    settings,
-                    clock,
-                    executorId,
-                    workRoot.resolve("runs"),
-                    timer,
-                    new RunEvents(settings.jsonRunEvents(), this.notices, meters),
-                    meters);
-            return new RunWorker(
-                    runs, jobs, new Claims(jobs, runs, tx, tenantSlots), queues, settings, clock, attempts);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return executors.worker(executorId, workRoot, timer);
     }
 
-    /** A started executor pool: each lane long-polls {@code waitSeconds} when idle, as many messages as it has room for. */
+    /** {@link ExecutorFactory#start}. */
     public ExecutorPool startExecutor(String executorId, Path workRoot, int waitSeconds) {
-        ScheduledExecutorService timer = Executors.newScheduledThreadPool(
-                1, Thread.ofPlatform().daemon().name("heartbeat-" + executorId).factory());
-        RunWorker worker = worker(executorId, workRoot, timer);
-        return new ExecutorPool(
-                        worker,
-                        queues,
-                        settings.executorConcurrency(),
-                        waitSeconds,
-                        (int) settings.lease().toSeconds(),
-                        settings.shutdownGrace())
-                .start();
-    }
-
-    /** host:pid plus a random suffix, so restarts on one host are told apart. */
-    public static String defaultExecutorId() {
-        return ManagementFactory.getRuntimeMXBean().getName() + "-" + Integer.toHexString(new SecureRandom().nextInt());
+        return executors.start(executorId, workRoot, waitSeconds);
     }
 }

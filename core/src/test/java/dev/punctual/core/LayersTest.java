@@ -106,22 +106,25 @@ class LayersTest {
                 .isEmpty();
     }
 
-    /** The services (what the API calls) use no AWS SDK type at all: storage and queues are behind core's types. */
-    @Test
-    void theServicesSeeNoAwsSdkType() {
-        assertThat(uses(c -> pkg(c).equals("service"), "software.amazon.awssdk"))
-                .as("AWS SDK types used by core's services")
-                .isEmpty();
-    }
+    /** Packages that adapt AWS: the tables' repositories, the queues, the artifact store and what they share. */
+    static final Set<String> ADAPTER_PACKAGES = Set.of("infra", "job", "run", "binary", "queue", "tenant", "store");
 
     /**
-     * The dispatcher and the executor use no AWS SDK type either: a received message is a {@code Delivery}, a
-     * missing binary a false {@code ArtifactStore.download}.
+     * The AWS SDK stops at the adapters: the services (what the API calls), the dispatcher, the executor, the
+     * sweeper and the notices see core's types only (a received message is a {@code Delivery}, a missing binary a
+     * false {@code ArtifactStore.download}, a page a {@code PageKey}). Besides the adapters' packages, a table's
+     * repository kept beside its only user (the sweeper's watermarks), the event bus's publisher, and the
+     * composition root (the package's top, which builds the clients) may use it.
      */
     @Test
-    void theDispatcherAndTheExecutorSeeNoAwsSdkType() {
-        assertThat(uses(c -> Set.of("dispatch", "exec").contains(pkg(c)), "software.amazon.awssdk"))
-                .as("AWS SDK types used by the dispatcher or the executor")
+    void onlyAdaptersSeeTheAwsSdk() {
+        assertThat(uses(
+                        c -> !pkg(c).isEmpty()
+                                && !ADAPTER_PACKAGES.contains(pkg(c))
+                                && !c.getSimpleName().endsWith("Repository")
+                                && !c.getSimpleName().equals("EventBusNotices"),
+                        "software.amazon.awssdk"))
+                .as("AWS SDK types used outside the adapters")
                 .isEmpty();
     }
 

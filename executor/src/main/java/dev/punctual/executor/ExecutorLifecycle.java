@@ -1,8 +1,10 @@
 package dev.punctual.executor;
 
-import dev.punctual.core.Punctual;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.exec.ExecutorFactory;
 import dev.punctual.core.exec.ExecutorPool;
-import dev.punctual.core.exec.Priming;
+import dev.punctual.core.metrics.Meters;
+import dev.punctual.core.notify.RunNotices;
 import dev.punctual.wiring.PunctualConfig;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -36,11 +38,21 @@ public class ExecutorLifecycle {
      */
     static final int LONG_POLL_SECONDS = 5;
 
-    @Inject
-    Punctual punctual;
+    private final ExecutorFactory executors;
+    private final RunNotices notices;
+    private final Meters meters;
+    private final Settings settings;
+    private final PunctualConfig config;
 
     @Inject
-    PunctualConfig config;
+    ExecutorLifecycle(
+            ExecutorFactory executors, RunNotices notices, Meters meters, Settings settings, PunctualConfig config) {
+        this.executors = executors;
+        this.notices = notices;
+        this.meters = meters;
+        this.settings = settings;
+        this.config = config;
+    }
 
     /**
      * The file, in the executor's work directory, whose modification time says the executor is healthy: touched
@@ -68,25 +80,18 @@ public class ExecutorLifecycle {
     private ScheduledExecutorService health;
 
     void start(@Observes StartupEvent e) {
-        String id = config.executorId().orElseGet(Punctual::defaultExecutorId);
+        String id = config.executorId().orElseGet(ExecutorFactory::defaultExecutorId);
         Path work = workDir(config);
         // Before the first receive: the calls' code is compiled by the time a burst's runs come.
-        Priming.prime(
-                punctual.jobs,
-                punctual.runs,
-                punctual.clock,
-                id,
-                config.executorPrimeCalls().orElse(PRIME_CALLS));
-        pool = punctual.startExecutor(id, work, LONG_POLL_SECONDS);
+        executors.prime(id, config.executorPrimeCalls().orElse(PRIME_CALLS));
+        pool = executors.start(id, work, LONG_POLL_SECONDS);
         Path healthFile = work.resolve(HEALTH_FILE);
         health = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("health").factory());
         health.scheduleWithFixedDelay(() -> beat(healthFile), 0, HEALTH_BEAT.toMillis(), TimeUnit.MILLISECONDS);
         health.scheduleAtFixedRate(
-                punctual.meters::flush, METERS_PERIOD.toMillis(), METERS_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
-        LOG.infof(
-                "executor %s polling %s with %d slots",
-                id, punctual.queue.url(), punctual.settings.executorConcurrency());
+                meters::flush, METERS_PERIOD.toMillis(), METERS_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+        LOG.infof("executor %s polling %s with %d slots", id, executors.queueUrl(), settings.executorConcurrency());
     }
 
     /** The executor's work directory: {@code punctual.work-dir}, else one under the JVM's temporary directory. */
@@ -119,10 +124,10 @@ public class ExecutorLifecycle {
             pool.close();
         }
         // What the last minute recorded, the drained runs' outcomes included.
-        punctual.meters.flush();
+        meters.flush();
         try {
             // Outcomes of the runs drained above are still to be published; what cannot go in time is logged.
-            punctual.notices.close(NOTICES_GRACE);
+            notices.close(NOTICES_GRACE);
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
         }

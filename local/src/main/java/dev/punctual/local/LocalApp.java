@@ -1,9 +1,12 @@
 package dev.punctual.local;
 
-import dev.punctual.core.Punctual;
 import dev.punctual.core.config.SandboxConfig;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.exec.ExecutorFactory;
 import dev.punctual.core.exec.ExecutorPool;
 import dev.punctual.core.exec.Sandbox;
+import dev.punctual.core.notify.RunNotices;
+import dev.punctual.core.sweep.Sweeper;
 import dev.punctual.emulators.EmbeddedAws;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
@@ -32,11 +35,25 @@ public class LocalApp implements QuarkusApplication {
     /** How long a stopping runner waits for the run outcomes it has not published yet (with a bus configured). */
     static final Duration NOTICES_GRACE = Duration.ofSeconds(5);
 
-    @Inject
-    Punctual punctual;
+    private final Sweeper sweeper;
+    private final ExecutorFactory executors;
+    private final RunNotices notices;
+    private final Settings settings;
+    private final int configuredPort;
 
-    @ConfigProperty(name = "quarkus.http.port")
-    int configuredPort;
+    @Inject
+    LocalApp(
+            Sweeper sweeper,
+            ExecutorFactory executors,
+            RunNotices notices,
+            Settings settings,
+            @ConfigProperty(name = "quarkus.http.port") int configuredPort) {
+        this.sweeper = sweeper;
+        this.executors = executors;
+        this.notices = notices;
+        this.settings = settings;
+        this.configuredPort = configuredPort;
+    }
 
     @Override
     public int run(String... args) throws Exception {
@@ -50,7 +67,7 @@ public class LocalApp implements QuarkusApplication {
                 o.dataDir() != null ? o.dataDir().resolve("executor") : Files.createTempDirectory("punctual-local-");
         List<ExecutorPool> pools = new ArrayList<>();
         for (int i = 0; i < o.executors(); i++) {
-            pools.add(punctual.startExecutor(
+            pools.add(executors.start(
                     "local-" + ProcessHandle.current().pid() + "-" + i,
                     work.resolve("executor-" + i),
                     LONG_POLL_SECONDS));
@@ -60,9 +77,9 @@ public class LocalApp implements QuarkusApplication {
         String emulators = aws == null
                 ? "external AWS endpoints"
                 : "DynamoDB " + aws.dynamodbEndpoint() + " | SQS " + aws.sqsEndpoint() + " | S3 " + aws.s3Endpoint();
-        String isolation = isolation(punctual.settings.sandbox());
+        String isolation = isolation(settings.sandbox());
         System.out.println(READY + " API http://127.0.0.1:" + port + " | " + emulators + " | prefix "
-                + punctual.settings.prefix() + " | executors " + o.executors() + " | auth "
+                + settings.prefix() + " | executors " + o.executors() + " | auth "
                 + (LocalMain.auth == null ? "off (one tenant, 'local')" : "on (Bearer JWT; bin/local-token SUBJECT)")
                 + " | runs " + isolation);
         System.out.flush();
@@ -76,7 +93,7 @@ public class LocalApp implements QuarkusApplication {
             timer.shutdownNow();
         }
         pools.forEach(ExecutorPool::close);
-        punctual.notices.close(NOTICES_GRACE);
+        notices.close(NOTICES_GRACE);
         return 0;
     }
 
@@ -111,7 +128,7 @@ public class LocalApp implements QuarkusApplication {
 
     private void sweep() {
         try {
-            var r = punctual.sweeper.sweep();
+            var r = sweeper.sweep();
             if (r.sent() > 0 || r.failed() > 0) {
                 LOG.infof(
                         "sweep: %d due, %d sent, %d failed, watermark %s",

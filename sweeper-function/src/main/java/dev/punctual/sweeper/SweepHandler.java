@@ -2,11 +2,13 @@ package dev.punctual.sweeper;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
-import dev.punctual.core.Punctual;
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.notify.RunNotices;
 import dev.punctual.core.sweep.Sweeper;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -36,17 +38,27 @@ public class SweepHandler implements RequestHandler<Map<String, Object>, Sweeper
      */
     static final Duration MARGIN = Duration.ofSeconds(5);
 
+    private final Sweeper sweeper;
+    private final RunNotices notices;
+    private final Clock clock;
+    private final Duration sweepPeriod;
+
     @Inject
-    Punctual punctual;
+    SweepHandler(Sweeper sweeper, RunNotices notices, Clock clock, Settings settings) {
+        this.sweeper = sweeper;
+        this.notices = notices;
+        this.clock = clock;
+        this.sweepPeriod = settings.sweepPeriod();
+    }
 
     @Override
     public Sweeper.SweepReport handleRequest(Map<String, Object> event, Context context) {
-        Sweeper.SweepReport r = punctual.sweeper.sweep(deadline(context), worker(event));
+        Sweeper.SweepReport r = sweeper.sweep(deadline(context), worker(event));
         LOG.infof("sweep %s", r);
         try {
             // A Lambda's sandbox is frozen once it returns: what it has not published by then would wait for the
             // next invocation, or be lost with the sandbox.
-            if (!punctual.notices.flush(NOTICES_WAIT)) {
+            if (!notices.flush(NOTICES_WAIT)) {
                 LOG.warnf("run notices still unpublished after %s", NOTICES_WAIT);
             }
         } catch (InterruptedException e) {
@@ -68,10 +80,10 @@ public class SweepHandler implements RequestHandler<Map<String, Object>, Sweeper
      * in the past) gets a sweep period, as the next sweep comes then anyway.
      */
     Instant deadline(Context context) {
-        Instant now = punctual.clock.instant();
+        Instant now = clock.instant();
         long remaining = context == null ? 0 : context.getRemainingTimeInMillis();
         if (remaining <= 0) {
-            return now.plus(punctual.settings.sweepPeriod());
+            return now.plus(sweepPeriod);
         }
         return now.plusMillis(remaining).minus(NOTICES_WAIT).minus(MARGIN);
     }

@@ -1,9 +1,9 @@
 package dev.punctual.core.queue;
 
+import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.QueueSpec;
 import java.util.List;
 import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * The run queue's dead-letter queue: messages SQS moved there after {@link QueueSpec#maxReceiveCount()} receives.
@@ -12,11 +12,14 @@ import software.amazon.awssdk.services.sqs.model.Message;
 public final class DeadLetterQueue {
     private final SqsClient sqs;
     private final String queueName;
+    private final Priority lane;
     private volatile String url;
 
-    public DeadLetterQueue(SqsClient sqs, QueueSpec spec) {
+    /** The dead-letter queue of {@code lane}, whose queue is {@code spec}. */
+    public DeadLetterQueue(SqsClient sqs, QueueSpec spec, Priority lane) {
         this.sqs = sqs;
         this.queueName = spec.deadLetterName();
+        this.lane = lane;
     }
 
     public String name() {
@@ -32,13 +35,20 @@ public final class DeadLetterQueue {
         return u;
     }
 
-    /** Up to {@code max} (≤ 10) messages, without waiting; each hidden for {@code visibilitySeconds}. */
-    public List<Message> receive(int max, int visibilitySeconds) {
-        return sqs.receiveMessage(b -> b.queueUrl(url())
+    /**
+     * Up to {@code max} (≤ 10) messages, without waiting; each hidden for {@code visibilitySeconds}, and each
+     * carrying the lane whose queue dead-lettered it.
+     */
+    public List<Delivery> receive(int max, int visibilitySeconds) {
+        return sqs
+                .receiveMessage(b -> b.queueUrl(url())
                         .maxNumberOfMessages(max)
                         .waitTimeSeconds(0)
                         .visibilityTimeout(visibilitySeconds))
-                .messages();
+                .messages()
+                .stream()
+                .map(m -> Delivery.of(m, lane))
+                .toList();
     }
 
     public void delete(String receiptHandle) {

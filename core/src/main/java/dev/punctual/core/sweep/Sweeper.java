@@ -7,6 +7,7 @@ import dev.punctual.core.infra.Resources;
 import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.notify.RunNotice;
 import dev.punctual.core.queue.DeadLetterQueue;
+import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.queue.RunQueue;
 import dev.punctual.core.queue.RunQueues;
@@ -324,7 +325,7 @@ public final class Sweeper {
     private int reconcileDeadLetters(DeadLetterQueue deadLetters) {
         int marked = 0;
         for (int batch = 0; batch < DEAD_LETTER_BATCHES; batch++) {
-            List<software.amazon.awssdk.services.sqs.model.Message> messages = deadLetters.receive(10, 60);
+            List<Delivery> messages = deadLetters.receive(10, 60);
             if (messages.isEmpty()) {
                 break;
             }
