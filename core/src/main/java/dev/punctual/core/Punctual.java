@@ -26,9 +26,16 @@ import dev.punctual.core.run.WatchRepository;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.service.BinaryService;
 import dev.punctual.core.service.DeadLetterService;
-import dev.punctual.core.service.JobContext;
+import dev.punctual.core.service.IdempotentCreation;
+import dev.punctual.core.service.JobCreation;
 import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
+import dev.punctual.core.service.JobStarts;
+import dev.punctual.core.service.JobStops;
+import dev.punctual.core.service.JobUpdate;
+import dev.punctual.core.service.JobValidator;
+import dev.punctual.core.service.OwnedJobs;
+import dev.punctual.core.service.RunLogs;
 import dev.punctual.core.service.RunsAcrossJobs;
 import dev.punctual.core.store.TableDispatchStore;
 import dev.punctual.core.sweep.Sweeper;
@@ -162,12 +169,41 @@ public final class Punctual {
                 meters,
                 new WatchChecks(jobs, runs, watches, schedules, this.notices));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
-        JobContext jobContext =
-                new JobContext(jobs, runs, watches, tx, dispatcher, schedules, planner, usage, settings, clock);
-        this.jobService = new JobService(jobContext, binaries, store, new IdempotencyRepository(dynamo, resources));
+        OwnedJobs ownedJobs = new OwnedJobs(jobs, runs, schedules, clock);
+        JobStarts starts = new JobStarts(watches, schedules, dispatcher, settings.lookahead());
+        JobStops stops = new JobStops(runs, clock);
+        JobValidator validator = new JobValidator(binaries, schedules, settings);
+        this.jobService = new JobService(
+                jobs,
+                runs,
+                watches,
+                usage,
+                tx,
+                schedules,
+                ownedJobs,
+                stops,
+                validator,
+                new JobCreation(jobs, runs, watches, usage, dispatcher, planner, starts, settings),
+                new JobUpdate(
+                        jobs,
+                        runs,
+                        watches,
+                        usage,
+                        tx,
+                        schedules,
+                        planner,
+                        ownedJobs,
+                        starts,
+                        validator,
+                        settings.quotas(),
+                        clock),
+                new IdempotentCreation(new IdempotencyRepository(dynamo, resources), jobs, clock),
+                new RunLogs(ownedJobs, store, settings.logChunkInterval(), clock),
+                clock);
         this.deadLetters = new DeadLetterService(jobs, runs, queues, clock);
         this.runsAcrossJobs = new RunsAcrossJobs(jobs, new RunSearch(dynamo, resources), deadLetters, clock);
-        this.lifecycle = new JobLifecycle(jobContext);
+        this.lifecycle = new JobLifecycle(
+                jobs, runs, usage, tx, dispatcher, schedules, planner, ownedJobs, starts, stops, settings, clock);
         this.executors =
                 new ExecutorFactory(jobs, runs, tx, tenantSlots, queues, store, this.notices, meters, settings, clock);
     }

@@ -172,7 +172,7 @@ public final class AttemptRunner {
             timing.mark("waited");
             if (recheck != null && clock.instant().isAfter(run.scheduledAt().plus(RunRepository.RELEASE_WINDOW))) {
                 // Claimed ahead, but here later than a delete or pause waits for this run to start
-                // (JobContext.awaitCommittedStarts): the job is read again, as for a run claimed late.
+                // (JobStops.awaitCommittedStarts): the job is read again, as for a run claimed late.
                 Outcome stopped = settlement.recheck(message, run, recheck);
                 if (stopped != null) {
                     return stopped;

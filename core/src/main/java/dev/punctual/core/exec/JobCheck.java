@@ -43,7 +43,7 @@ final class JobCheck {
      *
      * <p>A run claimed ahead of its instant is then let start at the instant with no store call in between; a
      * delete or pause that lands after this read answers only once the run has started ({@code
-     * JobContext.awaitCommittedStarts}), and an executor that gets to the instant late reads the job again
+     * JobStops.awaitCommittedStarts}), and an executor that gets to the instant late reads the job again
      * ({@link AttemptRunner}).
      */
     Outcome check(

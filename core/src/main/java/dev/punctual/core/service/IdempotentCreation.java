@@ -10,8 +10,10 @@ import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.tenant.IdempotencyRepository;
 import dev.punctual.core.tenant.IdempotencyRepository.Claim;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,11 +50,13 @@ public final class IdempotentCreation {
             .build();
 
     private final IdempotencyRepository keys;
-    private final JobContext ctx;
+    private final JobRepository jobs;
+    private final Clock clock;
 
-    IdempotentCreation(IdempotencyRepository keys, JobContext ctx) {
+    public IdempotentCreation(IdempotencyRepository keys, JobRepository jobs, Clock clock) {
         this.keys = keys;
-        this.ctx = ctx;
+        this.jobs = jobs;
+        this.clock = clock;
     }
 
     /**
@@ -68,7 +72,7 @@ public final class IdempotentCreation {
             Function<List<Job>, T> replay) {
         checkKey(key);
         String digest = digest(body);
-        Instant now = ctx.clock().instant();
+        Instant now = clock.instant();
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             ids.add(Ids.next("job"));
@@ -86,7 +90,7 @@ public final class IdempotentCreation {
                                         + " hours: use a new key for a new request")));
             }
             List<Job> created = c.jobIds().stream()
-                    .map(id -> ctx.jobs().get(id))
+                    .map(id -> jobs.get(id))
                     .flatMap(Optional::stream)
                     .toList();
             if (created.size() == c.jobIds().size()) {
@@ -103,7 +107,7 @@ public final class IdempotentCreation {
             if (keys.takeOver(owner, key, c, taken.leaseUntil())) {
                 return new Created<>(createOrGiveBack(owner, key, taken, create), false);
             }
-            now = ctx.clock().instant();
+            now = clock.instant();
             theirs = keys.get(owner, key, now);
             if (theirs.isEmpty()) {
                 theirs = keys.claim(owner, key, mine, now);

@@ -1,5 +1,7 @@
 package dev.punctual.core.service;
 
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.QuotaExceededException;
 import dev.punctual.core.error.Rejection;
@@ -7,14 +9,19 @@ import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Overrides;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
+import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
+import dev.punctual.core.schedule.Schedules;
+import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.Instants;
 import java.lang.System.Logger.Level;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,10 +39,35 @@ final class JobBackfill {
     /** Backfilled runs dispatched by the request itself (the oldest); the sweeper sends the rest within a minute. */
     static final int BACKFILL_DISPATCH_NOW = 100;
 
-    private final JobContext ctx;
+    private final JobRepository jobs;
+    private final RunRepository runs;
+    private final UsageRepository usage;
+    private final Transactions tx;
+    private final Dispatcher dispatcher;
+    private final Schedules schedules;
+    private final OwnedJobs ownedJobs;
+    private final Settings settings;
+    private final Clock clock;
 
-    JobBackfill(JobContext ctx) {
-        this.ctx = ctx;
+    JobBackfill(
+            JobRepository jobs,
+            RunRepository runs,
+            UsageRepository usage,
+            Transactions tx,
+            Dispatcher dispatcher,
+            Schedules schedules,
+            OwnedJobs ownedJobs,
+            Settings settings,
+            Clock clock) {
+        this.jobs = jobs;
+        this.runs = runs;
+        this.usage = usage;
+        this.tx = tx;
+        this.dispatcher = dispatcher;
+        this.schedules = schedules;
+        this.ownedJobs = ownedJobs;
+        this.settings = settings;
+        this.clock = clock;
     }
 
     /**
@@ -50,7 +82,7 @@ final class JobBackfill {
         if (req == null) {
             throw ValidationException.of("body", "is required");
         }
-        Instant now = ctx.clock().instant();
+        Instant now = clock.instant();
         List<FieldError> errors = new ArrayList<>();
         Instant from = instant(req.from(), "from", errors);
         Instant to = instant(req.to(), "to", errors);
@@ -65,9 +97,9 @@ final class JobBackfill {
         if (req.priority() != null && lane == null) {
             errors.add(new FieldError("priority", Priority.MUST_BE));
         }
-        Job job = ctx.owned(owner, jobId);
+        Job job = ownedJobs.owned(owner, jobId);
         JobLifecycle.refuseUnlessRunnable(job, "backfill");
-        Schedule schedule = ctx.schedules().parse(job.schedule(), job.createdAt(), "schedule");
+        Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
         if (schedule instanceof Schedule.Now || schedule instanceof Schedule.Once) {
             errors.add(new FieldError(
                     "schedule",
@@ -94,12 +126,12 @@ final class JobBackfill {
         for (Instant at : occurrences) {
             Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, job.maxAttempts(), now)
                     .withOverrides(Overrides.lane(lane));
-            if (ctx.runs().get(jobId, run.runId()).isEmpty()) {
+            if (runs.get(jobId, run.runId()).isEmpty()) {
                 created.add(run);
             }
         }
-        int perDay = ctx.settings().quotas().backfillPerDay();
-        if (!created.isEmpty() && !ctx.usage().countBackfill(owner, now, created.size(), perDay)) {
+        int perDay = settings.quotas().backfillPerDay();
+        if (!created.isEmpty() && !usage.countBackfill(owner, now, created.size(), perDay)) {
             throw new QuotaExceededException(
                     "backfillPerDay",
                     "backfilling " + created.size() + " occurrences would pass this tenant's quota of " + perDay
@@ -112,21 +144,19 @@ final class JobBackfill {
         for (int i = 0; i < created.size(); i += JobLifecycle.MAX_TRANSACTION_ITEMS - 1) {
             List<Run> chunk = created.subList(i, Math.min(created.size(), i + JobLifecycle.MAX_TRANSACTION_ITEMS - 1));
             List<Transactions.Write> items = new ArrayList<>();
-            items.add(ctx.jobs().conditionRunnable(jobId));
-            chunk.forEach(r -> items.add(ctx.runs().create(Change.of(Transition.SCHEDULE, r, now))));
-            Transactions.Outcome o = ctx.tx().write(items);
+            items.add(jobs.conditionRunnable(jobId));
+            chunk.forEach(r -> items.add(runs.create(Change.of(Transition.SCHEDULE, r, now))));
+            Transactions.Outcome o = tx.write(items);
             if (o.won()) {
                 written.addAll(chunk);
                 continue;
             }
             if (o.failed(0)) {
-                JobLifecycle.refuseUnlessRunnable(ctx.owned(owner, jobId), "backfill");
+                JobLifecycle.refuseUnlessRunnable(ownedJobs.owned(owner, jobId), "backfill");
             }
             for (Run r : chunk) {
-                if (ctx.tx()
-                        .write(List.of(
-                                ctx.jobs().conditionRunnable(jobId),
-                                ctx.runs().create(Change.of(Transition.SCHEDULE, r, now))))
+                if (tx.write(List.of(
+                                jobs.conditionRunnable(jobId), runs.create(Change.of(Transition.SCHEDULE, r, now))))
                         .won()) {
                     written.add(r);
                 }
@@ -135,7 +165,7 @@ final class JobBackfill {
         List<Run> now2 = written.subList(0, Math.min(written.size(), BACKFILL_DISPATCH_NOW));
         if (!now2.isEmpty()) {
             try {
-                ctx.dispatcher().dispatch(now2, now.plus(ctx.settings().lookahead()));
+                dispatcher.dispatch(now2, now.plus(settings.lookahead()));
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "dispatch of the backfill of " + jobId + " failed; the sweeper sends it", e);
             }

@@ -1,14 +1,20 @@
 package dev.punctual.core.service;
 
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.QuotaExceededException;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.plan.Occurrences;
+import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
+import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.Transition;
+import dev.punctual.core.run.WatchRepository;
 import dev.punctual.core.tenant.UsageRepository;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -37,16 +43,38 @@ import java.util.Set;
  * ahead for runs never written, dropped after a
  * few looks; and its reservation: the tenant's usage counts those jobs until an operator corrects it.
  */
-final class JobCreation {
+public final class JobCreation {
     private static final System.Logger LOG = System.getLogger(JobCreation.class.getName());
 
     /** Seconds a client over its job quota is told to wait: only a deletion frees a slot, so this is a pace. */
     static final long JOB_QUOTA_RETRY_AFTER = 60;
 
-    private final JobContext ctx;
+    private final JobRepository jobs;
+    private final RunRepository runs;
+    private final WatchRepository watches;
+    private final UsageRepository usage;
+    private final Dispatcher dispatcher;
+    private final RunPlanner planner;
+    private final JobStarts starts;
+    private final Settings settings;
 
-    JobCreation(JobContext ctx) {
-        this.ctx = ctx;
+    public JobCreation(
+            JobRepository jobs,
+            RunRepository runs,
+            WatchRepository watches,
+            UsageRepository usage,
+            Dispatcher dispatcher,
+            RunPlanner planner,
+            JobStarts starts,
+            Settings settings) {
+        this.jobs = jobs;
+        this.runs = runs;
+        this.watches = watches;
+        this.usage = usage;
+        this.dispatcher = dispatcher;
+        this.planner = planner;
+        this.starts = starts;
+        this.settings = settings;
     }
 
     /**
@@ -54,7 +82,7 @@ final class JobCreation {
      * views, in order.
      */
     List<JobView> write(String owner, List<JobValidator.Definition> defs, Instant now, List<String> jobIds) {
-        Quotas q = ctx.settings().quotas();
+        Quotas q = settings.quotas();
         long rate = 0;
         for (JobValidator.Definition d : defs) {
             if (d.peak() > q.runsPerMinute()) {
@@ -72,16 +100,13 @@ final class JobCreation {
             String jobId = jobIds == null ? Ids.next("job") : jobIds.get(i);
             Job draft = d.job(jobId, owner, JobState.ACTIVE, 1, now, now, null, null, List.of());
             drafts.add(draft);
-            firsts.add(ctx.planner().plan(draft, d.first(), now));
+            firsts.add(planner.plan(draft, d.first(), now));
         }
-        if (!ctx.usage().reserve(owner, defs.size(), rate, q)) {
+        if (!usage.reserve(owner, defs.size(), rate, q)) {
             throw quotaRefusal(owner, defs.size(), rate, q);
         }
-        Set<Integer> sent = ctx.dispatcher()
-                .sendBeforeWrite(
-                        firsts,
-                        drafts.stream().map(Job::firing).toList(),
-                        now.plus(ctx.settings().lookahead()));
+        Set<Integer> sent = dispatcher.sendBeforeWrite(
+                firsts, drafts.stream().map(Job::firing).toList(), now.plus(settings.lookahead()));
 
         List<Change> runWrites = new ArrayList<>();
         List<Run> written = new ArrayList<>();
@@ -101,7 +126,7 @@ final class JobCreation {
             // Sent: the job starts where dispatching would have left it, on its next occurrence (none: completed).
             Optional<Run> next = ahead
                     ? Occurrences.firstFree(d.schedule(), d.schedule().next(first.occurrence()), t -> false)
-                            .map(t -> ctx.planner().plan(draft, t, now))
+                            .map(t -> planner.plan(draft, t, now))
                     : Optional.empty();
             next.ifPresent(n -> {
                 runWrites.add(Change.of(Transition.SCHEDULE, n, now));
@@ -144,16 +169,16 @@ final class JobCreation {
                             : jobs.getLast()));
         }
         try {
-            ctx.runs().createAll(runWrites);
+            runs.createAll(runWrites);
             // Before the jobs, as their runs: a watch whose job was never written is ended by its first check.
-            jobs.forEach(j -> ctx.armWatch(j, now).ifPresent(watches::add));
-            ctx.watches().armAll(watches);
-            ctx.jobs().insertAll(jobs, secrets, webhookSecrets);
+            jobs.forEach(j -> starts.armWatch(j, now).ifPresent(watches::add));
+            this.watches.armAll(watches);
+            this.jobs.insertAll(jobs, secrets, webhookSecrets);
         } catch (RuntimeException e) {
             undo(owner, jobs, written, rate, e);
             throw e;
         }
-        ctx.dispatchSoon(pending, now);
+        starts.dispatchSoon(pending, now);
         return views;
     }
 
@@ -170,9 +195,9 @@ final class JobCreation {
     private void undo(String owner, List<Job> jobs, List<Run> runs, long rate, RuntimeException cause) {
         LOG.log(Level.WARNING, "creating " + jobs.size() + " jobs of " + owner + " failed; undoing", cause);
         List<Runnable> steps = List.of(
-                () -> ctx.jobs().deleteNew(jobs.stream().map(Job::id).toList()),
-                () -> ctx.runs().deleteNew(runs),
-                () -> ctx.usage().release(owner, jobs.size(), rate));
+                () -> this.jobs.deleteNew(jobs.stream().map(Job::id).toList()),
+                () -> this.runs.deleteNew(runs),
+                () -> usage.release(owner, jobs.size(), rate));
         for (Runnable step : steps) {
             Duration wait = UNDO_FIRST_WAIT;
             for (int tries = 1; ; tries++) {
@@ -198,7 +223,7 @@ final class JobCreation {
 
     /** Why the reservation was refused: the job count, or the scheduled rate. */
     private QuotaExceededException quotaRefusal(String owner, int adding, long rate, Quotas q) {
-        UsageRepository.Usage u = ctx.usage().get(owner);
+        UsageRepository.Usage u = usage.get(owner);
         if (u.jobs() + adding > q.jobs()) {
             return new QuotaExceededException(
                     "jobs",

@@ -1,5 +1,7 @@
 package dev.punctual.core.service;
 
+import dev.punctual.core.config.Settings;
+import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.ConflictException;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.QuotaExceededException;
@@ -9,16 +11,22 @@ import dev.punctual.core.firing.CatchUp;
 import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.plan.Occurrences;
+import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Overrides;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
+import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.Transition;
 import dev.punctual.core.schedule.Schedule;
+import dev.punctual.core.schedule.Schedules;
+import dev.punctual.core.tenant.UsageRepository;
 import java.lang.System.Logger.Level;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -39,12 +47,46 @@ public final class JobLifecycle {
     private static final int RETRIES = 10;
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private final JobContext ctx;
+    private final JobRepository jobs;
+    private final RunRepository runs;
+    private final UsageRepository usage;
+    private final Transactions tx;
+    private final Dispatcher dispatcher;
+    private final Schedules schedules;
+    private final RunPlanner planner;
+    private final OwnedJobs ownedJobs;
+    private final JobStarts starts;
+    private final JobStops stops;
+    private final Settings settings;
+    private final Clock clock;
     private final JobBackfill backfills;
 
-    public JobLifecycle(JobContext ctx) {
-        this.ctx = ctx;
-        this.backfills = new JobBackfill(ctx);
+    public JobLifecycle(
+            JobRepository jobs,
+            RunRepository runs,
+            UsageRepository usage,
+            Transactions tx,
+            Dispatcher dispatcher,
+            Schedules schedules,
+            RunPlanner planner,
+            OwnedJobs ownedJobs,
+            JobStarts starts,
+            JobStops stops,
+            Settings settings,
+            Clock clock) {
+        this.jobs = jobs;
+        this.runs = runs;
+        this.usage = usage;
+        this.tx = tx;
+        this.dispatcher = dispatcher;
+        this.schedules = schedules;
+        this.planner = planner;
+        this.ownedJobs = ownedJobs;
+        this.starts = starts;
+        this.stops = stops;
+        this.settings = settings;
+        this.clock = clock;
+        this.backfills = new JobBackfill(jobs, runs, usage, tx, dispatcher, schedules, ownedJobs, settings, clock);
     }
 
     /**
@@ -58,12 +100,12 @@ public final class JobLifecycle {
 
     /** {@link #trigger(String, String)}, with the request's args and env for this run only ({@link Overrides}). */
     public RunView trigger(String owner, String jobId, TriggerRequest req) {
-        Job job = ctx.owned(owner, jobId);
+        Job job = ownedJobs.owned(owner, jobId);
         refuseUnlessRunnable(job, "trigger");
         Overrides overrides = BinaryInputs.overrides(job, req);
-        Instant now = ctx.clock().instant();
-        int perMinute = ctx.settings().quotas().triggersPerMinute();
-        if (!ctx.usage().countTrigger(owner, now, perMinute)) {
+        Instant now = clock.instant();
+        int perMinute = settings.quotas().triggersPerMinute();
+        if (!usage.countTrigger(owner, now, perMinute)) {
             throw new QuotaExceededException(
                     "triggersPerMinute",
                     "this tenant has triggered " + perMinute + " runs this minute, its quota",
@@ -73,28 +115,25 @@ public final class JobLifecycle {
                 + HexFormat.of().toHexDigits(RANDOM.nextInt()).substring(0, 6);
         Run run =
                 Run.scheduled(jobId, runId, owner, now, job.maxAttempts(), now).withOverrides(overrides);
-        if (!ctx.tx()
-                .write(List.of(
-                        ctx.jobs().conditionRunnable(jobId),
-                        ctx.runs().create(Change.of(Transition.SCHEDULE, run, now))))
+        if (!tx.write(List.of(jobs.conditionRunnable(jobId), runs.create(Change.of(Transition.SCHEDULE, run, now))))
                 .won()) {
             // Paused or deleted meanwhile.
-            refuseUnlessRunnable(ctx.owned(owner, jobId), "trigger");
+            refuseUnlessRunnable(ownedJobs.owned(owner, jobId), "trigger");
             throw new ConflictException("job " + jobId + " changed during trigger; try again");
         }
         try {
-            ctx.dispatcher().dispatch(List.of(run), now.plus(ctx.settings().lookahead()));
+            dispatcher.dispatch(List.of(run), now.plus(settings.lookahead()));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "immediate dispatch of " + jobId + "/" + runId + " failed; the sweeper sends it", e);
         }
-        return RunView.of(ctx.runs().get(jobId, runId).orElse(run), job.name());
+        return RunView.of(runs.get(jobId, runId).orElse(run), job.name());
     }
 
     /**
      * Pauses the job: PAUSED, {@code pausedAt} recorded, and its pending SCHEDULED run cancelled ("job paused"), in
      * one transaction. Runs already queued do not start: their claim checks that the job is not PAUSED. As for a
      * delete, the answer waits for a run whose check came first and whose instant is near ({@link
-     * JobContext#awaitCommittedStarts}). Pausing a paused job changes nothing, its note included.
+     * JobStops#awaitCommittedStarts}). Pausing a paused job changes nothing, its note included.
      */
     public JobView pause(String owner, String jobId) {
         return pause(owner, jobId, null);
@@ -112,23 +151,23 @@ public final class JobLifecycle {
                             "must be at most " + PauseRequest.MAX_NOTE + " characters, without control characters")));
         }
         for (int i = 0; i < RETRIES; i++) {
-            Job job = ctx.owned(owner, jobId);
+            Job job = ownedJobs.owned(owner, jobId);
             if (job.state() == JobState.PAUSED) {
                 // Paused by a request still waiting for a run (below): this one answers no sooner.
-                ctx.awaitCommittedStarts(jobId);
-                return ctx.view(job);
+                stops.awaitCommittedStarts(jobId);
+                return ownedJobs.view(job);
             }
             if (job.state() != JobState.ACTIVE) {
                 throw new ConflictException(
                         "job " + jobId + " is " + job.state() + ": only an ACTIVE job can be paused");
             }
-            Instant now = ctx.clock().instant();
+            Instant now = clock.instant();
             List<Transactions.Write> items = new ArrayList<>();
-            items.add(ctx.jobs().markPaused(jobId, owner, job.pendingRunId(), note, now));
-            ctx.cancelPending(job, now, "job paused").ifPresent(items::add);
-            if (ctx.tx().write(items).won()) {
-                ctx.awaitCommittedStarts(jobId);
-                return ctx.view(ctx.owned(owner, jobId));
+            items.add(jobs.markPaused(jobId, owner, job.pendingRunId(), note, now));
+            stops.cancelPending(job, now, "job paused").ifPresent(items::add);
+            if (tx.write(items).won()) {
+                stops.awaitCommittedStarts(jobId);
+                return ownedJobs.view(ownedJobs.owned(owner, jobId));
             }
             // A sweep moved the pending run on meanwhile (or another request changed the job): read again.
         }
@@ -159,14 +198,14 @@ public final class JobLifecycle {
      * Then the runs due are dispatched.
      */
     public JobView resume(String owner, String jobId, ResumeRequest req) {
-        Job job = ctx.owned(owner, jobId);
+        Job job = ownedJobs.owned(owner, jobId);
         CatchUp policy = catchUp(job, req);
         if (job.state() != JobState.PAUSED) {
             throw new ConflictException("job " + jobId + " is " + job.state() + ": only a PAUSED job can be resumed");
         }
-        Instant now = ctx.clock().instant();
+        Instant now = clock.instant();
         Instant pausedAt = job.pausedAt();
-        Schedule schedule = ctx.schedules().parse(job.schedule(), job.createdAt(), "schedule");
+        Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
         // Counted from the pause, or from the run it cancelled if a lagging sweep had left that one due earlier.
         Instant from = job.nextRunAt() != null && job.nextRunAt().isBefore(pausedAt) ? job.nextRunAt() : pausedAt;
         // The missed occurrences the policy runs (none older than its maxAge) and the first one from now on.
@@ -175,57 +214,55 @@ public final class JobLifecycle {
         for (Instant at : missed.kept()) {
             // Due now: no jitter on top of a run that is already late.
             Run run = Run.scheduled(jobId, RunIds.forOccurrence(at), owner, at, job.maxAttempts(), now);
-            if (!ctx.runs().occupied(jobId, run.runId())) {
+            if (!runs.occupied(jobId, run.runId())) {
                 catchUpRuns.add(run);
             }
         }
         Optional<Run> pending = Occurrences.firstFree(
-                        schedule, missed.after(), at -> ctx.runs().occupied(jobId, RunIds.forOccurrence(at)))
-                .map(at -> ctx.planner().plan(job, at, now));
+                        schedule, missed.after(), at -> runs.occupied(jobId, RunIds.forOccurrence(at)))
+                .map(at -> planner.plan(job, at, now));
 
         List<Transactions.Write> first = new ArrayList<>();
-        first.add(ctx.jobs()
-                .markResumed(
-                        jobId,
-                        owner,
-                        pausedAt,
-                        pending.map(Run::runId).orElse(null),
-                        pending.map(Run::scheduledAt).orElse(null),
-                        now));
-        pending.ifPresent(r -> first.add(ctx.runs().create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now))));
+        first.add(jobs.markResumed(
+                jobId,
+                owner,
+                pausedAt,
+                pending.map(Run::runId).orElse(null),
+                pending.map(Run::scheduledAt).orElse(null),
+                now));
+        pending.ifPresent(r -> first.add(runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now))));
         // The watch starts afresh: a job is not overdue for the time it was paused.
-        ctx.armWatch(job, now).ifPresent(first::add);
+        starts.armWatch(job, now).ifPresent(first::add);
         List<Transactions.Write> rest = new ArrayList<>();
         // The most recent catch-up runs go into the first transaction; older ones past its limit into later ones.
         for (Run r : catchUpRuns.reversed()) {
             (first.size() < MAX_TRANSACTION_ITEMS ? first : rest)
-                    .add(ctx.runs().create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now)));
+                    .add(runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, r, now)));
         }
-        if (!ctx.tx().write(first).won()) {
-            Job now2 = ctx.owned(owner, jobId);
+        if (!tx.write(first).won()) {
+            Job now2 = ownedJobs.owned(owner, jobId);
             throw new ConflictException("job " + jobId + " is " + now2.state()
                     + (now2.state() == JobState.PAUSED
                             ? " and changed during resume; try again"
                             : ": only a PAUSED job can be resumed"));
         }
         for (int i = 0; i < rest.size(); i += MAX_TRANSACTION_ITEMS) {
-            if (!ctx.tx()
-                    .write(rest.subList(i, Math.min(rest.size(), i + MAX_TRANSACTION_ITEMS)))
+            if (!tx.write(rest.subList(i, Math.min(rest.size(), i + MAX_TRANSACTION_ITEMS)))
                     .won()) {
                 LOG.log(Level.WARNING, "resume of " + jobId + ": some of the oldest catch-up runs already existed");
             }
         }
         List<Run> due = new ArrayList<>(catchUpRuns);
-        Instant horizon = now.plus(ctx.settings().lookahead());
+        Instant horizon = now.plus(settings.lookahead());
         pending.filter(r -> !r.scheduledAt().isAfter(horizon)).ifPresent(due::add);
         if (!due.isEmpty()) {
             try {
-                ctx.dispatcher().dispatch(due, horizon);
+                dispatcher.dispatch(due, horizon);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "dispatch after resuming " + jobId + " failed; the sweeper sends the runs", e);
             }
         }
-        return ctx.view(ctx.owned(owner, jobId));
+        return ownedJobs.view(ownedJobs.owned(owner, jobId));
     }
 
     /**

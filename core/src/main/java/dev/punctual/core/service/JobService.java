@@ -1,6 +1,5 @@
 package dev.punctual.core.service;
 
-import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.binary.Binary;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
@@ -8,14 +7,18 @@ import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
+import dev.punctual.core.run.WatchRepository;
 import dev.punctual.core.schedule.Schedule;
-import dev.punctual.core.tenant.IdempotencyRepository;
+import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.SchedulePeak;
+import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.Instants;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -32,22 +35,50 @@ public final class JobService {
     /** How often a change lost to a concurrent one (a sweep moving the pending run on) is tried again. */
     static final int RETRIES = 10;
 
+    private final JobRepository jobs;
+    private final RunRepository runs;
+    private final WatchRepository watches;
+    private final UsageRepository usage;
+    private final Transactions tx;
+    private final Schedules schedules;
+    private final OwnedJobs ownedJobs;
+    private final JobStops stops;
     private final JobValidator validator;
     private final JobCreation creation;
     private final JobUpdate updates;
     private final IdempotentCreation idempotent;
-
-    private final JobContext ctx;
     private final RunLogs logs;
+    private final Clock clock;
 
     public JobService(
-            JobContext ctx, BinaryService binaries, ArtifactStore store, IdempotencyRepository idempotencyKeys) {
-        this.ctx = ctx;
-        this.idempotent = new IdempotentCreation(idempotencyKeys, ctx);
-        this.validator = new JobValidator(binaries, ctx.schedules(), ctx.settings());
-        this.creation = new JobCreation(ctx);
-        this.updates = new JobUpdate(ctx, validator);
-        this.logs = new RunLogs(ctx, store);
+            JobRepository jobs,
+            RunRepository runs,
+            WatchRepository watches,
+            UsageRepository usage,
+            Transactions tx,
+            Schedules schedules,
+            OwnedJobs ownedJobs,
+            JobStops stops,
+            JobValidator validator,
+            JobCreation creation,
+            JobUpdate updates,
+            IdempotentCreation idempotent,
+            RunLogs logs,
+            Clock clock) {
+        this.jobs = jobs;
+        this.runs = runs;
+        this.watches = watches;
+        this.usage = usage;
+        this.tx = tx;
+        this.schedules = schedules;
+        this.ownedJobs = ownedJobs;
+        this.stops = stops;
+        this.validator = validator;
+        this.creation = creation;
+        this.updates = updates;
+        this.idempotent = idempotent;
+        this.logs = logs;
+        this.clock = clock;
     }
 
     /**
@@ -65,14 +96,14 @@ public final class JobService {
      */
     public Created<JobView> create(String owner, JobRequest req, String idempotencyKey) {
         Function<List<String>, JobView> create = ids -> {
-            Instant now = ctx.clock().instant();
+            Instant now = clock.instant();
             return creation.write(owner, List.of(validator.validate(owner, req, now, new HashMap<>())), now, ids)
                     .getFirst();
         };
         if (idempotencyKey == null) {
             return new Created<>(create.apply(null), false);
         }
-        return idempotent.once(owner, idempotencyKey, req, 1, create, jobs -> ctx.view(jobs.getFirst()));
+        return idempotent.once(owner, idempotencyKey, req, 1, create, jobs -> ownedJobs.view(jobs.getFirst()));
     }
 
     /**
@@ -96,7 +127,7 @@ public final class JobService {
                 req,
                 req.jobs().size(),
                 create,
-                jobs -> new JobBatch(jobs.stream().map(ctx::view).toList()));
+                jobs -> new JobBatch(jobs.stream().map(ownedJobs::view).toList()));
     }
 
     private static void checkBatchSize(JobBatch.Request req) {
@@ -116,7 +147,7 @@ public final class JobService {
     }
 
     private JobBatch createBatch(String owner, JobBatch.Request req, List<String> ids) {
-        Instant now = ctx.clock().instant();
+        Instant now = clock.instant();
         // A binary named by many jobs of the batch is read once.
         Map<String, Binary> binaries = new HashMap<>();
         List<JobValidator.Definition> defs = new ArrayList<>();
@@ -154,7 +185,7 @@ public final class JobService {
         if (req == null) {
             throw ValidationException.of("body", "is required");
         }
-        Instant now = ctx.clock().instant();
+        Instant now = clock.instant();
         List<FieldError> errors = new ArrayList<>();
         int count = JobValidator.range(
                 errors, "count", req.count(), SchedulePreview.DEFAULT_COUNT, 1, SchedulePreview.MAX_COUNT);
@@ -170,7 +201,7 @@ public final class JobService {
         }
         Schedule schedule = null;
         try {
-            schedule = ctx.schedules().parse(req.schedule(), now, "schedule");
+            schedule = schedules.parse(req.schedule(), now, "schedule");
         } catch (ValidationException e) {
             errors.addAll(e.errors());
         }
@@ -191,16 +222,16 @@ public final class JobService {
                     Rejection.MALFORMED,
                     List.of(new FieldError("count", "must be between 1 and " + SchedulePreview.MAX_COUNT)));
         }
-        Job job = ctx.owned(owner, jobId);
-        Schedule schedule = ctx.schedules().parse(job.schedule(), job.createdAt(), "schedule");
+        Job job = ownedJobs.owned(owner, jobId);
+        Schedule schedule = schedules.parse(job.schedule(), job.createdAt(), "schedule");
         if (job.state() != JobState.ACTIVE) {
             return SchedulePreview.empty(schedule);
         }
-        return SchedulePreview.of(schedule, ctx.clock().instant(), n);
+        return SchedulePreview.of(schedule, clock.instant(), n);
     }
 
     public JobView get(String owner, String jobId) {
-        return ctx.view(ctx.owned(owner, jobId));
+        return ownedJobs.view(ownedJobs.owned(owner, jobId));
     }
 
     public Page<JobView> list(String owner, Integer limit, String cursor) {
@@ -220,42 +251,43 @@ public final class JobService {
                         owner::equals,
                         Resources.OWNER_SORT,
                         sort -> true));
-        var page = ctx.jobs().listByOwner(owner, n, key);
-        return new Page<>(page.items().stream().filter(wanted).map(ctx::view).toList(), Cursors.encode(page.lastKey()));
+        var page = jobs.listByOwner(owner, n, key);
+        return new Page<>(
+                page.items().stream().filter(wanted).map(ownedJobs::view).toList(), Cursors.encode(page.lastKey()));
     }
 
     /**
      * Deletes the job and cancels its pending run atomically. Runs already in the queue are stopped by their claim,
      * which checks the job (in its transaction, or right after it). A run claimed ahead of its instant whose check
      * came before this delete starts at its instant: the delete answers only after that ({@link
-     * JobContext#awaitCommittedStarts}), so no run of the job starts after the answer. Deleting a deleted job is a
+     * JobStops#awaitCommittedStarts}), so no run of the job starts after the answer. Deleting a deleted job is a
      * no-op.
      */
     public void delete(String owner, String jobId) {
         for (int i = 0; i < RETRIES; i++) {
-            Job job = ctx.owned(owner, jobId);
+            Job job = ownedJobs.owned(owner, jobId);
             if (job.state() == JobState.DELETED) {
                 // Deleted by a request still waiting for a run (below): this one answers no sooner.
-                ctx.awaitCommittedStarts(jobId);
+                stops.awaitCommittedStarts(jobId);
                 return;
             }
-            Instant now = ctx.clock().instant();
+            Instant now = clock.instant();
             List<Transactions.Write> items = new ArrayList<>();
-            items.add(ctx.jobs().markDeleted(jobId, owner, job.pendingRunId(), now));
-            items.add(ctx.usage().removeJob(owner, SchedulePeak.of(job.schedule(), ctx.schedules())));
+            items.add(jobs.markDeleted(jobId, owner, job.pendingRunId(), now));
+            items.add(usage.removeJob(owner, SchedulePeak.of(job.schedule(), schedules)));
             if (!job.secretNames().isEmpty()) {
-                items.add(ctx.jobs().putSecrets(jobId, Map.of()));
+                items.add(jobs.putSecrets(jobId, Map.of()));
             }
             if (job.webhook() != null) {
-                items.add(ctx.jobs().putWebhookSecret(jobId, null));
+                items.add(jobs.putWebhookSecret(jobId, null));
             }
             if (job.expect() != null) {
-                items.add(ctx.watches().disarm(jobId));
+                items.add(watches.disarm(jobId));
             }
-            ctx.cancelPending(job, now, "job deleted").ifPresent(items::add);
-            if (ctx.tx().write(items).won()) {
-                ctx.cancelUnstarted(jobId, now, "job deleted");
-                ctx.awaitCommittedStarts(jobId);
+            stops.cancelPending(job, now, "job deleted").ifPresent(items::add);
+            if (tx.write(items).won()) {
+                stops.cancelUnstarted(jobId, now, "job deleted");
+                stops.awaitCommittedStarts(jobId);
                 return;
             }
             // A sweep moved the pending run on meanwhile: read again and retry against the new one.
@@ -273,15 +305,15 @@ public final class JobService {
      * nowhere: it has no id, no runs, and uses no quota. A quota the creation would exceed is found only then.
      */
     public JobView previewCreate(String owner, JobRequest req) {
-        Instant now = ctx.clock().instant();
+        Instant now = clock.instant();
         JobValidator.Definition d = validator.validate(owner, req, now, new HashMap<>());
         return JobView.of(d.job(null, owner, JobState.ACTIVE, 1, now, now, null, d.first(), List.of()), d.first());
     }
 
     /** A page of the job's runs that {@code listing} asks for, newest first (see {@link RunListing}). */
     public Page<RunView> runs(String owner, String jobId, Integer limit, String cursor, RunListing listing) {
-        RunRepository.RunRange range = listing.resolve(ctx.clock().instant());
-        Job job = ctx.owned(owner, jobId);
+        RunRepository.RunRange range = listing.resolve(clock.instant());
+        Job job = ownedJobs.owned(owner, jobId);
         boolean paused = job.state() == JobState.PAUSED;
         var key = Cursors.decode(
                 cursor,
@@ -303,7 +335,7 @@ public final class JobService {
             range = new RunRepository.RunRange(range.from(), range.to(), stored);
             shown = r -> RunListing.shows(r, paused, asked, asksPaused);
         }
-        var page = ctx.runs().listForJob(jobId, Cursors.pageSize(limit), key, range);
+        var page = runs.listForJob(jobId, Cursors.pageSize(limit), key, range);
         return new Page<>(
                 page.items().stream().filter(shown).map(r -> view(r, job)).toList(), Cursors.encode(page.lastKey()));
     }
@@ -318,11 +350,11 @@ public final class JobService {
 
     /** One run of the job, read strongly: what an attempt wrote last is what is shown. */
     public RunView run(String owner, String jobId, String runId) {
-        return view(existing(jobId, runId), ctx.owned(owner, jobId));
+        return view(existing(jobId, runId), ownedJobs.owned(owner, jobId));
     }
 
     private Run existing(String jobId, String runId) {
-        return ctx.existingRun(jobId, runId);
+        return ownedJobs.existingRun(jobId, runId);
     }
 
     /** The captured output of the run's latest attempt. */

@@ -3,14 +3,22 @@ package dev.punctual.core.service;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
+import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.plan.Occurrences;
+import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunIds;
+import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
 import dev.punctual.core.run.Transition;
+import dev.punctual.core.run.WatchRepository;
+import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.SchedulePeak;
+import dev.punctual.core.tenant.UsageRepository;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,13 +32,45 @@ import java.util.OptionalLong;
  * creation is, checked against the version the caller read, and written with the job's pending run moved to the new
  * schedule in one transaction.
  */
-final class JobUpdate {
-    private final JobContext ctx;
+public final class JobUpdate {
+    private final JobRepository jobs;
+    private final RunRepository runs;
+    private final WatchRepository watches;
+    private final UsageRepository usage;
+    private final Transactions tx;
+    private final Schedules schedules;
+    private final RunPlanner planner;
+    private final OwnedJobs ownedJobs;
+    private final JobStarts starts;
     private final JobValidator validator;
+    private final Quotas quotas;
+    private final Clock clock;
 
-    JobUpdate(JobContext ctx, JobValidator validator) {
-        this.ctx = ctx;
+    public JobUpdate(
+            JobRepository jobs,
+            RunRepository runs,
+            WatchRepository watches,
+            UsageRepository usage,
+            Transactions tx,
+            Schedules schedules,
+            RunPlanner planner,
+            OwnedJobs ownedJobs,
+            JobStarts starts,
+            JobValidator validator,
+            Quotas quotas,
+            Clock clock) {
+        this.jobs = jobs;
+        this.runs = runs;
+        this.watches = watches;
+        this.usage = usage;
+        this.tx = tx;
+        this.schedules = schedules;
+        this.planner = planner;
+        this.ownedJobs = ownedJobs;
+        this.starts = starts;
         this.validator = validator;
+        this.quotas = quotas;
+        this.clock = clock;
     }
 
     /**
@@ -42,7 +82,7 @@ final class JobUpdate {
      * or running finish under the definition their executor read when it claimed them.
      */
     JobView update(String owner, String jobId, String ifMatch, JobRequest req) {
-        Instant now = ctx.clock().instant();
+        Instant now = clock.instant();
         OptionalLong wanted = JobValidator.parseIfMatch(ifMatch);
         Replacement replacement = replacement(owner, jobId, ifMatch, req, now);
         Job old = replacement.old();
@@ -54,7 +94,7 @@ final class JobUpdate {
             // The definition it has already: nothing to write, and the version stays (a re-applied file changes
             // nothing, its pending run and jitter included). Secrets or a webhook secret sent again might differ
             // from the stored ones, which are not read back to compare: those are written as a change.
-            return ctx.view(old);
+            return ownedJobs.view(old);
         }
         for (int i = 0; i < JobService.RETRIES; i++) {
             JobState state = old.state() == JobState.PAUSED ? JobState.PAUSED : JobState.ACTIVE;
@@ -62,7 +102,7 @@ final class JobUpdate {
             Job draft =
                     d.job(jobId, owner, state, old.version() + 1, old.createdAt(), now, null, null, old.secretNames());
             Optional<Run> oldPending =
-                    old.pendingRunId() == null ? Optional.empty() : ctx.runs().get(jobId, old.pendingRunId());
+                    old.pendingRunId() == null ? Optional.empty() : runs.get(jobId, old.pendingRunId());
             List<Transactions.Write> items = new ArrayList<>();
             Run next = null;
             if (state == JobState.ACTIVE) {
@@ -72,15 +112,15 @@ final class JobUpdate {
                     String id = RunIds.forOccurrence(at);
                     return oldPending.filter(r -> r.runId().equals(id)).isPresent()
                             ? oldPending.get().state() != RunState.SCHEDULED
-                            : ctx.runs().occupied(jobId, id);
+                            : runs.occupied(jobId, id);
                 });
                 if (t.isPresent()) {
-                    next = ctx.planner().plan(draft, t.get(), now);
+                    next = planner.plan(draft, t.get(), now);
                     String id = next.runId();
                     items.add(
                             oldPending.filter(r -> r.runId().equals(id)).isPresent()
-                                    ? ctx.runs().write(Change.of(Transition.RESCHEDULE, next, now))
-                                    : ctx.runs().create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, next, now)));
+                                    ? runs.write(Change.of(Transition.RESCHEDULE, next, now))
+                                    : runs.create(Change.of(Transition.SCHEDULE_OVER_CANCELLED, next, now)));
                 } else {
                     state = JobState.COMPLETED;
                 }
@@ -90,9 +130,8 @@ final class JobUpdate {
                     && oldPending.get().runId().equals(next.runId());
             if (!replaced
                     && oldPending.filter(r -> r.state() == RunState.SCHEDULED).isPresent()) {
-                items.add(ctx.runs()
-                        .write(Change.of(Transition.CANCEL_SCHEDULED, jobId, old.pendingRunId(), now)
-                                .withError("replaced by version " + (old.version() + 1) + " of the job")));
+                items.add(runs.write(Change.of(Transition.CANCEL_SCHEDULED, jobId, old.pendingRunId(), now)
+                        .withError("replaced by version " + (old.version() + 1) + " of the job")));
             }
             Job job = d.job(
                     jobId,
@@ -104,36 +143,35 @@ final class JobUpdate {
                     next == null ? null : next.runId(),
                     next == null ? null : next.scheduledAt(),
                     old.secretNames());
-            items.add(0, ctx.jobs().replace(job, expected, old.pendingRunId()));
-            int delta = d.peak() - SchedulePeak.of(old.schedule(), ctx.schedules());
+            items.add(0, jobs.replace(job, expected, old.pendingRunId()));
+            int delta = d.peak() - SchedulePeak.of(old.schedule(), schedules);
             int quotaItem = -1;
             if (delta != 0) {
                 quotaItem = items.size();
-                items.add(ctx.usage().changeRate(owner, delta, ctx.settings().quotas()));
+                items.add(usage.changeRate(owner, delta, quotas));
             }
             if (d.secrets() != null) {
-                items.add(ctx.jobs().putSecrets(jobId, d.secrets()));
+                items.add(jobs.putSecrets(jobId, d.secrets()));
             }
             if (d.webhookSecret() != null || (d.webhook() == null && old.webhook() != null)) {
                 // A new secret, or none left with the webhook gone; absent with a webhook kept: the current one.
-                items.add(ctx.jobs().putWebhookSecret(jobId, d.webhook() == null ? null : d.webhookSecret()));
+                items.add(jobs.putWebhookSecret(jobId, d.webhook() == null ? null : d.webhookSecret()));
             }
             if (!Objects.equals(job.expect(), old.expect())) {
                 // A new expectation is watched from now; one kept keeps its window.
-                items.add(ctx.armWatch(job, now).orElseGet(() -> ctx.watches().disarm(jobId)));
+                items.add(starts.armWatch(job, now).orElseGet(() -> watches.disarm(jobId)));
             }
-            Transactions.Outcome o = ctx.tx().write(items);
+            Transactions.Outcome o = tx.write(items);
             if (!o.won() && quotaItem >= 0 && o.failed(quotaItem)) {
-                throw JobCreation.rateQuota(
-                        delta, ctx.usage().get(owner).rate(), ctx.settings().quotas());
+                throw JobCreation.rateQuota(delta, usage.get(owner).rate(), quotas);
             }
             if (o.won()) {
                 if (next != null) {
-                    ctx.dispatchSoon(List.of(next), now);
+                    starts.dispatchSoon(List.of(next), now);
                 }
-                return ctx.view(ctx.owned(owner, jobId));
+                return ownedJobs.view(ownedJobs.owned(owner, jobId));
             }
-            old = ctx.owned(owner, jobId);
+            old = ownedJobs.owned(owner, jobId);
             if (old.state() == JobState.DELETED) {
                 throw new NotFoundException("job " + jobId + " does not exist");
             }
@@ -154,8 +192,8 @@ final class JobUpdate {
      * {@code ifMatch} as it would be, written nowhere: the job as it is but for its definition.
      */
     JobView preview(String owner, String jobId, String ifMatch, JobRequest req) {
-        return ctx.view(
-                replacement(owner, jobId, ifMatch, req, ctx.clock().instant()).asIs());
+        return ownedJobs.view(
+                replacement(owner, jobId, ifMatch, req, clock.instant()).asIs());
     }
 
     /** A job as read, its new definition as validated, and the job with that definition, otherwise as it is. */
@@ -163,7 +201,7 @@ final class JobUpdate {
 
     private Replacement replacement(String owner, String jobId, String ifMatch, JobRequest req, Instant now) {
         OptionalLong wanted = JobValidator.parseIfMatch(ifMatch);
-        Job old = ctx.owned(owner, jobId);
+        Job old = ownedJobs.owned(owner, jobId);
         if (old.state() == JobState.DELETED) {
             throw new NotFoundException("job " + jobId + " does not exist");
         }

@@ -33,14 +33,14 @@ import java.util.TreeMap;
  * The checks of what a client sends to the jobs API, made before anything is written: a job request
  * ({@link #validate}, the same for a create and a replace), its size budgets, and the {@code If-Match} header.
  */
-final class JobValidator {
+public final class JobValidator {
     static final int MAX_EXIT_CODES = 32;
 
     private final BinaryService binaries;
     private final Schedules schedules;
     private final Settings settings;
 
-    JobValidator(BinaryService binaries, Schedules schedules, Settings settings) {
+    public JobValidator(BinaryService binaries, Schedules schedules, Settings settings) {
         this.binaries = binaries;
         this.schedules = schedules;
         this.settings = settings;

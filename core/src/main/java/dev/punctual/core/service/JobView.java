@@ -13,7 +13,7 @@ import java.util.Map;
 
 /**
  * A job as the API shows it, firing policy defaults filled in. {@code nextRunAt}: when it next fires (its schedule's
- * next occurrence from now, {@code JobContext#nextFire}); a job that is not ACTIVE has none. {@code version}
+ * next occurrence from now, {@code OwnedJobs#nextFire}); a job that is not ACTIVE has none. {@code version}
  * is also the job's ETag: {@code PUT} must send it back in {@code If-Match}. {@code limits}: only those the job
  * named (the rest are the executors' maxima), absent when it named none. {@code labels}: always present ({@code {}}
  * when none); {@code pauseNote}: why it was paused, while it is. {@code webhook}: where its outcomes are posted.
@@ -59,7 +59,7 @@ public record JobView(
         return of(j, j.state() == JobState.PAUSED ? null : j.nextRunAt());
     }
 
-    /** The job with {@code nextRunAt} as given (its next fire time, see {@code JobContext#nextFire}). */
+    /** The job with {@code nextRunAt} as given (its next fire time, see {@code OwnedJobs#nextFire}). */
     static JobView of(Job j, Instant nextRunAt) {
         return new JobView(
                 j.id(),

@@ -10,6 +10,7 @@ import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunState;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,12 +46,17 @@ public final class RunLogs {
     /** Chunks read per answer at most (a GET each); the next read goes on from where this one stopped. */
     static final int MAX_CHUNKS = 100;
 
-    private final JobContext ctx;
+    private final OwnedJobs ownedJobs;
     private final ArtifactStore store;
+    private final Duration chunkInterval;
+    private final Clock clock;
 
-    RunLogs(JobContext ctx, ArtifactStore store) {
-        this.ctx = ctx;
+    /** {@code chunkInterval}: how often a running attempt ships its output ({@code Settings.logChunkInterval}). */
+    public RunLogs(OwnedJobs ownedJobs, ArtifactStore store, Duration chunkInterval, Clock clock) {
+        this.ownedJobs = ownedJobs;
         this.store = store;
+        this.chunkInterval = chunkInterval;
+        this.clock = clock;
     }
 
     /**
@@ -75,8 +81,8 @@ public final class RunLogs {
         if (!bad.isEmpty()) {
             throw new ValidationException(Rejection.MALFORMED, bad);
         }
-        ctx.owned(owner, jobId);
-        Run run = ctx.existingRun(jobId, runId);
+        ownedJobs.owned(owner, jobId);
+        Run run = ownedJobs.existingRun(jobId, runId);
         if (attempt != null && (attempt < 1 || attempt > run.attempt())) {
             throw new ValidationException(
                     Rejection.MALFORMED,
@@ -91,24 +97,24 @@ public final class RunLogs {
         }
         int n = attempt == null ? run.attempt() : attempt;
         long from = offset == null ? 0 : offset;
-        Instant until = ctx.clock().instant().plusSeconds(waitSeconds == null ? 0 : waitSeconds);
+        Instant until = clock.instant().plusSeconds(waitSeconds == null ? 0 : waitSeconds);
         while (true) {
             if (n < run.attempt() || run.state() != RunState.RUNNING) {
                 return ended(run, n, from);
             }
             Slice shipped = shipped(jobId, runId, n, from, false);
-            Duration left = Duration.between(ctx.clock().instant(), until);
+            Duration left = Duration.between(clock.instant(), until);
             if (shipped.nextOffset() > from || !left.isPositive()) {
                 return shipped;
             }
             try {
-                Duration poll = poll(ctx.settings().logChunkInterval());
+                Duration poll = poll(chunkInterval);
                 Thread.sleep(left.compareTo(poll) < 0 ? left : poll);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return shipped;
             }
-            run = ctx.existingRun(jobId, runId);
+            run = ownedJobs.existingRun(jobId, runId);
         }
     }
 

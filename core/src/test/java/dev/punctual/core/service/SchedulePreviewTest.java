@@ -3,7 +3,6 @@ package dev.punctual.core.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
@@ -20,14 +19,11 @@ import org.junit.jupiter.api.Test;
 /** Previews: validated like a job's schedule, walked like the dispatcher walks it, DST edges flagged. */
 class SchedulePreviewTest {
     private static final Instant NOW = Instant.parse("2030-03-08T12:00:00Z");
-    private final Settings settings = Settings.builder().build();
     // Preview needs no storage: only the schedules and the clock.
-    private final JobService service =
-            previewOnly(new Schedules(Duration.ofSeconds(5)), settings, new SettableClock(NOW));
+    private final JobService service = previewOnly(new Schedules(Duration.ofSeconds(5)), new SettableClock(NOW));
 
-    private static JobService previewOnly(Schedules schedules, Settings settings, Clock clock) {
-        return new JobService(
-                new JobContext(null, null, null, null, null, schedules, null, null, settings, clock), null, null, null);
+    private static JobService previewOnly(Schedules schedules, Clock clock) {
+        return new JobService(null, null, null, null, null, schedules, null, null, null, null, null, null, null, clock);
     }
 
     private static ScheduleSpec cron(String expression, String zone) {
