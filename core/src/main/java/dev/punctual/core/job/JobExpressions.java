@@ -3,23 +3,12 @@ package dev.punctual.core.job;
 import static dev.punctual.core.infra.Items.instant;
 import static dev.punctual.core.infra.Items.n;
 import static dev.punctual.core.infra.Items.s;
-import static dev.punctual.core.job.JobItems.ARGS;
-import static dev.punctual.core.job.JobItems.BINARY_SHA;
-import static dev.punctual.core.job.JobItems.ENV;
 import static dev.punctual.core.job.JobItems.FIRING;
-import static dev.punctual.core.job.JobItems.LABELS;
-import static dev.punctual.core.job.JobItems.LIMITS;
-import static dev.punctual.core.job.JobItems.MAX_ATTEMPTS;
-import static dev.punctual.core.job.JobItems.NAME;
 import static dev.punctual.core.job.JobItems.NEXT_RUN_AT;
-import static dev.punctual.core.job.JobItems.NO_RETRY_CODES;
 import static dev.punctual.core.job.JobItems.PAUSED_AT;
 import static dev.punctual.core.job.JobItems.PAUSE_NOTE;
 import static dev.punctual.core.job.JobItems.PENDING;
-import static dev.punctual.core.job.JobItems.SCHEDULE;
-import static dev.punctual.core.job.JobItems.SECRET_NAMES;
 import static dev.punctual.core.job.JobItems.STATE;
-import static dev.punctual.core.job.JobItems.TIMEOUT;
 import static dev.punctual.core.job.JobItems.UPDATED_AT;
 import static dev.punctual.core.job.JobItems.VERSION;
 
@@ -79,24 +68,11 @@ final class JobExpressions {
             Map.entry("#p", PENDING),
             Map.entry("#n", NEXT_RUN_AT),
             Map.entry("#pa", PAUSED_AT),
-            Map.entry("#name", NAME),
-            Map.entry("#sha", BINARY_SHA),
-            Map.entry("#args", ARGS),
-            Map.entry("#env", ENV),
-            Map.entry("#sch", SCHEDULE),
-            Map.entry("#to", TIMEOUT),
-            Map.entry("#ma", MAX_ATTEMPTS),
-            Map.entry("#nr", NO_RETRY_CODES),
             Map.entry("#f", FIRING),
             Map.entry("#mc", JobItems.MAX_CONCURRENCY),
-            Map.entry("#sn", SECRET_NAMES),
-            Map.entry("#lim", LIMITS),
-            Map.entry("#lab", LABELS),
-            Map.entry("#pn", PAUSE_NOTE),
-            Map.entry("#wh", JobItems.WEBHOOK),
-            Map.entry("#ex", JobItems.EXPECT));
+            Map.entry("#pn", PAUSE_NOTE));
 
-    static final Pattern NAME_PLACEHOLDER = Pattern.compile("#[a-z]+");
+    static final Pattern NAME_PLACEHOLDER = Pattern.compile("#[a-z][a-z0-9]*");
     static final Pattern STATE_VALUE = Pattern.compile(":(active|completed|paused|deleted)\\b");
 
     static Map<String, String> namesIn(String expressions) {

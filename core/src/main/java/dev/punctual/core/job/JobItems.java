@@ -88,6 +88,25 @@ final class JobItems {
         item.put(Resources.JOB_ID, s(job.id()));
         item.put(Resources.OWNER, s(job.owner()));
         item.put(Resources.OWNER_SORT, s(Instants.fixed(job.createdAt()) + "#" + job.id()));
+        item.putAll(definition(job));
+        item.put(STATE, s(job.state().name()));
+        item.put(VERSION, n(job.version()));
+        item.put(CREATED_AT, instant(job.createdAt()));
+        item.put(UPDATED_AT, instant(job.updatedAt()));
+        if (job.pendingRunId() != null) {
+            item.put(PENDING, s(job.pendingRunId()));
+            item.put(NEXT_RUN_AT, instant(job.nextRunAt()));
+        }
+        return item;
+    }
+
+    /**
+     * The attributes that hold a job's definition (what its owner gave, and a {@code PUT} replaces whole), with
+     * their values; each of {@link #OPTIONAL_DEFINITION} is absent when empty. The new job's item and the
+     * replacement's update are both written from it, so a new field of the definition is stored in one place.
+     */
+    static Map<String, AttributeValue> definition(Job job) {
+        Map<String, AttributeValue> item = new LinkedHashMap<>();
         item.put(NAME, s(job.name()));
         item.put(Resources.BINARY_ID, s(job.binaryId()));
         item.put(BINARY_SHA, s(job.binarySha256()));
@@ -111,16 +130,11 @@ final class JobItems {
         if (job.expect() != null) {
             item.put(EXPECT, expectValue(job.expect()));
         }
-        item.put(STATE, s(job.state().name()));
-        item.put(VERSION, n(job.version()));
-        item.put(CREATED_AT, instant(job.createdAt()));
-        item.put(UPDATED_AT, instant(job.updatedAt()));
-        if (job.pendingRunId() != null) {
-            item.put(PENDING, s(job.pendingRunId()));
-            item.put(NEXT_RUN_AT, instant(job.nextRunAt()));
-        }
         return item;
     }
+
+    /** The attributes of {@link #definition} left out when empty: a replacement removes them then. */
+    static final List<String> OPTIONAL_DEFINITION = List.of(NO_RETRY_CODES, LABELS, WEBHOOK, EXPECT);
 
     /** The exit codes that end a run without a retry, as stored: a list of numbers. */
     static AttributeValue exitCodesValue(List<Integer> codes) {

@@ -209,31 +209,6 @@ public final class JobRepository {
      */
     public Transactions.Write replace(Job job, long expectedVersion, String expectedPending) {
         Map<String, AttributeValue> values = new HashMap<>(Map.of(
-                ":name",
-                s(job.name()),
-                ":b",
-                s(job.binaryId()),
-                ":sha",
-                s(job.binarySha256()),
-                ":args",
-                Items.strings(job.args()),
-                ":env",
-                Items.stringMap(job.env()),
-                ":sch",
-                JobItems.scheduleValue(job.schedule()),
-                ":to",
-                n(job.timeoutSeconds()),
-                ":ma",
-                n(job.maxAttempts()),
-                ":nr",
-                JobItems.exitCodesValue(job.nonRetryableExitCodes()),
-                ":f",
-                JobItems.firingValue(job.firing())));
-        values.putAll(Map.of(
-                ":sn",
-                Items.strings(job.secretNames()),
-                ":lim",
-                JobItems.limitsValue(job.limits()),
                 ":st",
                 s(job.state().name()),
                 ":v",
@@ -244,27 +219,25 @@ public final class JobRepository {
                 instant(job.updatedAt()),
                 ":owner",
                 s(job.owner())));
+        // The definition's attributes are JobItems' to name: each gets a placeholder of its own here.
+        Map<String, String> names = new HashMap<>();
+        List<String> set = new ArrayList<>();
         List<String> removed = new ArrayList<>();
-        String update = "SET #name = :name, #b = :b, #sha = :sha, #args = :args, #env = :env, #sch = :sch, #to = :to,"
-                + " #ma = :ma, #nr = :nr, #f = :f, #sn = :sn, #lim = :lim, #st = :st, #v = :v, #u = :now";
-        if (job.labels().isEmpty()) {
-            removed.add("#lab");
-        } else {
-            values.put(":lab", Items.stringMap(job.labels()));
-            update += ", #lab = :lab";
+        Map<String, AttributeValue> definition = JobItems.definition(job);
+        for (var attribute : definition.entrySet()) {
+            int i = names.size();
+            names.put("#d" + i, attribute.getKey());
+            values.put(":d" + i, attribute.getValue());
+            set.add("#d" + i + " = :d" + i);
         }
-        if (job.webhook() == null) {
-            removed.add("#wh");
-        } else {
-            values.put(":wh", JobItems.webhookValue(job.webhook()));
-            update += ", #wh = :wh";
+        for (String attribute : JobItems.OPTIONAL_DEFINITION) {
+            if (!definition.containsKey(attribute)) {
+                int i = names.size();
+                names.put("#d" + i, attribute);
+                removed.add("#d" + i);
+            }
         }
-        if (job.expect() == null) {
-            removed.add("#ex");
-        } else {
-            values.put(":ex", JobItems.expectValue(job.expect()));
-            update += ", #ex = :ex";
-        }
+        String update = "SET " + String.join(", ", set) + ", #st = :st, #v = :v, #u = :now";
         if (job.pendingRunId() != null) {
             update += ", " + JobExpressions.pendingTo(job.pendingRunId(), job.nextRunAt(), values);
         } else {
@@ -275,7 +248,7 @@ public final class JobRepository {
         }
         String cond = "#o = :owner AND #v = :expected AND #st <> :deleted AND "
                 + JobExpressions.pendingIs(expectedPending, values);
-        return new Transactions.Write(conditionalUpdate(job.id(), update, cond, values));
+        return new Transactions.Write(conditionalUpdate(job.id(), update, cond, values, names));
     }
 
     /**

@@ -3,13 +3,16 @@ package dev.punctual.core.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.punctual.core.Punctual;
+import dev.punctual.core.job.Expectation;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.job.Webhook;
 import dev.punctual.core.run.RunIds;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The conditional writes of the jobs and sweeps tables on DynamoDB Local, won and lost. */
@@ -103,6 +106,57 @@ class JobAndWatermarkRepositoryTest {
         assertThat(Fixture.markDeleted(p, job.id(), Fixture.OWNER, null, now))
                 .as("already deleted")
                 .isFalse();
+    }
+
+    /**
+     * A replacement writes the whole definition it carries (every attribute {@code JobItems.definition} names) and
+     * removes the optional ones it leaves empty, whatever the job had: the job read back defines the same job.
+     */
+    @Test
+    void aReplacementWritesTheWholeDefinitionAndRemovesWhatItLeavesEmpty() {
+        Job job = intervalJob();
+        Job full = job.toBuilder()
+                .name("renamed")
+                .args(List.of("--full"))
+                .env(Map.of("MODE", "full"))
+                .timeoutSeconds(77)
+                .maxAttempts(5)
+                .nonRetryableExitCodes(List.of(2, 64))
+                .labels(Map.of("team", "billing"))
+                .webhook(new Webhook("https://hooks.example.com/punctual", Set.of("DEAD")))
+                .expect(new Expectation(Duration.ofMinutes(5), null))
+                .version(job.version() + 1)
+                .build();
+        Job empty = full.toBuilder()
+                .name("emptied")
+                .nonRetryableExitCodes(List.of())
+                .labels(Map.of())
+                .webhook(null)
+                .expect(null)
+                .version(full.version() + 1)
+                .build();
+
+        assertThat(replace(full, job)).isTrue();
+        Job read = p.jobs.get(job.id()).orElseThrow();
+        assertThat(read.sameDefinition(full)).as("read back %s", read).isTrue();
+        assertThat(read.sameDefinition(job)).isFalse();
+
+        assertThat(replace(empty, full)).isTrue();
+        read = p.jobs.get(job.id()).orElseThrow();
+        assertThat(read.sameDefinition(empty)).as("read back %s", read).isTrue();
+        assertThat(read.nonRetryableExitCodes()).isEmpty();
+        assertThat(read.labels()).isEmpty();
+        assertThat(read.webhook()).isNull();
+        assertThat(read.expect()).isNull();
+
+        assertThat(replace(full, full))
+                .as("conditional on the version replaced")
+                .isFalse();
+    }
+
+    private boolean replace(Job with, Job replaced) {
+        return p.tx.write(List.of(p.jobs.replace(with, replaced.version(), replaced.pendingRunId())))
+                .won();
     }
 
     @Test
