@@ -4,45 +4,10 @@
 # alone, Terraform evaluates here: the TLS-only policies (keyed by a merge of the queues), the executors' scaling
 # metric math, the outputs and the dashboard's body.
 
+# The mocks (aws.tfmock.hcl) and the variables (terraform.tfvars) of every test here are in the files beside this one,
+# which ProviderMockTest puts in tests/ with it.
 mock_provider "aws" {
-  mock_data "aws_caller_identity" {
-    defaults = { account_id = "123456789012" }
-  }
-  mock_data "aws_region" {
-    defaults = { name = "us-east-1" }
-  }
-  mock_data "aws_partition" {
-    defaults = { partition = "aws" }
-  }
-  mock_data "aws_vpc" {
-    defaults = {
-      cidr_block_associations = [
-        { cidr_block = "10.0.0.0/16", association_id = "vpc-cidr-assoc-1", state = "associated" },
-      ]
-    }
-  }
-  mock_data "aws_iam_policy_document" {
-    defaults = { json = "{\"Version\":\"2012-10-17\",\"Statement\":[]}" }
-  }
-  # Only what the provider checks is an ARN; every other computed value may stay random.
-  mock_resource "aws_apigatewayv2_api" {
-    defaults = { execution_arn = "arn:aws:execute-api:us-east-1:123456789012:abc" }
-  }
-  mock_resource "aws_lambda_alias" {
-    defaults = { arn = "arn:aws:lambda:us-east-1:123456789012:function:f:live" }
-  }
-  mock_resource "aws_cloudwatch_event_rule" {
-    defaults = { arn = "arn:aws:events:us-east-1:123456789012:rule/punctual-sweep" }
-  }
-  mock_resource "aws_cloudwatch_log_group" {
-    defaults = { arn = "arn:aws:logs:us-east-1:123456789012:log-group:punctual" }
-  }
-  mock_resource "aws_iam_role" {
-    defaults = { arn = "arn:aws:iam::123456789012:role/punctual" }
-  }
-  mock_resource "aws_sqs_queue" {
-    defaults = { arn = "arn:aws:sqs:us-east-1:123456789012:punctual-sweeper-failures" }
-  }
+  source = "./tests"
 }
 
 # Each lane's queues get ARNs of their own, so that an assertion can tell which queue a policy names.
@@ -74,15 +39,6 @@ override_resource {
 override_resource {
   target = aws_sqs_queue.dlq["low"]
   values = { arn = "arn:aws:sqs:us-east-1:123456789012:punctual-runs-low-dlq" }
-}
-
-# api_zip and sweeper_zip come from the command line (any existing file).
-variables {
-  auth                         = "iam"
-  executor_image               = "123456789012.dkr.ecr.us-east-1.amazonaws.com/punctual-executor:1"
-  vpc_id                       = "vpc-1"
-  private_subnet_ids           = ["subnet-1", "subnet-2"]
-  vpc_endpoint_route_table_ids = ["rtb-1"]
 }
 
 run "every_lane_has_its_queues_each_policed_and_watched" {

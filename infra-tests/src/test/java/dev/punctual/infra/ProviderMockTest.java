@@ -43,9 +43,9 @@ class ProviderMockTest {
     void theExecutorsTaskAndNetworkPlanAndApplyAsTheTerraformTestsSay() throws Exception {
         Path module = copyModule();
         Files.createDirectories(module.resolve("tests"));
+        // The tests, and the mocks (*.tfmock.hcl) and variables (terraform.tfvars) they share.
         try (var tests = Files.list(TESTS)) {
-            for (Path t :
-                    tests.filter(p -> p.toString().endsWith(".tftest.hcl")).toList()) {
+            for (Path t : tests.filter(Files::isRegularFile).toList()) {
                 Files.copy(t, module.resolve("tests").resolve(t.getFileName()));
             }
         }
