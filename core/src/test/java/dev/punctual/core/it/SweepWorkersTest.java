@@ -79,7 +79,7 @@ class SweepWorkersTest {
     @Test
     void aSweepStopsSendingAtItsDeadlineAndTheNextSendsTheRestEachRunOnce() {
         Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        TickingClock clock = new TickingClock(start);
+        SettableClock clock = SettableClock.ticking(start);
         Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), clock);
         List<Job> jobs = overdueJobs(p, start, 150);
 

@@ -191,7 +191,7 @@ class SweeperTest {
     void oneSweepOfATenSecondIntervalQueuesEveryOccurrenceInTheLookaheadOnceAndInOrder() {
         Instant start = realNow();
         // Each reading of the clock moves it on by a millisecond, so queuedAt shows the order of the writes.
-        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), new TickingClock(start));
+        Punctual p = Fixture.stack(TestStack.isolatedSettings().build(), SettableClock.ticking(start));
         Job job = Fixture.insertJob(p, Fixture.interval(Duration.ofSeconds(10), start), start, start, 3);
 
         Sweeper.SweepReport report = p.sweeper.sweep();

@@ -8,14 +8,26 @@ import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A clock tests set and advance by hand, shipped in main code (as db-scheduler does) so every module's tests can
- * drive time-dependent logic without waiting for real time.
+ * A clock tests set and advance by hand, so that they drive time-dependent logic without waiting for real time (in
+ * core's test jar, for the other modules' tests too). A {@link #ticking} one also moves on by itself, a millisecond at
+ * every reading.
  */
 public final class SettableClock extends Clock {
     private final AtomicReference<Instant> now;
+    private final Duration tick;
 
     public SettableClock(Instant start) {
+        this(start, Duration.ZERO);
+    }
+
+    private SettableClock(Instant start, Duration tick) {
         this.now = new AtomicReference<>(start);
+        this.tick = tick;
+    }
+
+    /** A clock that moves on by a millisecond at every reading: time passes exactly as fast as the code looks at it. */
+    public static SettableClock ticking(Instant start) {
+        return new SettableClock(start, Duration.ofMillis(1));
     }
 
     public void set(Instant t) {
@@ -28,7 +40,7 @@ public final class SettableClock extends Clock {
 
     @Override
     public Instant instant() {
-        return now.get();
+        return now.getAndUpdate(t -> t.plus(tick));
     }
 
     @Override
