@@ -1,7 +1,7 @@
 // The dashboard: a page per hash route, each drawn from the HTTP API. A page may return a function that stops what
 // it left running (a followed log, a refresh timer); it is called when the reader goes elsewhere.
 import { api, token } from './api.js';
-import { h, say, takeNext } from './dom.js';
+import { h, say, takeNext, field } from './dom.js';
 import { jobsPage } from './jobs.js';
 import { jobPage } from './job.js';
 import { runPage } from './run.js';
@@ -119,10 +119,8 @@ async function signInPage(main) {
         }
       },
     },
-    h(
-      'div',
-      { class: 'field' },
-      h('label', { for: 'token' }, 'Bearer token'),
+    field(
+      'Bearer token',
       input,
       h(
         'span',

@@ -1,7 +1,7 @@
 // Dead letters: runs that used up their attempts, most recently finished first, each retried with fresh attempts,
 // one at a time or a selection at once (each row says how its own retry went).
 import { api, query, seg } from './api.js';
-import { h, badge, say, table } from './dom.js';
+import { h, badge, say, table, loadMore } from './dom.js';
 import { time } from './time.js';
 import { selection } from './bulk.js';
 
@@ -60,9 +60,7 @@ export async function deadLettersPage(main) {
       rows.push(r);
     }
     draw();
-    more.replaceChildren(
-      page.nextCursor ? h('button', { type: 'button', onclick: () => load(page.nextCursor) }, 'Load more') : '',
-    );
+    more.replaceChildren(loadMore(page, load));
   }
 
   function draw() {

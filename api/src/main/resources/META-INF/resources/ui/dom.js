@@ -46,6 +46,32 @@ export function labels(map) {
   return Object.entries(map || {}).map(([k, v]) => h('span', { class: 'label' }, `${k}=${v}`));
 }
 
+/** A labelled field: `text` labels `control` (by its id); then whatever else the field shows (a hint, an error). */
+export function field(text, control, ...more) {
+  return h('div', { class: 'field' }, h('label', { for: control.id }, text), control, ...more);
+}
+
+/** A list's filters in a toolbar: submitting them calls `search` instead of leaving the page. */
+export function searchForm(search, ...children) {
+  return h(
+    'form',
+    {
+      class: 'toolbar',
+      role: 'search',
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        search();
+      },
+    },
+    ...children,
+  );
+}
+
+/** The button under a list that reads its next page (`load(cursor)`); nothing after the last page. */
+export function loadMore(page, load) {
+  return page.nextCursor ? h('button', { type: 'button', onclick: () => load(page.nextCursor) }, 'Load more') : '';
+}
+
 let next = '';
 
 /** What the status line says once the page this action goes to is drawn (drawing a page clears the line). */

@@ -1,7 +1,7 @@
 // One job: its definition, next fire times, run history (a chart and an outcome strip), runs, and what can be done
 // to it. Times in the zone the header's switch chose; "the job's zone" is this job's.
 import { api, query, seg } from './api.js';
-import { h, badge, say, sayNext, table, labels, between } from './dom.js';
+import { h, badge, say, sayNext, table, labels, between, field } from './dom.js';
 import { schedule, DST } from './words.js';
 import { time, jobZone, setPageZone, shownZone, fromInput } from './time.js';
 import { jobBadge, lateness } from './runinfo.js';
@@ -213,15 +213,10 @@ export async function jobPage(main, id) {
 
   function pauseForm() {
     const note = h('input', { id: 'pause-note', size: 40, maxlength: 500 });
-    inline(
-      'Pause',
-      h('div', { class: 'field' }, h('label', { for: 'pause-note' }, 'Note (why, for the next reader)'), note),
-      'Pause',
-      () => [
-        'Paused: no run of this job starts until it is resumed.',
-        () => api.post(`/v1/jobs/${seg(id)}/pause`, note.value.trim() ? { note: note.value.trim() } : {}),
-      ],
-    );
+    inline('Pause', field('Note (why, for the next reader)', note), 'Pause', () => [
+      'Paused: no run of this job starts until it is resumed.',
+      () => api.post(`/v1/jobs/${seg(id)}/pause`, note.value.trim() ? { note: note.value.trim() } : {}),
+    ]);
   }
 
   function resumeForm() {
@@ -235,12 +230,10 @@ export async function jobPage(main, id) {
         ['all', 'all: every missed run'],
       ].map(([v, t]) => h('option', { value: v }, t)),
     );
-    inline(
-      'Resume',
-      h('div', { class: 'field' }, h('label', { for: 'resume-catchup' }, 'Runs missed while paused'), catchUp),
-      'Resume',
-      () => ['Resumed.', () => api.post(`/v1/jobs/${seg(id)}/resume`, catchUp.value ? { catchUp: catchUp.value } : {})],
-    );
+    inline('Resume', field('Runs missed while paused', catchUp), 'Resume', () => [
+      'Resumed.',
+      () => api.post(`/v1/jobs/${seg(id)}/resume`, catchUp.value ? { catchUp: catchUp.value } : {}),
+    ]);
   }
 
   function backfillForm() {
@@ -253,11 +246,7 @@ export async function jobPage(main, id) {
     );
     inline(
       'Backfill',
-      [
-        h('div', { class: 'field' }, h('label', { for: 'bf-from' }, `From (${shownZone()})`), from),
-        h('div', { class: 'field' }, h('label', { for: 'bf-to' }, 'To'), to),
-        h('div', { class: 'field' }, h('label', { for: 'bf-lane' }, 'Lane'), lane),
-      ],
+      [field(`From (${shownZone()})`, from), field('To', to), field('Lane', lane)],
       'Create missing runs',
       () => [
         (r) => `Backfill: ${r.created.length} run(s) created, ${r.alreadyExisting} already there.`,

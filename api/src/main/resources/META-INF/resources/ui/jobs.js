@@ -1,7 +1,7 @@
 // The jobs list: state (with a dead last run said), schedule in words, last and next run in the chosen zone,
 // labels; filtered; a selection paused or resumed at once.
 import { api, query, seg } from './api.js';
-import { h, badge, say, table, labels } from './dom.js';
+import { h, badge, say, table, labels, field, searchForm, loadMore } from './dom.js';
 import { schedule } from './words.js';
 import { time, jobZone } from './time.js';
 import { jobBadge } from './runinfo.js';
@@ -22,19 +22,11 @@ export async function jobsPage(main) {
   const name = h('input', { id: 'f-name', name: 'namePrefix', placeholder: 'nightly-', size: 16, type: 'search' });
   const holder = h('div');
   const more = h('p');
-  const filters = h(
-    'form',
-    {
-      class: 'toolbar',
-      role: 'search',
-      onsubmit: (ev) => {
-        ev.preventDefault();
-        reload();
-      },
-    },
-    h('div', { class: 'field' }, h('label', { for: 'f-state' }, 'State'), state),
-    h('div', { class: 'field' }, h('label', { for: 'f-label' }, 'Labels'), label),
-    h('div', { class: 'field' }, h('label', { for: 'f-name' }, 'Name starts with'), name),
+  const filters = searchForm(
+    reload,
+    field('State', state),
+    field('Labels', label),
+    field('Name starts with', name),
     h('button', { type: 'submit' }, 'Filter'),
   );
 
@@ -44,7 +36,7 @@ export async function jobsPage(main) {
   const bulk = h(
     'div',
     { class: 'toolbar bulk' },
-    h('div', { class: 'field' }, h('label', { for: 'bulk-note' }, 'Pause note (optional)'), note),
+    field('Pause note (optional)', note),
     h('button', { type: 'button', onclick: () => pauseSelected() }, 'Pause selected'),
     h('button', { type: 'button', onclick: () => resumeSelected() }, 'Resume selected'),
     picked.count,
@@ -88,9 +80,7 @@ export async function jobsPage(main) {
     if (mine !== asked) return;
     rows = rows.concat(page.items);
     draw();
-    more.replaceChildren(
-      page.nextCursor ? h('button', { type: 'button', onclick: () => load(page.nextCursor) }, 'Load more') : '',
-    );
+    more.replaceChildren(loadMore(page, load));
     // The last run of each job shown: one small read each, made after the list is on screen, four at a time so
     // that a page of 50 jobs stays well inside the API's throttling (in AWS, a burst of 100 and 50 a second).
     const queue = [...page.items];

@@ -1,7 +1,7 @@
 // One run: its facts, and an attempt's log, followed while the attempt runs (the API holds each read up to 20 s
 // until new output or the end, so following costs a request per chunk, not a poll a second).
 import { api, seg } from './api.js';
-import { h, badge, say, between } from './dom.js';
+import { h, badge, say, between, field } from './dom.js';
 import { time, jobZone, setPageZone } from './time.js';
 import { lateness, origin } from './runinfo.js';
 import { timeline } from './history.js';
@@ -27,12 +27,7 @@ export async function runPage(main, jobId, runId) {
     h('h2', { id: 'attempts-h' }, 'Attempts'),
     attempts,
     h('h2', { id: 'log-h' }, 'Log'),
-    h(
-      'div',
-      { class: 'toolbar' },
-      h('div', { class: 'field' }, h('label', { for: 'attempt' }, 'Attempt'), attempt),
-      following,
-    ),
+    h('div', { class: 'toolbar' }, field('Attempt', attempt), following),
     log,
   );
 

@@ -2,7 +2,7 @@
 // instants) and whether runs not yet due are included. The filters are kept in the address, so a search can be
 // shared or reloaded.
 import { api, query, seg } from './api.js';
-import { h, badge, say, table, between } from './dom.js';
+import { h, badge, say, table, between, field, searchForm, loadMore } from './dom.js';
 import { time, shownZone, fromInput, toInput } from './time.js';
 import { origin } from './runinfo.js';
 
@@ -29,19 +29,11 @@ export async function runsPage(main) {
   const future = h('input', { id: 'r-future', type: 'checkbox', checked: params.get('future') === 'true' });
   const holder = h('div', { id: 'runs-found', 'aria-busy': 'true' });
   const more = h('p');
-  const filters = h(
-    'form',
-    {
-      class: 'toolbar',
-      role: 'search',
-      onsubmit: (ev) => {
-        ev.preventDefault();
-        search();
-      },
-    },
-    h('div', { class: 'field' }, h('label', { for: 'r-state' }, 'States (comma-separated)'), state, states),
-    h('div', { class: 'field' }, h('label', { for: 'r-from' }, `Due from (${zone})`), from),
-    h('div', { class: 'field' }, h('label', { for: 'r-to' }, `Due until (${zone})`), to),
+  const filters = searchForm(
+    search,
+    field('States (comma-separated)', state, states),
+    field(`Due from (${zone})`, from),
+    field(`Due until (${zone})`, to),
     h('label', { class: 'inline', for: 'r-future' }, future, 'Include runs not yet due'),
     h('button', { type: 'submit', class: 'primary' }, 'Search'),
   );
@@ -80,9 +72,7 @@ export async function runsPage(main) {
       const page = await api.get(query('/v1/runs', { ...asked(), limit: 50, cursor }));
       rows = rows.concat(page.items);
       draw();
-      more.replaceChildren(
-        page.nextCursor ? h('button', { type: 'button', onclick: () => load(page.nextCursor) }, 'Load more') : '',
-      );
+      more.replaceChildren(loadMore(page, load));
     } catch (e) {
       for (const [f, input] of [
         ['state', state],
