@@ -3,6 +3,7 @@ package dev.punctual.api.function;
 import static dev.punctual.api.function.ApiBinaries.uploaded;
 import static dev.punctual.api.function.DeadRuns.claimAndDie;
 import static dev.punctual.api.function.Problems.assertProblem;
+import static dev.punctual.api.function.Problems.createJob;
 import static dev.punctual.api.function.Problems.jobBody;
 import static dev.punctual.api.function.Problems.later;
 import static dev.punctual.api.function.Problems.postJson;
@@ -37,7 +38,7 @@ class RunQueriesLambdaTest {
     @Test
     void runsNotDueYetAreListedOnlyWhenAskedForAndEachRunCanBeRead() throws Exception {
         String at = later(1, ChronoUnit.HOURS);
-        String id = job(jobBody("later", uploaded("later.sh"), Map.of("type", "once", "at", at)));
+        String id = createJob(jobBody("later", uploaded("later.sh"), Map.of("type", "once", "at", at)));
 
         given().get("/v1/jobs/" + id + "/runs").then().statusCode(200).body("items", hasSize(0));
         String runId = given().get("/v1/jobs/" + id + "/runs?future=true")
@@ -64,7 +65,7 @@ class RunQueriesLambdaTest {
     @Test
     void runsAreNarrowedByDueTimeAndByState() throws Exception {
         Instant start = Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(10, ChronoUnit.MINUTES);
-        String id = job(jobBody(
+        String id = createJob(jobBody(
                 "minutely",
                 uploaded("minutely.sh"),
                 Map.of("type", "interval", "every", "PT1M", "start", start.toString()),
@@ -127,7 +128,7 @@ class RunQueriesLambdaTest {
         // Due in 30 s: inside the lookahead, so the API queues it at once (no executor runs in these tests).
         String start =
                 Instant.now().plusSeconds(30).truncatedTo(ChronoUnit.SECONDS).toString();
-        String id = job(
+        String id = createJob(
                 jobBody("queued", uploaded("queued.sh"), Map.of("type", "interval", "every", "PT1H", "start", start)));
         given().post("/v1/jobs/" + id + "/trigger").then().statusCode(202);
         // The first occurrence and the extra run are queued; the next occurrence, in an hour, is the pending run.
@@ -147,7 +148,7 @@ class RunQueriesLambdaTest {
 
     @Test
     void aBadFilterIsA400NamingIt() throws Exception {
-        String id = job(
+        String id = createJob(
                 jobBody("filters", uploaded("filters.sh"), Map.of("type", "once", "at", later(1, ChronoUnit.HOURS))));
         String runs = "/v1/jobs/" + id + "/runs";
         assertProblem(given().queryParam("state", "NOPE").get(runs), 400, "state")
@@ -165,8 +166,8 @@ class RunQueriesLambdaTest {
 
     @Test
     void aQueryParameterTheEndpointDoesNotTakeIsA400NamingIt() throws Exception {
-        String id =
-                job(jobBody("params", uploaded("params.sh"), Map.of("type", "once", "at", later(1, ChronoUnit.HOURS))));
+        String id = createJob(
+                jobBody("params", uploaded("params.sh"), Map.of("type", "once", "at", later(1, ChronoUnit.HOURS))));
         assertProblem(given().queryParam("limt", "5").get("/v1/jobs"), 400, "limt")
                 .body("detail", containsString("limit, cursor"));
         assertProblem(given().queryParam("stat", "DEAD").get("/v1/jobs/" + id + "/runs"), 400, "stat");
@@ -176,9 +177,5 @@ class RunQueriesLambdaTest {
         // The parameters an endpoint takes still pass.
         given().queryParam("limit", "1").get("/v1/jobs").then().statusCode(200);
         given().queryParam("count", "2").get("/v1/jobs/" + id + "/next").then().statusCode(200);
-    }
-
-    private static String job(Map<String, Object> body) {
-        return postJson("/v1/jobs", body).then().statusCode(201).extract().path("id");
     }
 }
