@@ -1,5 +1,6 @@
 // The API from the tests' side (node's fetch), to set up what a test looks at faster than through the form:
 // binaries uploaded, jobs created, runs triggered and waited for. The dashboard itself is driven in the browser.
+import { before } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
@@ -79,18 +80,26 @@ export function pastRange(hour, n) {
 }
 
 /**
- * Two jobs of {@code prefix}'s for a page to show: a daily one at {@code hour} (a far hour: it fires during no test;
+ * Two jobs of {@code prefix}'s for the pages of the calling file's tests to show, made before those tests (a
+ * {@code before} hook) with the binary PUNCTUAL_BINARY names: a daily one at a far hour (it fires during no test;
  * {@code fields} added to it) with three backfilled runs that succeeded on days before yesterday, and a one-shot one
- * whose only run is dead. Resolves once those runs are there.
+ * whose only run is dead. The object returned holds them once those runs are there: { daily, dead, backfilled,
+ * deadRun }.
  */
-export async function dailyAndDead(prefix, bin, hour, fields = {}) {
-  const daily = await call('POST', '/v1/jobs', {
-    name: `${prefix}-daily`, binaryId: bin, schedule: { type: 'cron', expression: `0 ${hour} * * *`, timezone: 'UTC' },
-    ...fields,
+export function dailyAndDead(prefix, fields = {}) {
+  const made = {};
+  before(async () => {
+    const bin = await binary(process.env.PUNCTUAL_BINARY);
+    const hour = farHour();
+    const daily = await call('POST', '/v1/jobs', {
+      name: `${prefix}-daily`, binaryId: bin, schedule: { type: 'cron', expression: `0 ${hour} * * *`, timezone: 'UTC' },
+      ...fields,
+    });
+    const dead = await call('POST', '/v1/jobs', { name: `${prefix}-dies`, binaryId: bin, schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
+    await call('POST', `/v1/jobs/${daily.id}/backfill`, pastRange(hour, 3));
+    const backfilled = await until(() => runs(daily.id), (rs) => rs.length === 3 && rs.every((r) => r.state === 'SUCCEEDED'));
+    const [deadRun] = await until(() => runs(dead.id), (rs) => rs[0] && rs[0].state === 'DEAD');
+    Object.assign(made, { daily, dead, backfilled, deadRun });
   });
-  const dead = await call('POST', '/v1/jobs', { name: `${prefix}-dies`, binaryId: bin, schedule: { type: 'now' }, args: ['3'], maxAttempts: 1 });
-  await call('POST', `/v1/jobs/${daily.id}/backfill`, pastRange(hour, 3));
-  const backfilled = await until(() => runs(daily.id), (rs) => rs.length === 3 && rs.every((r) => r.state === 'SUCCEEDED'));
-  const [deadRun] = await until(() => runs(dead.id), (rs) => rs[0] && rs[0].state === 'DEAD');
-  return { daily, dead, backfilled, deadRun };
+  return made;
 }

@@ -3,29 +3,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { API, shot, usingBrowser } from './browser.mjs';
-import { binary, dailyAndDead, farHour } from './api.mjs';
-
-const hour = farHour();
+import { dailyAndDead } from './api.mjs';
 
 const TAG = Date.now().toString(36);
 let page;
 let errors;
-let daily;
-let dead;
-let backfilled;
-let deadRun;
 
-usingBrowser(async (opened) => {
+usingBrowser((opened) => {
   ({ page, errors } = opened);
-  const bin = await binary(process.env.PUNCTUAL_BINARY);
-  // A long name and long labels: what a narrow page has to fit.
-  ({ daily, dead, backfilled, deadRun } = await dailyAndDead(`ui-layout-${TAG}`, bin, hour, {
-    name: `ui-layout-${TAG}-a-rather-long-job-name-that-has-to-fit-somewhere`,
-    labels: { team: 'dashboard-and-command-line', service: 'nightly-reconciliation-of-everything' },
-  }));
+});
+// A long name and long labels: what a narrow page has to fit.
+const jobs = dailyAndDead(`ui-layout-${TAG}`, {
+  name: `ui-layout-${TAG}-a-rather-long-job-name-that-has-to-fit-somewhere`,
+  labels: { team: 'dashboard-and-command-line', service: 'nightly-reconciliation-of-everything' },
 });
 
 test('no page scrolls sideways from 360 to 1600 px wide; tables scroll in their own box; dates stay on one line', async () => {
+  const { daily, dead, backfilled, deadRun } = jobs;
   const pages = ['#/jobs', '#/new', '#/runs', '#/dead-letters', `#/jobs/${daily.id}`, `#/jobs/${daily.id}/edit`,
     `#/jobs/${daily.id}/runs/${encodeURIComponent(backfilled[0].runId)}`, `#/jobs/${dead.id}/runs/${encodeURIComponent(deadRun.runId)}`];
   const wide = [];

@@ -3,23 +3,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { API, shot, BROWSER_ZONE, usingBrowser } from './browser.mjs';
-import { binary, until, wall, farHour, dailyAndDead } from './api.mjs';
-
-const hour = farHour();
+import { until, wall, dailyAndDead } from './api.mjs';
 
 const TAG = Date.now().toString(36);
 let page;
 let errors;
-let daily;
-let dead;
-let backfilled;
-let deadRun;
 
-usingBrowser(async (opened) => {
+usingBrowser((opened) => {
   ({ page, errors } = opened);
-  const bin = await binary(process.env.PUNCTUAL_BINARY);
-  ({ daily, dead, backfilled, deadRun } = await dailyAndDead(`ui-runs-${TAG}`, bin, hour));
 });
+const jobs = dailyAndDead(`ui-runs-${TAG}`);
 
 /** The row of a job's run (run ids are due times: two jobs' runs due at once have the same). */
 const rowOf = (job, run) => page.locator('tbody tr', { has: page.locator(`a[href="#/jobs/${job.id}/runs/${encodeURIComponent(run.runId)}"]`) });
@@ -41,6 +34,7 @@ async function search() {
 const typed = (ms) => wall(new Date(ms).toISOString(), BROWSER_ZONE).slice(0, 16).replace(' ', 'T');
 
 test('runs across jobs: newest due first, narrowed by state, by a due-time range in the shown zone, and with runs not yet due', async () => {
+  const { daily, dead, backfilled, deadRun } = jobs;
   await page.goto(`${API}/ui/#/jobs`);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
   await page.getByRole('heading', { name: 'Runs', exact: true }).waitFor();
