@@ -13,7 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
  * from YAML, triggered, its run and log read back, a dead letter retried; exit codes and messages of what fails.
  */
 class CliIT {
+    @AutoClose
     private static LocalSystem system;
+
     private static Path dir;
     private static Path binary;
 
@@ -32,13 +34,6 @@ class CliIT {
         dir = tmp;
         system = new LocalSystem("-Dpunctual.retry-base=PT1S");
         binary = LocalSystem.binary(tmp);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (system != null) {
-            system.close();
-        }
     }
 
     record Result(int code, String out, String err) {

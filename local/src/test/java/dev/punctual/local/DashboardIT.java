@@ -2,7 +2,7 @@ package dev.punctual.local;
 
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,20 +13,15 @@ import org.junit.jupiter.api.io.TempDir;
  * filters the list, pauses and resumes, and retries a dead letter. The sign-in flow is in {@link LocalAuthIT}.
  */
 class DashboardIT {
+    @AutoClose
     private static LocalSystem system;
+
     private static Path binary;
 
     @BeforeAll
     static void start(@TempDir Path tmp) throws Exception {
         system = new LocalSystem("-Dpunctual.retry-base=PT1S", "-Dpunctual.log-chunk-interval=PT1S");
         binary = LocalSystem.binary(tmp);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (system != null) {
-            system.close();
-        }
     }
 
     @Test

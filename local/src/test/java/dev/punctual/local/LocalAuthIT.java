@@ -18,7 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  * non-loopback {@code Host} refused; the {@code punctual} command and the dashboard (in a browser) signed in as a user.
  */
 class LocalAuthIT {
+    @AutoClose
     private static LocalSystem system;
+
     private static Path key;
     private static String alice;
     private static String bob;
@@ -42,13 +44,6 @@ class LocalAuthIT {
         system = new LocalSystem(List.of(), List.of("--auth", "--auth-key", key.toString()));
         alice = token("alice", key);
         bob = token("bob", key);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (system != null) {
-            system.close();
-        }
     }
 
     /** Runs {@code punctual-local token SUBJECT --auth-key KEY} and returns what it printed. */

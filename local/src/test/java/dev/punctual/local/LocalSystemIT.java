@@ -15,7 +15,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * through the presigned URL, jobs scheduled and observed only through the HTTP API.
  */
 class LocalSystemIT {
+    @AutoClose
     private static LocalSystem system;
+
     private static String binaryId;
 
     @BeforeAll
@@ -34,13 +36,6 @@ class LocalSystemIT {
         // everything else runs with its defaults.
         system = new LocalSystem("-Dpunctual.retry-base=PT1S", "-Dpunctual.lease=PT30S", "-Dpunctual.heartbeat=PT10S");
         binaryId = system.upload(LocalSystem.binary(dir));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (system != null) {
-            system.close();
-        }
     }
 
     @Test
