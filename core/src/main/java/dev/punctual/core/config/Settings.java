@@ -8,7 +8,8 @@ import java.util.Objects;
 
 /**
  * Every tunable of the scheduler, with the defaults docs/configuration.md documents. Deployables fill it from their
- * configuration; tests build it with {@link #builder()} and change only what they exercise.
+ * {@code punctual.*} configuration through {@link SettingsSource}; tests build it with {@link #builder()} and change
+ * only what they exercise.
  */
 public record Settings(
         String prefix,
