@@ -251,8 +251,9 @@ final class DocReferences {
     }
 
     /**
-     * A key of the configuration mapping ({@code punctual.executor-prime-calls}: a method {@code executorPrimeCalls}
-     * of it; or a name it gives, {@code @WithName("events.source")}) or a name written in the code (a metric's).
+     * A key of wiring's configuration mapping ({@code punctual.executor-prime-calls}: a method
+     * {@code executorPrimeCalls} of it; or a name it gives, {@code @WithName("events.source")}) or a name written in
+     * the code (a key of core's SettingsSource table, {@code "retry-base"}; a metric's).
      */
     private boolean isSetting(String key) {
         String rest = key.substring("punctual.".length());

@@ -1,6 +1,7 @@
 package dev.punctual.local;
 
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.SettingsSource;
 import dev.punctual.core.exec.Sandbox;
 import dev.punctual.core.infra.AwsClients;
 import dev.punctual.core.infra.Provisioner;
@@ -8,7 +9,6 @@ import dev.punctual.core.infra.Resources;
 import dev.punctual.emulators.EmbeddedAws;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
-import io.quarkus.runtime.configuration.DurationConverter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -105,13 +105,10 @@ public class LocalMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        // What the provisioned resources depend on, read as the application will read it (the queue's visibility
-        // timeout is the lease): Quarkus's configuration is not up yet.
-        Settings.Builder sb = Settings.builder().prefix(prefix);
-        configured("punctual.lease").map(DurationConverter::parseDuration).ifPresent(sb::lease);
-        configured("punctual.heartbeat").map(DurationConverter::parseDuration).ifPresent(sb::heartbeat);
-        Settings settings = sb.build();
         System.setProperty("punctual.prefix", prefix);
+        // What the provisioned resources depend on (the queues' visibility timeout is the lease), read by the mapping
+        // the application reads: Quarkus's configuration is not up yet. A bad value stops here, naming its key.
+        Settings settings = SettingsSource.settings(LocalMain::configured);
         // The emulators take any credentials: a run that could reach them could rewrite every tenant's jobs. Runs
         // get no network of their own here unless asked otherwise (taking root, as the sandbox itself does).
         if (System.getProperty("punctual.sandbox-network") == null
@@ -147,11 +144,10 @@ public class LocalMain implements Callable<Integer> {
     }
 
     /** A setting from a system property or its environment variable ({@code punctual.lease}: PUNCTUAL_LEASE). */
-    static java.util.Optional<String> configured(String key) {
-        String v = System.getProperty(key);
+    static java.util.Optional<String> configured(String property) {
+        String v = System.getProperty(property);
         if (v == null) {
-            v = System.getenv(
-                    key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_'));
+            v = System.getenv(SettingsSource.environmentName(property));
         }
         return java.util.Optional.ofNullable(v).filter(s -> !s.isBlank());
     }

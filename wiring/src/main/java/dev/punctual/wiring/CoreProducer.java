@@ -1,25 +1,25 @@
 package dev.punctual.wiring;
 
 import dev.punctual.core.Punctual;
-import dev.punctual.core.config.SandboxConfig;
 import dev.punctual.core.config.Settings;
-import dev.punctual.core.config.WebhookMode;
+import dev.punctual.core.config.SettingsSource;
 import dev.punctual.core.infra.AwsClients;
-import dev.punctual.core.limits.Quotas;
-import dev.punctual.core.limits.RunLimits;
-import dev.punctual.core.limits.RunningLimits;
 import dev.punctual.core.metrics.Meters;
 import dev.punctual.core.notify.EventBusNotices;
 import dev.punctual.core.notify.RunNotices;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import java.nio.file.Path;
 import java.time.Clock;
+import org.eclipse.microprofile.config.Config;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
-/** Builds core's object graph from the Quarkiverse SDK clients and {@link PunctualConfig}. */
+/**
+ * Builds core's object graph from the Quarkiverse SDK clients and the {@code punctual.*} configuration: core's
+ * {@link SettingsSource} reads the keys that are Settings, {@link PunctualConfig} maps the rest.
+ */
 public class CoreProducer {
 
     @Produces
@@ -28,58 +28,16 @@ public class CoreProducer {
         return Clock.systemUTC();
     }
 
+    /**
+     * Core's settings, read by core's one mapping ({@link SettingsSource}) from this application's configuration:
+     * {@code getOptionalValue} finds {@code PUNCTUAL_RETRY_BASE} for {@code punctual.retry-base} as a mapping would.
+     * Made at start-up, so that a bad value stops the start naming its key, not the first request that needs it.
+     */
     @Produces
     @Singleton
-    Settings settings(PunctualConfig c) {
-        Settings.Builder b = Settings.builder();
-        c.prefix().ifPresent(b::prefix);
-        c.bucket().ifPresent(b::bucket);
-        c.shards().ifPresent(b::shards);
-        c.dispatchConcurrency().ifPresent(b::dispatchConcurrency);
-        c.lookahead().ifPresent(b::lookahead);
-        c.settle().ifPresent(b::settle);
-        c.requeueAfter().ifPresent(b::requeueAfter);
-        c.lease().ifPresent(b::lease);
-        c.heartbeat().ifPresent(b::heartbeat);
-        c.retryBase().ifPresent(b::retryBase);
-        c.retryCap().ifPresent(b::retryCap);
-        c.minInterval().ifPresent(b::minInterval);
-        c.executorConcurrency().ifPresent(b::executorConcurrency);
-        c.logCapBytes().ifPresent(b::logCapBytes);
-        c.inlineLogBytes().ifPresent(b::inlineLogBytes);
-        c.logChunkInterval().ifPresent(b::logChunkInterval);
-        c.shutdownGrace().ifPresent(b::shutdownGrace);
-        c.retention().ifPresent(b::retention);
-        c.emfMetrics().ifPresent(b::emfMetrics);
-        c.jsonRunEvents().ifPresent(b::jsonRunEvents);
-        c.webhooks().map(WebhookMode::parse).ifPresent(b::webhooks);
-        Quotas d = Quotas.DEFAULTS;
-        b.quotas(new Quotas(
-                c.quotaJobs().orElse(d.jobs()),
-                c.quotaRunsPerMinute().orElse(d.runsPerMinute()),
-                c.quotaTriggersPerMinute().orElse(d.triggersPerMinute()),
-                c.quotaBackfillPerDay().orElse(d.backfillPerDay())));
-        b.running(new RunningLimits(
-                c.quotaRunning().orElse(0),
-                RunningLimits.parseTenants(c.quotaRunningTenants().orElse(null))));
-        SandboxConfig sd = SandboxConfig.DEFAULT;
-        b.sandbox(new SandboxConfig(
-                c.sandbox().orElse(sd.enabled()),
-                c.sandboxUidBase().orElse(sd.uidBase()),
-                c.sandboxUids().orElse(sd.uidCount()),
-                c.sandboxDir().map(Path::of).orElse(sd.dir()),
-                c.sandboxNetwork().map(SandboxConfig.Network::parse).orElse(sd.network()),
-                c.sandboxDisk().map(SandboxConfig.Disk::parse).orElse(sd.disk()),
-                c.sandboxHelper().map(Path::of).orElse(sd.helper())));
-        RunLimits l = RunLimits.DEFAULT_MAXIMA;
-        b.limits(new RunLimits(
-                c.limitsProcesses().orElse(l.processes()),
-                c.limitsMemoryMb().orElse(l.memoryMb()),
-                c.limitsOpenFiles().orElse(l.openFiles()),
-                c.limitsFileSizeMb().orElse(l.fileSizeMb()),
-                c.limitsCpuSeconds().orElse(l.cpuSeconds()),
-                c.limitsDiskMb().orElse(l.diskMb())));
-        return b.build();
+    @Startup
+    Settings settings(Config config) {
+        return SettingsSource.settings(property -> config.getOptionalValue(property, String.class));
     }
 
     @Produces

@@ -1,94 +1,82 @@
 package dev.punctual.wiring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-import dev.punctual.core.config.SandboxConfig;
+import dev.punctual.core.config.SettingKey;
 import dev.punctual.core.config.Settings;
-import dev.punctual.core.limits.Quotas;
-import dev.punctual.core.limits.RunLimits;
-import java.lang.reflect.Proxy;
-import java.nio.file.Path;
+import dev.punctual.core.config.SettingsSource;
+import io.quarkus.runtime.Startup;
+import io.smallrye.config.EnvConfigSource;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfigBuilder;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
+import org.eclipse.microprofile.config.Config;
 import org.junit.jupiter.api.Test;
 
-/** Every {@code punctual.*} setting reaches core's Settings; unset ones keep core's defaults. */
+/**
+ * Core's settings come from the application's configuration as SmallRye gives it: a property by its name, or by its
+ * environment variable, which SmallRye's environment source finds for the name ({@code PUNCTUAL_RETRY_BASE} for
+ * {@code punctual.retry-base}) now that no mapping names these keys.
+ */
 class CoreProducerTest {
-    /** A PunctualConfig whose given methods answer the given values and every other one "not set". */
-    static PunctualConfig config(Map<String, Object> set) {
-        return (PunctualConfig) Proxy.newProxyInstance(
-                PunctualConfig.class.getClassLoader(), new Class<?>[] {PunctualConfig.class}, (proxy, method, args) -> {
-                    Object v = set.get(method.getName());
-                    Class<?> t = method.getReturnType();
-                    if (t == OptionalInt.class) {
-                        return v == null ? OptionalInt.empty() : OptionalInt.of((Integer) v);
-                    }
-                    if (t == OptionalLong.class) {
-                        return v == null ? OptionalLong.empty() : OptionalLong.of((Long) v);
-                    }
-                    return Optional.ofNullable(v);
-                });
+    /** Configuration with {@code properties} (as application.properties) and {@code env} (as the environment). */
+    static Config config(Map<String, String> properties, Map<String, String> env) {
+        return new SmallRyeConfigBuilder()
+                .withSources(
+                        new PropertiesConfigSource(properties, "application.properties", 250),
+                        new EnvConfigSource(env, 300))
+                .build();
+    }
+
+    static Settings settings(Map<String, String> properties, Map<String, String> env) {
+        return new CoreProducer().settings(config(properties, env));
     }
 
     @Test
-    void requeueAfterAndQuotasAreReadFromConfiguration() {
-        Settings s = new CoreProducer()
-                .settings(config(
-                        Map.of("requeueAfter", Duration.ofSeconds(30), "quotaJobs", 5, "quotaTriggersPerMinute", 7)));
-        assertThat(s.requeueAfter()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(s.quotas())
-                .isEqualTo(new Quotas(5, Quotas.DEFAULT_RUNS_PER_MINUTE, 7, Quotas.DEFAULT_BACKFILL_PER_DAY));
+    void everyKeyIsReadFromItsEnvironmentVariable() {
+        Map<String, String> env = new HashMap<>();
+        Map<String, String> byProperty = new HashMap<>();
+        for (SettingKey<?> key : SettingsSource.keys()) {
+            env.put(key.environmentName(), key.example());
+            byProperty.put(key.property(), key.example());
+        }
+        Settings expected = SettingsSource.settings(p -> Optional.ofNullable(byProperty.get(p)));
+        assertThat(settings(Map.of(), env)).isEqualTo(expected).isNotEqualTo(Settings.defaults());
     }
 
     @Test
-    void theSandboxAndTheRunLimitsAreReadFromConfiguration() {
-        Settings s = new CoreProducer()
-                .settings(config(Map.ofEntries(
-                        Map.entry("sandbox", false),
-                        Map.entry("sandboxUidBase", 300_000),
-                        Map.entry("sandboxUids", 20),
-                        Map.entry("sandboxDir", "/var/lib/punctual/sandbox"),
-                        Map.entry("sandboxNetwork", "none"),
-                        Map.entry("sandboxDisk", "watch"),
-                        Map.entry("sandboxHelper", "/opt/punctual/punctual-sandbox"),
-                        Map.entry("limitsProcesses", 11),
-                        Map.entry("limitsMemoryMb", 12),
-                        Map.entry("limitsOpenFiles", 13),
-                        Map.entry("limitsFileSizeMb", 14),
-                        Map.entry("limitsCpuSeconds", 15),
-                        Map.entry("limitsDiskMb", 16))));
-        assertThat(s.sandbox())
-                .isEqualTo(new SandboxConfig(
-                        false,
-                        300_000,
-                        20,
-                        Path.of("/var/lib/punctual/sandbox"),
-                        SandboxConfig.Network.NONE,
-                        SandboxConfig.Disk.WATCH,
-                        Path.of("/opt/punctual/punctual-sandbox")));
-        assertThat(s.limits()).isEqualTo(new RunLimits(11, 12, 13, 14, 15, 16));
+    void aPropertyIsReadByItsNameAndTheEnvironmentWins() {
+        assertThat(settings(Map.of("punctual.retry-base", "PT3S"), Map.of()).retryBase())
+                .isEqualTo(Duration.ofSeconds(3));
+        assertThat(settings(Map.of("punctual.retry-base", "PT3S"), Map.of("PUNCTUAL_RETRY_BASE", "9s"))
+                        .retryBase())
+                .isEqualTo(Duration.ofSeconds(9));
     }
 
     @Test
-    void aSandboxNetworkThatIsNeitherSharedNorNoneStopsTheStart() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> new CoreProducer().settings(config(Map.of("sandboxNetwork", "host"))))
-                .hasMessageContaining("shared or none");
+    void unsetAndEmptyKeysKeepCoreDefaults() {
+        assertThat(settings(Map.of(), Map.of())).isEqualTo(Settings.defaults());
+        assertThat(settings(Map.of("punctual.shards", ""), Map.of("PUNCTUAL_LEASE", "")))
+                .isEqualTo(Settings.defaults());
     }
 
     @Test
-    void aSandboxDiskThatIsNotAutoFilesystemOrWatchStopsTheStart() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> new CoreProducer().settings(config(Map.of("sandboxDisk", "tmpfs"))))
-                .hasMessageContaining("auto, filesystem or watch");
-    }
-
-    @Test
-    void unsetSettingsKeepCoreDefaults() {
-        Settings s = new CoreProducer().settings(config(Map.of()));
-        assertThat(s).isEqualTo(Settings.defaults());
+    void aBadValueStopsTheStartNamingItsKeyAndTheValue() throws Exception {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> settings(Map.of(), Map.of("PUNCTUAL_LEASE", "sixty")))
+                .withMessageStartingWith("punctual.lease (env PUNCTUAL_LEASE) is \"sixty\": expected a duration");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> settings(Map.of("punctual.sandbox-network", "host"), Map.of()))
+                .withMessageContaining("punctual.sandbox-network")
+                .withMessageEndingWith("is \"host\": expected shared or none");
+        // Made when the application starts, not when the first request needs it.
+        assertThat(CoreProducer.class
+                        .getDeclaredMethod("settings", Config.class)
+                        .isAnnotationPresent(Startup.class))
+                .isTrue();
     }
 }

@@ -2,29 +2,35 @@ package dev.punctual.wiring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.punctual.core.config.SettingKey;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.SettingsSource;
+import io.smallrye.config.WithName;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every setting docs/configuration.md's table documents is read and has an effect: it is a key of
- * {@link PunctualConfig}, and a value for it either changes core's Settings or is read by the code named below.
- * (A documented key once did nothing at all: {@code punctual.requeue-after}.)
+ * docs/configuration.md's table and the two mappings of {@code punctual.*} say the same: every documented key is a
+ * key of exactly one of them (core's {@link SettingsSource}, or {@link PunctualConfig} for the rest), every key of
+ * theirs is documented, and a value for it has an effect: it changes core's Settings, or it is read by the code named
+ * below. (A documented key once did nothing at all: {@code punctual.requeue-after}.) The defaults the table writes
+ * are the code's.
  */
 class DocumentedSettingsTest {
-    /** Keys that are not part of core's Settings, and the source file that reads each. */
+    /** PunctualConfig's methods, and the source file that reads each. */
     private static final Map<String, String> READ_ELSEWHERE = Map.of(
             "queueUrl", "wiring/src/main/java/dev/punctual/wiring/CoreProducer.java",
             "s3PathStyle", "wiring/src/main/java/dev/punctual/wiring/CoreProducer.java",
@@ -37,88 +43,115 @@ class DocumentedSettingsTest {
             "eventsBusName", "wiring/src/main/java/dev/punctual/wiring/CoreProducer.java",
             "eventsSource", "wiring/src/main/java/dev/punctual/wiring/CoreProducer.java");
 
-    /** Values a default would not have, where the type's usual one is not valid. */
-    private static final Map<String, Object> SAMPLES = Map.ofEntries(
-            Map.entry("lookahead", Duration.ofMinutes(3)),
-            Map.entry("heartbeat", Duration.ofSeconds(7)),
-            Map.entry("sandbox", false),
-            Map.entry("sandboxUidBase", 300_000),
-            Map.entry("sandboxNetwork", "none"),
-            Map.entry("sandboxDisk", "watch"),
-            Map.entry("prefix", "other"),
-            Map.entry("webhooks", "any"),
-            Map.entry("quotaRunningTenants", "team-a=3"));
+    /** Settings keys whose default the table writes as what it depends on, not as a value. */
+    private static final Set<String> DERIVED_DEFAULTS = Set.of(
+            "bucket", // <prefix>-artifacts
+            "sandbox-dir", // under $TMPDIR
+            "sandbox-helper"); // beside the application
 
     private static final Path ROOT = Path.of("..");
 
-    /** The keys in docs/configuration.md's table, e.g. {@code retry-base} and {@code retry-cap}. */
-    static List<String> documentedKeys() throws IOException {
-        List<String> keys = new ArrayList<>();
-        Pattern cell = Pattern.compile("`(?:punctual\\.)?([a-z0-9.-]+)`");
+    /** The table's rows of {@code punctual.*} keys: each key, e.g. {@code retry-cap}, with its default cell's value. */
+    static Map<String, Optional<String>> documented() throws IOException {
+        Map<String, Optional<String>> keys = new LinkedHashMap<>();
+        Pattern code = Pattern.compile("`(?:punctual\\.)?([^`]+)`");
         for (String line : Files.readAllLines(ROOT.resolve("docs/configuration.md"))) {
             if (!line.startsWith("| `punctual.")) {
                 continue;
             }
-            Matcher m = cell.matcher(line.split("\\|")[1]);
-            while (m.find()) {
-                keys.add(m.group(1));
+            String[] cells = line.split("\\|");
+            List<String> names = spans(code, cells[1]);
+            List<String> defaults = spans(code, cells[2]);
+            for (int i = 0; i < names.size(); i++) {
+                keys.put(
+                        names.get(i),
+                        names.size() == defaults.size() ? Optional.of(defaults.get(i)) : Optional.empty());
             }
         }
         return keys;
     }
 
-    static String camel(String kebab) {
-        StringBuilder b = new StringBuilder();
-        for (String part : kebab.split("[-.]")) {
-            b.append(b.isEmpty() ? part : Character.toUpperCase(part.charAt(0)) + part.substring(1));
+    private static List<String> spans(Pattern code, String cell) {
+        List<String> out = new ArrayList<>();
+        for (Matcher m = code.matcher(cell); m.find(); ) {
+            out.add(m.group(1));
         }
-        return b.toString();
+        return out;
+    }
+
+    /** PunctualConfig's keys as configured ({@code events.bus-name}), each with its method. */
+    static Map<String, Method> punctualConfigKeys() {
+        Map<String, Method> keys = new LinkedHashMap<>();
+        for (Method m : PunctualConfig.class.getMethods()) {
+            WithName named = m.getAnnotation(WithName.class);
+            keys.put(
+                    named != null
+                            ? named.value()
+                            : m.getName()
+                                    .replaceAll("([a-z0-9])([A-Z])", "$1-$2")
+                                    .toLowerCase(Locale.ROOT),
+                    m);
+        }
+        return keys;
+    }
+
+    static Settings settings(String key, String text) {
+        return SettingsSource.settings(
+                p -> p.equals(SettingsSource.PREFIX + key) ? Optional.of(text) : Optional.empty());
     }
 
     @Test
-    void everyDocumentedKeyIsAConfigurationKey() throws IOException {
-        List<String> keys = documentedKeys();
-        assertThat(keys).as("docs/configuration.md's table").hasSizeGreaterThan(30);
-        List<String> methods = Arrays.stream(PunctualConfig.class.getMethods())
-                .map(Method::getName)
-                .toList();
-        for (String key : keys) {
-            assertThat(methods).as("punctual.%s is documented", key).contains(camel(key));
+    void everyDocumentedKeyIsAKeyOfExactlyOneMappingAndEveryKeyIsDocumented() throws IOException {
+        Set<String> documented = documented().keySet();
+        assertThat(documented).as("docs/configuration.md's table").hasSizeGreaterThan(30);
+        Set<String> core = new TreeSet<>();
+        SettingsSource.keys().forEach(k -> core.add(k.name()));
+        Set<String> rest = punctualConfigKeys().keySet();
+        for (String key : documented) {
+            assertThat(core.contains(key) || rest.contains(key))
+                    .as("punctual.%s is documented, and a key", key)
+                    .isTrue();
         }
+        assertThat(core).as("keys of both mappings").doesNotContainAnyElementsOf(rest);
+        assertThat(documented).as("keys documented").containsAll(core).containsAll(rest);
     }
 
     @Test
     void everyDocumentedKeyChangesSettingsOrIsReadWhereItIsNeeded() throws Exception {
-        for (String key : documentedKeys()) {
-            String name = camel(key);
-            Method m = PunctualConfig.class.getMethod(name);
-            if (READ_ELSEWHERE.containsKey(name)) {
-                String source = Files.readString(ROOT.resolve(READ_ELSEWHERE.get(name)));
-                assertThat(source).as("punctual.%s is read", key).contains("." + name + "()");
+        Map<String, Method> rest = punctualConfigKeys();
+        for (String key : documented().keySet()) {
+            Optional<SettingKey<?>> setting = SettingsSource.key(key);
+            if (setting.isPresent()) {
+                String example = setting.get().example();
+                assertThat(settings(key, example))
+                        .as("punctual.%s=%s changes what core runs with", key, example)
+                        .isNotEqualTo(Settings.defaults());
                 continue;
             }
-            Object value = SAMPLES.getOrDefault(
-                    name, sample(m.getReturnType(), m.getGenericReturnType().getTypeName()));
-            Settings s = new CoreProducer().settings(CoreProducerTest.config(Map.of(name, value)));
-            assertThat(s)
-                    .as("punctual.%s=%s changes what core runs with", key, value)
-                    .isNotEqualTo(Settings.defaults());
+            String name = rest.get(key).getName();
+            assertThat(READ_ELSEWHERE).as("where punctual.%s is read", key).containsKey(name);
+            String source = Files.readString(ROOT.resolve(READ_ELSEWHERE.get(name)));
+            assertThat(source).as("punctual.%s is read", key).contains("." + name + "()");
         }
     }
 
-    private static Object sample(Class<?> type, String generic) {
-        if (type == OptionalInt.class) {
-            return 7;
+    @Test
+    void theDocumentedDefaultsAreCoresDefaults() throws IOException {
+        int checked = 0;
+        for (var row : documented().entrySet()) {
+            String key = row.getKey();
+            if (SettingsSource.key(key).isEmpty()
+                    || DERIVED_DEFAULTS.contains(key)
+                    || row.getValue().isEmpty()) {
+                continue;
+            }
+            assertThat(settings(key, row.getValue().get()))
+                    .as(
+                            "punctual.%s's documented default, %s",
+                            key, row.getValue().get())
+                    .isEqualTo(Settings.defaults());
+            checked++;
         }
-        if (type == OptionalLong.class) {
-            return 7L;
-        }
-        if (generic.contains("Duration")) {
-            return Duration.ofSeconds(61);
-        }
-        if (generic.contains("Boolean")) {
-            return true;
-        }
-        return "other";
+        assertThat(checked).as("documented defaults checked").isGreaterThan(30);
     }
 }
