@@ -122,6 +122,45 @@ final class InjectedFaults {
         if (where < 0 || !text.substring(0, where).contains("SET \"leaseOwner\" = ?")) {
             return null;
         }
+        return statementKey(text, parameters);
+    }
+
+    /**
+     * The run whose outcome a PartiQL statement records (as {@link #isResult}: it sets finishedAt, fenced on the
+     * lease, and is not a claim); null for any other statement.
+     */
+    static Map<String, AttributeValue> resultKey(String text, List<AttributeValue> parameters) {
+        int where = text.indexOf(" WHERE ");
+        if (where < 0
+                || !text.substring(0, where).contains("SET \"finishedAt\" = ?")
+                || !text.contains("\"leaseOwner\"")
+                || claimKey(text, parameters) != null) {
+            return null;
+        }
+        return statementKey(text, parameters);
+    }
+
+    /**
+     * "jobId runId" of each run whose outcome {@code r} writes: an UpdateItem on its own, or the statements of a
+     * batch the executor's shared writes made of it and other runs' writes (under load, most outcomes go so).
+     */
+    static List<String> resultRuns(SdkRequest r) {
+        if (r instanceof UpdateItemRequest u && isResult(u)) {
+            return List.of(run(u.key()));
+        }
+        if (r instanceof BatchExecuteStatementRequest b) {
+            return b.statements().stream()
+                    .map(st -> resultKey(st.statement(), st.parameters()))
+                    .filter(key -> key != null)
+                    .map(InjectedFaults::run)
+                    .toList();
+        }
+        return List.of();
+    }
+
+    /** The key of the run a statement's WHERE clause names by its parameters; null when it names no run. */
+    private static Map<String, AttributeValue> statementKey(String text, List<AttributeValue> parameters) {
+        int where = text.indexOf(" WHERE ");
         Map<String, AttributeValue> key = new HashMap<>();
         Matcher m = KEY_PARAMETER.matcher(text);
         m.region(where, text.length());
@@ -200,34 +239,32 @@ final class InjectedFaults {
             this.out = out;
         }
 
-        abstract boolean counts(SdkRequest r);
-
-        /** "jobId runId" of the run the request is about. */
-        abstract String run(SdkRequest r);
+        /** "jobId runId" of each counted thing the request holds (none: it does not count). */
+        abstract List<String> counted(SdkRequest r);
 
         @Override
         public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
-            if (counts(c.request()) && seen.incrementAndGet() == nth) {
-                announce(out, fault + " " + run(c.request()));
-                Runtime.getRuntime().halt(FaultExecutor.HALT_STATUS);
+            for (String run : counted(c.request())) {
+                if (seen.incrementAndGet() == nth) {
+                    announce(out, fault + " " + run);
+                    Runtime.getRuntime().halt(FaultExecutor.HALT_STATUS);
+                }
             }
         }
     }
 
-    /** The binary has exited; its outcome is not recorded. */
+    /**
+     * The binary has exited; its outcome is not recorded. Each outcome counts, alone or in a batch of statements
+     * (counting only UpdateItems, an executor whose outcomes all went in batches never halted: CI's scenario 3).
+     */
     static final class HaltBeforeResult extends HaltBefore {
         HaltBeforeResult(int nth, PrintStream out) {
             super("result-lost", nth, out);
         }
 
         @Override
-        boolean counts(SdkRequest r) {
-            return r instanceof UpdateItemRequest u && isResult(u);
-        }
-
-        @Override
-        String run(SdkRequest r) {
-            return InjectedFaults.run(((UpdateItemRequest) r).key());
+        List<String> counted(SdkRequest r) {
+            return resultRuns(r);
         }
     }
 
@@ -251,15 +288,12 @@ final class InjectedFaults {
         }
 
         @Override
-        boolean counts(SdkRequest r) {
-            return r instanceof DeleteMessageBatchRequest b && !b.entries().isEmpty();
-        }
-
-        @Override
-        String run(SdkRequest r) {
-            String handle = ((DeleteMessageBatchRequest) r).entries().get(0).receiptHandle();
-            RunMessage m = RunMessage.decode(bodies.get(handle));
-            return m.jobId() + " " + m.runId();
+        List<String> counted(SdkRequest r) {
+            if (!(r instanceof DeleteMessageBatchRequest b) || b.entries().isEmpty()) {
+                return List.of();
+            }
+            RunMessage m = RunMessage.decode(bodies.get(b.entries().get(0).receiptHandle()));
+            return List.of(m.jobId() + " " + m.runId());
         }
     }
 

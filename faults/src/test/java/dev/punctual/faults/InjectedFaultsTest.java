@@ -66,4 +66,50 @@ class InjectedFaultsTest {
                 .extracting(v -> v.s())
                 .containsExactly("job_bbbbbbbbbbbbbbbbbbbb", "20300101T000001.000Z");
     }
+
+    /**
+     * Outcomes shared with other runs' writes in one batch count as outcomes: a halt before the Nth result that read
+     * only UpdateItems never came on an executor whose outcomes all went in batches (CI's scenario 3, under load).
+     */
+    @Test
+    void outcomesInABatchOfStatementsAreFoundWithTheirRunsAndNothingElseIs(@TempDir Path tmp) throws Exception {
+        List<BatchExecuteStatementRequest> batches = new ArrayList<>();
+        ExecutionInterceptor capture = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
+                if (c.request() instanceof BatchExecuteStatementRequest b) {
+                    batches.add(b);
+                }
+            }
+        };
+        try (Stage s = new Stage("outcomes-in-a-batch", Stage.target(EmbeddedAws.shared()), tmp, Map.of())) {
+            var p = s.punctual(
+                    FaultClients.dynamo(s.target, UrlConnectionHttpClient.create(), List.of(capture)),
+                    s.sqs,
+                    Clock.systemUTC());
+            Instant now = Instant.parse("2030-01-01T00:00:00Z");
+            p.runs.applyAll(
+                    List.of(
+                            Change.of(Transition.SUCCEED, "job_aaaaaaaaaaaaaaaaaaaa", "20300101T000000.000Z", now)
+                                    .withAttempt(1)
+                                    .withExecutor("ex-1")
+                                    .withExitCode(0),
+                            Change.of(Transition.CLAIM, "job_bbbbbbbbbbbbbbbbbbbb", "20300101T000000.000Z", now)
+                                    .withLease("ex-1", now.plusSeconds(60)),
+                            Change.of(Transition.HEARTBEAT, "job_cccccccccccccccccccc", "20300101T000000.000Z", now)
+                                    .withAttempt(1)
+                                    .withLease("ex-1", now.plusSeconds(60)),
+                            Change.of(Transition.FAIL, "job_dddddddddddddddddddd", "20300101T000001.000Z", now)
+                                    .withAttempt(1)
+                                    .withExecutor("ex-1")
+                                    .withExitCode(1)
+                                    .withError("exited with code 1")),
+                    List.of(false, false, false, false));
+        }
+        assertThat(batches).hasSize(1);
+        assertThat(InjectedFaults.resultRuns(batches.getFirst()))
+                .containsExactly(
+                        "job_aaaaaaaaaaaaaaaaaaaa 20300101T000000.000Z",
+                        "job_dddddddddddddddddddd 20300101T000001.000Z");
+    }
 }
