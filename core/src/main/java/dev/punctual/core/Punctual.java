@@ -127,12 +127,13 @@ public final class Punctual {
         this.meters = meters;
         this.clock = clock;
         this.resources = new Resources(settings);
-        this.buckets = new TimeBuckets(settings.shards());
+        this.buckets = new TimeBuckets(settings.deployment().shards());
         this.jobs = new JobRepository(dynamo, resources);
         // Jobs' webhooks are posted from wherever outcomes are published, beside the bus.
-        this.notices = settings.webhooks() == WebhookMode.OFF
+        this.notices = settings.publishing().webhooks() == WebhookMode.OFF
                 ? bus
-                : new WebhookNotices(bus, new Webhooks(jobs, clock, settings.webhooks(), WEBHOOK_BACKOFF));
+                : new WebhookNotices(
+                        bus, new Webhooks(jobs, clock, settings.publishing().webhooks(), WEBHOOK_BACKOFF));
         this.runs = new RunRepository(dynamo, resources, buckets, settings);
         this.watches = new WatchRepository(dynamo, resources, buckets);
         this.binaryRepository = new BinaryRepository(dynamo, resources);
@@ -140,11 +141,15 @@ public final class Punctual {
         this.tenantSlots = new TenantSlots(dynamo, resources);
         this.watermarks = new WatermarkRepository(dynamo, resources);
         this.tx = new Transactions(dynamo);
-        this.queues =
-                new RunQueues(sqs, resources, queueUrl, RunQueue.deleteLinger(settings.lease(), settings.heartbeat()));
+        this.queues = new RunQueues(
+                sqs,
+                resources,
+                queueUrl,
+                RunQueue.deleteLinger(
+                        settings.execution().lease(), settings.execution().heartbeat()));
         this.queue = queues.lane(Priority.NORMAL);
         this.store = new ArtifactStore(s3, presigner, resources.bucket());
-        this.schedules = new Schedules(settings.minInterval());
+        this.schedules = new Schedules(settings.runs().minInterval());
         this.planner = new RunPlanner(new SecureRandom());
         this.dispatcher = new Dispatcher(
                 new TableDispatchStore(jobs, runs, tx),
@@ -153,14 +158,14 @@ public final class Punctual {
                 clock,
                 planner,
                 this.notices,
-                settings.dispatchConcurrency(),
-                settings.requeueAfter());
+                settings.sweep().dispatchConcurrency(),
+                settings.sweep().requeueAfter());
         this.sweeper = new Sweeper(
                 runs,
                 watermarks,
                 dispatcher,
                 buckets,
-                settings,
+                settings.sweep(),
                 clock,
                 Arrays.stream(Priority.values())
                         .map(lane -> new DeadLetterQueue(sqs, resources.runQueue(lane), lane))
@@ -170,7 +175,8 @@ public final class Punctual {
                 new WatchChecks(jobs, runs, watches, schedules, this.notices));
         this.binaries = new BinaryService(binaryRepository, store, settings, clock);
         OwnedJobs ownedJobs = new OwnedJobs(jobs, runs, schedules, clock);
-        JobStarts starts = new JobStarts(watches, schedules, dispatcher, settings.lookahead());
+        JobStarts starts =
+                new JobStarts(watches, schedules, dispatcher, settings.sweep().lookahead());
         JobStops stops = new JobStops(runs, clock);
         JobValidator validator = new JobValidator(binaries, schedules, settings);
         this.jobService = new JobService(
@@ -198,7 +204,7 @@ public final class Punctual {
                         settings.quotas(),
                         clock),
                 new IdempotentCreation(new IdempotencyRepository(dynamo, resources), jobs, clock),
-                new RunLogs(ownedJobs, store, settings.logChunkInterval(), clock),
+                new RunLogs(ownedJobs, store, settings.storage().logChunkInterval(), clock),
                 clock);
         this.deadLetters = new DeadLetterService(jobs, runs, queues, clock);
         this.runsAcrossJobs = new RunsAcrossJobs(jobs, new RunSearch(dynamo, resources), deadLetters, clock);

@@ -91,7 +91,9 @@ public class ExecutorLifecycle {
         health.scheduleWithFixedDelay(() -> beat(healthFile), 0, HEALTH_BEAT.toMillis(), TimeUnit.MILLISECONDS);
         health.scheduleAtFixedRate(
                 meters::flush, METERS_PERIOD.toMillis(), METERS_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
-        LOG.infof("executor %s polling %s with %d slots", id, executors.queueUrl(), settings.executorConcurrency());
+        LOG.infof(
+                "executor %s polling %s with %d slots",
+                id, executors.queueUrl(), settings.execution().concurrency());
     }
 
     /** The executor's work directory: {@code punctual.work-dir}, else one under the JVM's temporary directory. */

@@ -50,7 +50,7 @@ class ExecutorAppTest {
                 HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(script));
         var binary = punctual.binaries.register("local", new BinaryRequest("ok.sh", sha, (long) script.length));
         s3.putObject(
-                p -> p.bucket(punctual.settings.bucket()).key(ArtifactStore.binaryKey("local", sha)),
+                p -> p.bucket(punctual.settings.deployment().bucket()).key(ArtifactStore.binaryKey("local", sha)),
                 RequestBody.fromBytes(script));
 
         JobView job = punctual.jobService.create(

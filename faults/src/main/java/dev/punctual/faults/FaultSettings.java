@@ -1,6 +1,7 @@
 package dev.punctual.faults;
 
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.Storage;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,7 +36,7 @@ public final class FaultSettings {
             new Knob("logCapBytes", Long.toString(1024 * 1024), (b, v) -> b.logCapBytes(Long.parseLong(v))),
             new Knob(
                     "inlineLogBytes",
-                    Long.toString(Settings.DEFAULT_INLINE_LOG_BYTES),
+                    Long.toString(Storage.DEFAULT_INLINE_LOG_BYTES),
                     (b, v) -> b.inlineLogBytes(Long.parseLong(v))));
 
     private FaultSettings() {}

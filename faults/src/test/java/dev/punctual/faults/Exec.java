@@ -44,7 +44,7 @@ final class Exec {
                 s.target.dynamodb().toString(),
                 s.target.sqs().toString(),
                 s.target.s3().toString(),
-                s.settings.prefix(),
+                s.settings.deployment().prefix(),
                 id,
                 s.dir.resolve("work-" + id).toString()));
         Path out = s.dir.resolve(id + ".out");

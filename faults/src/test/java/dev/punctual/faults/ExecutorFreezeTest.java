@@ -242,7 +242,7 @@ class ExecutorFreezeTest extends FaultScenarios {
         List<Witness.Attempt> as = s.witness.attempts();
         // At least half its slots: a slot also holds a run claimed half a second ahead of its instant, not started
         // yet (that window is scenario 2b's), so every slot running a binary at once has become rare.
-        int enough = Math.max(1, s.settings.executorConcurrency() / 2);
+        int enough = Math.max(1, s.settings.execution().concurrency() / 2);
         return candidates.stream()
                 .filter(e -> {
                     List<Run> held = heldByOwner.getOrDefault(e.id, List.of());

@@ -49,8 +49,11 @@ class GracefulShutdownTest extends FaultScenarios {
                 v.term();
             }
             s.startExecutors(2);
-            Duration bound =
-                    s.settings.shutdownGrace().plus(s.settings.killGrace()).plusSeconds(15);
+            Duration bound = s.settings
+                    .execution()
+                    .shutdownGrace()
+                    .plus(s.settings.execution().killGrace())
+                    .plusSeconds(15);
             for (Exec v : victims) {
                 assertThat(v.awaitExit(bound))
                         .as("%s stopped by itself after SIGTERM", v.id)
@@ -75,7 +78,8 @@ class GracefulShutdownTest extends FaultScenarios {
                     .count();
             long released = held.size() - finishedInGrace;
             s.notes.add("2 executors got SIGTERM holding " + held.size() + " runs: " + finishedInGrace
-                    + " finished within the " + s.settings.shutdownGrace().toSeconds() + " s grace, "
+                    + " finished within the "
+                    + s.settings.execution().shutdownGrace().toSeconds() + " s grace, "
                     + released + " killed, released and run again elsewhere; both stopped by themselves in "
                     + String.format(Locale.ROOT, "%.1f s", stopSecs));
             assertThat(finishedInGrace)

@@ -113,7 +113,9 @@ class HostileBinaryTest extends FaultScenarios {
             // 1 GB: capped in the log, the executor's memory bounded, the executor alive.
             Run bigRun = runOf(r, big.id());
             String log = s.api.jobService.log(Stage.OWNER, big.id(), bigRun.runId());
-            assertThat(log.length()).as("log capped").isLessThanOrEqualTo((int) s.settings.logCapBytes() + 200);
+            assertThat(log.length())
+                    .as("log capped")
+                    .isLessThanOrEqualTo((int) s.settings.storage().logCapBytes() + 200);
             assertThat(log).contains("output truncated");
             assertThat(bigExecAlive)
                     .as("the executor that pumped 1 GB survived")
@@ -129,7 +131,7 @@ class HostileBinaryTest extends FaultScenarios {
                 double secs = (a.until() - a.startNs) / 1e9;
                 killedAfter.add(secs);
                 double timeout = 2;
-                double grace = s.settings.killGrace().toMillis() / 1000.0;
+                double grace = s.settings.execution().killGrace().toMillis() / 1000.0;
                 assertThat(secs)
                         .as("killed at timeout + kill grace (SIGTERM ignored)")
                         .isBetween(timeout + grace - 0.5, timeout + grace + 5);
@@ -142,7 +144,7 @@ class HostileBinaryTest extends FaultScenarios {
                     log.length(),
                     peakKb / 1024,
                     killedAfter.stream().mapToDouble(d -> d).max().orElse(0),
-                    s.settings.killGrace().toSeconds()));
+                    s.settings.execution().killGrace().toSeconds()));
         });
     }
 

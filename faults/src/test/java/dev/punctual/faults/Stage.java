@@ -371,7 +371,7 @@ final class Stage implements AutoCloseable {
         Map<String, AttributeValue> start = null;
         do {
             Map<String, AttributeValue> from = start;
-            var r = dynamo.scan(b -> b.tableName(settings.prefix() + "-runs")
+            var r = dynamo.scan(b -> b.tableName(settings.deployment().prefix() + "-runs")
                     .consistentRead(true)
                     .exclusiveStartKey(from));
             r.items().forEach(i -> out.add(RunItems.fromItem(i)));
@@ -382,7 +382,10 @@ final class Stage implements AutoCloseable {
 
     /** Job items only: the table also holds tenants' usage and jobs' secrets items, which have no owner. */
     List<Map<String, AttributeValue>> allJobs() {
-        return dynamo.scan(b -> b.tableName(settings.prefix() + "-jobs").consistentRead(true)).items().stream()
+        return dynamo
+                .scan(b -> b.tableName(settings.deployment().prefix() + "-jobs").consistentRead(true))
+                .items()
+                .stream()
                 .filter(item -> item.containsKey("owner"))
                 .toList();
     }

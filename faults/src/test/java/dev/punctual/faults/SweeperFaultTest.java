@@ -148,7 +148,7 @@ class SweeperFaultTest extends FaultScenarios {
             await().atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(50))
                     .until(() -> Instant.now()
-                            .isAfter(at.minus(s.settings.lookahead()).plusMillis(300)));
+                            .isAfter(at.minus(s.settings.sweep().lookahead()).plusMillis(300)));
             Throwable crash = catchThrowable(doomed.sweeper::sweep);
             assertThat(crash).as("the sweep crashed").isNotNull();
             assertThat(crash instanceof SimulatedCrash || crash.getCause() instanceof SimulatedCrash)

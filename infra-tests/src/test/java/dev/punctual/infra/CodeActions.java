@@ -75,7 +75,9 @@ final class CodeActions {
         return new Resources(settings)
                 .runQueues().stream()
                         .map(spec -> "queue:"
-                                + name.apply(spec).substring(settings.prefix().length() + 1))
+                                + name.apply(spec)
+                                        .substring(
+                                                settings.deployment().prefix().length() + 1))
                         .toList();
     }
 

@@ -2,6 +2,7 @@ package dev.punctual.infra;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import dev.punctual.core.config.Deployment;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.QueueSpec;
@@ -47,7 +48,7 @@ final class Contract {
 
     /** The Terraform name expression of a code resource name: the default prefix becomes the variable. */
     static String nameExpr(String codeName) {
-        return PREFIX_EXPR + codeName.substring(Settings.DEFAULT_PREFIX.length());
+        return PREFIX_EXPR + codeName.substring(Deployment.DEFAULT_PREFIX.length());
     }
 
     List<String> tables() {

@@ -2,6 +2,7 @@ package dev.punctual.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.punctual.core.config.Deployment;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Resources;
@@ -109,7 +110,7 @@ class DerivedActionsTest {
             x -> x.action().equals("sqs:ReceiveMessage") && LANE_QUEUES.contains(x.resource());
 
     private static String queueKey(String codeName) {
-        return "queue:" + codeName.substring(Settings.DEFAULT_PREFIX.length() + 1);
+        return "queue:" + codeName.substring(Deployment.DEFAULT_PREFIX.length() + 1);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.punctual.api.dashboard.Dashboard;
 import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.Sweep;
 import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.metrics.EmfMeterRegistry;
@@ -139,7 +140,7 @@ class InfraContractTest {
 
     @Test
     void eventBridgeFiresTheSweeperAtTheSweepPeriod() {
-        long minutes = Settings.DEFAULT_SWEEP_PERIOD.toMinutes();
+        long minutes = Sweep.DEFAULT_PERIOD.toMinutes();
         String rate = "rate(" + minutes + (minutes == 1 ? " minute)" : " minutes)");
         assertThat(tf.resources("aws_cloudwatch_event_rule").values())
                 .extracting(r -> r.path("schedule_expression").asText())

@@ -79,7 +79,7 @@ public class LocalApp implements QuarkusApplication {
                 : "DynamoDB " + aws.dynamodbEndpoint() + " | SQS " + aws.sqsEndpoint() + " | S3 " + aws.s3Endpoint();
         String isolation = isolation(settings.sandbox());
         System.out.println(READY + " API http://127.0.0.1:" + port + " | " + emulators + " | prefix "
-                + settings.prefix() + " | executors " + o.executors() + " | auth "
+                + settings.deployment().prefix() + " | executors " + o.executors() + " | auth "
                 + (LocalMain.auth == null ? "off (one tenant, 'local')" : "on (Bearer JWT; bin/local-token SUBJECT)")
                 + " | runs " + isolation);
         System.out.flush();

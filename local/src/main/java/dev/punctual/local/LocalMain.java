@@ -1,5 +1,6 @@
 package dev.punctual.local;
 
+import dev.punctual.core.config.Deployment;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.config.SettingsSource;
 import dev.punctual.core.exec.Sandbox;
@@ -70,7 +71,7 @@ public class LocalMain implements Callable<Integer> {
 
     @Option(
             names = "--prefix",
-            defaultValue = Settings.DEFAULT_PREFIX,
+            defaultValue = Deployment.DEFAULT_PREFIX,
             description = "Resource name prefix. Default: ${DEFAULT-VALUE}")
     String prefix;
 

@@ -48,7 +48,7 @@ public class SweepHandler implements RequestHandler<Map<String, Object>, Sweeper
         this.sweeper = sweeper;
         this.notices = notices;
         this.clock = clock;
-        this.sweepPeriod = settings.sweepPeriod();
+        this.sweepPeriod = settings.sweep().period();
     }
 
     @Override

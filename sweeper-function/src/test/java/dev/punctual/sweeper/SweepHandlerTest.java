@@ -80,7 +80,7 @@ class SweepHandlerTest {
         Run pending = punctual.runs.get(job.id(), after.pendingRunId()).orElseThrow();
         assertThat(pending.state()).isEqualTo(RunState.SCHEDULED);
         assertThat(pending.scheduledAt())
-                .isAfter(now.plus(punctual.settings.lookahead()).minusSeconds(1));
+                .isAfter(now.plus(punctual.settings.sweep().lookahead()).minusSeconds(1));
         var page = punctual.runs.listForJob(job.id(), 100, null).items();
         assertThat(page.stream().filter(r -> r.state() == RunState.QUEUED).count())
                 .isEqualTo(sent);

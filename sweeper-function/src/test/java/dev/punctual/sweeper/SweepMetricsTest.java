@@ -74,7 +74,8 @@ class SweepMetricsTest {
                             .path("Namespace")
                             .asText())
                     .isEqualTo(EmfMeterRegistry.NAMESPACE);
-            assertThat(d.path(EmfMeterRegistry.DIMENSION).asText()).isEqualTo(punctual.settings.prefix());
+            assertThat(d.path(EmfMeterRegistry.DIMENSION).asText())
+                    .isEqualTo(punctual.settings.deployment().prefix());
             assertThat(d.path(Meters.STATE).asText()).isEqualTo("visible");
             assertThat(d.has(Meters.QUEUE_MESSAGES)).isTrue();
         });

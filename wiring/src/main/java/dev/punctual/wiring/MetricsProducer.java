@@ -18,8 +18,9 @@ public class MetricsProducer {
     @Produces
     @Singleton
     Meters meters(Settings settings, Instance<MeterRegistry> registry) {
-        if (settings.emfMetrics()) {
-            return new Meters(new EmfMeterRegistry(settings.prefix(), line -> System.out.println(line), Clock.SYSTEM));
+        if (settings.publishing().emfMetrics()) {
+            return new Meters(new EmfMeterRegistry(
+                    settings.deployment().prefix(), line -> System.out.println(line), Clock.SYSTEM));
         }
         return registry.isResolvable() ? new Meters(registry.get()) : Meters.inMemory();
     }

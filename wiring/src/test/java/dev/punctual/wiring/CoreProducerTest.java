@@ -50,9 +50,12 @@ class CoreProducerTest {
 
     @Test
     void aPropertyIsReadByItsNameAndTheEnvironmentWins() {
-        assertThat(settings(Map.of("punctual.retry-base", "PT3S"), Map.of()).retryBase())
+        assertThat(settings(Map.of("punctual.retry-base", "PT3S"), Map.of())
+                        .runs()
+                        .retryBase())
                 .isEqualTo(Duration.ofSeconds(3));
         assertThat(settings(Map.of("punctual.retry-base", "PT3S"), Map.of("PUNCTUAL_RETRY_BASE", "9s"))
+                        .runs()
                         .retryBase())
                 .isEqualTo(Duration.ofSeconds(9));
     }

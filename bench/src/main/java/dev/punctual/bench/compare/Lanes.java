@@ -34,7 +34,7 @@ public record Lanes(
 
     /**
      * How long a run waits in its lane before the sweeper also sends it a lane up: {@code requeue-after} (10 min,
-     * {@code Settings.DEFAULT_REQUEUE_AFTER}), counted from its due instant.
+     * {@code Sweep.DEFAULT_REQUEUE_AFTER}), counted from its due instant.
      */
     static final Duration REQUEUE_AFTER = Duration.ofMinutes(10);
 

@@ -2,7 +2,8 @@ package dev.punctual.bench.dispatch;
 
 import dev.punctual.bench.Machine;
 import dev.punctual.bench.MarkdownTable;
-import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.Deployment;
+import dev.punctual.core.config.Sweep;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -53,7 +54,7 @@ public final class DispatchCommand implements Callable<Integer> {
 
     @Option(
             names = "--shards",
-            defaultValue = "" + Settings.DEFAULT_SHARDS,
+            defaultValue = "" + Deployment.DEFAULT_SHARDS,
             description = "Due-index shards per minute bucket (default: ${DEFAULT-VALUE}).")
     int shards;
 
@@ -66,7 +67,7 @@ public final class DispatchCommand implements Callable<Integer> {
 
     @Option(
             names = "--concurrency",
-            defaultValue = "" + Settings.DEFAULT_DISPATCH_CONCURRENCY,
+            defaultValue = "" + Sweep.DEFAULT_DISPATCH_CONCURRENCY,
             description = "Jobs each sweep worker moves on at once (punctual.dispatch-concurrency; default:"
                     + " ${DEFAULT-VALUE}).")
     int concurrency;

@@ -5,8 +5,9 @@ import dev.punctual.bench.Machine;
 import dev.punctual.bench.MarkdownTable;
 import dev.punctual.bench.Samples;
 import dev.punctual.bench.Trees;
+import dev.punctual.core.config.Execution;
 import dev.punctual.core.config.SandboxConfig;
-import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.Storage;
 import dev.punctual.core.exec.ProcessRunner;
 import dev.punctual.core.exec.Sandbox;
 import java.io.IOException;
@@ -159,9 +160,9 @@ public final class LaunchCommand implements Callable<Integer> {
                     .append('\n');
         }
         out.append("- ProcessRunner: log cap ")
-                .append(Settings.DEFAULT_LOG_CAP_BYTES)
+                .append(Storage.DEFAULT_LOG_CAP_BYTES)
                 .append(" bytes, kill grace ")
-                .append(Settings.DEFAULT_KILL_GRACE)
+                .append(Execution.DEFAULT_KILL_GRACE)
                 .append(" (the executor's defaults); the binary's environment: PATH, HOME, TMPDIR, ")
                 .append(ProcessRunner.TAG)
                 .append(" (set by ProcessRunner) and ")

@@ -1,7 +1,8 @@
 package dev.punctual.bench.launch;
 
 import dev.punctual.bench.FixedThreads.RunFailed;
-import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.Execution;
+import dev.punctual.core.config.Storage;
 import dev.punctual.core.exec.ProcessRunner;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -29,7 +30,7 @@ record RunnerSettings(ProcessRunner runner, Map<String, String> env, Duration ti
     /** As above; {@code launch} false: sandboxed runs through a spawn of the helper each, as before the launcher. */
     static RunnerSettings defaults(Path dir, Path helper, boolean launch) {
         return new RunnerSettings(
-                new ProcessRunner(Settings.DEFAULT_LOG_CAP_BYTES, Settings.DEFAULT_KILL_GRACE, helper, launch),
+                new ProcessRunner(Storage.DEFAULT_LOG_CAP_BYTES, Execution.DEFAULT_KILL_GRACE, helper, launch),
                 RUN_ENV,
                 TIMEOUT,
                 dir);

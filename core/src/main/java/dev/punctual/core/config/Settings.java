@@ -7,120 +7,52 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Every tunable of the scheduler, with the defaults docs/configuration.md documents. Deployables fill it from their
- * {@code punctual.*} configuration through {@link SettingsSource}; tests build it with {@link #builder()} and change
- * only what they exercise.
+ * Every tunable of the scheduler, in records by what they govern; each record holds its defaults (the ones
+ * docs/configuration.md documents) and checks its own values. Deployables fill it from their {@code punctual.*}
+ * configuration through {@link SettingsSource}; tests build it with {@link #builder()} and change only what they
+ * exercise.
+ *
+ * @param deployment what resources are called, and the due index's shards
+ * @param sweep how the sweeper finds due runs and sends them on
+ * @param execution how an executor holds and runs what it claims
+ * @param runs what a job's runs get where it names nothing, and the most it may ask
+ * @param storage what is kept of runs and binaries, and for how long
+ * @param publishing metrics, run events and webhooks
+ * @param quotas per-tenant quotas
+ * @param running per-tenant limits on runs RUNNING at once
+ * @param sandbox how runs are isolated from the executor and each other
+ * @param limits the most a run may use, and what it gets where its job names no limit: complete, every value at
+ *     least 1, as executors enforce them
  */
 public record Settings(
-        String prefix,
-        String bucket,
-        int shards,
-        int dispatchConcurrency,
-        Duration sweepPeriod,
-        Duration lookahead,
-        Duration settle,
-        Duration requeueAfter,
-        Duration maxSweepBacklog,
-        Duration lease,
-        Duration heartbeat,
-        Duration retryBase,
-        Duration retryCap,
-        Duration minInterval,
-        int defaultMaxAttempts,
-        int maxAttemptsLimit,
-        int defaultTimeoutSeconds,
-        int maxTimeoutSeconds,
-        int executorConcurrency,
-        long logCapBytes,
-        long inlineLogBytes,
-        Duration logChunkInterval,
-        Duration killGrace,
-        Duration shutdownGrace,
-        Duration retention,
-        Duration uploadUrlTtl,
-        boolean emfMetrics,
-        boolean jsonRunEvents,
+        Deployment deployment,
+        Sweep sweep,
+        Execution execution,
+        Runs runs,
+        Storage storage,
+        Publishing publishing,
         Quotas quotas,
         RunningLimits running,
         SandboxConfig sandbox,
-        RunLimits limits,
-        WebhookMode webhooks) {
-
-    public static final String DEFAULT_PREFIX = "punctual";
-    public static final int DEFAULT_SHARDS = 16;
-    /** Jobs a dispatch (a sweep, or the API's sends at creation) moves on at once, each on a thread of its own. */
-    public static final int DEFAULT_DISPATCH_CONCURRENCY = 64;
-
-    public static final Duration DEFAULT_SWEEP_PERIOD = Duration.ofMinutes(1);
-    /** Sweep period plus a minute of margin: a run is queued at least this long before it is due. */
-    public static final Duration DEFAULT_LOOKAHEAD = Duration.ofMinutes(2);
-    /** The watermark trails now by this much, so a bucket is re-queried until index lag cannot hide a run in it. */
-    public static final Duration DEFAULT_SETTLE = Duration.ofMinutes(1);
-    /**
-     * A QUEUED or FAILED run whose message has not brought it back this long after it should have (lost by a
-     * crash or an expired message), or a RUNNING run this long past its lease, is sent again by the sweeper.
-     */
-    public static final Duration DEFAULT_REQUEUE_AFTER = Duration.ofMinutes(10);
-
-    public static final Duration DEFAULT_MAX_SWEEP_BACKLOG = Duration.ofDays(1);
-    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(60);
-    public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(20);
-    public static final Duration DEFAULT_RETRY_BASE = Duration.ofSeconds(5);
-    public static final Duration DEFAULT_RETRY_CAP = Duration.ofMinutes(5);
-    public static final Duration DEFAULT_MIN_INTERVAL = Duration.ofSeconds(5);
-    public static final int DEFAULT_MAX_ATTEMPTS = 3;
-    public static final int DEFAULT_MAX_ATTEMPTS_LIMIT = 10;
-    public static final int DEFAULT_TIMEOUT_SECONDS = 3600;
-    /** SQS cannot keep a message invisible for more than 12 h after its receipt; leave an hour of margin. */
-    public static final int DEFAULT_MAX_TIMEOUT_SECONDS = 11 * 3600;
-
-    public static final int DEFAULT_EXECUTOR_CONCURRENCY = 4;
-    public static final long DEFAULT_LOG_CAP_BYTES = 5L * 1024 * 1024;
-    /**
-     * A log up to this size is kept on the run item instead of in S3: an S3 PUT costs as much as eight DynamoDB
-     * write units, and a kilobyte more on the item at most one. 0: every log goes to S3.
-     */
-    public static final long DEFAULT_INLINE_LOG_BYTES = 1024;
-    /**
-     * How often a running attempt's new output is shipped to S3 for the API to show (sooner once 1 MiB waits). A run
-     * that ends sooner ships nothing; each chunk is one PUT. 0: off (the log shows once the attempt has ended).
-     */
-    public static final Duration DEFAULT_LOG_CHUNK_INTERVAL = Duration.ofSeconds(5);
-
-    public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(5);
-    public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
-    public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
-    public static final Duration DEFAULT_UPLOAD_URL_TTL = Duration.ofMinutes(15);
+        RunLimits limits) {
 
     public Settings {
-        Objects.requireNonNull(prefix, "prefix");
+        Objects.requireNonNull(deployment, "deployment");
+        Objects.requireNonNull(sweep, "sweep");
+        Objects.requireNonNull(execution, "execution");
+        Objects.requireNonNull(runs, "runs");
+        Objects.requireNonNull(storage, "storage");
+        Objects.requireNonNull(publishing, "publishing");
         quotas = quotas == null ? Quotas.DEFAULTS : quotas;
         running = running == null ? RunningLimits.NONE : running;
         sandbox = sandbox == null ? SandboxConfig.DEFAULT : sandbox;
         limits = limits == null ? RunLimits.DEFAULT_MAXIMA : limits;
+        // RunLimits is also a job's own, partial limits; only the executor-wide maxima must name every one.
         if (!limits.complete()) {
             throw new IllegalArgumentException("every executor-wide run limit needs a value: " + limits);
         }
         if (!limits.problems(limits).isEmpty()) {
             throw new IllegalArgumentException("every executor-wide run limit must be at least 1: " + limits);
-        }
-        if (bucket == null || bucket.isBlank()) {
-            bucket = prefix + "-artifacts";
-        }
-        if (shards < 1) {
-            throw new IllegalArgumentException("shards must be >= 1");
-        }
-        if (dispatchConcurrency < 1) {
-            throw new IllegalArgumentException("dispatch concurrency must be >= 1");
-        }
-        if (lookahead.compareTo(sweepPeriod) <= 0) {
-            throw new IllegalArgumentException("lookahead must exceed the sweep period, or runs would be found late");
-        }
-        if (logChunkInterval == null || logChunkInterval.isNegative()) {
-            throw new IllegalArgumentException("log chunk interval must be 0 (off) or more");
-        }
-        if (heartbeat.compareTo(lease) >= 0) {
-            throw new IllegalArgumentException("heartbeat must be shorter than the lease");
         }
     }
 
@@ -132,34 +64,37 @@ public record Settings(
         return new Builder();
     }
 
-    /** A builder seeded with the defaults above. */
+    /**
+     * A builder seeded with the defaults, one setter a key: configuration and tests set single values, and the
+     * records are made (and check their values) at {@link #build()}.
+     */
     public static final class Builder {
-        private String prefix = DEFAULT_PREFIX;
+        private String prefix = Deployment.DEFAULT_PREFIX;
         private String bucket;
-        private int shards = DEFAULT_SHARDS;
-        private int dispatchConcurrency = DEFAULT_DISPATCH_CONCURRENCY;
-        private Duration sweepPeriod = DEFAULT_SWEEP_PERIOD;
-        private Duration lookahead = DEFAULT_LOOKAHEAD;
-        private Duration settle = DEFAULT_SETTLE;
-        private Duration requeueAfter = DEFAULT_REQUEUE_AFTER;
-        private Duration maxSweepBacklog = DEFAULT_MAX_SWEEP_BACKLOG;
-        private Duration lease = DEFAULT_LEASE;
-        private Duration heartbeat = DEFAULT_HEARTBEAT;
-        private Duration retryBase = DEFAULT_RETRY_BASE;
-        private Duration retryCap = DEFAULT_RETRY_CAP;
-        private Duration minInterval = DEFAULT_MIN_INTERVAL;
-        private int defaultMaxAttempts = DEFAULT_MAX_ATTEMPTS;
-        private int maxAttemptsLimit = DEFAULT_MAX_ATTEMPTS_LIMIT;
-        private int defaultTimeoutSeconds = DEFAULT_TIMEOUT_SECONDS;
-        private int maxTimeoutSeconds = DEFAULT_MAX_TIMEOUT_SECONDS;
-        private int executorConcurrency = DEFAULT_EXECUTOR_CONCURRENCY;
-        private long logCapBytes = DEFAULT_LOG_CAP_BYTES;
-        private long inlineLogBytes = DEFAULT_INLINE_LOG_BYTES;
-        private Duration logChunkInterval = DEFAULT_LOG_CHUNK_INTERVAL;
-        private Duration killGrace = DEFAULT_KILL_GRACE;
-        private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
-        private Duration retention = DEFAULT_RETENTION;
-        private Duration uploadUrlTtl = DEFAULT_UPLOAD_URL_TTL;
+        private int shards = Deployment.DEFAULT_SHARDS;
+        private int dispatchConcurrency = Sweep.DEFAULT_DISPATCH_CONCURRENCY;
+        private Duration sweepPeriod = Sweep.DEFAULT_PERIOD;
+        private Duration lookahead = Sweep.DEFAULT_LOOKAHEAD;
+        private Duration settle = Sweep.DEFAULT_SETTLE;
+        private Duration requeueAfter = Sweep.DEFAULT_REQUEUE_AFTER;
+        private Duration maxSweepBacklog = Sweep.DEFAULT_MAX_BACKLOG;
+        private Duration lease = Execution.DEFAULT_LEASE;
+        private Duration heartbeat = Execution.DEFAULT_HEARTBEAT;
+        private Duration retryBase = Runs.DEFAULT_RETRY_BASE;
+        private Duration retryCap = Runs.DEFAULT_RETRY_CAP;
+        private Duration minInterval = Runs.DEFAULT_MIN_INTERVAL;
+        private int defaultMaxAttempts = Runs.DEFAULT_MAX_ATTEMPTS;
+        private int maxAttemptsLimit = Runs.DEFAULT_MAX_ATTEMPTS_LIMIT;
+        private int defaultTimeoutSeconds = Runs.DEFAULT_TIMEOUT_SECONDS;
+        private int maxTimeoutSeconds = Runs.DEFAULT_MAX_TIMEOUT_SECONDS;
+        private int executorConcurrency = Execution.DEFAULT_CONCURRENCY;
+        private long logCapBytes = Storage.DEFAULT_LOG_CAP_BYTES;
+        private long inlineLogBytes = Storage.DEFAULT_INLINE_LOG_BYTES;
+        private Duration logChunkInterval = Storage.DEFAULT_LOG_CHUNK_INTERVAL;
+        private Duration killGrace = Execution.DEFAULT_KILL_GRACE;
+        private Duration shutdownGrace = Execution.DEFAULT_SHUTDOWN_GRACE;
+        private Duration retention = Storage.DEFAULT_RETENTION;
+        private Duration uploadUrlTtl = Storage.DEFAULT_UPLOAD_URL_TTL;
         private boolean emfMetrics;
         private boolean jsonRunEvents;
         private Quotas quotas = Quotas.DEFAULTS;
@@ -308,12 +243,13 @@ public record Settings(
             jsonRunEvents = v;
             return this;
         }
-        /** Per-tenant limits ({@link Quotas}). */
+        /** Per-tenant limits on runs RUNNING at once ({@link RunningLimits}). */
         public Builder running(RunningLimits v) {
             running = v;
             return this;
         }
 
+        /** Per-tenant quotas ({@link Quotas}). */
         public Builder quotas(Quotas v) {
             quotas = v;
             return this;
@@ -336,39 +272,23 @@ public record Settings(
 
         public Settings build() {
             return new Settings(
-                    prefix,
-                    bucket,
-                    shards,
-                    dispatchConcurrency,
-                    sweepPeriod,
-                    lookahead,
-                    settle,
-                    requeueAfter,
-                    maxSweepBacklog,
-                    lease,
-                    heartbeat,
-                    retryBase,
-                    retryCap,
-                    minInterval,
-                    defaultMaxAttempts,
-                    maxAttemptsLimit,
-                    defaultTimeoutSeconds,
-                    maxTimeoutSeconds,
-                    executorConcurrency,
-                    logCapBytes,
-                    inlineLogBytes,
-                    logChunkInterval,
-                    killGrace,
-                    shutdownGrace,
-                    retention,
-                    uploadUrlTtl,
-                    emfMetrics,
-                    jsonRunEvents,
+                    new Deployment(prefix, bucket, shards),
+                    new Sweep(sweepPeriod, lookahead, settle, requeueAfter, maxSweepBacklog, dispatchConcurrency),
+                    new Execution(lease, heartbeat, killGrace, shutdownGrace, executorConcurrency),
+                    new Runs(
+                            retryBase,
+                            retryCap,
+                            minInterval,
+                            defaultMaxAttempts,
+                            maxAttemptsLimit,
+                            defaultTimeoutSeconds,
+                            maxTimeoutSeconds),
+                    new Storage(logCapBytes, inlineLogBytes, logChunkInterval, retention, uploadUrlTtl),
+                    new Publishing(emfMetrics, jsonRunEvents, webhooks),
                     quotas,
                     running,
                     sandbox,
-                    limits,
-                    webhooks);
+                    limits);
         }
     }
 }

@@ -58,7 +58,10 @@ final class SettingsDraft {
                         limitsDiskMb));
     }
 
-    /** The settings; what they check across keys (heartbeat shorter than the lease…) is checked here. */
+    /**
+     * The settings; what a record checks across keys (heartbeat shorter than the lease…) is checked here, when the
+     * builder makes it.
+     */
     Settings build() {
         return nested().build();
     }

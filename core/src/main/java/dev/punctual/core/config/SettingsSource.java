@@ -17,7 +17,7 @@ import java.util.function.Function;
 
 /**
  * The one mapping from {@code punctual.*} configuration to {@link Settings}: every key core takes, how its text is
- * read and what it sets, in one table; the defaults stay Settings' own. A deployable hands it a lookup over its
+ * read and what it sets, in one table; the defaults stay with Settings' records. A deployable hands it a lookup over its
  * configuration (wiring's {@code CoreProducer}: MicroProfile Config, which finds {@code PUNCTUAL_RETRY_BASE} for
  * {@code punctual.retry-base}; the local launcher: system properties and the environment). Adding a setting is a row
  * here, a builder setter (or a draft field) and a row in docs/configuration.md.
@@ -114,7 +114,7 @@ public final class SettingsSource {
         return draft.build();
     }
 
-    /** A key of Settings itself, set through its builder. */
+    /** A key the builder takes as a setter of its own (its records are made at build). */
     private static <T> SettingKey<T> top(
             String name, ValueType<T> type, String example, BiConsumer<Settings.Builder, T> set) {
         return new SettingKey<>(name, type, example, (d, v) -> set.accept(d.settings, v));

@@ -97,7 +97,7 @@ public final class AttemptRunner {
         }
         this.preparation = new Preparation(sandbox, cache, runner, supervisor, settings, clock, workRoot);
         this.writes = new SharedRunWrites(runs, executorId);
-        this.leases = new LeaseKeeper(writes, queue, settings, clock, executorId, timer);
+        this.leases = new LeaseKeeper(writes, queue, settings.execution(), clock, executorId, timer);
         this.settlement = new Settlement(writes, queue, store, backoff, settings, clock, executorId, events, meters);
         this.watchTimer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("run-watch-" + executorId).factory());
@@ -179,7 +179,10 @@ public final class AttemptRunner {
                 }
                 timing.mark("job checked again");
             }
-            if (!clock.instant().isBefore(held.get().minus(Supervisor.margin(settings.lease())))
+            if (!clock.instant()
+                            .isBefore(held.get()
+                                    .minus(Supervisor.margin(
+                                            settings.execution().lease())))
                     || !leases.renewIfShort(message, run, held)) {
                 // Frozen since the claim for about a lease: the run may be another executor's by now. (Or got here
                 // late in it, and its renewal lost to another executor or ran out through a store outage.)
@@ -242,7 +245,7 @@ public final class AttemptRunner {
                             attempt,
                             prepared.logFile(),
                             started::written,
-                            settings.logChunkInterval(),
+                            settings.storage().logChunkInterval(),
                             clock)
                     .start();
             ProcessRunner.Result result = handle.await(Duration.ofSeconds(job.timeoutSeconds()));

@@ -88,16 +88,16 @@ public final class ExecutorFactory {
                 store,
                 cache,
                 new ProcessRunner(
-                        settings.logCapBytes(),
-                        settings.killGrace(),
+                        settings.storage().logCapBytes(),
+                        settings.execution().killGrace(),
                         settings.sandbox().helper()),
-                new Backoff(settings.retryBase(), settings.retryCap(), new SecureRandom()),
+                new Backoff(settings.runs().retryBase(), settings.runs().retryCap(), new SecureRandom()),
                 settings,
                 clock,
                 executorId,
                 workRoot.resolve("runs"),
                 timer,
-                new RunEvents(settings.jsonRunEvents(), notices, meters),
+                new RunEvents(settings.publishing().jsonRunEvents(), notices, meters),
                 meters);
         return new RunWorker(runs, jobs, new Claims(jobs, runs, tx, tenantSlots), queues, settings, clock, attempts);
     }
@@ -109,10 +109,10 @@ public final class ExecutorFactory {
         return new ExecutorPool(
                         worker(executorId, workRoot, timer),
                         queues,
-                        settings.executorConcurrency(),
+                        settings.execution().concurrency(),
                         waitSeconds,
-                        (int) settings.lease().toSeconds(),
-                        settings.shutdownGrace())
+                        (int) settings.execution().lease().toSeconds(),
+                        settings.execution().shutdownGrace())
                 .start();
     }
 

@@ -96,7 +96,7 @@ final class JobCheck {
             throws InterruptedException {
         return WhileHeld.call(
                 clock,
-                new AtomicReference<>(claimedAt.plus(settings.lease())),
+                new AtomicReference<>(claimedAt.plus(settings.execution().lease())),
                 "reading the job of the claimed run " + m.jobId() + "/" + m.runId(),
                 Integer.MAX_VALUE,
                 () -> read == null ? strongReads.get(m.jobId()) : strongReads.get(m.jobId(), read));

@@ -1,6 +1,6 @@
 package dev.punctual.core.exec;
 
-import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.Execution;
 import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunQueues;
 import dev.punctual.core.run.Change;
@@ -31,7 +31,7 @@ final class LeaseKeeper {
 
     private final SharedRunWrites runs;
     private final RunQueues queue;
-    private final Settings settings;
+    private final Execution execution;
     private final Clock clock;
     private final String executorId;
     private final ScheduledExecutorService timer;
@@ -39,13 +39,13 @@ final class LeaseKeeper {
     LeaseKeeper(
             SharedRunWrites runs,
             RunQueues queue,
-            Settings settings,
+            Execution execution,
             Clock clock,
             String executorId,
             ScheduledExecutorService timer) {
         this.runs = runs;
         this.queue = queue;
-        this.settings = settings;
+        this.execution = execution;
         this.clock = clock;
         this.executorId = executorId;
         this.timer = timer;
@@ -66,7 +66,7 @@ final class LeaseKeeper {
      * launch, and their runs ran again.)
      */
     Duration launchDelay(Instant leaseEnd) {
-        Duration left = Duration.between(clock.instant(), leaseEnd.minus(Supervisor.margin(settings.lease())));
+        Duration left = Duration.between(clock.instant(), leaseEnd.minus(Supervisor.margin(execution.lease())));
         Duration half = left.isNegative() ? Duration.ZERO : left.dividedBy(2);
         return half.compareTo(LAUNCH_DELAY) < 0 ? half : LAUNCH_DELAY;
     }
@@ -118,7 +118,7 @@ final class LeaseKeeper {
                         () -> {
                             renewedAt[0] = clock.instant();
                             return runs.apply(Change.of(Transition.LAUNCH, run, startedAt)
-                                            .withLease(executorId, renewedAt[0].plus(settings.lease())))
+                                            .withLease(executorId, renewedAt[0].plus(execution.lease())))
                                     .won();
                         });
                 if (!ours) {
@@ -126,7 +126,7 @@ final class LeaseKeeper {
                     handle.kill(RunWorker.FENCED);
                     return;
                 }
-                held.set(renewedAt[0].plus(settings.lease()));
+                held.set(renewedAt[0].plus(execution.lease()));
                 renewed.accept(held.get());
                 timing.mark("launch written").log(run.jobId() + "/" + run.runId() + " attempt " + run.attempt());
                 beat.set(startHeartbeat(message, run, handle, held, renewed));
@@ -153,7 +153,7 @@ final class LeaseKeeper {
      */
     boolean renewIfShort(Delivery message, Run run, AtomicReference<Instant> held) throws InterruptedException {
         if (!Duration.between(clock.instant(), held.get())
-                .minus(settings.lease().dividedBy(2))
+                .minus(execution.lease().dividedBy(2))
                 .isNegative()) {
             return true;
         }
@@ -168,7 +168,7 @@ final class LeaseKeeper {
                     () -> {
                         at[0] = clock.instant();
                         return runs.apply(Change.of(Transition.HEARTBEAT, run, at[0])
-                                        .withLease(executorId, at[0].plus(settings.lease())))
+                                        .withLease(executorId, at[0].plus(execution.lease())))
                                 .won();
                     });
         } catch (RuntimeException ranOut) {
@@ -177,9 +177,9 @@ final class LeaseKeeper {
         if (!ours) {
             return false;
         }
-        held.set(at[0].plus(settings.lease()));
+        held.set(at[0].plus(execution.lease()));
         try {
-            queue.changeVisibility(message, (int) settings.lease().toSeconds());
+            queue.changeVisibility(message, (int) execution.lease().toSeconds());
         } catch (RuntimeException e) {
             // The message may come back to another executor meanwhile: its claim finds our live lease and leaves it.
             LOG.log(Level.WARNING, "cannot extend the message of " + run.jobId() + "/" + run.runId(), e);
@@ -205,12 +205,12 @@ final class LeaseKeeper {
             ProcessRunner.Handle handle,
             AtomicReference<Instant> held,
             Consumer<Instant> renewed) {
-        long period = settings.heartbeat().toMillis();
+        long period = execution.heartbeat().toMillis();
         return timer.scheduleAtFixedRate(
                 () -> {
                     Instant now = clock.instant();
                     try {
-                        Instant expiry = now.plus(settings.lease());
+                        Instant expiry = now.plus(execution.lease());
                         if (!runs.apply(Change.of(Transition.HEARTBEAT, run, now)
                                         .withLease(executorId, expiry))
                                 .won()) {
@@ -219,12 +219,12 @@ final class LeaseKeeper {
                         }
                         held.set(expiry);
                         renewed.accept(expiry);
-                        queue.changeVisibility(message, (int) settings.lease().toSeconds());
+                        queue.changeVisibility(message, (int) execution.lease().toSeconds());
                     } catch (RuntimeException e) {
                         LOG.log(Level.WARNING, "heartbeat of " + run.jobId() + "/" + run.runId() + " failed", e);
                         // Self-fencing: if the next beat would come after our lease ends, another executor may take the
                         // run over any moment; two attempts must never run at once, so ours stops now.
-                        if (!now.plus(settings.heartbeat()).isBefore(held.get())) {
+                        if (!now.plus(execution.heartbeat()).isBefore(held.get())) {
                             handle.kill(RunWorker.SELF_FENCED);
                         }
                     }

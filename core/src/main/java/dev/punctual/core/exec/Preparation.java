@@ -184,7 +184,8 @@ final class Preparation {
     /** The wall-clock instant (ms) at which the supervisor kills a run whose lease ends at {@code leaseEnd}. */
     private long deadline(Instant leaseEnd) {
         // The lease is in this executor's clock; the supervisor reads the wall clock.
-        Duration left = Duration.between(clock.instant(), leaseEnd).minus(Supervisor.margin(settings.lease()));
+        Duration left = Duration.between(clock.instant(), leaseEnd)
+                .minus(Supervisor.margin(settings.execution().lease()));
         return System.currentTimeMillis() + left.toMillis();
     }
 }

@@ -290,7 +290,8 @@ public final class RunWorker {
                 // here would leave an attempt spent that never started its binary.
                 Run run = WhileHeld.call(
                                 clock,
-                                new AtomicReference<>(now.plus(settings.lease())),
+                                new AtomicReference<>(
+                                        now.plus(settings.execution().lease())),
                                 "reading back the claimed run " + m.jobId() + "/" + m.runId(),
                                 Integer.MAX_VALUE,
                                 () -> runs.get(m.jobId(), m.runId()))
@@ -343,7 +344,7 @@ public final class RunWorker {
         Instant from =
                 m.scheduledAt().isAfter(now) ? min(m.scheduledAt(), now.plus(RunRepository.CLAIM_TOLERANCE)) : now;
         return Change.of(Transition.CLAIM, m.jobId(), m.runId(), now)
-                .withLease(executorId, from.plus(settings.lease()).plus(LeaseKeeper.LAUNCH_DELAY));
+                .withLease(executorId, from.plus(settings.execution().lease()).plus(LeaseKeeper.LAUNCH_DELAY));
     }
 
     private static Instant min(Instant a, Instant b) {

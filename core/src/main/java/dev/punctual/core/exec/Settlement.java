@@ -285,7 +285,9 @@ final class Settlement {
             return null;
         }
         try {
-            if (mayInline && settings.inlineLogBytes() > 0 && Files.size(logFile) <= settings.inlineLogBytes()) {
+            if (mayInline
+                    && settings.storage().inlineLogBytes() > 0
+                    && Files.size(logFile) <= settings.storage().inlineLogBytes()) {
                 // Decoded as the API decodes a stored log: a sequence cut or malformed becomes U+FFFD.
                 return new Log(null, new String(Files.readAllBytes(logFile), StandardCharsets.UTF_8));
             }

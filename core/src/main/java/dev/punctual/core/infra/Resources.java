@@ -1,7 +1,9 @@
 package dev.punctual.core.infra;
 
+import dev.punctual.core.config.Deployment;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.firing.Priority;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 
@@ -41,15 +43,18 @@ public final class Resources {
 
     public static final int MESSAGE_RETENTION_SECONDS = 4 * 24 * 3600;
 
-    private final Settings settings;
+    private final Deployment deployment;
+    /** The queues' visibility timeout: an executor's lease on a run is also its hold on the run's message. */
+    private final Duration lease;
 
     public Resources(Settings settings) {
-        this.settings = settings;
+        this.deployment = settings.deployment();
+        this.lease = settings.execution().lease();
     }
 
     public TableSpec jobs() {
         return new TableSpec(
-                settings.prefix() + "-jobs",
+                deployment.prefix() + "-jobs",
                 JOB_ID,
                 null,
                 // Keys only: a job's every dispatch changes it (its pending run), which would otherwise be a
@@ -61,7 +66,7 @@ public final class Resources {
 
     public TableSpec runs() {
         return new TableSpec(
-                settings.prefix() + "-runs",
+                deployment.prefix() + "-runs",
                 JOB_ID,
                 RUN_ID,
                 List.of(
@@ -78,7 +83,7 @@ public final class Resources {
 
     public TableSpec binaries() {
         return new TableSpec(
-                settings.prefix() + "-binaries",
+                deployment.prefix() + "-binaries",
                 BINARY_ID,
                 null,
                 // Listing an owner's binaries, newest first (to the second: within one, Instant's text may put
@@ -89,7 +94,7 @@ public final class Resources {
     }
 
     public TableSpec sweeps() {
-        return new TableSpec(settings.prefix() + "-sweeps", SWEEP_NAME, null, List.of(), null);
+        return new TableSpec(deployment.prefix() + "-sweeps", SWEEP_NAME, null, List.of(), null);
     }
 
     public List<TableSpec> tables() {
@@ -107,10 +112,10 @@ public final class Resources {
      */
     public QueueSpec runQueue(Priority lane) {
         return new QueueSpec(
-                settings.prefix() + "-runs" + lane.queueSuffix,
-                settings.prefix() + "-runs" + lane.queueSuffix + "-dlq",
+                deployment.prefix() + "-runs" + lane.queueSuffix,
+                deployment.prefix() + "-runs" + lane.queueSuffix + "-dlq",
                 MAX_RECEIVE_COUNT,
-                (int) settings.lease().toSeconds(),
+                (int) lease.toSeconds(),
                 MESSAGE_RETENTION_SECONDS);
     }
 
@@ -120,6 +125,6 @@ public final class Resources {
     }
 
     public String bucket() {
-        return settings.bucket();
+        return deployment.bucket();
     }
 }

@@ -97,7 +97,9 @@ final class ChangeWrites {
                             () -> w.remove(Resources.DUE_SHARD, Resources.DUE_SORT));
         }
         if (t.startsTtl()) {
-            w.set(Resources.EXPIRES_AT, n(c.now().plus(settings.retention()).getEpochSecond()));
+            w.set(
+                    Resources.EXPIRES_AT,
+                    n(c.now().plus(settings.storage().retention()).getEpochSecond()));
         }
         if (t.endsLease()) {
             w.remove(LEASE_EXPIRY);

@@ -241,9 +241,11 @@ public enum Transition {
         boolean neverMarked = fence == Fence.OWN_ATTEMPT && run != null && run.queuedAt() == null;
         return switch (index) {
             case AT_DUE -> Optional.of(run.dueSince());
-            case AFTER_LOOKAHEAD -> Optional.of(now.plus(s.lookahead()).plus(s.requeueAfter()));
-            case AFTER_RETRY -> Optional.of(now.plus(s.retryCap()).plus(s.requeueAfter()));
-            case AFTER_LEASE -> Optional.of(run.leaseExpiry().plus(s.requeueAfter()));
+            case AFTER_LOOKAHEAD ->
+                Optional.of(now.plus(s.sweep().lookahead()).plus(s.sweep().requeueAfter()));
+            case AFTER_RETRY ->
+                Optional.of(now.plus(s.runs().retryCap()).plus(s.sweep().requeueAfter()));
+            case AFTER_LEASE -> Optional.of(run.leaseExpiry().plus(s.sweep().requeueAfter()));
             case UNCHANGED -> throw new IllegalStateException(this + " leaves the index entry where it is");
             case REMOVED -> neverMarked ? Optional.of(now) : Optional.empty();
             case NONE -> Optional.empty();

@@ -64,7 +64,8 @@ public final class BinaryService {
         }
         Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
         Binary b = new Binary(Ids.next("bin"), owner, req.name(), sha, req.size(), now);
-        ArtifactStore.PresignedUpload up = store.presignUpload(owner, sha, req.size(), settings.uploadUrlTtl());
+        ArtifactStore.PresignedUpload up =
+                store.presignUpload(owner, sha, req.size(), settings.storage().uploadUrlTtl());
         binaries.insert(b);
         return new BinaryView(
                 b.id(),

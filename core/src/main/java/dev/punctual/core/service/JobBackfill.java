@@ -165,7 +165,7 @@ final class JobBackfill {
         List<Run> now2 = written.subList(0, Math.min(written.size(), BACKFILL_DISPATCH_NOW));
         if (!now2.isEmpty()) {
             try {
-                dispatcher.dispatch(now2, now.plus(settings.lookahead()));
+                dispatcher.dispatch(now2, now.plus(settings.sweep().lookahead()));
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "dispatch of the backfill of " + jobId + " failed; the sweeper sends it", e);
             }

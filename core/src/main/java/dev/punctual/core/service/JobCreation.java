@@ -106,7 +106,9 @@ public final class JobCreation {
             throw quotaRefusal(owner, defs.size(), rate, q);
         }
         Set<Integer> sent = dispatcher.sendBeforeWrite(
-                firsts, drafts.stream().map(Job::firing).toList(), now.plus(settings.lookahead()));
+                firsts,
+                drafts.stream().map(Job::firing).toList(),
+                now.plus(settings.sweep().lookahead()));
 
         List<Change> runWrites = new ArrayList<>();
         List<Run> written = new ArrayList<>();

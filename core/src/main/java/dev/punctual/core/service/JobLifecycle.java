@@ -122,7 +122,7 @@ public final class JobLifecycle {
             throw new ConflictException("job " + jobId + " changed during trigger; try again");
         }
         try {
-            dispatcher.dispatch(List.of(run), now.plus(settings.lookahead()));
+            dispatcher.dispatch(List.of(run), now.plus(settings.sweep().lookahead()));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "immediate dispatch of " + jobId + "/" + runId + " failed; the sweeper sends it", e);
         }
@@ -253,7 +253,7 @@ public final class JobLifecycle {
             }
         }
         List<Run> due = new ArrayList<>(catchUpRuns);
-        Instant horizon = now.plus(settings.lookahead());
+        Instant horizon = now.plus(settings.sweep().lookahead());
         pending.filter(r -> !r.scheduledAt().isAfter(horizon)).ifPresent(due::add);
         if (!due.isEmpty()) {
             try {

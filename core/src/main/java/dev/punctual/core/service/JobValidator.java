@@ -220,16 +220,16 @@ public final class JobValidator {
                 errors,
                 "timeoutSeconds",
                 req.timeoutSeconds(),
-                settings.defaultTimeoutSeconds(),
+                settings.runs().defaultTimeoutSeconds(),
                 1,
-                settings.maxTimeoutSeconds());
+                settings.runs().maxTimeoutSeconds());
         int maxAttempts = range(
                 errors,
                 "maxAttempts",
                 req.maxAttempts(),
-                settings.defaultMaxAttempts(),
+                settings.runs().defaultMaxAttempts(),
                 1,
-                settings.maxAttemptsLimit());
+                settings.runs().maxAttemptsLimit());
         List<Integer> noRetry = exitCodes(req.nonRetryableExitCodes(), errors);
         FiringPolicy firing = FiringPolicies.parse(
                 req.jitter(),
@@ -243,7 +243,7 @@ public final class JobValidator {
         limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
         errors.addAll(Labels.problems(req.labels()));
         Webhook webhook = WebhookChecks.webhook(
-                settings.webhooks(), req.webhook(), current != null && current.webhook() != null, errors);
+                settings.publishing().webhooks(), req.webhook(), current != null && current.webhook() != null, errors);
         Expectation expect = expectation(req.expect(), now, errors);
         Schedule schedule = null;
         try {

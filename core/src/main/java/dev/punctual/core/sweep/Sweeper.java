@@ -1,6 +1,6 @@
 package dev.punctual.core.sweep;
 
-import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.Sweep;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Resources;
@@ -52,7 +52,7 @@ public final class Sweeper {
     private final WatermarkRepository watermarks;
     private final Dispatcher dispatcher;
     private final TimeBuckets buckets;
-    private final Settings settings;
+    private final Sweep settings;
     private final Clock clock;
     private final List<DeadLetterQueue> deadLetters;
     private final RunQueues queues;
@@ -69,7 +69,7 @@ public final class Sweeper {
             WatermarkRepository watermarks,
             Dispatcher dispatcher,
             TimeBuckets buckets,
-            Settings settings,
+            Sweep settings,
             Clock clock,
             List<DeadLetterQueue> deadLetters,
             RunQueues queues,
@@ -133,7 +133,7 @@ public final class Sweeper {
         Instant now = clock.instant();
         Instant horizon = now.plus(settings.lookahead());
         Instant settled = TimeBuckets.bucketOf(now.minus(settings.settle()));
-        Instant oldest = TimeBuckets.bucketOf(now.minus(settings.maxSweepBacklog()));
+        Instant oldest = TimeBuckets.bucketOf(now.minus(settings.maxBacklog()));
         Instant last = TimeBuckets.bucketOf(horizon);
         List<Integer> shards = new ArrayList<>();
         for (int shard = 0; shard < buckets.shards(); shard++) {

@@ -98,12 +98,16 @@ class SettingsSourceTest {
     @Test
     void aDurationTakesEveryFormTheDeployablesTook() {
         for (String minute : new String[] {"PT1M", "pt60s", "60s", " 60S ", "1m", "60000ms", "60", "+60", "60.0s"}) {
-            assertThat(read(Map.of("settle", minute)).settle()).as(minute).isEqualTo(Duration.ofMinutes(1));
+            assertThat(read(Map.of("settle", minute)).sweep().settle())
+                    .as(minute)
+                    .isEqualTo(Duration.ofMinutes(1));
         }
         for (String days : new String[] {"P2D", "2d", "48h", "PT48H"}) {
-            assertThat(read(Map.of("retention", days)).retention()).as(days).isEqualTo(Duration.ofDays(2));
+            assertThat(read(Map.of("retention", days)).storage().retention())
+                    .as(days)
+                    .isEqualTo(Duration.ofDays(2));
         }
-        assertThat(read(Map.of("lookahead", "1h30m")).lookahead()).isEqualTo(Duration.ofMinutes(90));
+        assertThat(read(Map.of("lookahead", "1h30m")).sweep().lookahead()).isEqualTo(Duration.ofMinutes(90));
     }
 
     @Test
@@ -134,19 +138,24 @@ class SettingsSourceTest {
     @Test
     void valuesThatDoNotFitTogetherAreRefusedBySettings() {
         assertThat(refusal("lease", "PT20S")).isEqualTo("heartbeat must be shorter than the lease");
-        assertThat(read(Map.of("lease", "PT20S", "heartbeat", "PT5S")).lease()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(read(Map.of("lease", "PT20S", "heartbeat", "PT5S"))
+                        .execution()
+                        .lease())
+                .isEqualTo(Duration.ofSeconds(20));
     }
 
     @Test
     void blankNumbersAreUnsetAsSmallRyeReadsThem() {
         assertThat(read(Map.of("shards", "  ", "lease", " ", "sandbox", " "))).isEqualTo(Settings.defaults());
-        assertThat(read(Map.of("shards", " 32 ")).shards()).isEqualTo(32);
+        assertThat(read(Map.of("shards", " 32 ")).deployment().shards()).isEqualTo(32);
     }
 
     @Test
     void booleansTakeSmallRyesWordsAndAnyOtherIsFalse() {
         for (String yes : new String[] {"true", "TRUE", "1", "yes", "Y", "on", "oui"}) {
-            assertThat(read(Map.of("emf-metrics", yes)).emfMetrics()).as(yes).isTrue();
+            assertThat(read(Map.of("emf-metrics", yes)).publishing().emfMetrics())
+                    .as(yes)
+                    .isTrue();
         }
         for (String no : new String[] {"false", "0", "NO", "off", "ture"}) {
             assertThat(read(Map.of("sandbox", no)).sandbox().enabled()).as(no).isFalse();

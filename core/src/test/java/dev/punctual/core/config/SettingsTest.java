@@ -3,6 +3,7 @@ package dev.punctual.core.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import dev.punctual.core.limits.RunLimits;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
@@ -12,76 +13,104 @@ class SettingsTest {
     @Test
     void defaultsAreTheDocumentedConstants() {
         Settings s = Settings.defaults();
-        assertThat(s.prefix()).isEqualTo(Settings.DEFAULT_PREFIX);
-        assertThat(s.shards()).isEqualTo(Settings.DEFAULT_SHARDS);
-        assertThat(s.sweepPeriod()).isEqualTo(Settings.DEFAULT_SWEEP_PERIOD);
-        assertThat(s.lookahead()).isEqualTo(Settings.DEFAULT_LOOKAHEAD);
-        assertThat(s.settle()).isEqualTo(Settings.DEFAULT_SETTLE);
-        assertThat(s.maxSweepBacklog()).isEqualTo(Settings.DEFAULT_MAX_SWEEP_BACKLOG);
-        assertThat(s.lease()).isEqualTo(Settings.DEFAULT_LEASE);
-        assertThat(s.heartbeat()).isEqualTo(Settings.DEFAULT_HEARTBEAT);
-        assertThat(s.retryBase()).isEqualTo(Settings.DEFAULT_RETRY_BASE);
-        assertThat(s.retryCap()).isEqualTo(Settings.DEFAULT_RETRY_CAP);
-        assertThat(s.minInterval()).isEqualTo(Settings.DEFAULT_MIN_INTERVAL);
-        assertThat(s.defaultMaxAttempts()).isEqualTo(Settings.DEFAULT_MAX_ATTEMPTS);
-        assertThat(s.maxAttemptsLimit()).isEqualTo(Settings.DEFAULT_MAX_ATTEMPTS_LIMIT);
-        assertThat(s.defaultTimeoutSeconds()).isEqualTo(Settings.DEFAULT_TIMEOUT_SECONDS);
-        assertThat(s.maxTimeoutSeconds()).isEqualTo(Settings.DEFAULT_MAX_TIMEOUT_SECONDS);
-        assertThat(s.executorConcurrency()).isEqualTo(Settings.DEFAULT_EXECUTOR_CONCURRENCY);
-        assertThat(s.logCapBytes()).isEqualTo(Settings.DEFAULT_LOG_CAP_BYTES);
-        assertThat(s.killGrace()).isEqualTo(Settings.DEFAULT_KILL_GRACE);
-        assertThat(s.shutdownGrace()).isEqualTo(Settings.DEFAULT_SHUTDOWN_GRACE);
-        assertThat(s.retention()).isEqualTo(Settings.DEFAULT_RETENTION);
-        assertThat(s.uploadUrlTtl()).isEqualTo(Settings.DEFAULT_UPLOAD_URL_TTL);
+        assertThat(s.deployment().prefix()).isEqualTo(Deployment.DEFAULT_PREFIX);
+        assertThat(s.deployment().shards()).isEqualTo(Deployment.DEFAULT_SHARDS);
+        assertThat(s.sweep().period()).isEqualTo(Sweep.DEFAULT_PERIOD);
+        assertThat(s.sweep().lookahead()).isEqualTo(Sweep.DEFAULT_LOOKAHEAD);
+        assertThat(s.sweep().settle()).isEqualTo(Sweep.DEFAULT_SETTLE);
+        assertThat(s.sweep().requeueAfter()).isEqualTo(Sweep.DEFAULT_REQUEUE_AFTER);
+        assertThat(s.sweep().maxBacklog()).isEqualTo(Sweep.DEFAULT_MAX_BACKLOG);
+        assertThat(s.sweep().dispatchConcurrency()).isEqualTo(Sweep.DEFAULT_DISPATCH_CONCURRENCY);
+        assertThat(s.execution().lease()).isEqualTo(Execution.DEFAULT_LEASE);
+        assertThat(s.execution().heartbeat()).isEqualTo(Execution.DEFAULT_HEARTBEAT);
+        assertThat(s.execution().killGrace()).isEqualTo(Execution.DEFAULT_KILL_GRACE);
+        assertThat(s.execution().shutdownGrace()).isEqualTo(Execution.DEFAULT_SHUTDOWN_GRACE);
+        assertThat(s.execution().concurrency()).isEqualTo(Execution.DEFAULT_CONCURRENCY);
+        assertThat(s.runs().retryBase()).isEqualTo(Runs.DEFAULT_RETRY_BASE);
+        assertThat(s.runs().retryCap()).isEqualTo(Runs.DEFAULT_RETRY_CAP);
+        assertThat(s.runs().minInterval()).isEqualTo(Runs.DEFAULT_MIN_INTERVAL);
+        assertThat(s.runs().defaultMaxAttempts()).isEqualTo(Runs.DEFAULT_MAX_ATTEMPTS);
+        assertThat(s.runs().maxAttemptsLimit()).isEqualTo(Runs.DEFAULT_MAX_ATTEMPTS_LIMIT);
+        assertThat(s.runs().defaultTimeoutSeconds()).isEqualTo(Runs.DEFAULT_TIMEOUT_SECONDS);
+        assertThat(s.runs().maxTimeoutSeconds()).isEqualTo(Runs.DEFAULT_MAX_TIMEOUT_SECONDS);
+        assertThat(s.storage().logCapBytes()).isEqualTo(Storage.DEFAULT_LOG_CAP_BYTES);
+        assertThat(s.storage().inlineLogBytes()).isEqualTo(Storage.DEFAULT_INLINE_LOG_BYTES);
+        assertThat(s.storage().logChunkInterval()).isEqualTo(Storage.DEFAULT_LOG_CHUNK_INTERVAL);
+        assertThat(s.storage().retention()).isEqualTo(Storage.DEFAULT_RETENTION);
+        assertThat(s.storage().uploadUrlTtl()).isEqualTo(Storage.DEFAULT_UPLOAD_URL_TTL);
+        assertThat(s.publishing()).isEqualTo(new Publishing(false, false, WebhookMode.PUBLIC));
     }
 
     @Test
     void defaultsAreConsistentWithEachOther() {
-        assertThat(Settings.DEFAULT_LOOKAHEAD).isGreaterThan(Settings.DEFAULT_SWEEP_PERIOD);
-        assertThat(Settings.DEFAULT_HEARTBEAT).isLessThan(Settings.DEFAULT_LEASE);
-        assertThat(Settings.DEFAULT_MAX_ATTEMPTS).isLessThanOrEqualTo(Settings.DEFAULT_MAX_ATTEMPTS_LIMIT);
-        assertThat(Settings.DEFAULT_TIMEOUT_SECONDS).isLessThanOrEqualTo(Settings.DEFAULT_MAX_TIMEOUT_SECONDS);
+        assertThat(Sweep.DEFAULT_LOOKAHEAD).isGreaterThan(Sweep.DEFAULT_PERIOD);
+        assertThat(Execution.DEFAULT_HEARTBEAT).isLessThan(Execution.DEFAULT_LEASE);
+        assertThat(Runs.DEFAULT_MAX_ATTEMPTS).isLessThanOrEqualTo(Runs.DEFAULT_MAX_ATTEMPTS_LIMIT);
+        assertThat(Runs.DEFAULT_TIMEOUT_SECONDS).isLessThanOrEqualTo(Runs.DEFAULT_MAX_TIMEOUT_SECONDS);
         // An SQS message cannot stay invisible more than 12 h after receipt.
-        assertThat(Duration.ofSeconds(Settings.DEFAULT_MAX_TIMEOUT_SECONDS)).isLessThan(Duration.ofHours(12));
+        assertThat(Duration.ofSeconds(Runs.DEFAULT_MAX_TIMEOUT_SECONDS)).isLessThan(Duration.ofHours(12));
     }
 
     @Test
     void bucketDefaultsToThePrefixedArtifactsBucket() {
-        assertThat(Settings.defaults().bucket()).isEqualTo("punctual-artifacts");
-        assertThat(Settings.builder().prefix("acme").build().bucket()).isEqualTo("acme-artifacts");
-        assertThat(Settings.builder().prefix("acme").bucket("  ").build().bucket())
-                .isEqualTo("acme-artifacts");
-        assertThat(Settings.builder().prefix("acme").bucket("mine").build().bucket())
-                .isEqualTo("mine");
+        assertThat(Settings.defaults().deployment().bucket()).isEqualTo("punctual-artifacts");
+        assertThat(bucket(b -> b.prefix("acme"))).isEqualTo("acme-artifacts");
+        assertThat(bucket(b -> b.prefix("acme").bucket("  "))).isEqualTo("acme-artifacts");
+        assertThat(bucket(b -> b.prefix("acme").bucket("mine"))).isEqualTo("mine");
     }
 
-    private static void assertRejected(UnaryOperator<Settings.Builder> settings) {
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> settings.apply(Settings.builder()).build());
+    private static String bucket(UnaryOperator<Settings.Builder> settings) {
+        return settings.apply(Settings.builder()).build().deployment().bucket();
     }
+
+    private static void assertRejected(String message, UnaryOperator<Settings.Builder> settings) {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> settings.apply(Settings.builder()).build())
+                .withMessage(message);
+    }
+
+    private static final String LATE = "lookahead must exceed the sweep period, or runs would be found late";
 
     @Test
     void rejectsALookaheadNotLongerThanTheSweepPeriod() {
-        assertRejected(b -> b.sweepPeriod(Duration.ofMinutes(2)).lookahead(Duration.ofMinutes(2)));
-        assertRejected(b -> b.sweepPeriod(Duration.ofMinutes(3)).lookahead(Duration.ofMinutes(2)));
+        assertRejected(LATE, b -> b.sweepPeriod(Duration.ofMinutes(2)).lookahead(Duration.ofMinutes(2)));
+        assertRejected(LATE, b -> b.sweepPeriod(Duration.ofMinutes(3)).lookahead(Duration.ofMinutes(2)));
         assertThat(Settings.builder()
                         .sweepPeriod(Duration.ofSeconds(119))
                         .build()
+                        .sweep()
                         .lookahead())
                 .isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test
     void rejectsAHeartbeatNotShorterThanTheLease() {
-        assertRejected(b -> b.lease(Duration.ofSeconds(20)).heartbeat(Duration.ofSeconds(20)));
-        assertRejected(b -> b.lease(Duration.ofSeconds(20)).heartbeat(Duration.ofSeconds(30)));
-        assertThat(Settings.builder().lease(Duration.ofSeconds(21)).build().heartbeat())
+        assertRejected(
+                "heartbeat must be shorter than the lease",
+                b -> b.lease(Duration.ofSeconds(20)).heartbeat(Duration.ofSeconds(20)));
+        assertRejected(
+                "heartbeat must be shorter than the lease",
+                b -> b.lease(Duration.ofSeconds(20)).heartbeat(Duration.ofSeconds(30)));
+        assertThat(Settings.builder()
+                        .lease(Duration.ofSeconds(21))
+                        .build()
+                        .execution()
+                        .heartbeat())
                 .isEqualTo(Duration.ofSeconds(20));
     }
 
     @Test
     void rejectsFewerThanOneShard() {
-        assertRejected(b -> b.shards(0));
-        assertThat(Settings.builder().shards(1).build().shards()).isEqualTo(1);
+        assertRejected("shards must be >= 1", b -> b.shards(0));
+        assertThat(Settings.builder().shards(1).build().deployment().shards()).isEqualTo(1);
+    }
+
+    @Test
+    void rejectsNoDispatchThreadsANegativeChunkIntervalAndIncompleteRunLimits() {
+        assertRejected("dispatch concurrency must be >= 1", b -> b.dispatchConcurrency(0));
+        assertRejected("log chunk interval must be 0 (off) or more", b -> b.logChunkInterval(Duration.ofSeconds(-1)));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Settings.builder().limits(RunLimits.NONE).build())
+                .withMessageStartingWith("every executor-wide run limit needs a value");
     }
 }

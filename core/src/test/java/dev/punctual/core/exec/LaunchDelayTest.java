@@ -2,7 +2,7 @@ package dev.punctual.core.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.Execution;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +20,7 @@ class LaunchDelayTest {
     private final LeaseKeeper keeper = new LeaseKeeper(
             null,
             null,
-            Settings.builder().lease(LEASE).heartbeat(Duration.ofSeconds(1)).build(),
+            new Execution(LEASE, Duration.ofSeconds(1), Duration.ZERO, Duration.ZERO, 1),
             Clock.fixed(NOW, ZoneOffset.UTC),
             "ex-1",
             null);

@@ -22,7 +22,7 @@ class BatchReadsTest {
     void readsEveryItemInTheKeysOrderAndLeavesOutOnesThatAreGone() {
         Settings settings = TestStack.isolatedSettings().build();
         Provisioner.provision(TestStack.target(), new Resources(settings));
-        String jobs = settings.prefix() + "-jobs";
+        String jobs = settings.deployment().prefix() + "-jobs";
         DynamoDbClient dynamo = AwsClients.dynamo(TestStack.target());
         List<Map<String, AttributeValue>> keys = new ArrayList<>();
         for (int i = 249; i >= 0; i--) {

@@ -107,7 +107,8 @@ class DeadLetterTest {
         assertThat(r.maxAttempts()).isEqualTo(4);
         raw = Fixture.rawRun(p, job.id(), runId);
         assertThat(raw).doesNotContainKeys(Resources.OWNER_STATE, Resources.FINISHED_SORT, Resources.EXPIRES_AT);
-        Instant attention = later.plus(p.settings.lookahead()).plus(p.settings.requeueAfter());
+        Instant attention = later.plus(p.settings.sweep().lookahead())
+                .plus(p.settings.sweep().requeueAfter());
         assertThat(Items.str(raw, Resources.DUE_SORT)).isEqualTo(TimeBuckets.sortKey(attention, job.id(), runId));
         assertThat(p.runs.listDead(OWNER, 10, null).items()).isEmpty();
         // Not DEAD any more: a second redrive loses.

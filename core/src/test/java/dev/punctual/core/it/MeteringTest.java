@@ -134,7 +134,7 @@ class MeteringTest {
         Metering.enable();
         Settings settings = TestStack.isolatedSettings().build();
         Provisioner.provision(TestStack.target(), new Resources(settings));
-        return settings.prefix() + "-jobs";
+        return settings.deployment().prefix() + "-jobs";
     }
 
     private static Map<String, Double> minus(Map<String, Double> after, Map<String, Double> before) {

@@ -124,7 +124,7 @@ class MetricsTest {
                 null,
                 RunNotices.NONE,
                 new Meters(new EmfMeterRegistry(
-                        settings.prefix(), lines::add, io.micrometer.core.instrument.Clock.SYSTEM)));
+                        settings.deployment().prefix(), lines::add, io.micrometer.core.instrument.Clock.SYSTEM)));
         // A QUEUED run whose message died in the low lane: the sweep drains every lane's DLQ and marks it DEAD.
         Job queued = Fixture.insertJob(p, Fixture.once(now), now, now, 3);
         assertThat(Fixture.markQueued(p, queued, now)).isTrue();
@@ -152,7 +152,9 @@ class MetricsTest {
         assertThat(EmfDocuments.queued(first, "in_flight", "normal")).isZero();
         assertThat(EmfDocuments.queued(first, "visible", "high")).isEqualTo(1);
         assertThat(EmfDocuments.queued(first, "visible", "low")).isZero();
-        assertThat(first).allSatisfy(d -> assertThat(d.path("Prefix").asText()).isEqualTo(settings.prefix()));
+        assertThat(first)
+                .allSatisfy(d -> assertThat(d.path("Prefix").asText())
+                        .isEqualTo(settings.deployment().prefix()));
 
         lines.clear();
         p.sweeper.sweep();

@@ -62,7 +62,7 @@ class RecoveryTest {
                 .as("not yet: the message may still be on its way")
                 .isZero();
 
-        clock.advance(p.settings.lookahead().plus(REQUEUE));
+        clock.advance(p.settings.sweep().lookahead().plus(REQUEUE));
         Sweeper.SweepReport r = sweep();
         assertThat(r.resent()).isEqualTo(1);
         // Waited a requeue timeout past its due time: sent again one lane up (aging), normal to high.
@@ -79,7 +79,7 @@ class RecoveryTest {
         claimByAnExecutorThatDies(job);
 
         // The lease would have been renewed every 20 s by a live executor; this one never renews it.
-        clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
+        clock.advance(p.settings.sweep().lookahead().plus(REQUEUE).plusMinutes(1));
         assertThat(sweep().resent()).isEqualTo(1);
         assertThat(Fixture.receiveVisible(p, Priority.HIGH))
                 .extracting(RunMessage::runId)
@@ -131,7 +131,7 @@ class RecoveryTest {
         // One attempt allowed; its executor claims it and dies (never renews the lease, records nothing).
         Job job = Fixture.insertJob(p, Fixture.once(now.plusSeconds(1)), now.plusSeconds(1), now, 1);
         claimByAnExecutorThatDies(job);
-        clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
+        clock.advance(p.settings.sweep().lookahead().plus(REQUEUE).plusMinutes(1));
         assertThat(sweep().resent()).isEqualTo(1);
 
         // The message the sweeper sent brings it to an executor, which must not start attempt 2 of 1.
@@ -158,7 +158,7 @@ class RecoveryTest {
         Job job = Fixture.insertOnceJob(p, now.plusSeconds(1), now);
         claimByAnExecutorThatDies(job);
         p.jobService.delete(Fixture.OWNER, job.id());
-        clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
+        clock.advance(p.settings.sweep().lookahead().plus(REQUEUE).plusMinutes(1));
         assertThat(sweep().resent()).isEqualTo(1);
 
         assertThat(handleTheOneMessage(work)).isEqualTo(RunWorker.Outcome.CANCELLED);
@@ -173,7 +173,7 @@ class RecoveryTest {
         Job job = Fixture.insertOnceJob(p, now.plusSeconds(1), now);
         p.sweeper.sweep();
         loseEveryMessage();
-        clock.advance(p.settings.lookahead().plus(REQUEUE).plusMinutes(1));
+        clock.advance(p.settings.sweep().lookahead().plus(REQUEUE).plusMinutes(1));
         Instant t = clock.instant();
         // Claimed (and, we pretend, heartbeating) just before the requeue time came.
         assertThat(Fixture.claim(p, job, "alive", t)).isTrue();

@@ -126,7 +126,8 @@ class RunRepositoryTest {
                         now.plus(Duration.ofHours(1))))
                 .isEmpty();
         // Only if its message is lost does anyone look at it again: after the lookahead plus the requeue timeout.
-        Instant attention = now.plus(p.settings.lookahead()).plus(p.settings.requeueAfter());
+        Instant attention =
+                now.plus(p.settings.sweep().lookahead()).plus(p.settings.sweep().requeueAfter());
         assertThat(p.runs.attentionIn(p.buckets.partitionFor(attention, job.id(), job.pendingRunId()), attention))
                 .singleElement()
                 .satisfies(a -> {

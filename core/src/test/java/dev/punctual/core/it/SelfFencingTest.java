@@ -57,7 +57,10 @@ class SelfFencingTest {
             // The last renewal held the lease for 4 s; the binary had to be gone before another executor could
             // claim the run (plus the kill grace and scheduling slack on a loaded machine).
             assertThat(killedAfter)
-                    .isLessThan(settings.lease().plus(settings.killGrace()).plusSeconds(2));
+                    .isLessThan(settings.execution()
+                            .lease()
+                            .plus(settings.execution().killGrace())
+                            .plusSeconds(2));
             assertThat(Fixture.lines(witness)).noneMatch(l -> l.equals("end"));
             assertThat(Fixture.latestRun(setup, job.id()).state())
                     .as("it recorded nothing: the run is not its to settle")

@@ -108,7 +108,7 @@ class SweeperTest {
         assertThat(report.failed()).isZero();
         assertThat(Fixture.run(p, job.id(), job.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
         assertThat(p.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
-        Instant settled = TimeBuckets.bucketOf(now.minus(settings.settle()));
+        Instant settled = TimeBuckets.bucketOf(now.minus(settings.sweep().settle()));
         assertThat(report.watermark()).isEqualTo(settled);
         assertEveryShardsMark(p, settled);
         // Delayed to its due second: not receivable now.
@@ -157,9 +157,9 @@ class SweeperTest {
 
         Sweeper.SweepReport report = p.sweeper.sweep();
 
-        Instant settled = TimeBuckets.bucketOf(now.minus(settings.settle()));
+        Instant settled = TimeBuckets.bucketOf(now.minus(settings.sweep().settle()));
         assertThat(report.from()).isEqualTo(settled);
-        assertThat(report.horizon()).isEqualTo(now.plus(settings.lookahead()));
+        assertThat(report.horizon()).isEqualTo(now.plus(settings.sweep().lookahead()));
         assertThat(report.sent()).isEqualTo(1);
         assertThat(Fixture.run(p, job.id(), job.pendingRunId()).state()).isEqualTo(RunState.QUEUED);
         assertThat(p.watermarks.get())
@@ -348,7 +348,7 @@ class SweeperTest {
             }
         }
 
-        Instant horizon = now.plus(settings.lookahead());
+        Instant horizon = now.plus(settings.sweep().lookahead());
         Set<String> expectedKeys = new HashSet<>();
         int expectedMaterialized = 0;
         for (Job job : recurring) {
@@ -405,7 +405,8 @@ class SweeperTest {
         watermarkBack(p, t0, Duration.ofMinutes(5));
         p.sweeper.sweep();
         Instant lastWatermark = lowestMark(p);
-        assertThat(lastWatermark).isEqualTo(TimeBuckets.bucketOf(t0.minus(settings.settle())));
+        assertThat(lastWatermark)
+                .isEqualTo(TimeBuckets.bucketOf(t0.minus(settings.sweep().settle())));
 
         // Runs due in the gap, beyond what that sweep could see.
         List<Job> gap = List.of(
@@ -424,7 +425,8 @@ class SweeperTest {
                 .allSatisfy(
                         j -> assertThat(Fixture.run(p, j.id(), j.pendingRunId()).state())
                                 .isEqualTo(RunState.QUEUED));
-        assertEveryShardsMark(p, TimeBuckets.bucketOf(realNow.minus(settings.settle())));
+        assertEveryShardsMark(
+                p, TimeBuckets.bucketOf(realNow.minus(settings.sweep().settle())));
         // Overdue: sent without delay.
         Set<String> got = new HashSet<>();
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
@@ -457,14 +459,14 @@ class SweeperTest {
                 clock,
                 p.planner,
                 p.notices,
-                settings.dispatchConcurrency(),
+                settings.sweep().dispatchConcurrency(),
                 Duration.ZERO);
         Sweeper badSweeper = new Sweeper(
                 p.runs,
                 p.watermarks,
                 failing,
                 p.buckets,
-                settings,
+                settings.sweep(),
                 clock,
                 List.of(),
                 null,
@@ -505,7 +507,8 @@ class SweeperTest {
                         .filter(r -> r.state() == RunState.SCHEDULED)
                         .count())
                 .isEqualTo(1);
-        assertEveryShardsMark(p, TimeBuckets.bucketOf(clock.instant().minus(settings.settle())));
+        assertEveryShardsMark(
+                p, TimeBuckets.bucketOf(clock.instant().minus(settings.sweep().settle())));
         Set<String> got = new HashSet<>();
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             Fixture.receiveVisible(p).forEach(m -> got.add(m.jobId() + "/" + m.runId()));

@@ -130,13 +130,13 @@ class TransitionTest {
         // Created already due (a catch-up, a backfill): indexed at its creation, not in a bucket left behind.
         Run late = Run.scheduled("job_a", "r", "o", NOW.minusSeconds(600), 3, NOW);
         assertThat(Transition.SCHEDULE.attention(late, NOW, SETTINGS)).contains(NOW);
-        Duration requeue = SETTINGS.requeueAfter();
+        Duration requeue = SETTINGS.sweep().requeueAfter();
         assertThat(Transition.MARK_QUEUED.attention(null, NOW, SETTINGS))
-                .contains(NOW.plus(SETTINGS.lookahead()).plus(requeue));
+                .contains(NOW.plus(SETTINGS.sweep().lookahead()).plus(requeue));
         assertThat(Transition.RESEND.attention(null, NOW, SETTINGS))
-                .contains(NOW.plus(SETTINGS.lookahead()).plus(requeue));
+                .contains(NOW.plus(SETTINGS.sweep().lookahead()).plus(requeue));
         assertThat(Transition.FAIL.attention(null, NOW, SETTINGS))
-                .contains(NOW.plus(SETTINGS.retryCap()).plus(requeue));
+                .contains(NOW.plus(SETTINGS.runs().retryCap()).plus(requeue));
         Run leased = running(null);
         assertThat(Transition.LOOK_AFTER_LEASE.attention(leased, NOW, SETTINGS))
                 .contains(NOW.plusSeconds(30).plus(requeue));

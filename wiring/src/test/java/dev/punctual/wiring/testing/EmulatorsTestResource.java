@@ -29,8 +29,8 @@ public class EmulatorsTestResource implements QuarkusTestResourceLifecycleManage
         Provisioner.provision(TestStack.target(), new Resources(settings));
         aws.exportToSystemProperties();
         Map<String, String> config = new HashMap<>(aws.quarkusConfig());
-        config.put("punctual.prefix", settings.prefix());
-        config.put("punctual.bucket", settings.bucket());
+        config.put("punctual.prefix", settings.deployment().prefix());
+        config.put("punctual.bucket", settings.deployment().bucket());
         overrides.forEach((k, v) -> config.put("punctual." + k, v));
         return config;
     }
