@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -24,34 +25,18 @@ import software.amazon.awssdk.services.dynamodb.model.BatchStatementRequest;
 class InjectedFaultsTest {
     @Test
     void aClaimSharedWithOtherWritesInABatchOfStatementsIsFoundWithItsRun(@TempDir Path tmp) throws Exception {
-        List<BatchExecuteStatementRequest> batches = new ArrayList<>();
-        ExecutionInterceptor capture = new ExecutionInterceptor() {
-            @Override
-            public void beforeExecution(Context.BeforeExecution c, ExecutionAttributes a) {
-                if (c.request() instanceof BatchExecuteStatementRequest b) {
-                    batches.add(b);
-                }
-            }
-        };
-        try (Stage s = new Stage("claim-in-a-batch", Stage.target(EmbeddedAws.shared()), tmp, Map.of())) {
-            var p = s.punctual(
-                    FaultClients.dynamo(s.target, UrlConnectionHttpClient.create(), List.of(capture)),
-                    s.sqs,
-                    Clock.systemUTC());
-            Instant now = Instant.parse("2030-01-01T00:00:00Z");
-            // Two claims and a heartbeat in one batch, as the shared writes send them (the runs need not exist:
-            // the statements are what is read).
-            p.runs.applyAll(
-                    List.of(
-                            Change.of(Transition.CLAIM, "job_aaaaaaaaaaaaaaaaaaaa", "20300101T000000.000Z", now)
-                                    .withLease("ex-1", now.plusSeconds(60)),
-                            Change.of(Transition.HEARTBEAT, "job_cccccccccccccccccccc", "20300101T000000.000Z", now)
-                                    .withAttempt(1)
-                                    .withLease("ex-1", now.plusSeconds(60)),
-                            Change.of(Transition.CLAIM, "job_bbbbbbbbbbbbbbbbbbbb", "20300101T000001.000Z", now)
-                                    .withLease("ex-1", now.plusSeconds(60))),
-                    List.of(false, false, false));
-        }
+        // Two claims and a heartbeat in one batch, as the shared writes send them.
+        List<BatchExecuteStatementRequest> batches = batchesOf(
+                tmp,
+                "claim-in-a-batch",
+                List.of(
+                        Change.of(Transition.CLAIM, "job_aaaaaaaaaaaaaaaaaaaa", "20300101T000000.000Z", NOW)
+                                .withLease("ex-1", NOW.plusSeconds(60)),
+                        Change.of(Transition.HEARTBEAT, "job_cccccccccccccccccccc", "20300101T000000.000Z", NOW)
+                                .withAttempt(1)
+                                .withLease("ex-1", NOW.plusSeconds(60)),
+                        Change.of(Transition.CLAIM, "job_bbbbbbbbbbbbbbbbbbbb", "20300101T000001.000Z", NOW)
+                                .withLease("ex-1", NOW.plusSeconds(60))));
         assertThat(batches).hasSize(1);
         List<BatchStatementRequest> st = batches.getFirst().statements();
         assertThat(InjectedFaults.claimKey(st.get(0).statement(), st.get(0).parameters()))
@@ -73,6 +58,39 @@ class InjectedFaultsTest {
      */
     @Test
     void outcomesInABatchOfStatementsAreFoundWithTheirRunsAndNothingElseIs(@TempDir Path tmp) throws Exception {
+        List<BatchExecuteStatementRequest> batches = batchesOf(
+                tmp,
+                "outcomes-in-a-batch",
+                List.of(
+                        Change.of(Transition.SUCCEED, "job_aaaaaaaaaaaaaaaaaaaa", "20300101T000000.000Z", NOW)
+                                .withAttempt(1)
+                                .withExecutor("ex-1")
+                                .withExitCode(0),
+                        Change.of(Transition.CLAIM, "job_bbbbbbbbbbbbbbbbbbbb", "20300101T000000.000Z", NOW)
+                                .withLease("ex-1", NOW.plusSeconds(60)),
+                        Change.of(Transition.HEARTBEAT, "job_cccccccccccccccccccc", "20300101T000000.000Z", NOW)
+                                .withAttempt(1)
+                                .withLease("ex-1", NOW.plusSeconds(60)),
+                        Change.of(Transition.FAIL, "job_dddddddddddddddddddd", "20300101T000001.000Z", NOW)
+                                .withAttempt(1)
+                                .withExecutor("ex-1")
+                                .withExitCode(1)
+                                .withError("exited with code 1")));
+        assertThat(batches).hasSize(1);
+        assertThat(InjectedFaults.resultRuns(batches.getFirst()))
+                .containsExactly(
+                        "job_aaaaaaaaaaaaaaaaaaaa 20300101T000000.000Z",
+                        "job_dddddddddddddddddddd 20300101T000001.000Z");
+    }
+
+    private static final Instant NOW = Instant.parse("2030-01-01T00:00:00Z");
+
+    /**
+     * The batches of statements sent when {@code changes} (of different runs) are written in one call, as the
+     * executor's shared writes send them. The runs need not exist: the statements are what is read.
+     */
+    private static List<BatchExecuteStatementRequest> batchesOf(Path tmp, String name, List<Change> changes)
+            throws Exception {
         List<BatchExecuteStatementRequest> batches = new ArrayList<>();
         ExecutionInterceptor capture = new ExecutionInterceptor() {
             @Override
@@ -82,34 +100,14 @@ class InjectedFaultsTest {
                 }
             }
         };
-        try (Stage s = new Stage("outcomes-in-a-batch", Stage.target(EmbeddedAws.shared()), tmp, Map.of())) {
-            var p = s.punctual(
-                    FaultClients.dynamo(s.target, UrlConnectionHttpClient.create(), List.of(capture)),
-                    s.sqs,
-                    Clock.systemUTC());
-            Instant now = Instant.parse("2030-01-01T00:00:00Z");
-            p.runs.applyAll(
-                    List.of(
-                            Change.of(Transition.SUCCEED, "job_aaaaaaaaaaaaaaaaaaaa", "20300101T000000.000Z", now)
-                                    .withAttempt(1)
-                                    .withExecutor("ex-1")
-                                    .withExitCode(0),
-                            Change.of(Transition.CLAIM, "job_bbbbbbbbbbbbbbbbbbbb", "20300101T000000.000Z", now)
-                                    .withLease("ex-1", now.plusSeconds(60)),
-                            Change.of(Transition.HEARTBEAT, "job_cccccccccccccccccccc", "20300101T000000.000Z", now)
-                                    .withAttempt(1)
-                                    .withLease("ex-1", now.plusSeconds(60)),
-                            Change.of(Transition.FAIL, "job_dddddddddddddddddddd", "20300101T000001.000Z", now)
-                                    .withAttempt(1)
-                                    .withExecutor("ex-1")
-                                    .withExitCode(1)
-                                    .withError("exited with code 1")),
-                    List.of(false, false, false, false));
+        try (Stage s = new Stage(name, Stage.target(EmbeddedAws.shared()), tmp, Map.of())) {
+            s.punctual(
+                            FaultClients.dynamo(s.target, UrlConnectionHttpClient.create(), List.of(capture)),
+                            s.sqs,
+                            Clock.systemUTC())
+                    .runs
+                    .applyAll(changes, Collections.nCopies(changes.size(), false));
         }
-        assertThat(batches).hasSize(1);
-        assertThat(InjectedFaults.resultRuns(batches.getFirst()))
-                .containsExactly(
-                        "job_aaaaaaaaaaaaaaaaaaaa 20300101T000000.000Z",
-                        "job_dddddddddddddddddddd 20300101T000001.000Z");
+        return batches;
     }
 }
