@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,15 +31,17 @@ class ExecutorFreezeTest extends FaultScenarios {
         // Logs go to S3 here, so each outcome names its attempt's log object (the worker's output is empty, which
         // would otherwise be kept on the run).
         scenario("2. SIGSTOP past the lease, SIGCONT", Map.of("inlineLogBytes", "0"), s -> {
-            Thread submit = s.startUnderLoad(RUNS, 0.3, 1.2);
+            List<Thread> submits = new ArrayList<>(List.of(s.startUnderLoad(RUNS, 0.3, 1.2)));
             s.awaitStarts(RUNS / 4, Duration.ofSeconds(60));
             // Freeze an executor while at least half its slots run a binary and no slot holds a run not started:
             // then no thread of it is between a claim and a binary's start (that window is scenario 2b's). Any of
-            // the three will do: waiting on one alone was found flaky in CI, where the load (about 20 s) ended
-            // before that one executor was ever seen busy enough.
+            // the three will do. A try misses when writes on the wire land after the stop (a claim, an outcome);
+            // and if the load has ended before one is seen busy (CI, twice: on 3340880 with one executor watched,
+            // on 85a62d1 with all three), another wave of jobs is submitted and the search goes on.
             List<Run> held = List.of();
             Exec victim = null;
             Instant frozenAt = null;
+            List<String> misses = new ArrayList<>();
             for (int tries = 0; tries < 20 && held.isEmpty(); tries++) {
                 Exec busy;
                 try {
@@ -47,7 +50,13 @@ class ExecutorFreezeTest extends FaultScenarios {
                             .until(() -> busyRunning(s, s.live()), Optional::isPresent)
                             .orElseThrow();
                 } catch (ConditionTimeoutException neverBusy) {
-                    break;
+                    misses.add(
+                            "none busy for 30 s after " + s.witness.attempts().size() + " starts");
+                    if (submits.size() > WAVES) {
+                        break;
+                    }
+                    submits.add(s.submitWorkersMeanwhile(RUNS * submits.size(), RUNS / 2, 0.3, 1.2));
+                    continue;
                 }
                 Instant stoppedAt = Instant.now();
                 busy.stop();
@@ -61,10 +70,14 @@ class ExecutorFreezeTest extends FaultScenarios {
                     victim = busy;
                     frozenAt = stoppedAt;
                 } catch (ConditionTimeoutException notBusy) {
+                    misses.add(busy.id + " not busy once stopped, holding "
+                            + s.heldBy(busy.id).size());
                     busy.cont();
                 }
             }
-            assertThat(held).as("an executor frozen while busy holds runs").isNotEmpty();
+            assertThat(held)
+                    .as("an executor frozen while busy holds runs; missed tries: %s", misses)
+                    .isNotEmpty();
             List<Run> frozenHeld = held;
             Exec frozen = victim;
             Instant frozenSince = frozenAt;
@@ -87,7 +100,9 @@ class ExecutorFreezeTest extends FaultScenarios {
                         e);
             }
             frozen.cont();
-            submit.join();
+            for (Thread submit : submits) {
+                submit.join();
+            }
             Checker.Result r = s.drainAndCheck(DRAIN);
             for (Run h : held) {
                 Run f = r.finalRuns().get(h.jobId() + "/" + h.runId());
@@ -110,7 +125,8 @@ class ExecutorFreezeTest extends FaultScenarios {
                         .endsWith("/attempt-" + f.attempt() + ".log");
             }
             s.notes.add(frozen.id + " frozen holding " + held.size() + " runs past its "
-                    + FaultSettings.LEASE.toSeconds() + " s lease; all taken over, no stale result recorded");
+                    + FaultSettings.LEASE.toSeconds() + " s lease; all taken over, no stale result recorded"
+                    + (misses.isEmpty() ? "" : "; missed first: " + String.join(", ", misses)));
         });
     }
 
@@ -204,6 +220,9 @@ class ExecutorFreezeTest extends FaultScenarios {
                     .containsAll(fresh);
         });
     }
+
+    /** Waves of load scenario 2 may add, each when the last ends before an executor is seen busy. */
+    static final int WAVES = 2;
 
     /** How recently before a freeze a 6–8 s binary must have started to be sure to outlive a 4 s lease. */
     static final Duration FRESH = Duration.ofMillis(1500);

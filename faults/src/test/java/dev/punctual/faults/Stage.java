@@ -232,9 +232,16 @@ final class Stage implements AutoCloseable {
      * {@code maxAttempts = 2}), the others exit 0; each sleeps a little, {@code minSleep..maxSleep} seconds.
      */
     List<JobView> submitWorkers(Punctual p, int n, double minSleep, double maxSleep, Supplier<ScheduleSpec> schedule) {
+        return submitWorkers(p, 0, n, minSleep, maxSleep, schedule);
+    }
+
+    /** As above, numbering the jobs from {@code first}: a scenario that adds load later keeps names unique. */
+    List<JobView> submitWorkers(
+            Punctual p, int first, int n, double minSleep, double maxSleep, Supplier<ScheduleSpec> schedule) {
         List<JobView> out = new CopyOnWriteArrayList<>();
         List<RuntimeException> errors = new CopyOnWriteArrayList<>();
-        inParallel(n, 4, i -> {
+        inParallel(n, 4, k -> {
+            int i = first + k;
             boolean fails = i % 10 == 9;
             double sleep = minSleep + (maxSleep - minSleep) * ((i * 37) % 100) / 100.0;
             try {
@@ -263,7 +270,11 @@ final class Stage implements AutoCloseable {
      * injects its fault while they arrive, and joins the thread before the drain.
      */
     Thread submitWorkersMeanwhile(int n, double minSleep, double maxSleep) {
-        return Thread.ofPlatform().start(() -> submitWorkers(api, n, minSleep, maxSleep, Stage::now));
+        return submitWorkersMeanwhile(0, n, minSleep, maxSleep);
+    }
+
+    Thread submitWorkersMeanwhile(int first, int n, double minSleep, double maxSleep) {
+        return Thread.ofPlatform().start(() -> submitWorkers(api, first, n, minSleep, maxSleep, Stage::now));
     }
 
     /**
