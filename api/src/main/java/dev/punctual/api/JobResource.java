@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.punctual.core.service.BackfillRequest;
 import dev.punctual.core.service.BackfillView;
 import dev.punctual.core.service.DeadLetterService;
+import dev.punctual.core.service.JobBackfill;
 import dev.punctual.core.service.JobBatch;
+import dev.punctual.core.service.JobDeletion;
 import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobListing;
 import dev.punctual.core.service.JobRequest;
@@ -53,6 +55,8 @@ public class JobResource {
 
     private final JobService jobs;
     private final JobLifecycle lifecycle;
+    private final JobBackfill backfills;
+    private final JobDeletion deletions;
     private final DeadLetterService deadLetters;
     private final Tenants tenants;
     private final ObjectMapper json;
@@ -60,11 +64,15 @@ public class JobResource {
     JobResource(
             JobService jobs,
             JobLifecycle lifecycle,
+            JobBackfill backfills,
+            JobDeletion deletions,
             DeadLetterService deadLetters,
             Tenants tenants,
             ObjectMapper json) {
         this.jobs = jobs;
         this.lifecycle = lifecycle;
+        this.backfills = backfills;
+        this.deletions = deletions;
         this.deadLetters = deadLetters;
         this.tenants = tenants;
         this.json = json;
@@ -169,7 +177,7 @@ public class JobResource {
     @Path("{id}")
     @Operation(operationId = "deleteJob")
     public RestResponse<Void> delete(@RestPath String id) {
-        jobs.delete(tenants.current(), id);
+        deletions.delete(tenants.current(), id);
         return RestResponse.noContent();
     }
 
@@ -206,7 +214,7 @@ public class JobResource {
     @APIResponse(responseCode = "429")
     @Operation(operationId = "backfillJob")
     public RestResponse<BackfillView> backfill(@RestPath String id, BackfillRequest request) {
-        return RestResponse.accepted(lifecycle.backfill(tenants.current(), id, request));
+        return RestResponse.accepted(backfills.backfill(tenants.current(), id, request));
     }
 
     /** The body is optional ({@code {"note": "..."}}), read by hand for the reason {@link #resume} gives. */

@@ -27,7 +27,9 @@ import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.service.BinaryService;
 import dev.punctual.core.service.DeadLetterService;
 import dev.punctual.core.service.IdempotentCreation;
+import dev.punctual.core.service.JobBackfill;
 import dev.punctual.core.service.JobCreation;
+import dev.punctual.core.service.JobDeletion;
 import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
 import dev.punctual.core.service.JobStarts;
@@ -90,6 +92,8 @@ public final class Punctual {
     public final DeadLetterService deadLetters;
     public final RunsAcrossJobs runsAcrossJobs;
     public final JobLifecycle lifecycle;
+    public final JobBackfill backfills;
+    public final JobDeletion deletions;
     /** What an executor process starts from. */
     public final ExecutorFactory executors;
     /** Where run outcomes are published (executors and the sweeper publish; the API does not). */
@@ -173,23 +177,34 @@ public final class Punctual {
                 queues,
                 meters,
                 new WatchChecks(jobs, runs, watches, schedules, this.notices));
-        this.binaries = new BinaryService(binaryRepository, store, settings, clock);
+        this.binaries =
+                new BinaryService(binaryRepository, store, settings.storage().uploadUrlTtl(), clock);
         OwnedJobs ownedJobs = new OwnedJobs(jobs, runs, schedules, clock);
         JobStarts starts =
                 new JobStarts(watches, schedules, dispatcher, settings.sweep().lookahead());
         JobStops stops = new JobStops(runs, clock);
-        JobValidator validator = new JobValidator(binaries, schedules, settings);
+        JobValidator validator = new JobValidator(
+                binaries,
+                schedules,
+                settings.runs(),
+                settings.limits(),
+                settings.publishing().webhooks());
         this.jobService = new JobService(
                 jobs,
                 runs,
-                watches,
-                usage,
-                tx,
                 schedules,
                 ownedJobs,
-                stops,
                 validator,
-                new JobCreation(jobs, runs, watches, usage, dispatcher, planner, starts, settings),
+                new JobCreation(
+                        jobs,
+                        runs,
+                        watches,
+                        usage,
+                        dispatcher,
+                        planner,
+                        starts,
+                        settings.quotas(),
+                        settings.sweep().lookahead()),
                 new JobUpdate(
                         jobs,
                         runs,
@@ -206,10 +221,34 @@ public final class Punctual {
                 new IdempotentCreation(new IdempotencyRepository(dynamo, resources), jobs, clock),
                 new RunLogs(ownedJobs, store, settings.storage().logChunkInterval(), clock),
                 clock);
+        this.deletions = new JobDeletion(jobs, watches, usage, tx, schedules, ownedJobs, stops, clock);
         this.deadLetters = new DeadLetterService(jobs, runs, queues, clock);
         this.runsAcrossJobs = new RunsAcrossJobs(jobs, new RunSearch(dynamo, resources), deadLetters, clock);
         this.lifecycle = new JobLifecycle(
-                jobs, runs, usage, tx, dispatcher, schedules, planner, ownedJobs, starts, stops, settings, clock);
+                jobs,
+                runs,
+                usage,
+                tx,
+                dispatcher,
+                schedules,
+                planner,
+                ownedJobs,
+                starts,
+                stops,
+                settings.quotas(),
+                settings.sweep().lookahead(),
+                clock);
+        this.backfills = new JobBackfill(
+                jobs,
+                runs,
+                usage,
+                tx,
+                dispatcher,
+                schedules,
+                ownedJobs,
+                settings.quotas(),
+                settings.sweep().lookahead(),
+                clock);
         this.executors =
                 new ExecutorFactory(jobs, runs, tx, tenantSlots, queues, store, this.notices, meters, settings, clock);
     }

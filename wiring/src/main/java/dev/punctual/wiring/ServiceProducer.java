@@ -7,6 +7,8 @@ import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.notify.RunNotices;
 import dev.punctual.core.service.BinaryService;
 import dev.punctual.core.service.DeadLetterService;
+import dev.punctual.core.service.JobBackfill;
+import dev.punctual.core.service.JobDeletion;
 import dev.punctual.core.service.JobLifecycle;
 import dev.punctual.core.service.JobService;
 import dev.punctual.core.service.RunsAcrossJobs;
@@ -26,6 +28,12 @@ public class ServiceProducer {
 
     @Produces
     final JobLifecycle lifecycle;
+
+    @Produces
+    final JobBackfill backfills;
+
+    @Produces
+    final JobDeletion deletions;
 
     @Produces
     final BinaryService binaries;
@@ -57,6 +65,8 @@ public class ServiceProducer {
     ServiceProducer(Punctual p) {
         this.jobService = p.jobService;
         this.lifecycle = p.lifecycle;
+        this.backfills = p.backfills;
+        this.deletions = p.deletions;
         this.binaries = p.binaries;
         this.runsAcrossJobs = p.runsAcrossJobs;
         this.deadLetters = p.deadLetters;

@@ -12,17 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /** A process a contender started: its output goes to a file, which is where "ready" is looked for and errors shown. */
-public final class Child implements AutoCloseable {
-    private final String name;
-    private final Process process;
-    private final Path log;
-
-    private Child(String name, Process process, Path log) {
-        this.name = name;
-        this.process = process;
-        this.log = log;
-    }
-
+public record Child(String name, Process process, Path log) implements AutoCloseable {
     /**
      * Starts {@code command} with {@code env} added, stdout and stderr to {@code <dir>/<name>.log}, on the CPU of its
      * {@code role} when {@code --pin} is on.
@@ -70,10 +60,6 @@ public final class Child implements AutoCloseable {
 
     public ProcessHandle handle() {
         return process.toHandle();
-    }
-
-    public Path log() {
-        return log;
     }
 
     private String tail() throws IOException {

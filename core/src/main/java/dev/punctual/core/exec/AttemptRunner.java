@@ -95,10 +95,12 @@ public final class AttemptRunner {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.preparation = new Preparation(sandbox, cache, runner, supervisor, settings, clock, workRoot);
+        this.preparation = new Preparation(
+                sandbox, cache, runner, supervisor, settings.execution().lease(), clock, workRoot);
         this.writes = new SharedRunWrites(runs, executorId);
         this.leases = new LeaseKeeper(writes, queue, settings.execution(), clock, executorId, timer);
-        this.settlement = new Settlement(writes, queue, store, backoff, settings, clock, executorId, events, meters);
+        this.settlement = new Settlement(
+                writes, queue, store, backoff, settings.storage().inlineLogBytes(), clock, executorId, events, meters);
         this.watchTimer = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("run-watch-" + executorId).factory());
     }

@@ -7,17 +7,7 @@ import java.util.random.RandomGenerator;
  * Retry delay after a failed attempt: base · 2^(attempt−1), capped, with ±20 % jitter so runs that failed together
  * do not retry together. Applied as the message's visibility timeout.
  */
-public final class Backoff {
-    private final Duration base;
-    private final Duration cap;
-    private final RandomGenerator random;
-
-    public Backoff(Duration base, Duration cap, RandomGenerator random) {
-        this.base = base;
-        this.cap = cap;
-        this.random = random;
-    }
-
+public record Backoff(Duration base, Duration cap, RandomGenerator random) {
     public Duration after(int attempt) {
         long ms = base.toMillis() << Math.min(Math.max(attempt - 1, 0), 30);
         ms = Math.min(ms, cap.toMillis());

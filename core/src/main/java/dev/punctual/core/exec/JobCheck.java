@@ -1,6 +1,5 @@
 package dev.punctual.core.exec;
 
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.RunWorker.Outcome;
 import dev.punctual.core.firing.Overlap;
 import dev.punctual.core.infra.SharedCalls;
@@ -11,6 +10,7 @@ import dev.punctual.core.queue.Delivery;
 import dev.punctual.core.queue.RunMessage;
 import dev.punctual.core.run.Run;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -22,13 +22,13 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class JobCheck {
     private final SharedJobReads strongReads;
-    private final Settings settings;
+    private final Duration lease;
     private final Clock clock;
     private final AttemptRunner attempts;
 
-    JobCheck(SharedJobReads strongReads, Settings settings, Clock clock, AttemptRunner attempts) {
+    JobCheck(SharedJobReads strongReads, Duration lease, Clock clock, AttemptRunner attempts) {
         this.strongReads = strongReads;
-        this.settings = settings;
+        this.lease = lease;
         this.clock = clock;
         this.attempts = attempts;
     }
@@ -96,7 +96,7 @@ final class JobCheck {
             throws InterruptedException {
         return WhileHeld.call(
                 clock,
-                new AtomicReference<>(claimedAt.plus(settings.execution().lease())),
+                new AtomicReference<>(claimedAt.plus(lease)),
                 "reading the job of the claimed run " + m.jobId() + "/" + m.runId(),
                 Integer.MAX_VALUE,
                 () -> read == null ? strongReads.get(m.jobId()) : strongReads.get(m.jobId(), read));

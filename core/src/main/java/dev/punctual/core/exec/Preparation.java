@@ -1,6 +1,5 @@
 package dev.punctual.core.exec;
 
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.limits.RunLimits;
 import dev.punctual.core.run.Run;
@@ -26,7 +25,7 @@ final class Preparation {
     private final BinaryCache cache;
     private final ProcessRunner runner;
     private final Supervisor supervisor;
-    private final Settings settings;
+    private final Duration lease;
     private final Clock clock;
     private final Path workRoot;
 
@@ -35,14 +34,14 @@ final class Preparation {
             BinaryCache cache,
             ProcessRunner runner,
             Supervisor supervisor,
-            Settings settings,
+            Duration lease,
             Clock clock,
             Path workRoot) {
         this.sandbox = sandbox;
         this.cache = cache;
         this.runner = runner;
         this.supervisor = supervisor;
-        this.settings = settings;
+        this.lease = lease;
         this.clock = clock;
         this.workRoot = workRoot;
     }
@@ -184,8 +183,7 @@ final class Preparation {
     /** The wall-clock instant (ms) at which the supervisor kills a run whose lease ends at {@code leaseEnd}. */
     private long deadline(Instant leaseEnd) {
         // The lease is in this executor's clock; the supervisor reads the wall clock.
-        Duration left = Duration.between(clock.instant(), leaseEnd)
-                .minus(Supervisor.margin(settings.execution().lease()));
+        Duration left = Duration.between(clock.instant(), leaseEnd).minus(Supervisor.margin(lease));
         return System.currentTimeMillis() + left.toMillis();
     }
 }

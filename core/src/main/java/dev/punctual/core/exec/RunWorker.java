@@ -73,7 +73,7 @@ public final class RunWorker {
         this.events = attempts.events();
         this.lost = new LostClaims(runs, queue, events, executorId);
         this.strongReads = new SharedJobReads(jobs, executorId);
-        this.check = new JobCheck(strongReads, settings, clock, attempts);
+        this.check = new JobCheck(strongReads, settings.execution().lease(), clock, attempts);
     }
 
     public String executorId() {

@@ -1,7 +1,6 @@
 package dev.punctual.core.exec;
 
 import dev.punctual.core.binary.ArtifactStore;
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.exec.RunWorker.Outcome;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.limits.RunLimits;
@@ -38,7 +37,9 @@ final class Settlement {
     private final RunQueues queue;
     private final ArtifactStore store;
     private final Backoff backoff;
-    private final Settings settings;
+    /** Logs of at most this many bytes are kept on the run instead of in S3 (0: none). */
+    private final long inlineLogBytes;
+
     private final Clock clock;
     private final String executorId;
     private final RunEvents events;
@@ -49,7 +50,7 @@ final class Settlement {
             RunQueues queue,
             ArtifactStore store,
             Backoff backoff,
-            Settings settings,
+            long inlineLogBytes,
             Clock clock,
             String executorId,
             RunEvents events,
@@ -58,7 +59,7 @@ final class Settlement {
         this.queue = queue;
         this.store = store;
         this.backoff = backoff;
-        this.settings = settings;
+        this.inlineLogBytes = inlineLogBytes;
         this.clock = clock;
         this.executorId = executorId;
         this.events = events;
@@ -285,9 +286,7 @@ final class Settlement {
             return null;
         }
         try {
-            if (mayInline
-                    && settings.storage().inlineLogBytes() > 0
-                    && Files.size(logFile) <= settings.storage().inlineLogBytes()) {
+            if (mayInline && inlineLogBytes > 0 && Files.size(logFile) <= inlineLogBytes) {
                 // Decoded as the API decodes a stored log: a sequence cut or malformed becomes U+FFFD.
                 return new Log(null, new String(Files.readAllBytes(logFile), StandardCharsets.UTF_8));
             }

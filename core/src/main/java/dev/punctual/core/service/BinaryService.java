@@ -3,13 +3,13 @@ package dev.punctual.core.service;
 import dev.punctual.core.binary.ArtifactStore;
 import dev.punctual.core.binary.Binary;
 import dev.punctual.core.binary.BinaryRepository;
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.infra.Resources;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,13 +24,13 @@ public final class BinaryService {
 
     private final BinaryRepository binaries;
     private final ArtifactStore store;
-    private final Settings settings;
+    private final Duration uploadUrlTtl;
     private final Clock clock;
 
-    public BinaryService(BinaryRepository binaries, ArtifactStore store, Settings settings, Clock clock) {
+    public BinaryService(BinaryRepository binaries, ArtifactStore store, Duration uploadUrlTtl, Clock clock) {
         this.binaries = binaries;
         this.store = store;
-        this.settings = settings;
+        this.uploadUrlTtl = uploadUrlTtl;
         this.clock = clock;
     }
 
@@ -64,8 +64,7 @@ public final class BinaryService {
         }
         Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
         Binary b = new Binary(Ids.next("bin"), owner, req.name(), sha, req.size(), now);
-        ArtifactStore.PresignedUpload up =
-                store.presignUpload(owner, sha, req.size(), settings.storage().uploadUrlTtl());
+        ArtifactStore.PresignedUpload up = store.presignUpload(owner, sha, req.size(), uploadUrlTtl);
         binaries.insert(b);
         return new BinaryView(
                 b.id(),

@@ -1,6 +1,5 @@
 package dev.punctual.core.service;
 
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.QuotaExceededException;
@@ -10,6 +9,7 @@ import dev.punctual.core.firing.Priority;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
+import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.run.Change;
 import dev.punctual.core.run.Overrides;
 import dev.punctual.core.run.Run;
@@ -22,17 +22,17 @@ import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.Instants;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * A job's past occurrences run after the fact ({@code POST /v1/jobs/{id}/backfill}, called by
- * {@link JobLifecycle#backfill}): each occurrence of a range that has no run yet gets one, written while the job may
+ * A job's past occurrences run after the fact ({@code POST /v1/jobs/{id}/backfill}): each occurrence of a range that has no run yet gets one, written while the job may
  * run and dispatched as a scheduled run is.
  */
-final class JobBackfill {
+public final class JobBackfill {
     private static final System.Logger LOG = System.getLogger(JobBackfill.class.getName());
     /** The most occurrences one backfill may create. */
     static final int MAX_BACKFILL = 1000;
@@ -46,10 +46,11 @@ final class JobBackfill {
     private final Dispatcher dispatcher;
     private final Schedules schedules;
     private final OwnedJobs ownedJobs;
-    private final Settings settings;
+    private final Quotas quotas;
+    private final Duration lookahead;
     private final Clock clock;
 
-    JobBackfill(
+    public JobBackfill(
             JobRepository jobs,
             RunRepository runs,
             UsageRepository usage,
@@ -57,7 +58,8 @@ final class JobBackfill {
             Dispatcher dispatcher,
             Schedules schedules,
             OwnedJobs ownedJobs,
-            Settings settings,
+            Quotas quotas,
+            Duration lookahead,
             Clock clock) {
         this.jobs = jobs;
         this.runs = runs;
@@ -66,7 +68,8 @@ final class JobBackfill {
         this.dispatcher = dispatcher;
         this.schedules = schedules;
         this.ownedJobs = ownedJobs;
-        this.settings = settings;
+        this.quotas = quotas;
+        this.lookahead = lookahead;
         this.clock = clock;
     }
 
@@ -78,7 +81,7 @@ final class JobBackfill {
      * pending run and get no jitter; they obey its overlap policy like any other run. Idempotent: an occurrence
      * that already has a run (it ran, or an earlier backfill made it) is counted, not duplicated.
      */
-    BackfillView backfill(String owner, String jobId, BackfillRequest req) {
+    public BackfillView backfill(String owner, String jobId, BackfillRequest req) {
         if (req == null) {
             throw ValidationException.of("body", "is required");
         }
@@ -130,7 +133,7 @@ final class JobBackfill {
                 created.add(run);
             }
         }
-        int perDay = settings.quotas().backfillPerDay();
+        int perDay = quotas.backfillPerDay();
         if (!created.isEmpty() && !usage.countBackfill(owner, now, created.size(), perDay)) {
             throw new QuotaExceededException(
                     "backfillPerDay",
@@ -165,7 +168,7 @@ final class JobBackfill {
         List<Run> now2 = written.subList(0, Math.min(written.size(), BACKFILL_DISPATCH_NOW));
         if (!now2.isEmpty()) {
             try {
-                dispatcher.dispatch(now2, now.plus(settings.sweep().lookahead()));
+                dispatcher.dispatch(now2, now.plus(lookahead));
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "dispatch of the backfill of " + jobId + " failed; the sweeper sends it", e);
             }

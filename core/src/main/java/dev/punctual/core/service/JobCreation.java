@@ -1,6 +1,5 @@
 package dev.punctual.core.service;
 
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.QuotaExceededException;
 import dev.punctual.core.infra.Transactions;
@@ -56,7 +55,8 @@ public final class JobCreation {
     private final Dispatcher dispatcher;
     private final RunPlanner planner;
     private final JobStarts starts;
-    private final Settings settings;
+    private final Quotas quotas;
+    private final Duration lookahead;
 
     public JobCreation(
             JobRepository jobs,
@@ -66,7 +66,8 @@ public final class JobCreation {
             Dispatcher dispatcher,
             RunPlanner planner,
             JobStarts starts,
-            Settings settings) {
+            Quotas quotas,
+            Duration lookahead) {
         this.jobs = jobs;
         this.runs = runs;
         this.watches = watches;
@@ -74,7 +75,8 @@ public final class JobCreation {
         this.dispatcher = dispatcher;
         this.planner = planner;
         this.starts = starts;
-        this.settings = settings;
+        this.quotas = quotas;
+        this.lookahead = lookahead;
     }
 
     /**
@@ -82,16 +84,15 @@ public final class JobCreation {
      * views, in order.
      */
     List<JobView> write(String owner, List<JobValidator.Definition> defs, Instant now, List<String> jobIds) {
-        Quotas q = settings.quotas();
         long rate = 0;
         for (JobValidator.Definition d : defs) {
-            if (d.peak() > q.runsPerMinute()) {
-                throw rateQuota(d.peak(), 0, q);
+            if (d.peak() > quotas.runsPerMinute()) {
+                throw rateQuota(d.peak(), 0, quotas);
             }
             rate += d.peak();
         }
-        if (rate > q.runsPerMinute()) {
-            throw rateQuota(rate, 0, q);
+        if (rate > quotas.runsPerMinute()) {
+            throw rateQuota(rate, 0, quotas);
         }
         List<Job> drafts = new ArrayList<>();
         List<Run> firsts = new ArrayList<>();
@@ -102,13 +103,11 @@ public final class JobCreation {
             drafts.add(draft);
             firsts.add(planner.plan(draft, d.first(), now));
         }
-        if (!usage.reserve(owner, defs.size(), rate, q)) {
-            throw quotaRefusal(owner, defs.size(), rate, q);
+        if (!usage.reserve(owner, defs.size(), rate, quotas)) {
+            throw quotaRefusal(owner, defs.size(), rate, quotas);
         }
         Set<Integer> sent = dispatcher.sendBeforeWrite(
-                firsts,
-                drafts.stream().map(Job::firing).toList(),
-                now.plus(settings.sweep().lookahead()));
+                firsts, drafts.stream().map(Job::firing).toList(), now.plus(lookahead));
 
         List<Change> runWrites = new ArrayList<>();
         List<Run> written = new ArrayList<>();

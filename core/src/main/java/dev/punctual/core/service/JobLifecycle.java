@@ -1,6 +1,5 @@
 package dev.punctual.core.service;
 
-import dev.punctual.core.config.Settings;
 import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.ConflictException;
 import dev.punctual.core.error.FieldError;
@@ -13,6 +12,7 @@ import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
+import dev.punctual.core.limits.Quotas;
 import dev.punctual.core.plan.Occurrences;
 import dev.punctual.core.plan.RunPlanner;
 import dev.punctual.core.run.Change;
@@ -27,6 +27,7 @@ import dev.punctual.core.tenant.UsageRepository;
 import java.lang.System.Logger.Level;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -57,9 +58,9 @@ public final class JobLifecycle {
     private final OwnedJobs ownedJobs;
     private final JobStarts starts;
     private final JobStops stops;
-    private final Settings settings;
+    private final Quotas quotas;
+    private final Duration lookahead;
     private final Clock clock;
-    private final JobBackfill backfills;
 
     public JobLifecycle(
             JobRepository jobs,
@@ -72,7 +73,8 @@ public final class JobLifecycle {
             OwnedJobs ownedJobs,
             JobStarts starts,
             JobStops stops,
-            Settings settings,
+            Quotas quotas,
+            Duration lookahead,
             Clock clock) {
         this.jobs = jobs;
         this.runs = runs;
@@ -84,9 +86,9 @@ public final class JobLifecycle {
         this.ownedJobs = ownedJobs;
         this.starts = starts;
         this.stops = stops;
-        this.settings = settings;
+        this.quotas = quotas;
+        this.lookahead = lookahead;
         this.clock = clock;
-        this.backfills = new JobBackfill(jobs, runs, usage, tx, dispatcher, schedules, ownedJobs, settings, clock);
     }
 
     /**
@@ -104,7 +106,7 @@ public final class JobLifecycle {
         refuseUnlessRunnable(job, "trigger");
         Overrides overrides = BinaryInputs.overrides(job, req);
         Instant now = clock.instant();
-        int perMinute = settings.quotas().triggersPerMinute();
+        int perMinute = quotas.triggersPerMinute();
         if (!usage.countTrigger(owner, now, perMinute)) {
             throw new QuotaExceededException(
                     "triggersPerMinute",
@@ -122,7 +124,7 @@ public final class JobLifecycle {
             throw new ConflictException("job " + jobId + " changed during trigger; try again");
         }
         try {
-            dispatcher.dispatch(List.of(run), now.plus(settings.sweep().lookahead()));
+            dispatcher.dispatch(List.of(run), now.plus(lookahead));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "immediate dispatch of " + jobId + "/" + runId + " failed; the sweeper sends it", e);
         }
@@ -253,7 +255,7 @@ public final class JobLifecycle {
             }
         }
         List<Run> due = new ArrayList<>(catchUpRuns);
-        Instant horizon = now.plus(settings.sweep().lookahead());
+        Instant horizon = now.plus(lookahead);
         pending.filter(r -> !r.scheduledAt().isAfter(horizon)).ifPresent(due::add);
         if (!due.isEmpty()) {
             try {
@@ -263,14 +265,6 @@ public final class JobLifecycle {
             }
         }
         return ownedJobs.view(ownedJobs.owned(owner, jobId));
-    }
-
-    /**
-     * Creates a run for each past occurrence of the job's schedule in the request's range that has none yet
-     * ({@link JobBackfill}).
-     */
-    public BackfillView backfill(String owner, String jobId, BackfillRequest req) {
-        return backfills.backfill(owner, jobId, req);
     }
 
     static void refuseUnlessRunnable(Job job, String what) {

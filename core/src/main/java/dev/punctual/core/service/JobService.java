@@ -5,18 +5,14 @@ import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.infra.Resources;
-import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunRepository;
 import dev.punctual.core.run.RunState;
-import dev.punctual.core.run.WatchRepository;
 import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
-import dev.punctual.core.tenant.SchedulePeak;
-import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.Instants;
 import java.time.Clock;
 import java.time.Instant;
@@ -37,12 +33,8 @@ public final class JobService {
 
     private final JobRepository jobs;
     private final RunRepository runs;
-    private final WatchRepository watches;
-    private final UsageRepository usage;
-    private final Transactions tx;
     private final Schedules schedules;
     private final OwnedJobs ownedJobs;
-    private final JobStops stops;
     private final JobValidator validator;
     private final JobCreation creation;
     private final JobUpdate updates;
@@ -53,12 +45,8 @@ public final class JobService {
     public JobService(
             JobRepository jobs,
             RunRepository runs,
-            WatchRepository watches,
-            UsageRepository usage,
-            Transactions tx,
             Schedules schedules,
             OwnedJobs ownedJobs,
-            JobStops stops,
             JobValidator validator,
             JobCreation creation,
             JobUpdate updates,
@@ -67,12 +55,8 @@ public final class JobService {
             Clock clock) {
         this.jobs = jobs;
         this.runs = runs;
-        this.watches = watches;
-        this.usage = usage;
-        this.tx = tx;
         this.schedules = schedules;
         this.ownedJobs = ownedJobs;
-        this.stops = stops;
         this.validator = validator;
         this.creation = creation;
         this.updates = updates;
@@ -254,45 +238,6 @@ public final class JobService {
         var page = jobs.listByOwner(owner, n, key);
         return new Page<>(
                 page.items().stream().filter(wanted).map(ownedJobs::view).toList(), Cursors.encode(page.lastKey()));
-    }
-
-    /**
-     * Deletes the job and cancels its pending run atomically. Runs already in the queue are stopped by their claim,
-     * which checks the job (in its transaction, or right after it). A run claimed ahead of its instant whose check
-     * came before this delete starts at its instant: the delete answers only after that ({@link
-     * JobStops#awaitCommittedStarts}), so no run of the job starts after the answer. Deleting a deleted job is a
-     * no-op.
-     */
-    public void delete(String owner, String jobId) {
-        for (int i = 0; i < RETRIES; i++) {
-            Job job = ownedJobs.owned(owner, jobId);
-            if (job.state() == JobState.DELETED) {
-                // Deleted by a request still waiting for a run (below): this one answers no sooner.
-                stops.awaitCommittedStarts(jobId);
-                return;
-            }
-            Instant now = clock.instant();
-            List<Transactions.Write> items = new ArrayList<>();
-            items.add(jobs.markDeleted(jobId, owner, job.pendingRunId(), now));
-            items.add(usage.removeJob(owner, SchedulePeak.of(job.schedule(), schedules)));
-            if (!job.secretNames().isEmpty()) {
-                items.add(jobs.putSecrets(jobId, Map.of()));
-            }
-            if (job.webhook() != null) {
-                items.add(jobs.putWebhookSecret(jobId, null));
-            }
-            if (job.expect() != null) {
-                items.add(watches.disarm(jobId));
-            }
-            stops.cancelPending(job, now, "job deleted").ifPresent(items::add);
-            if (tx.write(items).won()) {
-                stops.cancelUnstarted(jobId, now, "job deleted");
-                stops.awaitCommittedStarts(jobId);
-                return;
-            }
-            // A sweep moved the pending run on meanwhile: read again and retry against the new one.
-        }
-        throw new IllegalStateException("job " + jobId + " kept changing during delete; try again");
     }
 
     /** What {@link #update} would make of the job ({@code ?dryRun=true}), written nowhere ({@link JobUpdate}). */

@@ -1,7 +1,8 @@
 package dev.punctual.core.service;
 
 import dev.punctual.core.binary.Binary;
-import dev.punctual.core.config.Settings;
+import dev.punctual.core.config.Runs;
+import dev.punctual.core.config.WebhookMode;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.Rejection;
@@ -38,12 +39,18 @@ public final class JobValidator {
 
     private final BinaryService binaries;
     private final Schedules schedules;
-    private final Settings settings;
+    private final Runs runs;
+    private final RunLimits maxima;
+    private final WebhookMode webhooks;
 
-    public JobValidator(BinaryService binaries, Schedules schedules, Settings settings) {
+    /** {@code runs}' timeout and attempt bounds, {@code maxima} a run's most, {@code webhooks} where they may post. */
+    public JobValidator(
+            BinaryService binaries, Schedules schedules, Runs runs, RunLimits maxima, WebhookMode webhooks) {
         this.binaries = binaries;
         this.schedules = schedules;
-        this.settings = settings;
+        this.runs = runs;
+        this.maxima = maxima;
+        this.webhooks = webhooks;
     }
 
     /** A validated job request. */
@@ -220,16 +227,11 @@ public final class JobValidator {
                 errors,
                 "timeoutSeconds",
                 req.timeoutSeconds(),
-                settings.runs().defaultTimeoutSeconds(),
+                runs.defaultTimeoutSeconds(),
                 1,
-                settings.runs().maxTimeoutSeconds());
-        int maxAttempts = range(
-                errors,
-                "maxAttempts",
-                req.maxAttempts(),
-                settings.runs().defaultMaxAttempts(),
-                1,
-                settings.runs().maxAttemptsLimit());
+                runs.maxTimeoutSeconds());
+        int maxAttempts =
+                range(errors, "maxAttempts", req.maxAttempts(), runs.defaultMaxAttempts(), 1, runs.maxAttemptsLimit());
         List<Integer> noRetry = exitCodes(req.nonRetryableExitCodes(), errors);
         FiringPolicy firing = FiringPolicies.parse(
                 req.jitter(),
@@ -240,10 +242,10 @@ public final class JobValidator {
                 req.priority(),
                 errors);
         RunLimits limits = req.limits() == null ? RunLimits.NONE : req.limits();
-        limits.problems(settings.limits()).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
+        limits.problems(maxima).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
         errors.addAll(Labels.problems(req.labels()));
-        Webhook webhook = WebhookChecks.webhook(
-                settings.publishing().webhooks(), req.webhook(), current != null && current.webhook() != null, errors);
+        Webhook webhook =
+                WebhookChecks.webhook(webhooks, req.webhook(), current != null && current.webhook() != null, errors);
         Expectation expect = expectation(req.expect(), now, errors);
         Schedule schedule = null;
         try {

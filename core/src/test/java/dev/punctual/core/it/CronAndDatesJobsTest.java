@@ -98,7 +98,7 @@ class CronAndDatesJobsTest {
                         NotFoundException.class, () -> p.jobService.next("someone-else", created.id(), 3)))
                 .isNotNull();
 
-        p.jobService.delete(OWNER, created.id());
+        p.deletions.delete(OWNER, created.id());
         assertThat(p.jobService.next(OWNER, created.id(), 3).occurrences())
                 .as("deleted: never runs again")
                 .isEmpty();

@@ -355,7 +355,7 @@ class ExecutorTest {
         JobView job = create("echo ran >> \"$WITNESS\"", ScheduleSpec.once(due.toString()), witness);
         assertThat(stateOf(job)).as("sent at creation, delayed to its due time").isEqualTo(RunState.QUEUED);
 
-        p.jobService.delete(OWNER, job.id());
+        p.deletions.delete(OWNER, job.id());
 
         assertThat(p.jobService.get(OWNER, job.id()).state()).isEqualTo(JobState.DELETED.name());
         // Cancelled by the delete itself, before it answered, not when its message comes.
@@ -382,7 +382,7 @@ class ExecutorTest {
                 "echo \"$SCHEDULER_RUN_ID\" >> \"$WITNESS\"", ScheduleSpec.interval("PT5S", null, null), witness);
 
         await().atMost(Duration.ofSeconds(20)).until(() -> lines(witness).size() >= 2);
-        p.jobService.delete(OWNER, job.id());
+        p.deletions.delete(OWNER, job.id());
         Instant deletedAt = Instant.now();
 
         // A run claimed just before the delete may still finish; after that, nothing more runs.

@@ -410,7 +410,7 @@ class LifecycleTest {
                 .hasMessageContaining("PAUSED");
         assertThat(Fixture.runsOf(p, active.id())).hasSize(1);
 
-        p.jobService.delete(OWNER, active.id());
+        p.deletions.delete(OWNER, active.id());
         assertThatThrownBy(() -> p.lifecycle.resume(OWNER, active.id(), null))
                 .isInstanceOf(ConflictException.class)
                 .hasMessageContaining("DELETED");
@@ -420,7 +420,7 @@ class LifecycleTest {
                 now.plus(Duration.ofHours(1)),
                 now,
                 3);
-        p.jobService.delete(OWNER, deleted.id());
+        p.deletions.delete(OWNER, deleted.id());
         assertThatThrownBy(() -> p.lifecycle.pause(OWNER, deleted.id()))
                 .isInstanceOf(ConflictException.class)
                 .hasMessageContaining("DELETED");

@@ -112,13 +112,13 @@ class PriorityLanesTest {
                 p, "hourly", "true", Fixture.interval(Duration.ofHours(1), start), j -> j.priority("high"));
         BackfillRequest bad =
                 new BackfillRequest(start.toString(), now.minusSeconds(1).toString(), "later");
-        assertThatThrownBy(() -> p.lifecycle.backfill(OWNER, job.id(), bad))
+        assertThatThrownBy(() -> p.backfills.backfill(OWNER, job.id(), bad))
                 .isInstanceOf(ValidationException.class)
                 .satisfies(e -> assertThat(((ValidationException) e).errors())
                         .extracting(FieldError::field)
                         .containsExactly("priority"));
 
-        BackfillView made = p.lifecycle.backfill(
+        BackfillView made = p.backfills.backfill(
                 OWNER,
                 job.id(),
                 new BackfillRequest(start.toString(), now.minusSeconds(1).toString(), "low"));

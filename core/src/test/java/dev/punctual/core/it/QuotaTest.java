@@ -73,7 +73,7 @@ class QuotaTest {
                 .isInstanceOf(QuotaExceededException.class);
         assertThat(p.jobService.get(tenant, hourly.id()).version()).isEqualTo(v2.version());
 
-        p.jobService.delete(tenant, fast.id());
+        p.deletions.delete(tenant, fast.id());
         create(tenant, bin, every("PT5S"));
         assertThat(p.usage.get(tenant)).isEqualTo(new dev.punctual.core.tenant.UsageRepository.Usage(2, 18));
     }
@@ -98,14 +98,14 @@ class QuotaTest {
         p.lifecycle.trigger(tenant, job.id());
 
         String from = now.minus(Duration.ofMinutes(30)).toString();
-        assertThatThrownBy(() -> p.lifecycle.backfill(
+        assertThatThrownBy(() -> p.backfills.backfill(
                         tenant,
                         job.id(),
                         new BackfillRequest(
                                 from, now.minus(Duration.ofMinutes(24)).toString())))
                 .isInstanceOfSatisfying(
                         QuotaExceededException.class, e -> assertThat(e.quota()).isEqualTo("backfillPerDay"));
-        assertThat(p.lifecycle
+        assertThat(p.backfills
                         .backfill(
                                 tenant,
                                 job.id(),

@@ -157,7 +157,7 @@ class RecoveryTest {
     void aDeletedJobsRunWhoseExecutorDiedIsCancelledNotLeftRunning(@TempDir Path work) throws Exception {
         Job job = Fixture.insertOnceJob(p, now.plusSeconds(1), now);
         claimByAnExecutorThatDies(job);
-        p.jobService.delete(Fixture.OWNER, job.id());
+        p.deletions.delete(Fixture.OWNER, job.id());
         clock.advance(p.settings.sweep().lookahead().plus(REQUEUE).plusMinutes(1));
         assertThat(sweep().resent()).isEqualTo(1);
 

@@ -97,7 +97,7 @@ class SecretsTest {
         assertThat(v3.secrets()).containsExactly("OTHER");
         assertThat(p.jobs.secrets(v1.id())).isEqualTo(Map.of("OTHER", "x"));
 
-        p.jobService.delete(OWNER, v1.id());
+        p.deletions.delete(OWNER, v1.id());
         assertThat(p.jobs.secrets(v1.id())).isEmpty();
         assertThat(p.jobService.get(OWNER, v1.id()).secrets()).containsExactly("OTHER");
     }

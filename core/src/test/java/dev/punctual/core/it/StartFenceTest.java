@@ -173,7 +173,7 @@ class StartFenceTest extends WorkerTest {
 
     @Test
     void aJobDeletedBetweenItsReadAndTheClaimNeverStartsItsRun() throws Exception {
-        Setup s = setUp(x -> x.p().jobService.delete(OWNER, x.job().id()));
+        Setup s = setUp(x -> x.p().deletions.delete(OWNER, x.job().id()));
 
         // The delete cancelled the queued run itself before it answered: the claim finds it over.
         assertThat(s.worker().handle(Fixture.nextMessage(s.p()))).isEqualTo(RunWorker.Outcome.ALREADY_DONE);

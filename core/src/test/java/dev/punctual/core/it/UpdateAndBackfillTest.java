@@ -51,7 +51,7 @@ class UpdateAndBackfillTest {
 
         /** A backfill of the job from {@code from} (null: absent) to {@code to}. */
         BackfillView backfill(String jobId, Instant from, Instant to) {
-            return p.lifecycle.backfill(
+            return p.backfills.backfill(
                     OWNER, jobId, new BackfillRequest(from == null ? null : from.toString(), to.toString()));
         }
 
@@ -276,7 +276,7 @@ class UpdateAndBackfillTest {
             if (old.state() == RunState.QUEUED) {
                 sweepWon++;
             }
-            s.p().jobService.delete(OWNER, v1.id());
+            s.p().deletions.delete(OWNER, v1.id());
         }
         System.out.println("[update race] the sweep sent the old pending run first in " + sweepWon + " of 12 rounds");
     }
@@ -308,7 +308,7 @@ class UpdateAndBackfillTest {
                 now.minus(Duration.ofHours(2)).toString(),
                 now.minus(Duration.ofHours(1)).toString());
 
-        BackfillView first = s.p().lifecycle.backfill(OWNER, job.id(), range);
+        BackfillView first = s.p().backfills.backfill(OWNER, job.id(), range);
 
         List<String> expected = IntStream.rangeClosed(0, 6)
                 .mapToObj(k -> RunIds.forOccurrence(now.minus(Duration.ofMinutes(120 - 10L * k))))
@@ -321,7 +321,7 @@ class UpdateAndBackfillTest {
                         assertThat(Fixture.run(s.p(), job.id(), id).state()).isEqualTo(RunState.QUEUED));
         assertThat(Fixture.receiveVisible(s.p())).hasSize(7);
 
-        BackfillView again = s.p().lifecycle.backfill(OWNER, job.id(), range);
+        BackfillView again = s.p().backfills.backfill(OWNER, job.id(), range);
 
         assertThat(again.created()).isEmpty();
         assertThat(again.alreadyExisting()).isEqualTo(7);

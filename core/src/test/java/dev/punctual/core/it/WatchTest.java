@@ -199,7 +199,7 @@ class WatchTest {
         p.lifecycle.resume(OWNER, job.id(), new ResumeRequest("skip"));
         assertThat(window(job.id())).isEqualTo(new Window(resumed, resumed.plus(Duration.ofMinutes(30))));
 
-        p.jobService.delete(OWNER, job.id());
+        p.deletions.delete(OWNER, job.id());
         assertThat(p.watches.get(job.id())).isEmpty();
         sweepAt(resumed.plus(Duration.ofHours(1)));
         assertThat(posts).isEmpty();

@@ -218,7 +218,7 @@ class WebhookDeliveryTest {
                 JobRequest.builder("hooked again", binaryId, daily)
                         .webhook(new WebhookRequest("https://hooks.example.com/c", SECRET + "2", null))
                         .build());
-        p.jobService.delete(OWNER, again.id());
+        p.deletions.delete(OWNER, again.id());
         assertThat(p.jobs.webhookSecret(again.id())).isEmpty();
     }
 }

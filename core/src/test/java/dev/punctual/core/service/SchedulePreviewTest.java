@@ -23,7 +23,7 @@ class SchedulePreviewTest {
     private final JobService service = previewOnly(new Schedules(Duration.ofSeconds(5)), new SettableClock(NOW));
 
     private static JobService previewOnly(Schedules schedules, Clock clock) {
-        return new JobService(null, null, null, null, null, schedules, null, null, null, null, null, null, null, clock);
+        return new JobService(null, null, schedules, null, null, null, null, null, null, clock);
     }
 
     private static ScheduleSpec cron(String expression, String zone) {
