@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.networknt.schema.InputFormat;
 import dev.punctual.api.Problem;
 import dev.punctual.api.ProblemType;
+import dev.punctual.api.ResourceRoutes;
 import dev.punctual.core.service.JobView;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;

@@ -1,4 +1,4 @@
-package dev.punctual.api.function;
+package dev.punctual.api;
 
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -24,9 +24,10 @@ import org.jboss.jandex.IndexReader;
 /**
  * The api module's JAX-RS resource methods, each with its route ("POST /v1/jobs"), found through the Jandex indexes
  * the modules ship (every class under {@code dev.punctual.api} annotated with {@link Path}), then read by reflection:
- * a resource added later is found without this list changing.
+ * a resource added later is found without this list changing. Shared with the other modules' tests (api's test-jar):
+ * api-function's OpenAPI checks and infra-tests' contract with Terraform and the docs.
  */
-final class ResourceRoutes {
+public final class ResourceRoutes {
     private static final Map<Class<? extends Annotation>, String> VERBS = Map.of(
             GET.class, "GET",
             POST.class, "POST",
@@ -37,15 +38,16 @@ final class ResourceRoutes {
             OPTIONS.class, "OPTIONS");
 
     /** One resource method and the route it serves. */
-    record Route(String method, String path, Method javaMethod) {
-        String key() {
+    public record Route(String method, String path, Method javaMethod) {
+        /** {@code POST /v1/jobs}. */
+        public String key() {
             return method + " " + path;
         }
     }
 
     private ResourceRoutes() {}
 
-    static List<Route> all() throws IOException, ClassNotFoundException {
+    public static List<Route> all() throws IOException, ClassNotFoundException {
         List<Route> out = new ArrayList<>();
         for (Class<?> c : resourceClasses()) {
             String base = c.getAnnotation(Path.class).value();
@@ -61,7 +63,8 @@ final class ResourceRoutes {
         return out;
     }
 
-    private static List<Class<?>> resourceClasses() throws IOException, ClassNotFoundException {
+    /** Every class of the api module annotated with {@link Path}. */
+    public static List<Class<?>> resourceClasses() throws IOException, ClassNotFoundException {
         ClassLoader loader = ResourceRoutes.class.getClassLoader();
         DotName path = DotName.createSimple(Path.class.getName());
         List<Class<?>> out = new ArrayList<>();
