@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -69,6 +70,14 @@ public final class BinaryRepository {
             return Optional.empty();
         }
         return Optional.of(fromItem(item));
+    }
+
+    /**
+     * What a cursor of {@link #listByOwner} may hold for {@code owner}, {@code binaryId} checking the binary id (as
+     * {@code JobRepository.ownerCursor} says for jobs).
+     */
+    public static Map<String, Predicate<String>> ownerCursor(String owner, Predicate<String> binaryId) {
+        return Map.of(Resources.BINARY_ID, binaryId, Resources.OWNER, owner::equals, Resources.CREATED_AT, at -> true);
     }
 
     /**

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
@@ -115,6 +116,14 @@ public final class JobRepository {
                     out.put(j.id(), j);
                 });
         return out;
+    }
+
+    /**
+     * What a cursor of {@link #listByOwner} may hold for {@code owner} (the attributes of the key a page ends at, each
+     * with what its value must satisfy), {@code jobId} checking the job id: a cursor comes back from the client.
+     */
+    public static Map<String, Predicate<String>> ownerCursor(String owner, Predicate<String> jobId) {
+        return Map.of(Resources.JOB_ID, jobId, Resources.OWNER, owner::equals, Resources.OWNER_SORT, sort -> true);
     }
 
     /** One page of an owner's jobs, oldest first. */

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.BatchStatementError;
 import software.amazon.awssdk.services.dynamodb.model.BatchStatementErrorCodeEnum;
@@ -341,6 +342,28 @@ public final class RunRepository {
     /** The dead-letter index partition of an owner's DEAD runs. */
     public static String deadPartition(String owner) {
         return owner + "#" + RunState.DEAD.name();
+    }
+
+    /**
+     * What a cursor of {@link #listForJob} may hold for {@code jobId}'s runs, {@code runId} checking the run id (as
+     * {@link JobRepository#ownerCursor} says for jobs).
+     */
+    public static Map<String, Predicate<String>> jobCursor(String jobId, Predicate<String> runId) {
+        return Map.of(Resources.JOB_ID, jobId::equals, Resources.RUN_ID, runId);
+    }
+
+    /** What a cursor of {@link #listDead} may hold for {@code owner}, the ids checked by {@code jobId} and {@code runId}. */
+    public static Map<String, Predicate<String>> deadCursor(
+            String owner, Predicate<String> jobId, Predicate<String> runId) {
+        return Map.of(
+                Resources.JOB_ID,
+                jobId,
+                Resources.RUN_ID,
+                runId,
+                Resources.OWNER_STATE,
+                deadPartition(owner)::equals,
+                Resources.FINISHED_SORT,
+                sort -> true);
     }
 
     /** One page of an owner's DEAD runs through the sparse dead-letter index, most recently finished first. */

@@ -7,15 +7,12 @@ import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
-import dev.punctual.core.infra.Resources;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.function.Predicate;
 
 /** Registers binaries and hands out presigned uploads; tells whether a binary's bytes have arrived. */
 public final class BinaryService {
@@ -99,15 +96,7 @@ public final class BinaryService {
                     Rejection.MALFORMED, List.of(new FieldError("sha256", "must be 64 hex digits")));
         }
         int n = Cursors.pageSize(limit);
-        var key = Cursors.decode(
-                cursor,
-                Map.<String, Predicate<String>>of(
-                        Resources.BINARY_ID,
-                        id -> Ids.looksLike("bin", id),
-                        Resources.OWNER,
-                        owner::equals,
-                        Resources.CREATED_AT,
-                        at -> true));
+        var key = Cursors.decode(cursor, BinaryRepository.ownerCursor(owner, id -> Ids.looksLike("bin", id)));
         var page = binaries.listByOwner(owner, sha, n, key);
         return new Page<>(page.items().stream().map(this::view).toList(), Cursors.encode(page.lastKey()));
     }

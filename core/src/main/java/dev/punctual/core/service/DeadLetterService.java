@@ -4,7 +4,6 @@ import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
-import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
@@ -19,7 +18,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 
 /**
  * Dead letters: an owner's DEAD runs (through the runs table's sparse {@code byOwnerState} index) and their
@@ -49,17 +47,7 @@ public final class DeadLetterService {
                     Rejection.MALFORMED, List.of(new FieldError("state", "only DEAD is supported")));
         }
         int n = Cursors.pageSize(limit);
-        var key = Cursors.decode(
-                cursor,
-                Map.<String, Predicate<String>>of(
-                        Resources.JOB_ID,
-                        Keys::jobId,
-                        Resources.RUN_ID,
-                        Keys::runId,
-                        Resources.OWNER_STATE,
-                        RunRepository.deadPartition(owner)::equals,
-                        Resources.FINISHED_SORT,
-                        sort -> true));
+        var key = Cursors.decode(cursor, RunRepository.deadCursor(owner, Keys::jobId, Keys::runId));
         var page = runs.listDead(owner, n, key);
         Map<String, Job> named =
                 jobs.getAll(page.items().stream().map(Run::jobId).distinct().toList());

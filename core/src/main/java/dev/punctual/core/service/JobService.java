@@ -4,7 +4,6 @@ import dev.punctual.core.binary.Binary;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
-import dev.punctual.core.infra.Resources;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
 import dev.punctual.core.job.JobState;
@@ -226,15 +225,7 @@ public final class JobService {
     public Page<JobView> list(String owner, Integer limit, String cursor, JobListing listing) {
         Predicate<Job> wanted = listing.resolve();
         int n = Cursors.pageSize(limit);
-        var key = Cursors.decode(
-                cursor,
-                Map.<String, Predicate<String>>of(
-                        Resources.JOB_ID,
-                        Keys::jobId,
-                        Resources.OWNER,
-                        owner::equals,
-                        Resources.OWNER_SORT,
-                        sort -> true));
+        var key = Cursors.decode(cursor, JobRepository.ownerCursor(owner, Keys::jobId));
         var page = jobs.listByOwner(owner, n, key);
         return new Page<>(
                 page.items().stream().filter(wanted).map(ownedJobs::view).toList(), Cursors.encode(page.lastKey()));
@@ -260,9 +251,7 @@ public final class JobService {
         RunRepository.RunRange range = listing.resolve(clock.instant());
         Job job = ownedJobs.owned(owner, jobId);
         boolean paused = job.state() == JobState.PAUSED;
-        var key = Cursors.decode(
-                cursor,
-                Map.<String, Predicate<String>>of(Resources.JOB_ID, jobId::equals, Resources.RUN_ID, Keys::runId));
+        var key = Cursors.decode(cursor, RunRepository.jobCursor(jobId, Keys::runId));
         Set<RunState> asked = range.states();
         boolean asksPaused = listing.asksPaused();
         Predicate<Run> shown = r -> true;
