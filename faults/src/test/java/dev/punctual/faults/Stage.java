@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import dev.punctual.core.Punctual;
 import dev.punctual.core.config.Settings;
 import dev.punctual.core.infra.AwsClients;
+import dev.punctual.core.infra.Provisioner;
 import dev.punctual.core.infra.Resources;
 import dev.punctual.core.run.Run;
 import dev.punctual.core.run.RunItems;
@@ -118,11 +119,7 @@ final class Stage implements AutoCloseable {
     }
 
     void provision() {
-        try (DynamoDbClient d = AwsClients.dynamo(target);
-                SqsClient q = AwsClients.sqs(target);
-                var s = AwsClients.s3(target)) {
-            new dev.punctual.core.infra.Provisioner(d, q, s).createAll(new Resources(settings));
-        }
+        Provisioner.provision(target, new Resources(settings));
     }
 
     Punctual punctual(DynamoDbClient d, SqsClient q, Clock clock) {

@@ -72,7 +72,7 @@ class LocalStackScenarioTest {
         var dynamo = AwsClients.dynamo(target);
         var sqs = AwsClients.sqs(target);
         var s3 = AwsClients.s3(target);
-        new Provisioner(dynamo, sqs, s3).createAll(new dev.punctual.core.infra.Resources(settings));
+        Provisioner.provision(target, new dev.punctual.core.infra.Resources(settings));
         Punctual p = new Punctual(dynamo, sqs, s3, AwsClients.presigner(target), settings, Clock.systemUTC(), null);
 
         byte[] script = "#!/bin/sh\necho \"on localstack: $SCHEDULER_RUN_ID\"\n".getBytes(StandardCharsets.UTF_8);

@@ -22,32 +22,20 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * Idempotent: what exists is left as it is. In AWS, Terraform creates them instead, from the same definition.
  */
 public final class Provisioner {
-    private final DynamoDbClient dynamo;
-    private final SqsClient sqs;
-    private final S3Client s3;
-
-    public Provisioner(DynamoDbClient dynamo, SqsClient sqs, S3Client s3) {
-        this.dynamo = dynamo;
-        this.sqs = sqs;
-        this.s3 = s3;
-    }
+    private Provisioner() {}
 
     /** Creates every table, queue and bucket of {@code resources} where {@code target} points (idempotent). */
     public static void provision(AwsClients.Target target, Resources resources) {
         try (DynamoDbClient d = AwsClients.dynamo(target);
                 SqsClient q = AwsClients.sqs(target);
                 S3Client s = AwsClients.s3(target)) {
-            new Provisioner(d, q, s).createAll(resources);
+            resources.tables().forEach(t -> createTable(d, t));
+            resources.runQueues().forEach(spec -> createQueues(q, spec));
+            createBucket(s, resources.bucket());
         }
     }
 
-    public void createAll(Resources resources) {
-        resources.tables().forEach(this::createTable);
-        resources.runQueues().forEach(this::createQueues);
-        createBucket(resources.bucket());
-    }
-
-    public void createTable(TableSpec t) {
+    private static void createTable(DynamoDbClient dynamo, TableSpec t) {
         List<AttributeDefinition> attrs = new ArrayList<>();
         List<String> seen = new ArrayList<>();
         java.util.function.Consumer<String> attr = name -> {
@@ -103,7 +91,7 @@ public final class Provisioner {
         return k;
     }
 
-    public void createQueues(QueueSpec q) {
+    private static void createQueues(SqsClient sqs, QueueSpec q) {
         String dlqUrl = sqs.createQueue(b -> b.queueName(q.deadLetterName())
                         .attributes(
                                 Map.of(QueueAttributeName.MESSAGE_RETENTION_PERIOD, Integer.toString(14 * 24 * 3600))))
@@ -120,7 +108,7 @@ public final class Provisioner {
                         QueueAttributeName.REDRIVE_POLICY, redrive)));
     }
 
-    public void createBucket(String bucket) {
+    private static void createBucket(S3Client s3, String bucket) {
         try {
             s3.createBucket(b -> b.bucket(bucket));
         } catch (BucketAlreadyOwnedByYouException exists) {
