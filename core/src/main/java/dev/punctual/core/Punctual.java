@@ -105,16 +105,13 @@ public final class Punctual {
     /** What the executors and the sweeper record ({@link Meters}). */
     public final Meters meters;
 
-    /** With meters kept in memory only ({@link Meters#inMemory}). */
+    /**
+     * For tests, the fault suite and the bench: the queues found by name, no publishing ({@link RunNotices#NONE}),
+     * meters kept in memory only ({@link Meters#inMemory}).
+     */
     public Punctual(
-            DynamoDbClient dynamo,
-            SqsClient sqs,
-            S3Client s3,
-            S3Presigner presigner,
-            Settings settings,
-            Clock clock,
-            String queueUrl) {
-        this(dynamo, sqs, s3, presigner, settings, clock, queueUrl, RunNotices.NONE, Meters.inMemory());
+            DynamoDbClient dynamo, SqsClient sqs, S3Client s3, S3Presigner presigner, Settings settings, Clock clock) {
+        this(dynamo, sqs, s3, presigner, settings, clock, null, RunNotices.NONE, Meters.inMemory());
     }
 
     public Punctual(

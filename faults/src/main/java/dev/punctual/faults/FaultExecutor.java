@@ -61,7 +61,7 @@ public final class FaultExecutor {
                 t, new FaultyHttpClient(UrlConnectionHttpClient.create(), () -> faults.dynamoErrors), faults.dynamo());
         SqsClient sqs = FaultClients.sqs(t, faults.sqs());
         S3Client s3 = FaultClients.s3(t, faults.s3());
-        Punctual p = new Punctual(dynamo, sqs, s3, AwsClients.presigner(t), settings, Clock.systemUTC(), null);
+        Punctual p = new Punctual(dynamo, sqs, s3, AwsClients.presigner(t), settings, Clock.systemUTC());
         ExecutorPool pool = p.startExecutor(executorId, work, 1);
         CountDownLatch forever = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -123,7 +123,7 @@ final class Stage implements AutoCloseable {
     }
 
     Punctual punctual(DynamoDbClient d, SqsClient q, Clock clock) {
-        return new Punctual(d, q, AwsClients.s3(target), AwsClients.presigner(target), settings, clock, null);
+        return new Punctual(d, q, AwsClients.s3(target), AwsClients.presigner(target), settings, clock);
     }
 
     /** A DynamoDB client whose HTTP layer answers a fraction of calls with throttling or 5xx (see FaultyHttpClient). */

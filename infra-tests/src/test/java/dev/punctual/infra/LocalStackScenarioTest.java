@@ -73,7 +73,7 @@ class LocalStackScenarioTest {
         var sqs = AwsClients.sqs(target);
         var s3 = AwsClients.s3(target);
         Provisioner.provision(target, new dev.punctual.core.infra.Resources(settings));
-        Punctual p = new Punctual(dynamo, sqs, s3, AwsClients.presigner(target), settings, Clock.systemUTC(), null);
+        Punctual p = new Punctual(dynamo, sqs, s3, AwsClients.presigner(target), settings, Clock.systemUTC());
 
         byte[] script = "#!/bin/sh\necho \"on localstack: $SCHEDULER_RUN_ID\"\n".getBytes(StandardCharsets.UTF_8);
         String sha =

@@ -125,7 +125,7 @@ final class DispatchScenario implements AutoCloseable {
                 .endpointOverride(t.sqs())
                 .build();
         S3Client s3 = AwsClients.s3(t);
-        this.punctual = new Punctual(dynamo, sqs, s3, AwsClients.presigner(t), settings, clock, null);
+        this.punctual = new Punctual(dynamo, sqs, s3, AwsClients.presigner(t), settings, clock);
     }
 
     private static void interceptors(

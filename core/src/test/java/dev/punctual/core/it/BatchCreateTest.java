@@ -184,8 +184,7 @@ class BatchCreateTest {
                 AwsClients.s3(t),
                 AwsClients.presigner(t),
                 settings,
-                new SettableClock(now),
-                null);
+                new SettableClock(now));
         List<JobRequest> jobs = new ArrayList<>(onceEach(3, binaryId, now.plusSeconds(30)));
         jobs.add(JobRequest.builder("later", binaryId, Fixture.once(now.plus(Duration.ofHours(1))))
                 .build());

@@ -226,7 +226,7 @@ final class Fixture {
     /** The executor's side of a scheduler whose DynamoDB and S3 are the given clients (say, ones that fail). */
     static Punctual executorSide(Settings settings, DynamoDbClient dynamo, S3Client s3) {
         var t = TestStack.target();
-        return new Punctual(dynamo, AwsClients.sqs(t), s3, AwsClients.presigner(t), settings, Clock.systemUTC(), null);
+        return new Punctual(dynamo, AwsClients.sqs(t), s3, AwsClients.presigner(t), settings, Clock.systemUTC());
     }
 
     // ---- binaries -------------------------------------------------------------------------------------------

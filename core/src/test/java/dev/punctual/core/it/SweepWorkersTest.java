@@ -201,8 +201,7 @@ class SweepWorkersTest {
                 AwsClients.s3(TestStack.target()),
                 AwsClients.presigner(TestStack.target()),
                 settings,
-                new SettableClock(now),
-                null);
+                new SettableClock(now));
 
         assertThatThrownBy(doomed.sweeper::sweep).isInstanceOf(Died.class);
 
