@@ -222,30 +222,8 @@ public final class Punctual {
         this.deadLetters = new DeadLetterService(jobs, runs, queues, clock);
         this.runsAcrossJobs = new RunsAcrossJobs(jobs, new RunSearch(dynamo, resources), deadLetters, clock);
         this.lifecycle = new JobLifecycle(
-                jobs,
-                runs,
-                usage,
-                tx,
-                dispatcher,
-                schedules,
-                planner,
-                ownedJobs,
-                starts,
-                stops,
-                settings.quotas(),
-                settings.sweep().lookahead(),
-                clock);
-        this.backfills = new JobBackfill(
-                jobs,
-                runs,
-                usage,
-                tx,
-                dispatcher,
-                schedules,
-                ownedJobs,
-                settings.quotas(),
-                settings.sweep().lookahead(),
-                clock);
+                jobs, runs, usage, tx, schedules, planner, ownedJobs, starts, stops, settings.quotas(), clock);
+        this.backfills = new JobBackfill(jobs, runs, usage, tx, schedules, ownedJobs, starts, settings.quotas(), clock);
         this.executors =
                 new ExecutorFactory(jobs, runs, tx, tenantSlots, queues, store, this.notices, meters, settings, clock);
     }

@@ -1,6 +1,5 @@
 package dev.punctual.core.service;
 
-import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.QuotaExceededException;
 import dev.punctual.core.error.Rejection;
@@ -20,9 +19,7 @@ import dev.punctual.core.schedule.Schedule;
 import dev.punctual.core.schedule.Schedules;
 import dev.punctual.core.tenant.UsageRepository;
 import dev.punctual.core.time.Instants;
-import java.lang.System.Logger.Level;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,11 +40,10 @@ public final class JobBackfill {
     private final RunRepository runs;
     private final UsageRepository usage;
     private final Transactions tx;
-    private final Dispatcher dispatcher;
     private final Schedules schedules;
     private final OwnedJobs ownedJobs;
+    private final JobStarts starts;
     private final Quotas quotas;
-    private final Duration lookahead;
     private final Clock clock;
 
     public JobBackfill(
@@ -55,21 +51,19 @@ public final class JobBackfill {
             RunRepository runs,
             UsageRepository usage,
             Transactions tx,
-            Dispatcher dispatcher,
             Schedules schedules,
             OwnedJobs ownedJobs,
+            JobStarts starts,
             Quotas quotas,
-            Duration lookahead,
             Clock clock) {
         this.jobs = jobs;
         this.runs = runs;
         this.usage = usage;
         this.tx = tx;
-        this.dispatcher = dispatcher;
         this.schedules = schedules;
         this.ownedJobs = ownedJobs;
+        this.starts = starts;
         this.quotas = quotas;
-        this.lookahead = lookahead;
         this.clock = clock;
     }
 
@@ -165,14 +159,7 @@ public final class JobBackfill {
                 }
             }
         }
-        List<Run> now2 = written.subList(0, Math.min(written.size(), BACKFILL_DISPATCH_NOW));
-        if (!now2.isEmpty()) {
-            try {
-                dispatcher.dispatch(now2, now.plus(lookahead));
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "dispatch of the backfill of " + jobId + " failed; the sweeper sends it", e);
-            }
-        }
+        starts.dispatchSoon(written.subList(0, Math.min(written.size(), BACKFILL_DISPATCH_NOW)), now);
         return new BackfillView(
                 jobId,
                 from.toString(),

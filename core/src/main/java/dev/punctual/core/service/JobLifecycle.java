@@ -1,6 +1,5 @@
 package dev.punctual.core.service;
 
-import dev.punctual.core.dispatch.Dispatcher;
 import dev.punctual.core.error.ConflictException;
 import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.QuotaExceededException;
@@ -27,7 +26,6 @@ import dev.punctual.core.tenant.UsageRepository;
 import java.lang.System.Logger.Level;
 import java.security.SecureRandom;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -52,14 +50,12 @@ public final class JobLifecycle {
     private final RunRepository runs;
     private final UsageRepository usage;
     private final Transactions tx;
-    private final Dispatcher dispatcher;
     private final Schedules schedules;
     private final RunPlanner planner;
     private final OwnedJobs ownedJobs;
     private final JobStarts starts;
     private final JobStops stops;
     private final Quotas quotas;
-    private final Duration lookahead;
     private final Clock clock;
 
     public JobLifecycle(
@@ -67,27 +63,23 @@ public final class JobLifecycle {
             RunRepository runs,
             UsageRepository usage,
             Transactions tx,
-            Dispatcher dispatcher,
             Schedules schedules,
             RunPlanner planner,
             OwnedJobs ownedJobs,
             JobStarts starts,
             JobStops stops,
             Quotas quotas,
-            Duration lookahead,
             Clock clock) {
         this.jobs = jobs;
         this.runs = runs;
         this.usage = usage;
         this.tx = tx;
-        this.dispatcher = dispatcher;
         this.schedules = schedules;
         this.planner = planner;
         this.ownedJobs = ownedJobs;
         this.starts = starts;
         this.stops = stops;
         this.quotas = quotas;
-        this.lookahead = lookahead;
         this.clock = clock;
     }
 
@@ -123,11 +115,7 @@ public final class JobLifecycle {
             refuseUnlessRunnable(ownedJobs.owned(owner, jobId), "trigger");
             throw new ConflictException("job " + jobId + " changed during trigger; try again");
         }
-        try {
-            dispatcher.dispatch(List.of(run), now.plus(lookahead));
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "immediate dispatch of " + jobId + "/" + runId + " failed; the sweeper sends it", e);
-        }
+        starts.dispatchSoon(List.of(run), now);
         return RunView.of(runs.get(jobId, runId).orElse(run), job.name());
     }
 
@@ -254,16 +242,10 @@ public final class JobLifecycle {
                 LOG.log(Level.WARNING, "resume of " + jobId + ": some of the oldest catch-up runs already existed");
             }
         }
+        // Catch-up runs are past occurrences; the pending run goes too if it is due before the next sweep.
         List<Run> due = new ArrayList<>(catchUpRuns);
-        Instant horizon = now.plus(lookahead);
-        pending.filter(r -> !r.scheduledAt().isAfter(horizon)).ifPresent(due::add);
-        if (!due.isEmpty()) {
-            try {
-                dispatcher.dispatch(due, horizon);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "dispatch after resuming " + jobId + " failed; the sweeper sends the runs", e);
-            }
-        }
+        pending.ifPresent(due::add);
+        starts.dispatchSoon(due, now);
         return ownedJobs.view(ownedJobs.owned(owner, jobId));
     }
 

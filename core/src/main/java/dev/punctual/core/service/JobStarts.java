@@ -14,8 +14,8 @@ import java.util.Optional;
 
 /**
  * What a job set going (created, replaced, resumed) needs beside its own write: its watch armed afresh, and its
- * runs due before the next sweep sent at once. Used by {@link JobCreation}, {@link JobUpdate} and
- * {@link JobLifecycle}.
+ * runs due before the next sweep sent at once. Used by {@link JobCreation}, {@link JobUpdate}, {@link JobLifecycle}
+ * (a trigger's run, a resume's catch-up) and {@link JobBackfill}.
  */
 public final class JobStarts {
     private static final System.Logger LOG = System.getLogger(JobStarts.class.getName());
@@ -60,7 +60,9 @@ public final class JobStarts {
         } catch (RuntimeException e) {
             LOG.log(
                     Level.WARNING,
-                    "immediate dispatch of " + soon.size() + " runs failed; the sweeper will send them",
+                    "immediate dispatch of " + soon.size() + " runs of "
+                            + soon.stream().map(Run::jobId).distinct().toList()
+                            + " failed; the sweeper will send them",
                     e);
         }
     }
