@@ -137,16 +137,10 @@ public final class JobCreation {
             if (waiting != null) {
                 pending.add(waiting);
             }
-            jobs.add(d.job(
-                    draft.id(),
-                    owner,
-                    waiting == null ? JobState.COMPLETED : JobState.ACTIVE,
-                    1,
-                    now,
-                    now,
-                    waiting == null ? null : waiting.runId(),
-                    waiting == null ? null : waiting.scheduledAt(),
-                    List.of()));
+            jobs.add(
+                    waiting == null
+                            ? draft.toBuilder().state(JobState.COMPLETED).build()
+                            : pendingOn(draft, waiting));
             if (d.secrets() != null && !d.secrets().isEmpty()) {
                 secrets.put(draft.id(), d.secrets());
             }
@@ -155,19 +149,7 @@ public final class JobCreation {
             }
             // The answer shows the job with its first run to come (ACTIVE, nextRunAt its due time), however it was
             // written: the same answer as when the run is dispatched after the write, which moves the job on too.
-            views.add(JobView.of(
-                    ahead
-                            ? d.job(
-                                    draft.id(),
-                                    owner,
-                                    JobState.ACTIVE,
-                                    1,
-                                    now,
-                                    now,
-                                    first.runId(),
-                                    first.scheduledAt(),
-                                    List.of())
-                            : jobs.getLast()));
+            views.add(JobView.of(ahead ? pendingOn(draft, first) : jobs.getLast()));
         }
         try {
             runs.createAll(runWrites);
@@ -220,6 +202,14 @@ public final class JobCreation {
                 wait = wait.multipliedBy(2);
             }
         }
+    }
+
+    /** {@code draft} (ACTIVE, version 1) waiting for {@code run}: its pending run and next due time. */
+    private static Job pendingOn(Job draft, Run run) {
+        return draft.toBuilder()
+                .pendingRunId(run.runId())
+                .nextRunAt(run.scheduledAt())
+                .build();
     }
 
     /** Why the reservation was refused: the job count, or the scheduled rate. */
