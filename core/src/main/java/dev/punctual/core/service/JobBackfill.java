@@ -30,7 +30,6 @@ import java.util.Optional;
  * run and dispatched as a scheduled run is.
  */
 public final class JobBackfill {
-    private static final System.Logger LOG = System.getLogger(JobBackfill.class.getName());
     /** The most occurrences one backfill may create. */
     static final int MAX_BACKFILL = 1000;
     /** Backfilled runs dispatched by the request itself (the oldest); the sweeper sends the rest within a minute. */

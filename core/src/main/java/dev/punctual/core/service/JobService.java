@@ -26,7 +26,6 @@ import java.util.function.Predicate;
 
 /** Decides everything the jobs API does; the REST layer only maps HTTP to these calls. */
 public final class JobService {
-    private static final System.Logger LOG = System.getLogger(JobService.class.getName());
     /** How often a change lost to a concurrent one (a sweep moving the pending run on) is tried again. */
     static final int RETRIES = 10;
 
