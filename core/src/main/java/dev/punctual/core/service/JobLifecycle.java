@@ -6,7 +6,6 @@ import dev.punctual.core.error.QuotaExceededException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
 import dev.punctual.core.firing.CatchUp;
-import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.infra.Transactions;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobRepository;
@@ -171,7 +170,7 @@ public final class JobLifecycle {
         if (value == null) {
             return policy;
         }
-        CatchUp.Mode mode = FiringPolicies.catchUpMode(value);
+        CatchUp.Mode mode = FiringChecks.catchUpMode(value);
         if (mode == null) {
             throw new ValidationException(
                     Rejection.INVALID, List.of(new FieldError("catchUp", "must be one of skip, latest, all")));

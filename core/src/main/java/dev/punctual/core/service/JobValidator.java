@@ -7,7 +7,6 @@ import dev.punctual.core.error.FieldError;
 import dev.punctual.core.error.NotFoundException;
 import dev.punctual.core.error.Rejection;
 import dev.punctual.core.error.ValidationException;
-import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.firing.FiringPolicy;
 import dev.punctual.core.job.CommandLine;
 import dev.punctual.core.job.Expectation;
@@ -233,14 +232,7 @@ public final class JobValidator {
         int maxAttempts =
                 range(errors, "maxAttempts", req.maxAttempts(), runs.defaultMaxAttempts(), 1, runs.maxAttemptsLimit());
         List<Integer> noRetry = exitCodes(req.nonRetryableExitCodes(), errors);
-        FiringPolicy firing = FiringPolicies.parse(
-                req.jitter(),
-                req.catchUp(),
-                req.overlap(),
-                req.maxRunAge(),
-                req.maxConcurrency(),
-                req.priority(),
-                errors);
+        FiringPolicy firing = FiringChecks.parse(req, errors);
         RunLimits limits = req.limits() == null ? RunLimits.NONE : req.limits();
         limits.problems(maxima).forEach(p -> errors.add(new FieldError("limits." + p[0], p[1])));
         errors.addAll(Labels.problems(req.labels()));

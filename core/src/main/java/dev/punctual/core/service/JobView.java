@@ -1,7 +1,6 @@
 package dev.punctual.core.service;
 
 import dev.punctual.core.firing.CatchUpSpec;
-import dev.punctual.core.firing.FiringPolicies;
 import dev.punctual.core.firing.JitterSpec;
 import dev.punctual.core.job.Job;
 import dev.punctual.core.job.JobState;
@@ -78,8 +77,8 @@ public record JobView(
                 str(nextRunAt),
                 str(j.pausedAt()),
                 j.nonRetryableExitCodes(),
-                FiringPolicies.jitterSpec(j.firing()),
-                FiringPolicies.catchUpSpec(j.firing()),
+                FiringChecks.jitterSpec(j.firing()),
+                FiringChecks.catchUpSpec(j.firing()),
                 j.firing().overlap().wire(),
                 j.firing().maxRunAge().toString(),
                 j.firing().maxConcurrency(),

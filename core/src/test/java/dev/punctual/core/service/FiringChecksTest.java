@@ -1,25 +1,44 @@
-package dev.punctual.core.firing;
+package dev.punctual.core.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.punctual.core.error.FieldError;
+import dev.punctual.core.firing.CatchUp;
+import dev.punctual.core.firing.CatchUpSpec;
+import dev.punctual.core.firing.FiringPolicy;
+import dev.punctual.core.firing.Jitter;
+import dev.punctual.core.firing.JitterSpec;
+import dev.punctual.core.firing.Overlap;
+import dev.punctual.core.firing.Priority;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class FiringPoliciesTest {
+class FiringChecksTest {
+
+    /** A request with none of the firing fields, to name some on. */
+    private static JobRequest.Builder request() {
+        return JobRequest.builder("job", "binary", null);
+    }
 
     private static List<FieldError> errors(JitterSpec j, CatchUpSpec c, String overlap, String maxRunAge) {
         List<FieldError> errors = new ArrayList<>();
-        FiringPolicies.parse(j, c, overlap, maxRunAge, null, null, errors);
+        FiringChecks.parse(
+                request()
+                        .jitter(j)
+                        .catchUp(c)
+                        .overlap(overlap)
+                        .maxRunAge(maxRunAge)
+                        .build(),
+                errors);
         return errors;
     }
 
     @Test
     void absentFieldsTakeTheDocumentedDefaults() {
         List<FieldError> errors = new ArrayList<>();
-        FiringPolicy p = FiringPolicies.parse(null, null, null, null, null, null, errors);
+        FiringPolicy p = FiringChecks.parse(request().build(), errors);
         assertThat(errors).isEmpty();
         assertThat(p).isEqualTo(FiringPolicy.DEFAULT);
         assertThat(p.jitter()).isNull();
@@ -32,23 +51,29 @@ class FiringPoliciesTest {
     @Test
     void aConcurrencyLimitIsWithinItsBoundsAndOnlyWhereARunCanWait() {
         List<FieldError> errors = new ArrayList<>();
-        assertThat(FiringPolicies.parse(null, null, "forbid", null, FiringPolicy.MAX_CONCURRENCY_LIMIT, null, errors)
+        assertThat(FiringChecks.parse(
+                                request()
+                                        .overlap("forbid")
+                                        .maxConcurrency(FiringPolicy.MAX_CONCURRENCY_LIMIT)
+                                        .build(),
+                                errors)
                         .maxConcurrency())
                 .isEqualTo(FiringPolicy.MAX_CONCURRENCY_LIMIT);
-        assertThat(FiringPolicies.parse(null, null, "allow", null, 1, null, errors)
+        assertThat(FiringChecks.parse(
+                                request().overlap("allow").maxConcurrency(1).build(), errors)
                         .maxConcurrency())
                 .as("1 under allow: what a job's view says, taken back unchanged")
                 .isEqualTo(1);
         assertThat(errors).isEmpty();
         for (int bad : new int[] {0, -1, FiringPolicy.MAX_CONCURRENCY_LIMIT + 1}) {
             List<FieldError> e = new ArrayList<>();
-            FiringPolicies.parse(null, null, "queue", null, bad, null, e);
+            FiringChecks.parse(request().overlap("queue").maxConcurrency(bad).build(), e);
             assertThat(e)
                     .containsExactly(new FieldError(
                             "maxConcurrency", "must be between 1 and " + FiringPolicy.MAX_CONCURRENCY_LIMIT));
         }
         List<FieldError> e = new ArrayList<>();
-        FiringPolicies.parse(null, null, null, null, 3, null, e);
+        FiringChecks.parse(request().maxConcurrency(3).build(), e);
         assertThat(e).extracting(FieldError::field).containsExactly("maxConcurrency");
         assertThat(e.getFirst().message()).startsWith("needs overlap forbid or queue");
     }
@@ -56,13 +81,15 @@ class FiringPoliciesTest {
     @Test
     void everyFieldIsParsedCaseInsensitively() {
         List<FieldError> errors = new ArrayList<>();
-        FiringPolicy p = FiringPolicies.parse(
-                new JitterSpec("Hashed", "PT45S"),
-                new CatchUpSpec("LATEST", "PT6H", 3),
-                "queue",
-                "PT2H",
-                4,
-                "High",
+        FiringPolicy p = FiringChecks.parse(
+                request()
+                        .jitter(new JitterSpec("Hashed", "PT45S"))
+                        .catchUp(new CatchUpSpec("LATEST", "PT6H", 3))
+                        .overlap("queue")
+                        .maxRunAge("PT2H")
+                        .maxConcurrency(4)
+                        .priority("High")
+                        .build(),
                 errors);
         assertThat(errors).isEmpty();
         assertThat(p)
@@ -73,8 +100,8 @@ class FiringPoliciesTest {
                         Duration.ofHours(2),
                         4,
                         Priority.HIGH));
-        assertThat(FiringPolicies.jitterSpec(p)).isEqualTo(new JitterSpec("hashed", "PT45S"));
-        assertThat(FiringPolicies.catchUpSpec(p)).isEqualTo(new CatchUpSpec("latest", "PT6H", 3));
+        assertThat(FiringChecks.jitterSpec(p)).isEqualTo(new JitterSpec("hashed", "PT45S"));
+        assertThat(FiringChecks.catchUpSpec(p)).isEqualTo(new CatchUpSpec("latest", "PT6H", 3));
     }
 
     @Test
@@ -105,7 +132,7 @@ class FiringPoliciesTest {
     @Test
     void aCatchUpGivenAsAStringIsJustItsMode() {
         assertThat(CatchUpSpec.of("skip")).isEqualTo(new CatchUpSpec("skip", null, null));
-        assertThat(FiringPolicies.catchUpMode("Latest")).isEqualTo(CatchUp.Mode.LATEST);
-        assertThat(FiringPolicies.catchUpMode("most")).isNull();
+        assertThat(FiringChecks.catchUpMode("Latest")).isEqualTo(CatchUp.Mode.LATEST);
+        assertThat(FiringChecks.catchUpMode("most")).isNull();
     }
 }

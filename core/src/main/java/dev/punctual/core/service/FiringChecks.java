@@ -1,37 +1,40 @@
-package dev.punctual.core.firing;
+package dev.punctual.core.service;
 
 import dev.punctual.core.error.FieldError;
+import dev.punctual.core.firing.CatchUp;
+import dev.punctual.core.firing.CatchUpSpec;
+import dev.punctual.core.firing.FiringPolicy;
+import dev.punctual.core.firing.Jitter;
+import dev.punctual.core.firing.JitterSpec;
+import dev.punctual.core.firing.Overlap;
+import dev.punctual.core.firing.Priority;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Locale;
 
-/** Validates the firing fields of a job request into a {@link FiringPolicy}, naming each bad field. */
-public final class FiringPolicies {
-    private FiringPolicies() {}
+/**
+ * The check of a job request's firing fields (jitter, catchUp, overlap, maxRunAge, maxConcurrency, priority) into a
+ * {@link FiringPolicy}, naming each bad field; and the policy shown back in the request's terms.
+ */
+final class FiringChecks {
+    private FiringChecks() {}
 
-    public static FiringPolicy parse(
-            JitterSpec jitter,
-            CatchUpSpec catchUp,
-            String overlap,
-            String maxRunAge,
-            Integer maxConcurrency,
-            String priority,
-            List<FieldError> errors) {
-        Overlap o = overlap(overlap, errors);
+    static FiringPolicy parse(JobRequest req, List<FieldError> errors) {
+        Overlap o = overlap(req.overlap(), errors);
         return new FiringPolicy(
-                jitter(jitter, errors),
-                catchUp(catchUp, errors),
+                jitter(req.jitter(), errors),
+                catchUp(req.catchUp(), errors),
                 o,
                 duration(
                         errors,
                         "maxRunAge",
-                        maxRunAge,
+                        req.maxRunAge(),
                         FiringPolicy.DEFAULT_MAX_RUN_AGE,
                         FiringPolicy.MIN_MAX_RUN_AGE,
                         FiringPolicy.MAX_MAX_RUN_AGE),
-                maxConcurrency(maxConcurrency, o, errors),
-                priority(priority, errors));
+                maxConcurrency(req.maxConcurrency(), o, errors),
+                priority(req.priority(), errors));
     }
 
     private static Priority priority(String value, List<FieldError> errors) {
@@ -125,7 +128,7 @@ public final class FiringPolicies {
     }
 
     /** The mode of a catch-up given as a plain string (resume's override), or null if it is none of them. */
-    public static CatchUp.Mode catchUpMode(String value) {
+    static CatchUp.Mode catchUpMode(String value) {
         return value == null ? null : parseEnum(CatchUp.Mode.class, value);
     }
 
@@ -157,13 +160,13 @@ public final class FiringPolicies {
     }
 
     /** The policy as the API shows it, defaults filled in. */
-    public static JitterSpec jitterSpec(FiringPolicy p) {
+    static JitterSpec jitterSpec(FiringPolicy p) {
         return p.jitter() == null
                 ? null
                 : new JitterSpec(p.jitter().mode().wire(), p.jitter().max().toString());
     }
 
-    public static CatchUpSpec catchUpSpec(FiringPolicy p) {
+    static CatchUpSpec catchUpSpec(FiringPolicy p) {
         return new CatchUpSpec(
                 p.catchUp().mode().wire(),
                 p.catchUp().maxAge().toString(),
