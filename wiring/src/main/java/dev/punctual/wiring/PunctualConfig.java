@@ -1,6 +1,7 @@
 package dev.punctual.wiring;
 
 import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithConverter;
 import io.smallrye.config.WithName;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -20,7 +21,7 @@ public interface PunctualConfig {
     Optional<String> workDir();
 
     /** Addresses S3 path-style (LocalStack, S3Proxy). */
-    Optional<Boolean> s3PathStyle();
+    Optional<@WithConverter(StrictBoolean.class) Boolean> s3PathStyle();
 
     /** The executor's name in leases and run history (default: host, pid and a random suffix). */
     Optional<String> executorId();

@@ -1,6 +1,7 @@
 package dev.punctual.wiring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.punctual.core.config.ValueType;
 import io.smallrye.config.PropertiesConfigSource;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * Core reads the text of a {@code punctual.*} value itself ({@link ValueType}); each type must take exactly the values
  * Quarkus took when the key was a typed method of a configuration mapping, and read them alike, so that no deployment's
  * value changes meaning. Compared here with the converters the application's configuration has (Quarkus's
- * DurationConverter, found as Quarkus finds it; SmallRye's for numbers and booleans).
+ * DurationConverter, found as Quarkus finds it; SmallRye's for numbers and booleans). The one difference on purpose:
+ * a word that is neither true nor false, which SmallRye reads as false, core refuses.
  */
 class ConfigTextTest {
     private static final List<String> DURATIONS = List.of(
@@ -108,10 +110,9 @@ class ConfigTextTest {
             "nein",
             "N\u00c3O",
             "non",
-            "ture",
-            "2",
-            "enabled",
             "  ");
+    /** What SmallRye reads as false and core refuses. */
+    private static final List<String> NOT_BOOLEANS = List.of("ture", "2", "enabled", "falsch");
 
     @Test
     void durationsAreReadAsQuarkusReadsThem() {
@@ -125,27 +126,61 @@ class ConfigTextTest {
     }
 
     @Test
-    void booleansAreReadAsSmallRyeReadsThem() {
+    void booleansAreReadAsSmallRyeReadsThemAndAnyOtherWordIsRefused() {
         assertSameAs(ValueType.BOOLEAN, BOOLEANS, Boolean.class);
+        SmallRyeConfig config = configOf(NOT_BOOLEANS);
+        for (int i = 0; i < NOT_BOOLEANS.size(); i++) {
+            String text = NOT_BOOLEANS.get(i);
+            assertThat(config.getOptionalValue("v" + i, Boolean.class))
+                    .as("SmallRye reads \"%s\" as", text)
+                    .contains(false);
+            assertThat(read(() -> Optional.ofNullable(ValueType.BOOLEAN.parse().apply(text))))
+                    .as("core reads \"%s\" as", text)
+                    .isEqualTo("refused");
+        }
+    }
+
+    /** PunctualConfig's boolean goes through the same reading ({@link StrictBoolean}), in the mapping itself. */
+    @Test
+    void punctualConfigsBooleanIsReadAsCoresAre() {
+        assertThat(mapping("yes").s3PathStyle()).contains(true);
+        assertThat(mapping("OFF").s3PathStyle()).contains(false);
+        assertThat(mapping(" ").s3PathStyle()).isEmpty();
+        Throwable refused = catchThrowable(() -> mapping("ture"));
+        assertThat(refused).isNotNull();
+        assertThat(refused.getMessage()).contains("punctual.s3-path-style", "ture", "expected true or false");
+    }
+
+    private static PunctualConfig mapping(String s3PathStyle) {
+        return new SmallRyeConfigBuilder()
+                .withMapping(PunctualConfig.class)
+                .withSources(new PropertiesConfigSource(Map.of("punctual.s3-path-style", s3PathStyle), "texts", 100))
+                .build()
+                .getConfigMapping(PunctualConfig.class);
     }
 
     /** Each text read by {@code type} and by the configuration as {@code as}: the same value, or both refuse it. */
     private static <T> void assertSameAs(ValueType<T> type, List<String> texts, Class<T> as) {
-        Map<String, String> values = new HashMap<>();
-        for (int i = 0; i < texts.size(); i++) {
-            values.put("v" + i, texts.get(i));
-        }
-        SmallRyeConfig config = new SmallRyeConfigBuilder()
-                .addDiscoveredConverters()
-                .withSources(new PropertiesConfigSource(values, "texts", 100))
-                .build();
+        SmallRyeConfig config = configOf(texts);
         for (int i = 0; i < texts.size(); i++) {
             String name = "v" + i;
             String text = texts.get(i);
             Object quarkus = read(() -> config.getOptionalValue(name, as));
-            Object core = read(() -> Optional.ofNullable(type.parse().apply(name, text)));
+            Object core = read(() -> Optional.ofNullable(type.parse().apply(text)));
             assertThat(core).as("\"%s\" as %s", text, as.getSimpleName()).isEqualTo(quarkus);
         }
+    }
+
+    /** The application's converters over {@code texts}, as {@code v0}, {@code v1}, … */
+    private static SmallRyeConfig configOf(List<String> texts) {
+        Map<String, String> values = new HashMap<>();
+        for (int i = 0; i < texts.size(); i++) {
+            values.put("v" + i, texts.get(i));
+        }
+        return new SmallRyeConfigBuilder()
+                .addDiscoveredConverters()
+                .withSources(new PropertiesConfigSource(values, "texts", 100))
+                .build();
     }
 
     /** The value read, empty when unset, or "refused" when reading it throws. */

@@ -53,7 +53,7 @@ public final class SettingKey<T> {
     void apply(SettingsDraft draft, String text) {
         T value;
         try {
-            value = type.parse().apply(property(), text);
+            value = type.parse().apply(text);
         } catch (RuntimeException e) {
             throw refused(text, "expected " + type.expected(), e);
         }

@@ -5,21 +5,19 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
  * How a {@code punctual.*} value's text is read, and what a bad one is told it should have been. Each reads as the
  * Quarkus deployables read the same key when it was a typed method of a configuration mapping (SmallRye Config's
  * converters; Quarkus's for durations), so that no value a deployment sets changes its meaning; wiring's
- * {@code ConfigTextTest} compares them with those converters.
+ * {@code ConfigTextTest} compares them with those converters. One difference on purpose: a boolean that is neither
+ * a true word nor a false word, which SmallRye reads as false, is refused ({@link #BOOLEAN}).
  *
  * @param expected what a value should be, for the message that refuses one
- * @param parse    the value of a property's text: given the property's name (for a warning) and its text; null for
- *                 text that counts as unset (blank, as Quarkus takes it)
+ * @param parse    the value of a property's text; null for text that counts as unset (blank, as Quarkus takes it)
  */
-public record ValueType<T>(String expected, BiFunction<String, String, T> parse) {
-    private static final System.Logger LOG = System.getLogger(ValueType.class.getName());
+public record ValueType<T>(String expected, Function<String, T> parse) {
 
     /** Kept as written, as SmallRye hands a string over (it never trims one). */
     public static final ValueType<String> TEXT = of("text", text -> text);
@@ -39,24 +37,26 @@ public record ValueType<T>(String expected, BiFunction<String, String, T> parse)
     static final List<String> FALSE = List.of("false", "0", "no", "n", "off", "nein", "não", "non");
 
     /**
-     * true or false in SmallRye's words. Any other word is false with a warning, as SmallRye reads it: refusing it
-     * would stop a deployment that starts today.
+     * true or false in SmallRye's words, in any case. Any other word is refused, where SmallRye reads it as false:
+     * {@code sandbox=ture} would otherwise start executors without their sandbox, and a value the reader cannot take
+     * stops the start like any other key's.
      */
-    public static final ValueType<Boolean> BOOLEAN = new ValueType<>("true or false", (property, text) -> {
+    public static final ValueType<Boolean> BOOLEAN = of("true or false (also yes/no, on/off, 1/0)", text -> {
         String word = text.trim();
         if (word.isEmpty()) {
             return null;
         }
-        boolean yes = TRUE.stream().anyMatch(word::equalsIgnoreCase);
-        if (!yes && FALSE.stream().noneMatch(word::equalsIgnoreCase)) {
-            LOG.log(System.Logger.Level.WARNING, "{0}={1} is neither true nor false: read as false", property, text);
+        if (TRUE.stream().anyMatch(word::equalsIgnoreCase)) {
+            return true;
         }
-        return yes;
+        if (FALSE.stream().anyMatch(word::equalsIgnoreCase)) {
+            return false;
+        }
+        throw new IllegalArgumentException("neither true nor false");
     });
 
-    /** A type whose parse needs only the text. */
     static <T> ValueType<T> of(String expected, Function<String, T> parse) {
-        return new ValueType<>(expected, (property, text) -> parse.apply(text));
+        return new ValueType<>(expected, parse);
     }
 
     /**

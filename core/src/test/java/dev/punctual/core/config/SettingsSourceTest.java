@@ -151,15 +151,22 @@ class SettingsSourceTest {
     }
 
     @Test
-    void booleansTakeSmallRyesWordsAndAnyOtherIsFalse() {
+    void booleansTakeSmallRyesWordsAndRefuseAnyOther() {
         for (String yes : new String[] {"true", "TRUE", "1", "yes", "Y", "on", "oui"}) {
             assertThat(read(Map.of("emf-metrics", yes)).publishing().emfMetrics())
                     .as(yes)
                     .isTrue();
         }
-        for (String no : new String[] {"false", "0", "NO", "off", "ture"}) {
-            assertThat(read(Map.of("sandbox", no)).sandbox().enabled()).as(no).isFalse();
+        for (String no : new String[] {"false", "0", "NO", "off"}) {
+            assertThat(read(Map.of("emf-metrics", no)).publishing().emfMetrics())
+                    .as(no)
+                    .isFalse();
         }
+        // Read as false, a typo would start executors without their sandbox.
+        assertThat(refusal("sandbox", "ture"))
+                .isEqualTo("punctual.sandbox (env PUNCTUAL_SANDBOX) is \"ture\": expected true or false (also yes/no,"
+                        + " on/off, 1/0)");
+        assertThat(refusal("json-run-events", "enabled")).contains("punctual.json-run-events", "\"enabled\"");
     }
 
     @Test
