@@ -17,19 +17,51 @@ import dev.punctual.core.schedule.Schedule;
 import dev.punctual.wiring.testing.EmulatorsTestResource;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
+import jakarta.enterprise.inject.Alternative;
+import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The sweeper through its Lambda handler: each POST to the mock event server is one EventBridge invocation. */
+/**
+ * The sweeper through its Lambda handler: each POST to the mock event server is one EventBridge invocation. The
+ * application's clock stands still at an instant this test chooses, so what a sweep's window holds is exact.
+ */
 @QuarkusTest
+@TestProfile(SweepHandlerTest.StoppedClock.class)
 @WithTestResource(EmulatorsTestResource.class)
 class SweepHandlerTest {
+    /** Mid-minute, mid-month: no bucket or date edge near it. */
+    static final Instant NOW = Instant.parse("2026-03-10T08:00:07Z");
+
+    public static class StoppedClock implements QuarkusTestProfile {
+        @Override
+        public Set<Class<?>> getEnabledAlternatives() {
+            return Set.of(ClockAtNow.class);
+        }
+    }
+
+    /** In place of wiring's system clock, for this profile only. */
+    @Alternative
+    @Singleton
+    public static class ClockAtNow {
+        @Produces
+        @Singleton
+        Clock clock() {
+            return Clock.fixed(NOW, ZoneOffset.UTC);
+        }
+    }
+
     private static final String EVENT = """
             {"version":"0","id":"e1","detail-type":"Scheduled Event","source":"aws.events",
              "account":"000000000000","time":"2026-11-22T10:00:00Z","region":"us-east-1",
@@ -38,10 +70,14 @@ class SweepHandlerTest {
     @Inject
     Punctual punctual;
 
+    @Inject
+    Clock clock;
+
     @Test
     void queuesEveryOccurrenceInsideTheWindowAndLeavesOnePendingRun() {
         // A 10-second interval job written straight to the table (as if created long ago), first run due in 15 s.
-        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        assertThat(clock.instant()).as("the application's clock is this test's").isEqualTo(NOW);
+        Instant now = NOW;
         Instant first = now.plusSeconds(15);
         Schedule.Interval schedule = new Schedule.Interval(Duration.ofSeconds(10), first, null);
         Run run = Run.scheduled("job_sweeptestsweeptest00", RunIds.forOccurrence(first), "local", first, 3, now);
@@ -71,28 +107,28 @@ class SweepHandlerTest {
                 .isTrue();
 
         int sent = sweep();
-        // lookahead 2 min: occurrences at +15 s … ≤ now + 120 s, every 10 s; the sweep reads the system clock, so
-        // each 10 s it started after `now` (a loaded machine) lets one more occurrence in.
-        long late = Duration.between(now, Instant.now()).toSeconds();
-        assertThat(sent).isBetween(10, 12 + (int) (late / 10));
+        // Every occurrence up to now + lookahead (2 min) is sent: +15 s, +25 s, … +115 s; the one after is pending.
+        Duration lookahead = punctual.settings.sweep().lookahead();
+        long inWindow = (lookahead.toSeconds() - 15) / 10 + 1;
+        assertThat(sent).isEqualTo(inWindow).isEqualTo(11);
 
         Job after = punctual.jobs.get(job.id()).orElseThrow();
         Run pending = punctual.runs.get(job.id(), after.pendingRunId()).orElseThrow();
         assertThat(pending.state()).isEqualTo(RunState.SCHEDULED);
-        assertThat(pending.scheduledAt())
-                .isAfter(now.plus(punctual.settings.sweep().lookahead()).minusSeconds(1));
+        assertThat(pending.scheduledAt()).isEqualTo(first.plusSeconds(10 * inWindow));
+        assertThat(pending.scheduledAt()).isAfter(now.plus(lookahead));
         var page = punctual.runs.listForJob(job.id(), 100, null).items();
         assertThat(page.stream().filter(r -> r.state() == RunState.QUEUED).count())
                 .isEqualTo(sent);
         assertThat(page.stream().filter(r -> r.state() == RunState.SCHEDULED).count())
                 .isEqualTo(1);
 
-        // A second (duplicate) invocation re-sends nothing that is already QUEUED: whatever it sends (the pending
-        // run, if the clock has moved it into the window meanwhile on a slow machine) is a run that was SCHEDULED.
-        int sentAgain = sweep();
+        // A second (duplicate) invocation at the same instant sends nothing: what it finds is QUEUED already, and
+        // the pending run is past its window.
+        assertThat(sweep()).isZero();
         var after2 = punctual.runs.listForJob(job.id(), 100, null).items();
         assertThat(after2.stream().filter(r -> r.state() == RunState.QUEUED).count())
-                .isEqualTo(sent + sentAgain);
+                .isEqualTo(sent);
         assertThat(after2.stream().filter(r -> r.state() == RunState.SCHEDULED).count())
                 .isEqualTo(1);
     }
