@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API, shot, lowContrast, BROWSER_ZONE, usingBrowser } from './browser.mjs';
-import { wall } from './api.mjs';
+import { call, until, wall } from './api.mjs';
 // The tests of issue 37's dashboard, each with its own browser and jobs: they run before the ones below.
 import './zones.mjs';
 import './history.mjs';
@@ -139,8 +139,21 @@ test('the jobs list shows state, schedule in words, last run and labels; filters
 test('a job is paused with a note and resumed with a catch-up choice', async () => {
   await page.getByLabel('Labels', { exact: true }).fill('');
   await page.getByRole('button', { name: 'Filter' }).click();
+  // The binary's name is read after the job is drawn. Its arrival must leave the buttons alone: one redrawn between
+  // a click's press and its release loses the click. Held here until the button is taken, so that it comes after.
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route('**/v1/binaries/*', async (route) => {
+    await held;
+    await route.continue();
+  });
   await page.getByRole('link', { name: HELLO, exact: true }).click();
-  await page.getByRole('button', { name: 'Pause…' }).click();
+  const pause = await page.getByRole('button', { name: 'Pause…' }).elementHandle();
+  release();
+  await page.locator('dl.facts').getByText(/sha256/).waitFor();
+  await page.unroute('**/v1/binaries/*');
+  assert.ok(await pause.evaluate((b) => b.isConnected), "the binary's name redrew the job's buttons");
+  await pause.click();
   await page.getByLabel('Note (why, for the next reader)', { exact: true }).fill('maintenance window');
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
   await page.locator('h1 .badge.PAUSED').waitFor();
@@ -219,7 +232,8 @@ test('a run that used its attempts is a dead letter, retried from its page', asy
   await page.getByRole('heading', { name: DIES }).waitFor();
   const dead = page.locator('table tbody tr', { has: page.locator('.badge.DEAD') }).first();
   await dead.waitFor({ timeout: 60_000 });
-  const runId = decodeURIComponent((await dead.getByRole('link').getAttribute('href')).split('/runs/')[1]);
+  const runPage = await dead.getByRole('link').getAttribute('href');
+  const runId = decodeURIComponent(runPage.split('/runs/')[1]);
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dead letters' }).click();
   const row = page.locator('tbody tr', { hasText: runId });
@@ -228,6 +242,32 @@ test('a run that used its attempts is a dead letter, retried from its page', asy
   await row.getByRole('button', { name: /^Retry run/ }).click();
   await page.getByRole('status').filter({ hasText: 'queued again' }).waitFor();
   assert.doesNotMatch(await row.innerText(), /\bDEAD\b/);
+
+  // Its one attempt exits 3 again: dead again, retried from the run's own page this time. The page reads the log
+  // as it opens and draws the run again when the log ends; the Retry button drawn first must still be the one on
+  // the page then (one redrawn between a click's press and its release loses the click).
+  const [job] = runPage.split('/').slice(2, 3);
+  await until(
+    () => call('GET', `/v1/jobs/${job}/runs/${encodeURIComponent(runId)}`),
+    (r) => r.state === 'DEAD' && r.attempt >= 2,
+  );
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  const isLog = (url) => url.pathname.endsWith('/log');
+  await page.route(isLog, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${API}/ui/${runPage}`);
+  const retry = await page.getByRole('button', { name: 'Retry', exact: true }).elementHandle();
+  // Every drawing of the run draws its facts anew: the first one's going says the redraw has happened.
+  const fact = await page.locator('dl.facts dt').first().elementHandle();
+  release();
+  await page.waitForFunction((el) => !el.isConnected, fact);
+  await page.unroute(isLog);
+  assert.ok(await retry.evaluate((b) => b.isConnected), "the log's end redrew the run's Retry button");
+  await retry.click();
+  await page.getByRole('status').filter({ hasText: 'Queued again with a fresh set of attempts.' }).waitFor();
 });
 
 test("an action's refresh that lands after the reader has left breaks nothing on the next page", async () => {

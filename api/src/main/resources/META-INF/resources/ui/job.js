@@ -54,6 +54,12 @@ export async function jobPage(main, id) {
   );
 
   function drawJob() {
+    drawFacts();
+    drawActions();
+  }
+
+  // Not the actions: a button redrawn between a click's press and its release loses the click.
+  function drawFacts() {
     title.replaceChildren(job.name, jobBadge(job, lastRun, job.pauseNote || null));
     facts.replaceChildren(
       ...[
@@ -104,7 +110,6 @@ export async function jobPage(main, id) {
         .flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
     );
     json.textContent = JSON.stringify(job, null, 2);
-    drawActions();
   }
 
   async function act(what, fn) {
@@ -126,7 +131,7 @@ export async function jobPage(main, id) {
           .get(`/v1/binaries/${seg(job.binaryId)}`)
           .then((b) => {
             binary = b;
-            drawJob();
+            drawFacts();
           })
           .catch(() => {});
       }

@@ -33,6 +33,7 @@ export async function runPage(main, jobId, runId) {
 
   let current = run;
   let controller = null;
+  let retryShown = null;
 
   function draw(r) {
     current = r;
@@ -67,8 +68,12 @@ export async function runPage(main, jobId, runId) {
       attempt.replaceChildren(...Array.from({ length: n }, (_, i) => h('option', { value: i + 1 }, `${i + 1}`)));
       attempt.value = chosen && Number(chosen) <= n ? chosen : String(n);
     }
+    // Drawn again only when it changes: a button redrawn between a click's press and its release loses the click,
+    // and the run is drawn again as its log ends.
+    if ((r.state === 'DEAD') === retryShown) return;
+    retryShown = r.state === 'DEAD';
     actions.replaceChildren(
-      r.state === 'DEAD'
+      retryShown
         ? h(
             'button',
             {
