@@ -77,10 +77,9 @@ class SweepHandlerTest {
     void queuesEveryOccurrenceInsideTheWindowAndLeavesOnePendingRun() {
         // A 10-second interval job written straight to the table (as if created long ago), first run due in 15 s.
         assertThat(clock.instant()).as("the application's clock is this test's").isEqualTo(NOW);
-        Instant now = NOW;
-        Instant first = now.plusSeconds(15);
+        Instant first = NOW.plusSeconds(15);
         Schedule.Interval schedule = new Schedule.Interval(Duration.ofSeconds(10), first, null);
-        Run run = Run.scheduled("job_sweeptestsweeptest00", RunIds.forOccurrence(first), "local", first, 3, now);
+        Run run = Run.scheduled("job_sweeptestsweeptest00", RunIds.forOccurrence(first), "local", first, 3, NOW);
         Job job = Job.builder()
                 .id(run.jobId())
                 .owner("local")
@@ -94,8 +93,8 @@ class SweepHandlerTest {
                 .maxAttempts(3)
                 .state(JobState.ACTIVE)
                 .version(1)
-                .createdAt(now)
-                .updatedAt(now)
+                .createdAt(NOW)
+                .updatedAt(NOW)
                 .pendingRunId(run.runId())
                 .nextRunAt(first)
                 .build();
@@ -116,7 +115,7 @@ class SweepHandlerTest {
         Run pending = punctual.runs.get(job.id(), after.pendingRunId()).orElseThrow();
         assertThat(pending.state()).isEqualTo(RunState.SCHEDULED);
         assertThat(pending.scheduledAt()).isEqualTo(first.plusSeconds(10 * inWindow));
-        assertThat(pending.scheduledAt()).isAfter(now.plus(lookahead));
+        assertThat(pending.scheduledAt()).isAfter(NOW.plus(lookahead));
         var page = punctual.runs.listForJob(job.id(), 100, null).items();
         assertThat(page.stream().filter(r -> r.state() == RunState.QUEUED).count())
                 .isEqualTo(sent);

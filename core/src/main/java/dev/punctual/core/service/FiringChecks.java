@@ -20,6 +20,9 @@ import java.util.Locale;
 final class FiringChecks {
     private FiringChecks() {}
 
+    /** What a catch-up mode that is none of them is told, in a job's catchUp and in a resume's. */
+    static final String CATCH_UP_MODES = "must be one of skip, latest, all";
+
     static FiringPolicy parse(JobRequest req, List<FieldError> errors) {
         Overlap o = overlap(req.overlap(), errors);
         return new FiringPolicy(
@@ -93,9 +96,9 @@ final class FiringChecks {
         }
         CatchUp.Mode mode = CatchUp.DEFAULT.mode();
         if (spec.mode() != null) {
-            mode = parseEnum(CatchUp.Mode.class, spec.mode());
+            mode = catchUpMode(spec.mode());
             if (mode == null) {
-                errors.add(new FieldError("catchUp.mode", "must be one of skip, latest, all"));
+                errors.add(new FieldError("catchUp.mode", CATCH_UP_MODES));
             }
         }
         Duration maxAge = duration(

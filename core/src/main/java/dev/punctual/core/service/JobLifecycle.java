@@ -173,7 +173,7 @@ public final class JobLifecycle {
         CatchUp.Mode mode = FiringChecks.catchUpMode(value);
         if (mode == null) {
             throw new ValidationException(
-                    Rejection.INVALID, List.of(new FieldError("catchUp", "must be one of skip, latest, all")));
+                    Rejection.INVALID, List.of(new FieldError("catchUp", FiringChecks.CATCH_UP_MODES)));
         }
         return policy.withMode(mode);
     }
